@@ -1,0 +1,22 @@
+// swift-tools-version: 6.0
+// survey-bot: a headless survey automation and load-test tool. No package dependencies:
+// the Swift toolchain only, plus a tiny C shim over <sys/epoll.h>.
+import PackageDescription
+
+let package = Package(
+    name: "survey-bot",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "survey-bot", targets: ["survey-bot"]),
+        .library(name: "SurveyEngine", targets: ["SurveyEngine"]),
+    ],
+    targets: [
+        .target(name: "CEpoll"),
+        .target(name: "SurveyEngine", dependencies: ["CEpoll"]),
+        .target(name: "SurveyBot", dependencies: ["SurveyEngine"]),
+        .executableTarget(name: "survey-bot", dependencies: ["SurveyBot"]),
+        .testTarget(name: "SurveyEngineTests", dependencies: ["SurveyEngine"]),
+        .testTarget(name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

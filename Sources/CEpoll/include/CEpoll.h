@@ -1,0 +1,11 @@
+#ifndef SURVEY_BOT_CEPOLL_H
+#define SURVEY_BOT_CEPOLL_H
+
+// The Linux system interfaces Swift's Glibc module does not expose. Nothing else lives here.
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#endif
+
+#endif

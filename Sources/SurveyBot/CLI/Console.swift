@@ -1,0 +1,76 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a command writes: results to `out`, progress and diagnostics to `err`.
+public struct Console: Sendable {
+    public var out: @Sendable (String) -> Void
+    public var err: @Sendable (String) -> Void
+    /// Whether stderr is a terminal: the live progress line is shown only then.
+    public var errorIsTerminal: Bool
+    /// Whether colour may be used (`NO_COLOR` unset and stderr a terminal).
+    public var colors: Bool
+
+    public init(
+        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, errorIsTerminal: Bool = false,
+        colors: Bool = false
+    ) {
+        self.out = out
+        self.err = err
+        self.errorIsTerminal = errorIsTerminal
+        self.colors = colors
+    }
+
+    /// The process's standard output and standard error.
+    public static func standard(environment: [String: String]) -> Console {
+        let terminal = isatty(STDERR_FILENO) == 1
+        return Console(
+            out: { text in writeAll(STDOUT_FILENO, text) },
+            err: { text in writeAll(STDERR_FILENO, text) },
+            errorIsTerminal: terminal,
+            colors: terminal && environment["NO_COLOR", default: ""].isEmpty && environment["TERM"] != "dumb")
+    }
+
+    /// Writes a line to stdout.
+    public func print(_ line: String) { out(line + "\n") }
+    /// Writes a line to stderr.
+    public func printError(_ line: String) { err(line + "\n") }
+}
+
+/// A console that keeps what is written, for tests and for capturing output.
+public final class CapturingConsole: Sendable {
+    private let state = Mutex<(out: String, err: String)>(("", ""))
+
+    public init() {}
+
+    public var console: Console {
+        Console(
+            out: { text in self.state.withLock { $0.out += text } },
+            err: { text in self.state.withLock { $0.err += text } })
+    }
+
+    public var standardOutput: String { state.withLock { $0.out } }
+    public var standardError: String { state.withLock { $0.err } }
+}
+
+/// Writes every byte of `text` to a file descriptor, unbuffered, retrying short writes.
+func writeAll(_ fd: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+}

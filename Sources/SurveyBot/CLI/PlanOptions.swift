@@ -1,0 +1,32 @@
+/// The plan-override options shared by `run` and `validate`.
+enum PlanOptions {
+    static let options: [OptionSpec] = [
+        OptionSpec("concurrency", value: "n", help: "At most this many respondents at once."),
+        OptionSpec("respondents", value: "n", help: "Closed model: respondents in total (switches an open plan to closed)."),
+        OptionSpec(
+            "rate", value: "rate", help: "Open model: new respondents per second or minute, like 20/s (switches a closed plan to open)."),
+        OptionSpec("duration", value: "duration", help: "Wall-time cap (closed model) or arrival window (open model), like 2m."),
+        OptionSpec("target", value: "url", help: "'builtin' or the survey API's base URL, like http://127.0.0.1:8080."),
+        OptionSpec("seed", value: "n", help: "Seed for answer choice, order, jitter and builtin faults."),
+        OptionSpec("set", value: "key.path=value", help: "Set any plan key, like retry.submit.attempts=4.", repeatable: true),
+    ]
+
+    private static let direct: Set<String> = ["concurrency", "respondents", "rate", "duration", "target", "seed"]
+
+    /// The overrides given on the command line, in the order given.
+    static func overrides(from arguments: ParsedArguments) throws(UsageError) -> PlanOverrides {
+        var overrides = PlanOverrides()
+        for (name, value) in arguments.ordered {
+            if name == "set" {
+                do throws(PlanOverrides.OverrideError) {
+                    try overrides.set(assignment: value)
+                } catch {
+                    throw UsageError(error.description)
+                }
+            } else if direct.contains(name) {
+                overrides.set(name, to: value, option: "--\(name)")
+            }
+        }
+        return overrides
+    }
+}

@@ -1,0 +1,6 @@
+import Foundation
+
+/// The process's environment variables, read once.
+enum ProcessEnvironment {
+    static var current: [String: String] { ProcessInfo.processInfo.environment }
+}

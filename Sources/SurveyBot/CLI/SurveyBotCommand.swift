@@ -1,0 +1,124 @@
+import SurveyEngine
+
+/// What every subcommand is given: the environment and where to write.
+public struct CommandContext: Sendable {
+    public var environment: [String: String]
+    public var console: Console
+
+    public init(environment: [String: String], console: Console) {
+        self.environment = environment
+        self.console = console
+    }
+}
+
+/// One subcommand: its spec (options, help) and its `run`, which returns the exit status.
+protocol Subcommand: SendableMetatype {
+    static var spec: CommandSpec { get }
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode
+}
+
+/// A subcommand as a value, so the list of subcommands is plain data.
+struct SubcommandEntry: Sendable {
+    let spec: CommandSpec
+    let run: @Sendable (ParsedArguments, CommandContext) async -> ExitCode
+
+    init<C: Subcommand>(_ command: C.Type) {
+        spec = C.spec
+        run = { arguments, context in await C.run(arguments, context: context) }
+    }
+}
+
+/// The `survey-bot` command: dispatches to subcommands, prints help and the version.
+public enum SurveyBotCommand {
+    static let subcommands: [SubcommandEntry] = [
+        SubcommandEntry(RunCommand.self), SubcommandEntry(ValidateCommand.self),
+        SubcommandEntry(ServeCommand.self), SubcommandEntry(DiffCommand.self),
+        SubcommandEntry(ReportCommand.self), SubcommandEntry(MergeCommand.self),
+        SubcommandEntry(HelpCommand.self),
+    ]
+
+    static let abstract = "a headless survey automation and load-test tool."
+
+    /// Runs the command line (without the program name) and returns the exit status.
+    public static func main(arguments: [String], environment: [String: String], console: Console) async -> ExitCode {
+        let context = CommandContext(environment: environment, console: console)
+        guard let first = arguments.first else {
+            console.out(help)
+            return .success
+        }
+        switch first {
+        case "--help", "-h":
+            console.out(help)
+            return .success
+        case "--version":
+            console.print(SurveyEngine.version)
+            return .success
+        default:
+            break
+        }
+        guard let command = subcommand(named: first) else {
+            var message = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
+            let names = subcommands.map(\.spec.name) + ["--help", "--version"]
+            if let suggestion = Suggestions.closest(to: first, in: names) {
+                message += " (did you mean '\(suggestion)'?)"
+            }
+            return usageError(message, usage: usage, helpHint: "survey-bot --help", console: console)
+        }
+        let parser = ArgumentParser(spec: command.spec)
+        do throws(UsageError) {
+            switch try parser.parse(Array(arguments.dropFirst())) {
+            case .help:
+                console.out(command.spec.help)
+                return .success
+            case .arguments(let parsed):
+                return await command.run(parsed, context)
+            }
+        } catch {
+            return usageError(
+                error.description, usage: command.spec.usage, helpHint: "survey-bot \(command.spec.name) --help", console: console)
+        }
+    }
+
+    /// Runs with the process's own environment and standard streams.
+    public static func main(arguments: [String]) async -> ExitCode {
+        let environment = ProcessEnvironment.current
+        return await main(arguments: arguments, environment: environment, console: .standard(environment: environment))
+    }
+
+    static func subcommand(named name: String) -> SubcommandEntry? {
+        subcommands.first { $0.spec.name == name }
+    }
+
+    /// Prints `Error: …`, the usage line and a hint, and returns exit status 2.
+    static func usageError(_ message: String, usage: String, helpHint: String, console: Console) -> ExitCode {
+        console.printError("Error: \(message)")
+        console.printError("Usage: \(usage)")
+        console.printError("  See '\(helpHint)' for more information.")
+        return .validationFailure
+    }
+
+    static var usage: String { "survey-bot <subcommand> [options]" }
+
+    static var help: String {
+        var text = "OVERVIEW: survey-bot — \(abstract)\n\n"
+        text += """
+            Thousands of virtual respondents take a survey the way the survey app does (fetch the
+            questions, answer, submit, retry) against a survey API, and the run is reported as
+            JSON, Markdown and JUnit that CI can gate on and diff.
+
+            USAGE: \(usage)
+
+            OPTIONS:
+
+            """
+        text += CommandSpec.row("--version", "Show the version.")
+        text += CommandSpec.row("-h, --help", "Show help information.")
+        text += "\nSUBCOMMANDS:\n"
+        for command in subcommands {
+            text += CommandSpec.row(command.spec.name, command.spec.abstract)
+        }
+        text += "\n  See 'survey-bot help <subcommand>' for detailed help.\n"
+        text += "\nEXIT CODES:\n\(ExitCode.table)\n"
+        return text
+    }
+}

@@ -1,0 +1,35 @@
+/// `survey-bot validate PLAN…`: checks plans without sending anything.
+enum ValidateCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "validate",
+        abstract: "Check plan files and print every error, or a summary of each plan.",
+        discussion: "Nothing is sent to any target. Overrides are checked as they would be by 'run'.",
+        arguments: [ArgumentSpec("plan", help: "Plan files to check.", repeating: true)],
+        options: PlanOptions.options)
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
+        let overrides: PlanOverrides
+        do throws(UsageError) {
+            overrides = try PlanOptions.overrides(from: arguments)
+        } catch {
+            return SurveyBotCommand.usageError(
+                error.description, usage: spec.usage, helpHint: "survey-bot validate --help", console: context.console)
+        }
+        let loader = PlanLoader(environment: context.environment)
+        var failed = 0
+        for path in arguments.positionals {
+            switch loader.load(path: path, overrides: overrides) {
+            case .success(let plan):
+                context.console.print("\(path): ok — \(plan.summary)")
+            case .failure(let errors):
+                failed += 1
+                for diagnostic in errors.diagnostics {
+                    context.console.printError(diagnostic.description)
+                }
+                let count = errors.diagnostics.count
+                context.console.printError("\(path): \(count) error\(count == 1 ? "" : "s")")
+            }
+        }
+        return failed == 0 ? .success : .validationFailure
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Reads plan files: text → tree → overrides → a validated `Plan`, or every error found.
+public struct PlanLoader: Sendable {
+    public var environment: [String: String]
+
+    public init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    /// Loads and validates the plan at `path`, applying `overrides` on top.
+    public func load(path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
+        let text: String
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            text = String(decoding: data, as: UTF8.self)
+        } catch {
+            let reason = (error as NSError).localizedFailureReason ?? Self.describe(error)
+            return .failure(
+                PlanErrors([Diagnostic("cannot read the plan: \(reason)", at: SourceLocation(origin: .file(path), line: 1, column: 1))]))
+        }
+        return load(text: text, path: path, overrides: overrides)
+    }
+
+    /// Validates plan text as if read from `path`.
+    public func load(text: String, path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
+        let (tree, syntaxErrors) = PlanParser.parse(text, path: path, environment: environment)
+        let (root, overrideErrors) = overrides.apply(to: tree, environment: environment)
+        var decoder = PlanDecoder()
+        decoder.crossChecks = syntaxErrors.isEmpty && overrideErrors.isEmpty
+        let plan = decoder.decode(root, defaultName: Self.defaultName(for: path))
+        let diagnostics = syntaxErrors + overrideErrors + decoder.diagnostics
+        if let plan, diagnostics.isEmpty {
+            return .success(plan)
+        }
+        let lines = PlanParser.splitLines(text).map { String(String.UnicodeScalarView($0)) }
+        let located = Set(diagnostics).count == diagnostics.count ? diagnostics : diagnostics.uniqued()
+        return .failure(
+            PlanErrors(
+                located.sortedBySource().map { diagnostic in
+                    var d = diagnostic
+                    if case .file = d.location.origin, d.location.line >= 1, d.location.line <= lines.count {
+                        d.sourceLine = lines[d.location.line - 1]
+                    }
+                    return d
+                }))
+    }
+
+    /// The plan's name when it gives none: the file name without its extension.
+    static func defaultName(for path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        if file.hasSuffix(".plan") { return String(file.dropLast(5)) }
+        return file
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain {
+            switch nsError.code {
+            case NSFileReadNoSuchFileError: return "no such file"
+            case NSFileReadNoPermissionError: return "permission denied"
+            default: break
+            }
+        }
+        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return nsError.localizedDescription
+    }
+}
+
+extension Array where Element: Hashable {
+    /// The elements in order, without repeats.
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,114 @@
+/// Command-line changes to a plan: `--concurrency 50`, `--set retry.submit.attempts=4`, ….
+///
+/// Overrides are applied to the parsed tree before it is decoded, so they pass the same checks
+/// with the same messages as plan files; their errors name the option instead of a line.
+public struct PlanOverrides: Sendable, Hashable {
+    public struct Override: Sendable, Hashable {
+        /// Key path, such as `["retry", "submit", "attempts"]`.
+        public var path: [String]
+        public var value: String
+        /// The option as the user typed it, for error messages: `--set concurrency=0`.
+        public var spelling: String
+    }
+
+    public private(set) var overrides: [Override] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { overrides.isEmpty }
+
+    /// An override of one top-level key by its own option, such as `--concurrency 50`.
+    public mutating func set(_ key: String, to value: String, option: String) {
+        overrides.append(Override(path: [key], value: value, spelling: "\(option) \(value)"))
+    }
+
+    /// A `--set key.path=value` override. Throws a message when the text has no `=` or no key.
+    public mutating func set(assignment: String) throws(OverrideError) {
+        guard let equals = assignment.firstIndex(of: "=") else {
+            throw OverrideError(description: "--set expects key.path=value, found '\(assignment)'")
+        }
+        let key = String(assignment[..<equals])
+        let value = String(assignment[assignment.index(after: equals)...])
+        let path = Self.keyPath(key)
+        guard !key.isEmpty, path.allSatisfy({ !$0.isEmpty }) else {
+            throw OverrideError(description: "--set expects key.path=value, found '\(assignment)'")
+        }
+        overrides.append(Override(path: path, value: value, spelling: "--set \(assignment)"))
+    }
+
+    public struct OverrideError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Splits `a.b.c` on dots, except that a threshold name (`thresholds.submit.p95`) and a
+    /// header name keep their own dots.
+    static func keyPath(_ key: String) -> [String] {
+        let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if parts.first == "thresholds", parts.count > 2 {
+            return ["thresholds", parts.dropFirst().joined(separator: ".")]
+        }
+        if parts.count > 3, parts[0] == "api", parts[1] == "headers" {
+            return ["api", "headers", parts.dropFirst(2).joined(separator: ".")]
+        }
+        return parts
+    }
+
+    /// Applies every override to a parsed plan tree, in order. Setting the load of one model
+    /// removes the other model's keys (`--rate` drops `respondents`, and the reverse), so that
+    /// a flag can switch a plan between closed and open.
+    func apply(to root: PlanNode, environment: [String: String]) -> (PlanNode, [Diagnostic]) {
+        var root = root
+        var diagnostics: [Diagnostic] = []
+        for override in overrides {
+            let (value, errors) = PlanParser.parseValue(override.value, origin: .option(override.spelling), environment: environment)
+            diagnostics += errors
+            let location = SourceLocation(origin: .option(override.spelling), line: 1, column: 1)
+            if override.path.count == 1 {
+                switch override.path[0] {
+                case "rate", "ramp": root.removeEntry("respondents")
+                case "respondents":
+                    root.removeEntry("rate")
+                    root.removeEntry("ramp")
+                default: break
+                }
+            }
+            root.setValue(value, at: override.path[...], location: location)
+        }
+        return (root, diagnostics)
+    }
+}
+
+extension PlanNode {
+    /// Sets the value at a key path, creating mappings on the way and replacing whatever was
+    /// not a mapping.
+    mutating func setValue(_ value: PlanNode, at path: ArraySlice<String>, location: SourceLocation) {
+        guard let key = path.first else {
+            self = value
+            return
+        }
+        var entries: [PlanEntry]
+        let at: SourceLocation
+        if case .mapping(let existing, let existingLocation) = self {
+            entries = existing
+            at = existingLocation
+        } else {
+            entries = []
+            at = location
+        }
+        if let index = entries.firstIndex(where: { $0.key == key }) {
+            entries[index].value.setValue(value, at: path.dropFirst(), location: location)
+            if path.count == 1 { entries[index].keyLocation = location }
+        } else {
+            var child = PlanNode.empty(at: location)
+            child.setValue(value, at: path.dropFirst(), location: location)
+            entries.append(PlanEntry(key: key, keyLocation: location, value: child))
+        }
+        self = .mapping(entries, at: at)
+    }
+
+    mutating func removeEntry(_ key: String) {
+        if case .mapping(let entries, let at) = self {
+            self = .mapping(entries.filter { $0.key != key }, at: at)
+        }
+    }
+}

@@ -1,0 +1,289 @@
+import SurveyEngine
+
+/// One kind of scalar a plan key takes — a duration, a rate, a percentage — with its parser and
+/// the phrase naming it in "expected …" errors. The same kinds parse plan files and CLI options.
+struct ValueKind<Value>: Sendable {
+    /// How the kind is named after "expected", e.g. "a duration like 250ms, 5s or 1m30s".
+    let expected: String
+    let parse: @Sendable (String) -> ValueParse<Value>
+}
+
+/// The result of parsing a scalar as some kind.
+enum ValueParse<Value> {
+    case value(Value)
+    /// The text is not of this kind at all: "expected <kind>, found '<text>'".
+    case wrongKind
+    /// The text is of this kind but its value is not acceptable, with the reason.
+    case invalid(String)
+}
+
+extension ValueKind {
+    /// Parses `text`, returning the value or the full error message.
+    func read(_ text: String) -> Result<Value, ValueKindError> {
+        switch parse(text) {
+        case .value(let v): return .success(v)
+        case .wrongKind: return .failure(ValueKindError(message: "expected \(expected), found '\(text)'"))
+        case .invalid(let reason): return .failure(ValueKindError(message: reason))
+        }
+    }
+
+    /// The same kind with an extra check on parsed values (nil when acceptable).
+    func checked(_ check: @escaping @Sendable (Value) -> String?) -> ValueKind<Value> {
+        let parse = self.parse
+        return ValueKind(expected: expected) { text in
+            switch parse(text) {
+            case .value(let v):
+                if let problem = check(v) { return .invalid(problem) }
+                return .value(v)
+            case let other: return other
+            }
+        }
+    }
+}
+
+struct ValueKindError: Error, Sendable {
+    var message: String
+}
+
+extension ValueKind where Value == Int {
+    static let integer = ValueKind(expected: "an integer") { text in
+        let digits = text.replacingUnderscoresBetweenDigits
+        guard !digits.isEmpty else { return .wrongKind }
+        var body = Substring(digits)
+        var negative = false
+        if body.first == "-" || body.first == "+" {
+            negative = body.first == "-"
+            body = body.dropFirst()
+        }
+        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .wrongKind }
+        guard let magnitude = Int(body) else { return .invalid("'\(text)' is too large") }
+        return .value(negative ? -magnitude : magnitude)
+    }
+
+    /// An integer of at least `minimum`, naming `what` in the error.
+    static func integer(atLeast minimum: Int, _ what: String) -> ValueKind<Int> {
+        integer.checked { $0 < minimum ? "\(what) must be at least \(minimum), found \($0)" : nil }
+    }
+
+    static func integer(in range: ClosedRange<Int>, _ what: String) -> ValueKind<Int> {
+        integer.checked { range.contains($0) ? nil : "\(what) must be between \(range.lowerBound) and \(range.upperBound), found \($0)" }
+    }
+}
+
+extension ValueKind where Value == UInt64 {
+    static let seed = ValueKind(expected: "a non-negative integer seed") { text in
+        let digits = text.replacingUnderscoresBetweenDigits
+        guard !digits.isEmpty else { return .wrongKind }
+        if digits.hasPrefix("-"), digits.dropFirst().allSatisfy(\.isNumber) {
+            return .invalid("the seed must not be negative, found \(text)")
+        }
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .wrongKind }
+        guard let value = UInt64(digits) else { return .invalid("the seed '\(text)' is too large (at most \(UInt64.max))") }
+        return .value(value)
+    }
+}
+
+extension ValueKind where Value == Double {
+    /// A plain decimal number such as `2` or `1.5`.
+    static let number = ValueKind(expected: "a number") { text in
+        guard let value = parseDecimal(text) else { return .wrongKind }
+        return .value(value)
+    }
+
+    /// `5%` or a fraction `0.05`, as a fraction between 0 and 1.
+    static let fraction = ValueKind(expected: "a percentage like 5% or a fraction like 0.05") { text in
+        let trimmed = text.trimmingCharacters(in: " ")
+        if trimmed.hasSuffix("%") {
+            guard let percent = parseDecimal(String(trimmed.dropLast()).trimmingCharacters(in: " ")) else { return .wrongKind }
+            if percent < 0 { return .invalid("a percentage cannot be negative, found \(trimmed)") }
+            if percent > 100 { return .invalid("a percentage cannot be over 100%, found \(trimmed)") }
+            return .value(percent / 100)
+        }
+        guard let value = parseDecimal(trimmed) else { return .wrongKind }
+        if value < 0 { return .invalid("a fraction cannot be negative, found \(trimmed)") }
+        if value > 1 { return .invalid("a fraction must be between 0 and 1, found \(trimmed) (did you mean \(trimmed)%?)") }
+        return .value(value)
+    }
+}
+
+extension ValueKind where Value == Bool {
+    static let boolean = ValueKind(expected: "true or false") { text in
+        switch text.lowercased() {
+        case "true", "yes", "on": return .value(true)
+        case "false", "no", "off": return .value(false)
+        default: return .wrongKind
+        }
+    }
+}
+
+extension ValueKind where Value == Duration {
+    /// `250ms`, `5s`, `2m`, `1h`, `1m30s`, `1.5s`, `100us`, or `0`.
+    static let duration = ValueKind(expected: "a duration like 250ms, 5s or 1m30s") { text in
+        parseDuration(text)
+    }
+
+    /// A duration greater than zero, naming `what` in the error.
+    static func positiveDuration(_ what: String) -> ValueKind<Duration> {
+        duration.checked { $0 <= .zero ? "\(what) must be greater than 0" : nil }
+    }
+}
+
+extension ValueKind where Value == DurationRange {
+    /// `100ms..300ms`, or a single duration meaning exactly that.
+    static let durationRange = ValueKind(expected: "a duration like 200ms or a range like 200ms..1s") { text in
+        let parts = text.components(separatedBy: "..")
+        switch parts.count {
+        case 1:
+            switch parseDuration(parts[0]) {
+            case .value(let d): return .value(DurationRange(fixed: d))
+            case .wrongKind: return .wrongKind
+            case .invalid(let reason): return .invalid(reason)
+            }
+        case 2:
+            var bounds: [Duration] = []
+            for part in parts {
+                switch parseDuration(part.trimmingCharacters(in: " ")) {
+                case .value(let d): bounds.append(d)
+                case .wrongKind: return .wrongKind
+                case .invalid(let reason): return .invalid(reason)
+                }
+            }
+            if bounds[0] > bounds[1] {
+                return .invalid(
+                    "the range \(text) runs backwards: \(bounds[0].compactDescription) is more than \(bounds[1].compactDescription)")
+            }
+            return .value(DurationRange(bounds[0], bounds[1]))
+        default:
+            return .wrongKind
+        }
+    }
+}
+
+extension ValueKind where Value == Rate {
+    /// `20/s`, `600/m`, `3600/h`: arrivals per unit of time, greater than zero.
+    static let rate = ValueKind(expected: "a rate like 20/s or 600/m") { text in
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let count = parseDecimal(parts[0].trimmingCharacters(in: " ")) else { return .wrongKind }
+        let unit: Double
+        switch parts[1].trimmingCharacters(in: " ") {
+        case "s", "sec", "second": unit = 1
+        case "m", "min", "minute": unit = 60
+        case "h", "hour": unit = 3600
+        default: return .wrongKind
+        }
+        guard count > 0 else { return .invalid("a rate must be greater than 0, found \(text)") }
+        return .value(Rate(perSecond: count / unit))
+    }
+}
+
+extension ValueKind where Value == HTTPTarget {
+    static let url = ValueKind(expected: "'builtin' or a URL like http://127.0.0.1:8080") { text in
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return .wrongKind }
+        switch HTTPTarget.parse(text) {
+        case .success(let target): return .value(target)
+        case .failure(let error): return .invalid("\(error.description): '\(text)'")
+        }
+    }
+}
+
+extension ValueKind {
+    /// One word of a fixed set, with a did-you-mean for near misses.
+    static func oneOf(_ cases: [String], map: @escaping @Sendable (String) -> Value?) -> ValueKind<Value> {
+        let list = cases.joined(separator: ", ")
+        return ValueKind(expected: "one of \(list)") { text in
+            if let value = map(text.lowercased()) { return .value(value) }
+            if let suggestion = Suggestions.closest(to: text, in: cases) {
+                return .invalid("expected one of \(list), found '\(text)' (did you mean '\(suggestion)'?)")
+            }
+            return .wrongKind
+        }
+    }
+}
+
+// MARK: - Lexical helpers
+
+/// `1_000` → `1000`; underscores elsewhere are left for the kind check to reject.
+extension String {
+    var replacingUnderscoresBetweenDigits: String {
+        guard contains("_") else { return self }
+        let chars = Array(self)
+        var out = ""
+        for (i, c) in chars.enumerated() {
+            if c == "_", i > 0, i + 1 < chars.count, chars[i - 1].isNumber, chars[i + 1].isNumber { continue }
+            out.append(c)
+        }
+        return out
+    }
+
+    func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.first == set { s = s.dropFirst() }
+        while s.last == set { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: Character) -> String { String(self).trimmingCharacters(in: set) }
+}
+
+/// A plain decimal: optional sign, digits, optional fraction. No exponents, no `inf`, no `nan`.
+func parseDecimal(_ text: String) -> Double? {
+    let body = text.replacingUnderscoresBetweenDigits
+    var sawDigit = false
+    var sawPoint = false
+    for (i, c) in body.enumerated() {
+        if c.isASCII && c.isNumber {
+            sawDigit = true
+        } else if c == "." && !sawPoint {
+            sawPoint = true
+        } else if (c == "-" || c == "+") && i == 0 {
+            continue
+        } else {
+            return nil
+        }
+    }
+    guard sawDigit else { return nil }
+    return Double(body)
+}
+
+/// Parses a duration into whole nanoseconds: a sequence of `<number><unit>` (`1m30s`), or `0`.
+func parseDuration(_ text: String) -> ValueParse<Duration> {
+    let trimmed = text.trimmingCharacters(in: " ")
+    if trimmed == "0" { return .value(.zero) }
+    if trimmed.hasPrefix("-") {
+        if case .value = parseDuration(String(trimmed.dropFirst())) {
+            return .invalid("durations cannot be negative, found \(trimmed)")
+        }
+        return .wrongKind
+    }
+    let chars = Array(trimmed)
+    guard !chars.isEmpty else { return .wrongKind }
+    var i = 0
+    var total: Double = 0
+    while i < chars.count {
+        let numberStart = i
+        while i < chars.count, chars[i].isASCII, chars[i].isNumber || chars[i] == "." { i += 1 }
+        guard i > numberStart, let value = Double(String(chars[numberStart..<i])) else { return .wrongKind }
+        let unitStart = i
+        while i < chars.count, chars[i].isLetter || chars[i] == "µ" { i += 1 }
+        let unit = String(chars[unitStart..<i])
+        let nanosecondsPerUnit: Double
+        switch unit {
+        case "ns": nanosecondsPerUnit = 1
+        case "us", "µs": nanosecondsPerUnit = 1e3
+        case "ms": nanosecondsPerUnit = 1e6
+        case "s": nanosecondsPerUnit = 1e9
+        case "m": nanosecondsPerUnit = 60e9
+        case "h": nanosecondsPerUnit = 3600e9
+        case "" where numberStart == 0 && i == chars.count:
+            return .invalid("the duration '\(trimmed)' needs a unit: ms, s, m or h (as in \(trimmed)s)")
+        default:
+            return .wrongKind
+        }
+        total += value * nanosecondsPerUnit
+    }
+    guard total.isFinite, total < 9.2e18 else { return .invalid("the duration '\(trimmed)' is too long") }
+    return .value(.nanoseconds(Int64(total.rounded())))
+}

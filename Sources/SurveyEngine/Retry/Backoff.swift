@@ -1,0 +1,54 @@
+/// How long to wait before each retry, before jitter.
+///
+/// `initial` is the first retry's delay; every delay is capped at `max`.
+/// - `none`: retry at once.
+/// - `constant`: `initial` every time.
+/// - `linear`: `initial · n` before the n-th retry.
+/// - `exponential`: `initial · multiplier^(n-1)` before the n-th retry.
+public struct Backoff: Sendable, Hashable {
+    public enum Strategy: String, Sendable, Hashable, CaseIterable {
+        case none, constant, linear, exponential
+    }
+
+    public var strategy: Strategy
+    public var initial: Duration
+    public var max: Duration
+    public var multiplier: Double
+
+    public init(_ strategy: Strategy, initial: Duration = .milliseconds(200), max: Duration = .seconds(10), multiplier: Double = 2) {
+        self.strategy = strategy
+        self.initial = initial
+        self.max = max
+        self.multiplier = multiplier
+    }
+
+    /// The delay before the `retry`-th retry (1 for the first retry), capped at `max`.
+    public func baseDelay(beforeRetry retry: Int) -> Duration {
+        let n = Swift.max(1, retry)
+        let seconds: Double
+        switch strategy {
+        case .none: return .zero
+        case .constant: seconds = initial.seconds
+        case .linear: seconds = initial.seconds * Double(n)
+        case .exponential: seconds = initial.seconds * pow(multiplier, n - 1)
+        }
+        return Self.clamp(seconds, to: max)
+    }
+
+    /// Seconds as a duration, capped at `limit`; infinities and NaN from huge exponents cap too.
+    static func clamp(_ seconds: Double, to limit: Duration) -> Duration {
+        guard seconds.isFinite, seconds < limit.seconds else { return limit }
+        return .nanoseconds(Int64(Swift.max(0, seconds) * 1e9))
+    }
+}
+
+/// `base^exponent` for a small non-negative integer exponent, without Foundation.
+private func pow(_ base: Double, _ exponent: Int) -> Double {
+    var result = 1.0
+    var i = 0
+    while i < exponent && result.isFinite {
+        result *= base
+        i += 1
+    }
+    return result
+}

@@ -1,0 +1,73 @@
+/// Which attempt outcomes a retry policy retries: the plan's `on: [400, 5xx, timeout, connection]`.
+public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
+    /// Exact status codes, such as 400 or 429.
+    public var statuses: Set<Int>
+    /// Status classes by their first digit: 5 for `5xx`.
+    public var statusClasses: Set<Int>
+    public var errors: Set<ErrorKind>
+    /// The names as given, for display and for the plan as run.
+    public private(set) var names: [String]
+
+    public init() {
+        statuses = []
+        statusClasses = []
+        errors = []
+        names = []
+    }
+
+    /// Conditions from names; throws the first name that is not understood.
+    public init(names: [String]) throws(UnknownName) {
+        self.init()
+        for name in names { try add(name) }
+    }
+
+    /// A name that is not a retry condition, with the list of names that are.
+    public struct UnknownName: Error, Sendable, Equatable {
+        public var name: String
+    }
+
+    /// Every word `add` understands besides status codes and classes.
+    public static let errorNames: [String] = ["connection", "malformed"] + ErrorKind.allCases.map(\.rawValue)
+
+    public mutating func add(_ name: String) throws(UnknownName) {
+        let lower = name.lowercased()
+        if lower.count == 3, let digit = lower.first?.wholeNumberValue, lower.first?.isASCII == true {
+            if lower.hasSuffix("xx"), (1...5).contains(digit) {
+                statusClasses.insert(digit)
+            } else if let code = Int(lower), (100...599).contains(code) {
+                statuses.insert(code)
+            } else {
+                throw UnknownName(name: name)
+            }
+        } else if lower == "connection" {
+            errors.formUnion([.connectionRefused, .connectionReset])
+        } else if lower == "malformed" {
+            errors.insert(.malformedResponse)
+        } else if let kind = ErrorKind(rawValue: lower) {
+            errors.insert(kind)
+        } else {
+            throw UnknownName(name: name)
+        }
+        names.append(lower)
+    }
+
+    public func matches(status: Int) -> Bool {
+        statuses.contains(status) || statusClasses.contains(status / 100)
+    }
+
+    public func matches(_ error: ErrorKind) -> Bool {
+        errors.contains(error)
+    }
+
+    public var description: String { "[" + names.joined(separator: ", ") + "]" }
+
+    public static func == (lhs: RetryConditions, rhs: RetryConditions) -> Bool {
+        lhs.statuses == rhs.statuses && lhs.statusClasses == rhs.statusClasses && lhs.errors == rhs.errors
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statuses)
+        hasher.combine(statusClasses)
+        hasher.combine(errors)
+    }
+}

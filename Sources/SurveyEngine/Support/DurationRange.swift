@@ -1,0 +1,75 @@
+/// A closed range of durations, such as think time `200ms..1s`; a single value is `d..d`.
+public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
+    public var lower: Duration
+    public var upper: Duration
+
+    /// - Precondition: `lower <= upper`.
+    public init(_ lower: Duration, _ upper: Duration) {
+        precondition(lower <= upper, "DurationRange lower bound above upper bound")
+        self.lower = lower
+        self.upper = upper
+    }
+
+    public init(fixed value: Duration) {
+        self.init(value, value)
+    }
+
+    public static let zero = DurationRange(fixed: .zero)
+
+    public var isZero: Bool { upper == .zero }
+
+    /// A uniformly drawn duration in the range (the lower bound when the range is a point).
+    public func sample(using random: inout some RandomNumberGenerator) -> Duration {
+        let lo = lower.nanoseconds
+        let hi = upper.nanoseconds
+        guard hi > lo else { return lower }
+        return .nanoseconds(Int64.random(in: lo...hi, using: &random))
+    }
+
+    public var description: String {
+        lower == upper ? lower.compactDescription : "\(lower.compactDescription)..\(upper.compactDescription)"
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating at `Int64.max` for durations too long to count that way.
+    public var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? Int64.min : Int64.max }
+        let (sum, overflow2) = product.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflow2 ? Int64.max : sum
+    }
+
+    /// The duration in (fractional) seconds.
+    public var seconds: Double {
+        let (s, a) = components
+        return Double(s) + Double(a) / 1e18
+    }
+
+    /// The duration in (fractional) milliseconds, the unit of every latency in reports.
+    public var milliseconds: Double { seconds * 1000 }
+
+    /// The plan-file spelling: `250ms`, `5s`, `1m30s`, `1h`, `1.5ms`, `0s`.
+    public var compactDescription: String {
+        let ns = nanoseconds
+        if ns == 0 { return "0s" }
+        if ns % 1_000_000_000 == 0 {
+            var s = ns / 1_000_000_000
+            var text = ""
+            if s >= 3600 {
+                text += "\(s / 3600)h"
+                s %= 3600
+            }
+            if s >= 60 {
+                text += "\(s / 60)m"
+                s %= 60
+            }
+            if s > 0 { text += "\(s)s" }
+            return text
+        }
+        if ns % 1_000_000 == 0 { return "\(ns / 1_000_000)ms" }
+        if ns % 1_000 == 0 { return "\(ns / 1_000)us" }
+        return "\(ns)ns"
+    }
+}

@@ -1,0 +1,22 @@
+/// Why an HTTP attempt produced no usable response. A failed attempt is data, not an exception.
+///
+/// The raw values are the names used in reports and in plans' `retry.*.on` lists.
+public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
+    /// Nothing listening: the connect was refused. The request was never sent.
+    case connectionRefused = "connection_refused"
+    /// The peer reset or closed the connection before a complete response arrived.
+    case connectionReset = "connection_reset"
+    /// No complete response within the attempt's timeout (connect or response).
+    case timeout
+    /// Bytes arrived that are not HTTP/1.1 (bad status line, bad headers, bad chunking), or a
+    /// body the survey contract cannot read (questions that are not a list of id/question).
+    case malformedResponse = "malformed_response"
+    /// The response body exceeded the configured limit; the connection was closed.
+    case bodyTooLarge = "body_too_large"
+    /// The target's host name did not resolve.
+    case dns
+    /// The TLS handshake or certificate check failed (https targets).
+    case tls
+
+    public static func < (lhs: ErrorKind, rhs: ErrorKind) -> Bool { lhs.rawValue < rhs.rawValue }
+}

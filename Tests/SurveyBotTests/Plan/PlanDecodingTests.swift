@@ -1,0 +1,188 @@
+import SurveyEngine
+import Testing
+
+@testable import SurveyBot
+
+@Suite struct PlanDecodingTests {
+    @Test func emptyPlanGetsEveryDefault() throws {
+        let plan = try #require(expectPlan(""))
+        #expect(plan.name == "test")
+        #expect(plan.target == .builtin)
+        #expect(plan.load == .closed(respondents: 1))
+        #expect(plan.concurrency == 10)
+        #expect(plan.duration == nil)
+        #expect(plan.timeout == .seconds(5))
+        #expect(plan.connectTimeout == .seconds(5))
+        #expect(plan.think == .zero)
+        #expect(plan.order == .sequential)
+        #expect(plan.seed == nil)
+        #expect(plan.api == SurveyAPI())
+        #expect(plan.answers.fallback == ["ok"])
+        #expect(plan.retry.questions.attempts == 3)
+        #expect(plan.retry.submit.retryOn.matches(status: 400))
+        #expect(!plan.retry.questions.retryOn.matches(status: 400))
+        #expect(plan.retry.budget == nil)
+        #expect(plan.thresholds.isEmpty)
+        #expect(plan.builtin == ReferenceServerConfiguration())
+        #expect(plan.report.formats == [.json, .markdown])
+        #expect(plan.report.directory == "reports")
+        #expect(plan.report.includeAnswers == false)
+    }
+
+    @Test func readsTheSpecExample() throws {
+        let plan = try #require(
+            expectPlan(
+                lines(
+                    "name: smoke",
+                    "target: http://127.0.0.1:8080/v1",
+                    "respondents: 20",
+                    "concurrency: 5",
+                    "duration: 2m",
+                    "timeout: 5s",
+                    "think: 200ms..1s",
+                    "order: reverse",
+                    "seed: 42",
+                    "api:",
+                    "  questions: GET /questions",
+                    "  submit: PUT /question/submit",
+                    "  headers:",
+                    "    Authorization: Bearer ${SURVEY_TOKEN}",
+                    "answers:",
+                    "  1: red",
+                    "  2: [pizza, pasta, sushi]",
+                    "  \"*\": \"no opinion\"",
+                    "retry:",
+                    "  questions:",
+                    "    attempts: 5",
+                    "    backoff: exponential",
+                    "    initial: 200ms",
+                    "    max: 5s",
+                    "    multiplier: 2",
+                    "    jitter: full",
+                    "    on: [5xx, timeout, connection]",
+                    "  submit:",
+                    "    attempts: 3",
+                    "    backoff: constant",
+                    "    initial: 500ms",
+                    "    on: [400, 5xx, timeout, connection]",
+                    "  budget: 20%",
+                    "thresholds:",
+                    "  submit.success_rate: \">= 95%\"",
+                    "  submit.p95: \"< 300ms\"",
+                    "  questions.p99: \"< 1s\"",
+                    "  survey.completion_rate: \">= 99%\"",
+                    "builtin:",
+                    "  questions: 10",
+                    "  fail_rate: 20%",
+                    "  cold_start: 2",
+                    "  latency: 5ms..20ms",
+                    "report:",
+                    "  formats: [json, markdown, junit]",
+                    "  dir: out"),
+                environment: ["SURVEY_TOKEN": "s3cret"]))
+        #expect(plan.target == .url(HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080, basePath: "/v1")))
+        #expect(plan.load == .closed(respondents: 20))
+        #expect(plan.duration == .seconds(120))
+        #expect(plan.think == DurationRange(.milliseconds(200), .seconds(1)))
+        #expect(plan.order == .reverse)
+        #expect(plan.seed == 42)
+        #expect(plan.api.submit == SurveyAPI.Call(method: "PUT", path: "/question/submit"))
+        #expect(plan.api.headers == [HTTPHeader(name: "Authorization", value: "Bearer s3cret")])
+        #expect(plan.environmentKeys == ["api.headers.Authorization"])
+        #expect(plan.answers.choices(for: 2) == ["pizza", "pasta", "sushi"])
+        #expect(plan.answers.choices(for: 9) == ["no opinion"])
+        #expect(plan.retry.questions.attempts == 5)
+        #expect(plan.retry.questions.backoff == Backoff(.exponential, initial: .milliseconds(200), max: .seconds(5), multiplier: 2))
+        #expect(plan.retry.questions.jitter == .full)
+        #expect(plan.retry.submit.backoff.strategy == .constant)
+        #expect(plan.retry.submit.backoff.initial == .milliseconds(500))
+        #expect(plan.retry.budget == RetryBudgetPolicy(ratio: 0.2, minimum: 10))
+        #expect(
+            plan.thresholds.map(\.description) == [
+                "submit.success_rate >= 95%", "submit.p95 < 300ms", "questions.p99 < 1s", "survey.completion_rate >= 99%",
+            ])
+        #expect(plan.thresholds[0].limit == 0.95)
+        #expect(plan.thresholds[1].limit == 300)
+        #expect(plan.thresholds[2].limit == 1000)
+        #expect(plan.builtin.faults.failRate == 0.2)
+        #expect(plan.builtin.faults.coldStart == 2)
+        #expect(plan.builtin.faults.latency == DurationRange(.milliseconds(5), .milliseconds(20)))
+        #expect(plan.report.formats == [.json, .markdown, .junit])
+        #expect(plan.report.directory == "out")
+    }
+
+    @Test(arguments: [
+        ("250ms", Duration.milliseconds(250)), ("5s", .seconds(5)), ("2m", .seconds(120)),
+        ("1h", .seconds(3600)), ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)),
+        ("100us", .microseconds(100)), ("0", .zero), ("0s", .zero), ("1h2m3s4ms", .milliseconds(3_723_004)),
+    ])
+    func parsesDurations(text: String, expected: Duration) {
+        guard case .value(let d) = parseDuration(text) else {
+            Issue.record("could not parse \(text)")
+            return
+        }
+        #expect(d == expected)
+    }
+
+    @Test func parsesRatesPercentagesAndRanges() throws {
+        #expect(try ValueKind<Rate>.rate.read("20/s").get() == Rate(perSecond: 20))
+        #expect(try ValueKind<Rate>.rate.read("600/m").get() == Rate(perSecond: 10))
+        #expect(try ValueKind<Rate>.rate.read("7200/h").get() == Rate(perSecond: 2))
+        #expect(try ValueKind<Double>.fraction.read("5%").get() == 0.05)
+        #expect(try ValueKind<Double>.fraction.read("0.05").get() == 0.05)
+        #expect(try ValueKind<Double>.fraction.read("100%").get() == 1)
+        #expect(
+            try ValueKind<DurationRange>.durationRange.read("100ms..300ms").get() == DurationRange(.milliseconds(100), .milliseconds(300)))
+        #expect(try ValueKind<DurationRange>.durationRange.read("7ms").get() == DurationRange(fixed: .milliseconds(7)))
+        #expect(try ValueKind<Int>.integer.read("20_000").get() == 20_000)
+    }
+
+    @Test func openModelWithRateAndRamp() throws {
+        let plan = try #require(expectPlan(lines("rate: 10/s", "ramp:", "  - 30s: 50/s", "  - 1m: 0/s", "concurrency: 100")))
+        #expect(
+            plan.load
+                == .open(
+                    rate: Rate(perSecond: 10),
+                    ramp: [
+                        RampStage(duration: .seconds(30), target: Rate(perSecond: 50)),
+                        RampStage(duration: .seconds(60), target: Rate(perSecond: 0)),
+                    ]))
+        #expect(plan.summary.hasPrefix("open model, 10/s, ramp of 2 stages"))
+    }
+
+    @Test func singleScalarRetryConditionIsAListOfOne() throws {
+        let plan = try #require(expectPlan(lines("retry:", "  submit:", "    on: 5xx")))
+        #expect(plan.retry.submit.retryOn.matches(status: 503))
+        #expect(!plan.retry.submit.retryOn.matches(status: 400))
+    }
+
+    @Test func initialAboveTheDefaultMaxRaisesTheMax() throws {
+        let plan = try #require(expectPlan(lines("retry:", "  submit:", "    backoff: constant", "    initial: 8s")))
+        #expect(plan.retry.submit.backoff.max == .seconds(8))
+    }
+
+    @Test func latencyThresholdsAcceptBareMilliseconds() throws {
+        let plan = try #require(
+            expectPlan(
+                lines("thresholds:", "  survey.p99: \"<= 250\"", "  submit.retries: \"== 0\"", "  survey.attempts_per_s: \"> 100/s\"")))
+        #expect(plan.thresholds.map(\.limit) == [250, 0, 100])
+        #expect(plan.thresholds[0].comparison == .lessOrEqual)
+    }
+
+    @Test func headerValuesFromTheEnvironmentAreMarked() throws {
+        let plan = try #require(
+            expectPlan(lines("name: ${RUN_NAME}", "api:", "  headers:", "    X-A: plain"), environment: ["RUN_NAME": "nightly"]))
+        #expect(plan.name == "nightly")
+        #expect(plan.environmentKeys == ["name"])
+    }
+
+    @Test func examplePlansAreValid() throws {
+        for name in ["smoke", "stress", "flaky"] {
+            let path = repositoryPath("plans/\(name).plan")
+            let result = PlanLoader(environment: [:]).load(path: path)
+            if case .failure(let errors) = result {
+                Issue.record("\(name).plan: \(errors)")
+            }
+        }
+    }
+}

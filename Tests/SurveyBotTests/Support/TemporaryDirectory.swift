@@ -1,0 +1,24 @@
+import Foundation
+
+/// A fresh directory under the system's temporary directory, removed when released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory.path
+        path = "\(base)/survey-bot-tests-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// Writes a file and returns its full path.
+    @discardableResult
+    func write(_ name: String, _ contents: String) throws -> String {
+        let file = "\(path)/\(name)"
+        try contents.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
