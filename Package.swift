@@ -15,6 +15,8 @@ let package = Package(
         .target(name: "SurveyEngine", dependencies: ["CEpoll"]),
         .target(name: "SurveyBot", dependencies: ["SurveyEngine"]),
         .executableTarget(name: "survey-bot", dependencies: ["SurveyBot"]),
+        // The benchmark driver of bench/*.sh: the raw HTTP client at a fixed concurrency.
+        .executableTarget(name: "survey-bench", dependencies: ["SurveyEngine"]),
         .testTarget(name: "SurveyEngineTests", dependencies: ["SurveyEngine"]),
         .testTarget(name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine"]),
     ],

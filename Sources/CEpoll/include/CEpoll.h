@@ -6,6 +6,9 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+
+/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC: Glibc hides accept4 behind _GNU_SOURCE.
+int cepoll_accept_nonblocking(int fd);
 #endif
 
 #endif

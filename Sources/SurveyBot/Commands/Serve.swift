@@ -1,3 +1,5 @@
+import SurveyEngine
+
 /// `survey-bot serve`: the reference survey server, with fault injection.
 enum ServeCommand: Subcommand {
     static let spec = CommandSpec(
@@ -6,7 +8,8 @@ enum ServeCommand: Subcommand {
         discussion: """
             GET /questions and POST /question/submit as in the survey app's API, plus GET /__stats \
             with the count of every request by endpoint and outcome. Faults are seeded: the same \
-            seed gives the same faults to the n-th request of an endpoint.
+            seed gives the same faults to the n-th request of an endpoint. Prints the URL it listens \
+            on, then serves until SIGINT or SIGTERM, and exits 0.
             """,
         options: [
             OptionSpec("host", value: "address", help: "Address to bind.", default: "127.0.0.1"),
@@ -27,7 +30,96 @@ enum ServeCommand: Subcommand {
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
-        context.console.printError("Error: 'survey-bot serve' is not built yet: the reference server lands with issue #3.")
-        return .validationFailure
+        let configuration: ReferenceServerConfiguration
+        let port: Int
+        let threads: Int
+        do throws(UsageError) {
+            configuration = try Self.configuration(from: arguments)
+            port = try option(arguments, "port", .integer(in: 0...65535, "--port")) ?? 8080
+            threads = try option(arguments, "threads", .integer(in: 1...256, "--threads")) ?? EventLoopGroup.coreCount
+        } catch {
+            return SurveyBotCommand.usageError(
+                error.description, usage: spec.usage, helpHint: "survey-bot serve --help", console: context.console)
+        }
+        let host = arguments.value("host") ?? "127.0.0.1"
+        let signals = SignalWatcher()
+        let group = EventLoopGroup(threads: threads)
+        let server: ReferenceServer
+        do throws(ReferenceServer.StartError) {
+            server = try ReferenceServer(configuration: configuration, host: host, port: port, group: group)
+        } catch {
+            group.shutdown()
+            context.console.printError("Error: \(error.description)")
+            return .validationFailure
+        }
+        context.console.print("listening on http://\(server.address)")
+        context.console.printError(describe(configuration, questions: server.questions.count))
+        for await signal in signals.signals {
+            context.console.printError("survey-bot serve: \(SignalWatcher.name(signal)), stopping")
+            break
+        }
+        signals.restoreDefaults()
+        let stats = server.stats()
+        await server.shutdown()
+        group.shutdown()
+        context.console.printError("served \(stats.requests("questions")) questions and \(stats.requests("submit")) submit requests")
+        return .success
     }
+
+    static func configuration(from arguments: ParsedArguments) throws(UsageError) -> ReferenceServerConfiguration {
+        var configuration = ReferenceServerConfiguration()
+        if let file = arguments.value("questions-file") {
+            if arguments.value("questions") != nil { throw UsageError("give either --questions or --questions-file, not both") }
+            configuration.questions = .file(file)
+        } else if let count = try option(arguments, "questions", .integer(in: 1...10_000, "--questions")) {
+            configuration.questions = .builtin(count: count)
+        }
+        var faults = ServerFaults()
+        faults.failRate = try option(arguments, "fail-rate", .fraction) ?? 0
+        faults.errorRate = try option(arguments, "error-rate", .fraction) ?? 0
+        faults.coldStart = try option(arguments, "cold-start", .integer(atLeast: 0, "--cold-start")) ?? 0
+        faults.latency = try option(arguments, "latency", .durationRange) ?? .zero
+        faults.resetRate = try option(arguments, "reset-rate", .fraction) ?? 0
+        faults.malformedRate = try option(arguments, "malformed-rate", .fraction) ?? 0
+        faults.slowRate = try option(arguments, "slow-rate", .fraction) ?? 0
+        faults.trickleInterval = try option(arguments, "trickle", .positiveDuration("--trickle")) ?? faults.trickleInterval
+        faults.hangRate = try option(arguments, "hang-rate", .fraction) ?? 0
+        let sum = faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.failRate
+        if sum > 1.000_000_1 { throw UsageError("the fault rates add up to more than 100%") }
+        configuration.faults = faults
+        configuration.seed = try option(arguments, "seed", .seed) ?? 0
+        return configuration
+    }
+
+    private static func option<Value>(_ arguments: ParsedArguments, _ name: String, _ kind: ValueKind<Value>) throws(UsageError) -> Value? {
+        guard let text = arguments.value(name) else { return nil }
+        switch kind.read(text) {
+        case .success(let value): return value
+        case .failure(let error): throw UsageError("--\(name) \(text): \(error.message)")
+        }
+    }
+
+    private static func describe(_ configuration: ReferenceServerConfiguration, questions: Int) -> String {
+        let faults = configuration.faults
+        var parts: [String] = []
+        func rate(_ name: String, _ value: Double) {
+            if value > 0 { parts.append("\(name) \(formatPercent(value))") }
+        }
+        rate("fail", faults.failRate)
+        rate("5xx", faults.errorRate)
+        if faults.coldStart > 0 { parts.append("cold start \(faults.coldStart)") }
+        if !faults.latency.isZero { parts.append("latency \(faults.latency)") }
+        rate("reset", faults.resetRate)
+        rate("malformed", faults.malformedRate)
+        rate("slow", faults.slowRate)
+        rate("hang", faults.hangRate)
+        let faultText = parts.isEmpty ? "no faults" : "faults: " + parts.joined(separator: ", ") + ", seed \(configuration.seed)"
+        return "\(questions) questions, \(faultText); GET /__stats for the counts; Ctrl-C stops"
+    }
+}
+
+/// `0.2` → `20%`, `0.125` → `12.5%`.
+func formatPercent(_ fraction: Double) -> String {
+    let percent = (fraction * 1000).rounded() / 10
+    return percent == percent.rounded() ? "\(Int(percent))%" : "\(percent)%"
 }

@@ -40,7 +40,7 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
                 throw UnknownName(name: name)
             }
         } else if lower == "connection" {
-            errors.formUnion([.connectionRefused, .connectionReset])
+            errors.formUnion([.connectionRefused, .connectionReset, .connectionClosed])
         } else if lower == "malformed" {
             errors.insert(.malformedResponse)
         } else if let kind = ErrorKind(rawValue: lower) {

@@ -26,6 +26,15 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
         return .nanoseconds(Int64.random(in: lo...hi, using: &random))
     }
 
+    /// The duration a fraction `unit` (in [0, 1)) of the way from `lower` to `upper`: with a
+    /// uniform `unit`, a uniform draw that a stateless seeded stream can repeat.
+    public func value(at unit: Double) -> Duration {
+        let lo = lower.nanoseconds
+        let hi = upper.nanoseconds
+        guard hi > lo else { return lower }
+        return .nanoseconds(lo + Int64(Double(hi - lo) * min(max(unit, 0), 1)))
+    }
+
     public var description: String {
         lower == upper ? lower.compactDescription : "\(lower.compactDescription)..\(upper.compactDescription)"
     }

@@ -4,8 +4,10 @@
 public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Nothing listening: the connect was refused. The request was never sent.
     case connectionRefused = "connection_refused"
-    /// The peer reset or closed the connection before a complete response arrived.
+    /// The peer reset the connection (a TCP RST) before a complete response arrived.
     case connectionReset = "connection_reset"
+    /// The peer closed the connection (end of stream) before a complete response arrived.
+    case connectionClosed = "connection_closed"
     /// No complete response within the attempt's timeout (connect or response).
     case timeout
     /// Bytes arrived that are not HTTP/1.1 (bad status line, bad headers, bad chunking), or a

@@ -1,0 +1,296 @@
+import Foundation
+import SurveyEngine
+import Synchronization
+
+/// The reference survey server: the survey API of the original app (`GET /questions`,
+/// `POST /question/submit`) on the event loops, with seeded fault injection and a count of
+/// every request it received (`GET /__stats`).
+///
+/// A test or a run compares its own report with these counts: what the client says it sent
+/// must be what the server says it received.
+public final class ReferenceServer: Sendable {
+    public let configuration: ReferenceServerConfiguration
+    public let questions: [SurveyQuestion]
+    private let server: HTTPServer
+    private let state: ReferenceServerState
+
+    /// Why the server did not start: a questions file that cannot be read or is not a survey,
+    /// or an address that cannot be bound.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Starts serving on `host:port` (port 0 picks a free one) on the loops of `group`.
+    public init(
+        configuration: ReferenceServerConfiguration, host: String = "127.0.0.1", port: Int = 0, group: EventLoopGroup
+    ) throws(StartError) {
+        self.configuration = configuration
+        questions = try Self.loadQuestions(configuration.questions)
+        let state = ReferenceServerState(configuration: configuration, questions: questions, loops: group.loops.count)
+        self.state = state
+        do {
+            server = try HTTPServer(host: host, port: port, group: group) { request in state.handle(request) }
+        } catch {
+            throw StartError(description: error.description)
+        }
+        state.server.withLock { $0 = WeakServer(server) }
+    }
+
+    /// The port it listens on.
+    public var port: Int { server.port }
+
+    /// The address it listens on, as `host:port`.
+    public var address: SocketAddress { server.address }
+
+    /// The counts so far.
+    public func stats() -> ReferenceServerStats {
+        state.snapshot(server: server)
+    }
+
+    /// Stops accepting and closes every connection.
+    public func shutdown() async {
+        await server.shutdown()
+    }
+
+    static func loadQuestions(_ source: ReferenceServerConfiguration.Questions) throws(StartError) -> [SurveyQuestion] {
+        switch source {
+        case .builtin(let count):
+            return (1...max(1, count)).map { id in
+                SurveyQuestion(id: id, text: id <= builtinQuestions.count ? builtinQuestions[id - 1] : "Question number \(id)?")
+            }
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw StartError(description: "cannot read the questions file '\(path)'")
+            }
+            switch SurveyQuestion.list(from: data) {
+            case .success(let questions): return questions
+            case .failure(let error): throw StartError(description: "\(path): \(error.description)")
+            }
+        }
+    }
+
+    /// The built-in survey: the app's two example questions and eight more of the same kind.
+    static let builtinQuestions = [
+        "What is your favourite colour?",
+        "What is your favourite food?",
+        "What is your favourite country?",
+        "What is your favourite sport?",
+        "What is your favourite animal?",
+        "What is your favourite book?",
+        "What is your favourite season?",
+        "What is your favourite song?",
+        "What is your favourite city?",
+        "What is your favourite drink?",
+    ]
+}
+
+/// Every request the reference server received, by endpoint and outcome.
+public struct ReferenceServerStats: Sendable, Equatable {
+    /// Per endpoint (`questions`, `submit`, `other`): outcome → count. An outcome is a status
+    /// code (`"200"`, `"400"`, `"503"`) or a fault without a status (`"reset"`, `"hang"`,
+    /// `"malformed"`).
+    public var endpoints: [String: [String: Int]]
+    /// Submits refused because their body was not `{"id": …, "answer": …}` for a known id.
+    public var invalidSubmits: Int
+    /// Answers that were trickled out slowly (counted under their status as well).
+    public var slowAnswers: Int
+    public var connectionsAccepted: Int
+    public var connectionsOpen: Int
+    /// Requests refused by the HTTP layer (unparseable, or over the size limits).
+    public var rejected: Int
+
+    /// Requests an endpoint received, whatever became of them.
+    public func requests(_ endpoint: String) -> Int {
+        endpoints[endpoint, default: [:]].values.reduce(0, +)
+    }
+
+    /// The stats as the JSON of `GET /__stats`, keys sorted.
+    public var json: String {
+        func object(_ counts: [String: Int]) -> String {
+            "{" + counts.sorted { $0.key < $1.key }.map { "\(JSONValue.quoted($0.key)):\($0.value)" }.joined(separator: ",") + "}"
+        }
+        let endpointsJSON = ["other", "questions", "submit"].map { name in
+            let counts = endpoints[name, default: [:]]
+            return "\"\(name)\":{\"outcomes\":\(object(counts)),\"requests\":\(counts.values.reduce(0, +))}"
+        }
+        return """
+            {"connections":{"accepted":\(connectionsAccepted),"open":\(connectionsOpen)},\
+            "endpoints":{\(endpointsJSON.joined(separator: ","))},\
+            "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"slow_answers":\(slowAnswers)}
+            """
+    }
+
+    /// Reads the JSON of `GET /__stats`.
+    public static func parse(_ body: some Collection<UInt8>) -> ReferenceServerStats? {
+        guard case .success(let value) = JSONValue.parse(body) else { return nil }
+        func int(_ value: JSONValue?) -> Int? {
+            if case .integer(let number)? = value { return number }
+            return nil
+        }
+        guard case .object(let endpointMembers)? = value["endpoints"] else { return nil }
+        var endpoints: [String: [String: Int]] = [:]
+        for (name, endpoint) in endpointMembers {
+            guard case .object(let outcomes)? = endpoint["outcomes"] else { return nil }
+            var counts: [String: Int] = [:]
+            for (outcome, count) in outcomes {
+                guard let count = int(count) else { return nil }
+                counts[outcome] = count
+            }
+            endpoints[name] = counts
+        }
+        guard let invalid = int(value["invalid_submits"]), let slow = int(value["slow_answers"]), let rejected = int(value["rejected"]),
+            let accepted = int(value["connections"]?["accepted"]), let open = int(value["connections"]?["open"])
+        else { return nil }
+        return ReferenceServerStats(
+            endpoints: endpoints, invalidSubmits: invalid, slowAnswers: slow, connectionsAccepted: accepted, connectionsOpen: open,
+            rejected: rejected)
+    }
+}
+
+/// A reference to the HTTP server that the request handler (created before the server) can use.
+struct WeakServer: Sendable {
+    weak var server: HTTPServer?
+    init(_ server: HTTPServer?) { self.server = server }
+}
+
+/// The server's decisions and counts. Counts are kept per event loop, so that loops do not
+/// contend, and added up when read.
+final class ReferenceServerState: Sendable {
+    private enum Endpoint: Int, CaseIterable {
+        case questions, submit, other
+
+        var name: String { ["questions", "submit", "other"][rawValue] }
+    }
+
+    /// The random streams of the faults: each (endpoint, fault) pair draws its own sequence.
+    private enum Fault: UInt64 {
+        case reset = 1
+        case hang, malformed, error, fail, slow, latency
+    }
+
+    private struct Counts {
+        var outcomes: [[String: Int]] = Array(repeating: [:], count: Endpoint.allCases.count)
+        var invalidSubmits = 0
+        var slowAnswers = 0
+    }
+
+    let configuration: ReferenceServerConfiguration
+    private let faults: ServerFaults
+    private let validIDs: Set<Int>
+    private final class Shard: Sendable {
+        let counts = Mutex(Counts())
+    }
+
+    private final class Sequence: Sendable {
+        let next = Atomic<UInt64>(0)
+    }
+
+    private let counts: [Shard]
+    private let sequence: [Sequence]
+    private let coldStartCount = Atomic<Int>(0)
+    let server = Mutex<WeakServer>(WeakServer(nil))
+
+    private let questionsResponse: EncodedResponse
+    private let okResponse = EncodedResponse(HTTPServerResponse(status: 200))
+    private let failResponse = EncodedResponse(HTTPServerResponse(status: 400))
+    private let errorResponse = EncodedResponse(HTTPServerResponse(status: 500))
+    private let coldResponse = EncodedResponse(
+        HTTPServerResponse(status: 503, headers: [HTTPHeader(name: "Retry-After", value: "0")]))
+    private let notFoundResponse = EncodedResponse(HTTPServerResponse(status: 404))
+    private let methodResponse = EncodedResponse(HTTPServerResponse(status: 405))
+    private static let garbage = Array("SURVEY/0.9 ??? not http\r\n\u{1}\u{2}\r\n\r\n".utf8)
+
+    init(configuration: ReferenceServerConfiguration, questions: [SurveyQuestion], loops: Int) {
+        self.configuration = configuration
+        faults = configuration.faults
+        validIDs = Set(questions.map(\.id))
+        counts = (0..<max(1, loops)).map { _ in Shard() }
+        sequence = Endpoint.allCases.map { _ in Sequence() }
+        questionsResponse = EncodedResponse(.json(200, Array(SurveyQuestion.json(questions).utf8)))
+    }
+
+    func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
+        let path = request.pathWithoutQuery
+        let endpoint: Endpoint
+        switch path {
+        case "/questions": endpoint = .questions
+        case "/question/submit": endpoint = .submit
+        case "/__stats":
+            let body = snapshot(server: server.withLock { $0.server }).json
+            return .respond(EncodedResponse(.json(200, Array(body.utf8))))
+        default: endpoint = .other
+        }
+        let n = sequence[endpoint.rawValue].next.wrappingAdd(1, ordering: .relaxed).oldValue
+        let loop = request.loopIndex % counts.count
+        func draw(_ fault: Fault) -> Double {
+            SplitMix64.unitValue(seed: configuration.seed, stream: UInt64(endpoint.rawValue) << 8 | fault.rawValue, index: n)
+        }
+        let (action, outcome) = decide(endpoint, request, draw)
+        var slow = false
+        var final = action
+        if case .respond(let response) = action, faults.slowRate > 0, draw(.slow) < faults.slowRate {
+            final = .trickle(response, interval: faults.trickleInterval)
+            slow = true
+        }
+        let delay = faults.latency.value(at: draw(.latency))
+        if delay > .zero { final = .after(delay, final) }
+        counts[loop].counts.withLock { counts in
+            counts.outcomes[endpoint.rawValue][outcome, default: 0] += 1
+            if slow { counts.slowAnswers += 1 }
+        }
+        return final
+    }
+
+    private func decide(_ endpoint: Endpoint, _ request: HTTPServerRequest, _ draw: (Fault) -> Double) -> (HTTPServerAction, String) {
+        guard endpoint != .other else { return (.respond(notFoundResponse), "404") }
+        let expectedMethod = endpoint == .questions ? "GET" : "POST"
+        guard request.method == expectedMethod || (endpoint == .questions && request.method == "HEAD") else {
+            return (.respond(methodResponse), "405")
+        }
+        if faults.coldStart > 0, coldStartCount.wrappingAdd(1, ordering: .relaxed).oldValue < faults.coldStart {
+            return (.respond(coldResponse), "503")
+        }
+        if faults.resetRate > 0, draw(.reset) < faults.resetRate { return (.reset, "reset") }
+        if faults.hangRate > 0, draw(.hang) < faults.hangRate { return (.hang, "hang") }
+        if faults.malformedRate > 0, draw(.malformed) < faults.malformedRate { return (.raw(Self.garbage), "malformed") }
+        if faults.errorRate > 0, draw(.error) < faults.errorRate { return (.respond(errorResponse), "500") }
+        guard endpoint == .submit else { return (.respond(questionsResponse), "200") }
+        guard isValidSubmit(request.body) else { return (.respond(failResponse), "400 invalid") }
+        if faults.failRate > 0, draw(.fail) < faults.failRate { return (.respond(failResponse), "400") }
+        return (.respond(okResponse), "200")
+    }
+
+    /// `{"id": <known id>, "answer": <string>}`, other members ignored.
+    private func isValidSubmit(_ body: [UInt8]) -> Bool {
+        guard case .success(let value) = JSONValue.parse(body), case .integer(let id)? = value["id"], validIDs.contains(id),
+            case .string? = value["answer"]
+        else { return false }
+        return true
+    }
+
+    func snapshot(server: HTTPServer?) -> ReferenceServerStats {
+        var total = Counts()
+        for shard in counts {
+            shard.counts.withLock { counts in
+                for endpoint in Endpoint.allCases {
+                    total.outcomes[endpoint.rawValue].merge(counts.outcomes[endpoint.rawValue], uniquingKeysWith: +)
+                }
+                total.invalidSubmits += counts.invalidSubmits
+                total.slowAnswers += counts.slowAnswers
+            }
+        }
+        var endpoints: [String: [String: Int]] = [:]
+        for endpoint in Endpoint.allCases {
+            var outcomes = total.outcomes[endpoint.rawValue]
+            if let invalid = outcomes.removeValue(forKey: "400 invalid") {
+                outcomes["400", default: 0] += invalid
+                total.invalidSubmits += invalid
+            }
+            endpoints[endpoint.name] = outcomes
+        }
+        return ReferenceServerStats(
+            endpoints: endpoints, invalidSubmits: total.invalidSubmits, slowAnswers: total.slowAnswers,
+            connectionsAccepted: server?.connectionsAccepted ?? 0, connectionsOpen: server?.connectionsOpen ?? 0,
+            rejected: server?.requestsRejected ?? 0)
+    }
+}

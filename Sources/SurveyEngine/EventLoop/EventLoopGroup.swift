@@ -1,0 +1,46 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A fixed set of event loops, one thread each: by default one per core.
+///
+/// The group hands out loops round-robin. Shut it down when done; its threads end once their
+/// queued work has run.
+public final class EventLoopGroup: Sendable {
+    /// The loops, in index order.
+    public let loops: [EventLoop]
+    private let nextIndex = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
+
+    /// Starts `threads` loops (at least one).
+    public init(threads: Int = EventLoopGroup.coreCount) {
+        loops = (0..<max(1, threads)).map { EventLoop(index: $0) }
+        for loop in loops { loop.start() }
+    }
+
+    /// The number of online cores.
+    public static var coreCount: Int {
+        return max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+
+    /// The next loop, round-robin.
+    public func next() -> EventLoop {
+        loops[nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+    }
+
+    /// The group's loop whose thread the caller runs on, if any.
+    public var current: EventLoop? {
+        guard let loop = EventLoop.current, loop.index < loops.count, loops[loop.index] === loop else { return nil }
+        return loop
+    }
+
+    /// Stops every loop and waits for their threads to end. Must not be called from a loop.
+    public func shutdown() {
+        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        precondition(EventLoop.current == nil, "EventLoopGroup.shutdown() called on one of its own threads")
+        for loop in loops { loop.stop() }
+        for loop in loops { loop.join() }
+    }
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An IPv4 or IPv6 socket address, resolved once and reused for every connection.
+public struct SocketAddress: Sendable, CustomStringConvertible {
+    fileprivate var storage = sockaddr_storage()
+    fileprivate(set) var length: socklen_t = 0
+
+    /// The address family (`AF_INET` or `AF_INET6`).
+    var family: Int32 { Int32(storage.ss_family) }
+
+    public var description: String {
+        var copy = storage
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
+        let result = withUnsafePointer(to: &copy) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
+            }
+        }
+        guard result == 0 else { return "?" }
+        let name = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let port = String(decoding: service.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return family == AF_INET6 ? "[\(name)]:\(port)" : "\(name):\(port)"
+    }
+
+    /// Calls `body` with the address as a `sockaddr` pointer and its length.
+    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var copy = storage
+        return withUnsafePointer(to: &copy) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
+    }
+
+    /// Why a host name did not resolve.
+    public struct ResolutionError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Resolves `host` (a name or a numeric address) for TCP on `port`: every address, in the
+    /// order the resolver prefers.
+    public static func resolve(host: String, port: Int) -> Result<[SocketAddress], ResolutionError> {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let list else {
+            let reason = String(cString: gai_strerror(status))
+            return .failure(ResolutionError(description: "cannot resolve '\(host)': \(reason)"))
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [SocketAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = list
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr, entry.pointee.ai_family == AF_INET || entry.pointee.ai_family == AF_INET6 {
+                var resolved = SocketAddress()
+                resolved.length = entry.pointee.ai_addrlen
+                withUnsafeMutableBytes(of: &resolved.storage) { target in
+                    target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(entry.pointee.ai_addrlen)))
+                }
+                addresses.append(resolved)
+            }
+            cursor = entry.pointee.ai_next
+        }
+        guard !addresses.isEmpty else { return .failure(ResolutionError(description: "'\(host)' has no IPv4 or IPv6 address")) }
+        return .success(addresses)
+    }
+
+    /// The address a socket is bound to.
+    static func local(of fd: Int32) -> SocketAddress? {
+        var address = SocketAddress()
+        address.length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &address.storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &address.length) }
+        }
+        return result == 0 ? address : nil
+    }
+
+    /// The port of an IPv4 or IPv6 address.
+    public var port: Int {
+        var copy = storage
+        return withUnsafePointer(to: &copy) { pointer in
+            if family == AF_INET6 {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+        }
+    }
+
+    /// Whether this is a loopback address (127.0.0.0/8 or ::1).
+    public var isLoopback: Bool {
+        var copy = storage
+        return withUnsafePointer(to: &copy) { pointer in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    withUnsafeBytes(of: address.pointee.sin6_addr) { bytes in
+                        bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
+                    }
+                }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt32(bigEndian: $0.pointee.sin_addr.s_addr) >> 24 == 127
+            }
+        }
+    }
+}
+
+/// Small wrappers over the socket calls the client and the server share.
+enum Sockets {
+    /// A non-blocking, close-on-exec TCP socket.
+    static func makeTCP(family: Int32) -> Int32 {
+        socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    }
+
+    static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) {
+        var value = value
+        _ = setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// The pending error of a socket (after a non-blocking connect), or 0.
+    static func pendingError(_ fd: Int32) -> Int32 {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return errno }
+        return error
+    }
+
+    /// Closes with a TCP reset instead of an orderly close (SO_LINGER with a zero timeout).
+    static func closeWithReset(_ fd: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(fd)
+    }
+}

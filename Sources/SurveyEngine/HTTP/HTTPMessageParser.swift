@@ -1,0 +1,385 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An incremental HTTP/1.1 parser over bytes: the status line or request line, the headers
+/// that frame the message, and the body (Content-Length, chunked, or until the peer closes).
+///
+/// Feed it bytes as they arrive, in pieces of any size: a message split at any byte parses the
+/// same as one that arrives whole. It builds no `String`s on the way; only the few headers
+/// that matter are looked at, and the body is kept only when asked for.
+struct HTTPMessageParser {
+    /// Whether the parser reads responses (a client) or requests (a server).
+    enum Role { case request, response }
+
+    enum Failure: Error, Equatable {
+        /// The bytes are not HTTP/1.x.
+        case malformed
+        /// The start line and headers exceed `maxHeadBytes`.
+        case headTooLarge
+        /// The body exceeds `maxBodyBytes`.
+        case bodyTooLarge
+        /// The peer closed before a complete message; `partial` when some of it had arrived.
+        case closed(partial: Bool)
+    }
+
+    enum Progress: Equatable {
+        case needMore
+        /// A whole message was read; `consumed` bytes of the last input belong to it.
+        case complete(consumed: Int)
+        case failed(Failure)
+    }
+
+    private enum State: Equatable {
+        case startLine, header
+        case body(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkEnd, trailer, untilClose
+        case complete
+    }
+
+    let role: Role
+    let maxHeadBytes: Int
+    let maxBodyBytes: Int
+    /// Keep the body bytes in `body` (otherwise they are counted and dropped).
+    var collectBody = true
+    /// The request was HEAD: its response has headers only.
+    var isHeadRequest = false
+
+    // The message read so far.
+    private(set) var status = 0
+    private(set) var method: [UInt8] = []
+    private(set) var target: [UInt8] = []
+    private(set) var minorVersion = 1
+    /// Whether the connection may carry another message after this one.
+    private(set) var keepAlive = true
+    private(set) var retryAfter: [UInt8]?
+    private(set) var body: [UInt8] = []
+    private(set) var bodyBytes = 0
+    /// Interim (1xx) responses skipped before the final one.
+    private(set) var interimResponses = 0
+
+    private var state = State.startLine
+    private var line: [UInt8] = []
+    private var headBytes = 0
+    private var sawBytes = false
+    private var contentLength: Int?
+    private var chunked = false
+    private var closeDelimited = false
+    private var connectionKeepAlive: Bool?
+
+    init(role: Role, maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 1 << 20) {
+        self.role = role
+        self.maxHeadBytes = maxHeadBytes
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    var isComplete: Bool { state == .complete }
+
+    /// Whether any byte of the current message has arrived.
+    var hasStarted: Bool { sawBytes }
+
+    /// Forgets the message, keeping buffers' capacity, to read the next one.
+    mutating func reset() {
+        status = 0
+        method.removeAll(keepingCapacity: true)
+        target.removeAll(keepingCapacity: true)
+        minorVersion = 1
+        keepAlive = true
+        retryAfter = nil
+        body.removeAll(keepingCapacity: true)
+        bodyBytes = 0
+        interimResponses = 0
+        state = .startLine
+        line.removeAll(keepingCapacity: true)
+        headBytes = 0
+        sawBytes = false
+        contentLength = nil
+        chunked = false
+        closeDelimited = false
+        connectionKeepAlive = nil
+        isHeadRequest = false
+    }
+
+    /// Reads `input`; stops at the end of the message, so bytes after `consumed` are not its.
+    mutating func parse(_ input: UnsafeRawBufferPointer) -> Progress {
+        guard let base = input.baseAddress, !input.isEmpty else { return state == .complete ? .complete(consumed: 0) : .needMore }
+        if state != .complete { sawBytes = true }
+        var index = 0
+        let count = input.count
+        while index < count {
+            switch state {
+            case .complete:
+                return .complete(consumed: index)
+            case .body(let remaining):
+                let take = min(remaining, count - index)
+                takeBody(UnsafeRawBufferPointer(start: base + index, count: take))
+                index += take
+                if take == remaining {
+                    state = .complete
+                    return .complete(consumed: index)
+                }
+                state = .body(remaining: remaining - take)
+            case .chunkData(let remaining):
+                let take = min(remaining, count - index)
+                takeBody(UnsafeRawBufferPointer(start: base + index, count: take))
+                index += take
+                state = take == remaining ? .chunkEnd : .chunkData(remaining: remaining - take)
+            case .untilClose:
+                let take = count - index
+                if bodyBytes + take > maxBodyBytes { return .failed(.bodyTooLarge) }
+                takeBody(UnsafeRawBufferPointer(start: base + index, count: take))
+                index = count
+            case .startLine, .header, .chunkSize, .chunkEnd, .trailer:
+                let rest = count - index
+                guard let found = memchr(base + index, 0x0A, rest) else {
+                    if line.count + rest > maxHeadBytes { return .failed(limitFailure) }
+                    line.append(contentsOf: UnsafeRawBufferPointer(start: base + index, count: rest))
+                    headBytes += rest
+                    return .needMore
+                }
+                let end = base.distance(to: UnsafeRawPointer(found))
+                headBytes += end - index + 1
+                if headBytes > maxHeadBytes && state != .chunkSize && state != .chunkEnd { return .failed(.headTooLarge) }
+                let outcome: Failure?
+                if line.isEmpty {
+                    outcome = takeLine(UnsafeRawBufferPointer(start: base + index, count: end - index))
+                } else {
+                    var carried: [UInt8] = []
+                    swap(&carried, &line)
+                    carried.append(contentsOf: UnsafeRawBufferPointer(start: base + index, count: end - index))
+                    outcome = carried.withUnsafeBytes { takeLine($0) }
+                    carried.removeAll(keepingCapacity: true)
+                    swap(&carried, &line)
+                }
+                index = end + 1
+                if let outcome { return .failed(outcome) }
+                if state == .complete { return .complete(consumed: index) }
+            }
+        }
+        return state == .complete ? .complete(consumed: index) : .needMore
+    }
+
+    /// The peer closed the connection: completes a close-delimited body, else says what was cut.
+    mutating func finishAtEndOfStream() -> Progress {
+        switch state {
+        case .complete, .untilClose:
+            state = .complete
+            return .complete(consumed: 0)
+        default:
+            return .failed(.closed(partial: sawBytes))
+        }
+    }
+
+    private var limitFailure: Failure {
+        switch state {
+        case .chunkSize, .chunkEnd: .malformed
+        default: .headTooLarge
+        }
+    }
+
+    private mutating func takeBody(_ bytes: UnsafeRawBufferPointer) {
+        bodyBytes += bytes.count
+        if collectBody { body.append(contentsOf: bytes) }
+    }
+
+    /// One line without its LF; a trailing CR is dropped.
+    private mutating func takeLine(_ raw: UnsafeRawBufferPointer) -> Failure? {
+        var line = raw
+        if let last = line.last, last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
+        switch state {
+        case .startLine:
+            if line.isEmpty && role == .request { return nil }  // a stray CRLF between requests
+            return role == .response ? takeStatusLine(line) : takeRequestLine(line)
+        case .header:
+            return line.isEmpty ? endOfHead() : takeHeader(line)
+        case .chunkSize:
+            return takeChunkSize(line)
+        case .chunkEnd:
+            guard line.isEmpty else { return .malformed }
+            state = .chunkSize
+            return nil
+        case .trailer:
+            if line.isEmpty { state = .complete }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    private mutating func takeStatusLine(_ line: UnsafeRawBufferPointer) -> Failure? {
+        // HTTP/1.x SP DIGIT DIGIT DIGIT [SP reason]
+        guard line.count >= 12, line.starts(with: Self.httpSlash1Dot) else { return .malformed }
+        guard let minor = Self.digit(line[7]), minor <= 1, line[8] == 0x20 else { return .malformed }
+        guard let a = Self.digit(line[9]), let b = Self.digit(line[10]), let c = Self.digit(line[11]), a >= 1 else { return .malformed }
+        guard line.count == 12 || line[12] == 0x20 else { return .malformed }
+        minorVersion = minor
+        status = a * 100 + b * 10 + c
+        state = .header
+        return nil
+    }
+
+    private mutating func takeRequestLine(_ line: UnsafeRawBufferPointer) -> Failure? {
+        // METHOD SP target SP HTTP/1.x
+        guard let firstSpace = line.firstIndex(of: 0x20), firstSpace > 0 else { return .malformed }
+        guard let lastSpace = line.lastIndex(of: 0x20), lastSpace > firstSpace + 1 else { return .malformed }
+        let version = UnsafeRawBufferPointer(rebasing: line[(lastSpace + 1)...])
+        guard version.count == 8, version.starts(with: Self.httpSlash1Dot), let minor = Self.digit(version[7]), minor <= 1 else {
+            return .malformed
+        }
+        for byte in line[..<firstSpace] where !Self.isTokenByte(byte) { return .malformed }
+        method.append(contentsOf: line[..<firstSpace])
+        target.append(contentsOf: line[(firstSpace + 1)..<lastSpace])
+        minorVersion = minor
+        state = .header
+        return nil
+    }
+
+    private mutating func takeHeader(_ line: UnsafeRawBufferPointer) -> Failure? {
+        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return .malformed }
+        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        for byte in name where !Self.isTokenByte(byte) { return .malformed }
+        var start = colon + 1
+        var end = line.count
+        while start < end && (line[start] == 0x20 || line[start] == 0x09) { start += 1 }
+        while end > start && (line[end - 1] == 0x20 || line[end - 1] == 0x09) { end -= 1 }
+        let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
+        switch name.count {
+        case 14 where Self.equalsIgnoringCase(name, "content-length"):
+            guard !value.isEmpty, value.count <= 18 else { return .malformed }
+            var length = 0
+            for byte in value {
+                guard let digit = Self.digit(byte) else { return .malformed }
+                length = length * 10 + digit
+            }
+            if let contentLength, contentLength != length { return .malformed }
+            contentLength = length
+        case 17 where Self.equalsIgnoringCase(name, "transfer-encoding"):
+            // The final coding decides the framing: chunked, or (responses) until the close.
+            let codings = value.split(separator: 0x2C)
+            if let last = codings.last, Self.equalsIgnoringCase(Self.trimmed(last), "chunked") {
+                chunked = true
+            } else if role == .request {
+                return .malformed
+            } else {
+                closeDelimited = true
+            }
+        case 10 where Self.equalsIgnoringCase(name, "connection"):
+            for token in value.split(separator: 0x2C) {
+                let token = Self.trimmed(token)
+                if Self.equalsIgnoringCase(token, "close") {
+                    connectionKeepAlive = false
+                } else if Self.equalsIgnoringCase(token, "keep-alive"), connectionKeepAlive == nil {
+                    connectionKeepAlive = true
+                }
+            }
+        case 11 where Self.equalsIgnoringCase(name, "retry-after"):
+            retryAfter = Array(value)
+        default:
+            break
+        }
+        return nil
+    }
+
+    private mutating func endOfHead() -> Failure? {
+        keepAlive = connectionKeepAlive ?? (minorVersion == 1)
+        if role == .response {
+            if status < 200 {
+                guard status != 101 else { return .malformed }  // no upgrades here
+                let interim = interimResponses + 1
+                let head = isHeadRequest
+                let collect = collectBody
+                reset()
+                interimResponses = interim
+                isHeadRequest = head
+                collectBody = collect
+                sawBytes = true
+                return nil
+            }
+            if isHeadRequest || status == 204 || status == 304 {
+                state = .complete
+                return nil
+            }
+        }
+        if chunked {
+            state = .chunkSize
+        } else if let contentLength {
+            guard contentLength <= maxBodyBytes else { return .bodyTooLarge }
+            state = contentLength == 0 ? .complete : .body(remaining: contentLength)
+        } else if role == .response {
+            keepAlive = false
+            state = .untilClose
+        } else {
+            state = .complete
+        }
+        return nil
+    }
+
+    private mutating func takeChunkSize(_ line: UnsafeRawBufferPointer) -> Failure? {
+        var size = 0
+        var digits = 0
+        for byte in line {
+            let value: Int
+            switch byte {
+            case 0x30...0x39: value = Int(byte - 0x30)
+            case 0x41...0x46: value = Int(byte - 0x41 + 10)
+            case 0x61...0x66: value = Int(byte - 0x61 + 10)
+            case 0x3B, 0x20, 0x09: value = -1  // chunk extensions and whitespace end the size
+            default: return .malformed
+            }
+            if value < 0 { break }
+            digits += 1
+            guard digits <= 15 else { return .malformed }
+            size = size * 16 + value
+        }
+        guard digits > 0 else { return .malformed }
+        if size == 0 {
+            state = .trailer
+            return nil
+        }
+        guard bodyBytes + size <= maxBodyBytes else { return .bodyTooLarge }
+        state = .chunkData(remaining: size)
+        return nil
+    }
+
+    // MARK: Byte helpers
+
+    private static let httpSlash1Dot: [UInt8] = Array("HTTP/1.".utf8)
+
+    @inline(__always)
+    private static func digit(_ byte: UInt8) -> Int? {
+        byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil
+    }
+
+    /// RFC 9110 token characters.
+    @inline(__always)
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        default: false
+        }
+    }
+
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+        while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        return bytes[start..<end]
+    }
+
+    /// ASCII case-insensitive comparison with a lowercase literal.
+    private static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        var index = 0
+        let literal = lowercase.utf8Start
+        for byte in bytes {
+            let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            guard folded == literal[index] else { return false }
+            index += 1
+        }
+        return true
+    }
+}

@@ -1,0 +1,125 @@
+/// A request the server read, as its handler sees it.
+public struct HTTPServerRequest: Sendable {
+    public var method: String
+    /// The request target as sent: path and query.
+    public var path: String
+    public var body: [UInt8]
+    /// The loop that read it: lets handlers keep per-loop state without contention.
+    public var loopIndex: Int
+
+    public init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
+        self.method = method
+        self.path = path
+        self.body = body
+        self.loopIndex = loopIndex
+    }
+
+    /// The path without its query.
+    public var pathWithoutQuery: Substring {
+        path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    }
+}
+
+/// A complete response.
+public struct HTTPServerResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]
+    /// Close the connection after this response (sent as `Connection: close`).
+    public var close: Bool
+
+    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], close: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.close = close
+    }
+
+    /// A JSON body with its content type.
+    public static func json(_ status: Int, _ body: [UInt8]) -> HTTPServerResponse {
+        HTTPServerResponse(status: status, headers: [HTTPHeader(name: "Content-Type", value: "application/json")], body: body)
+    }
+
+    /// The bytes on the wire: status line, headers, body.
+    public var encoded: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(96 + body.count)
+        bytes.append(contentsOf: HTTPStatus.line(status))
+        bytes.append(contentsOf: "Server: survey-bot\r\nContent-Length: \(body.count)\r\n".utf8)
+        for header in headers {
+            bytes.append(contentsOf: "\(header.name): \(header.value)\r\n".utf8)
+        }
+        if close { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        bytes.append(contentsOf: body)
+        return bytes
+    }
+}
+
+/// A response serialised once, to be sent many times without building it again.
+public struct EncodedResponse: Sendable, Equatable {
+    public let bytes: [UInt8]
+    public let status: Int
+    public let close: Bool
+
+    public init(_ response: HTTPServerResponse) {
+        bytes = response.encoded
+        status = response.status
+        close = response.close
+    }
+}
+
+/// What the server does with a request: answer, or misbehave on purpose.
+public indirect enum HTTPServerAction: Sendable, Equatable {
+    /// Answer at once.
+    case respond(EncodedResponse)
+    /// Do `action` after a pause (injected latency).
+    case after(Duration, HTTPServerAction)
+    /// Write the response one byte per `interval` (a slow body).
+    case trickle(EncodedResponse, interval: Duration)
+    /// Write these bytes, then close: for answers that are not HTTP.
+    case raw([UInt8])
+    /// Reset the connection (TCP RST) without answering.
+    case reset
+    /// Never answer; keep the connection open until the client gives up.
+    case hang
+    /// Close the connection without answering.
+    case close
+}
+
+/// Status lines, prebuilt once per status.
+enum HTTPStatus {
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: "Status"
+        }
+    }
+
+    private static let common: [Int: [UInt8]] = Dictionary(
+        uniqueKeysWithValues: [200, 204, 400, 404, 405, 413, 431, 500, 503].map { ($0, make($0)) })
+
+    static func line(_ status: Int) -> [UInt8] {
+        common[status] ?? make(status)
+    }
+
+    private static func make(_ status: Int) -> [UInt8] {
+        Array("HTTP/1.1 \(status) \(reason(status))\r\n".utf8)
+    }
+}

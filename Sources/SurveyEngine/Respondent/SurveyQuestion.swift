@@ -1,0 +1,46 @@
+/// One question of the survey, as `GET /questions` lists it.
+public struct SurveyQuestion: Sendable, Hashable {
+    public var id: Int
+    public var text: String
+
+    public init(id: Int, text: String) {
+        self.id = id
+        self.text = text
+    }
+
+    /// Why a questions body breaks the survey contract.
+    public struct ContractError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads the survey contract: a non-empty JSON array of objects with an integer `id`
+    /// (unique) and a string `question`; other fields are ignored.
+    public static func list(from body: some Collection<UInt8>) -> Result<[SurveyQuestion], ContractError> {
+        let value: JSONValue
+        switch JSONValue.parse(body) {
+        case .success(let parsed): value = parsed
+        case .failure(let error): return .failure(ContractError(description: "the questions are not JSON: \(error)"))
+        }
+        guard case .array(let items) = value else { return .failure(ContractError(description: "the questions are not a JSON array")) }
+        guard !items.isEmpty else { return .failure(ContractError(description: "the questions list is empty")) }
+        var questions: [SurveyQuestion] = []
+        questions.reserveCapacity(items.count)
+        var seen = Set<Int>()
+        for (index, item) in items.enumerated() {
+            guard case .integer(let id)? = item["id"] else {
+                return .failure(ContractError(description: "question \(index + 1) has no integer 'id'"))
+            }
+            guard case .string(let text)? = item["question"] else {
+                return .failure(ContractError(description: "question \(index + 1) has no string 'question'"))
+            }
+            guard seen.insert(id).inserted else { return .failure(ContractError(description: "question id \(id) appears twice")) }
+            questions.append(SurveyQuestion(id: id, text: text))
+        }
+        return .success(questions)
+    }
+
+    /// The JSON array `GET /questions` answers with.
+    public static func json(_ questions: [SurveyQuestion]) -> String {
+        "[" + questions.map { "{\"id\":\($0.id),\"question\":\(JSONValue.quoted($0.text))}" }.joined(separator: ",") + "]"
+    }
+}

@@ -1,0 +1,96 @@
+/// Sends one HTTP request and says what came of it. The engine does not care which client runs
+/// behind it: the event-loop client for `http://`, URLSession for `https://`, or a scripted fake
+/// in tests.
+public protocol Transport: Sendable {
+    /// One attempt: a response, or the reason there is none. Never throws: a failure is data.
+    func send(_ request: HTTPRequest) async -> TransportOutcome
+
+    /// Closes idle connections and releases resources. No `send` may follow.
+    func shutdown() async
+}
+
+/// A request ready to send: a prebuilt head (request line and fixed headers) and a body.
+public struct HTTPRequest: Sendable {
+    /// The part of a request that does not change between attempts: method, path, headers.
+    public struct Template: Sendable {
+        public let method: String
+        /// The path on the server, base path included.
+        public let path: String
+        public let headers: [HTTPHeader]
+        /// `METHOD path HTTP/1.1`, `Host`, the fixed headers, each line ending in CRLF; the
+        /// `Content-Length` line and the blank line are added per request.
+        let head: [UInt8]
+
+        public init(method: String, path: String, target: HTTPTarget, headers: [HTTPHeader] = []) {
+            self.method = method
+            self.path = path
+            self.headers = headers
+            var head: [UInt8] = []
+            head.append(contentsOf: "\(method) \(path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n".utf8)
+            head.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
+            for header in headers {
+                head.append(contentsOf: "\(header.name): \(header.value)\r\n".utf8)
+            }
+            self.head = head
+        }
+    }
+
+    public let template: Template
+    /// The body, or nil for none (no Content-Length is sent for a GET without a body).
+    public var body: [UInt8]?
+    /// Whether the response body is wanted; when not, it is read and dropped.
+    public var collectBody: Bool
+
+    public init(_ template: Template, body: [UInt8]? = nil, collectBody: Bool = false) {
+        self.template = template
+        self.body = body
+        self.collectBody = collectBody
+    }
+}
+
+/// What a server answered.
+public struct TransportResponse: Sendable, Equatable {
+    public var status: Int
+    /// The body when it was asked for, else empty.
+    public var body: [UInt8]
+    /// The `Retry-After` header, as sent.
+    public var retryAfter: String?
+
+    public init(status: Int, body: [UInt8] = [], retryAfter: String? = nil) {
+        self.status = status
+        self.body = body
+        self.retryAfter = retryAfter
+    }
+}
+
+/// Why an attempt has no response.
+public struct TransportFailure: Error, Sendable, Equatable {
+    public var kind: ErrorKind
+    /// Whether any of the request reached the wire: a request never sent is always safe to retry.
+    public var requestSent: Bool
+
+    public init(_ kind: ErrorKind, requestSent: Bool) {
+        self.kind = kind
+        self.requestSent = requestSent
+    }
+}
+
+/// One attempt's result and how long it took, from the first byte sent (or the connect) to the
+/// last byte of the response, or to the failure.
+public struct TransportOutcome: Sendable, Equatable {
+    public var result: Result<TransportResponse, TransportFailure>
+    public var latency: Duration
+
+    public init(_ result: Result<TransportResponse, TransportFailure>, latency: Duration) {
+        self.result = result
+        self.latency = latency
+    }
+
+    public static func response(_ response: TransportResponse, latency: Duration) -> TransportOutcome {
+        TransportOutcome(.success(response), latency: latency)
+    }
+
+    public static func failure(_ kind: ErrorKind, requestSent: Bool, latency: Duration) -> TransportOutcome {
+        TransportOutcome(.failure(TransportFailure(kind, requestSent: requestSent)), latency: latency)
+    }
+}

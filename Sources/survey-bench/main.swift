@@ -1,0 +1,81 @@
+// survey-bench: drives survey-bot's event-loop HTTP client the way wrk drives a server, so that
+// bench/http.sh can put the two side by side. Not a user-facing tool.
+//
+//   survey-bench URL [--concurrency 50] [--duration 5] [--threads N]
+//
+// Prints one line: requests, errors (by kind), seconds, req/s.
+import Foundation
+import SurveyEngine
+import Synchronization
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("survey-bench: \(message)\n".utf8))
+    exit(2)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var concurrency = 50
+var seconds = 5.0
+var threads = EventLoopGroup.coreCount
+var url: String?
+while let argument = arguments.first {
+    arguments.removeFirst()
+    func value() -> String {
+        guard let next = arguments.first else { fail("\(argument) needs a value") }
+        arguments.removeFirst()
+        return next
+    }
+    switch argument {
+    case "--concurrency", "-c":
+        guard let number = Int(value()), number > 0 else { fail("--concurrency takes a positive number") }
+        concurrency = number
+    case "--duration", "-d":
+        guard let number = Double(value()), number > 0 else { fail("--duration takes seconds") }
+        seconds = number
+    case "--threads", "-t":
+        guard let number = Int(value()), number > 0 else { fail("--threads takes a positive number") }
+        threads = number
+    default:
+        guard url == nil, !argument.hasPrefix("-") else { fail("unexpected argument '\(argument)'") }
+        url = argument
+    }
+}
+guard let url else { fail("usage: survey-bench URL [--concurrency 50] [--duration 5] [--threads N]") }
+guard case .success(let parsed) = HTTPTarget.parse(url) else { fail("'\(url)' is not an http:// URL") }
+let target = HTTPTarget(scheme: parsed.scheme, host: parsed.host, port: parsed.port)
+let path = parsed.basePath.isEmpty ? "/" : parsed.basePath
+
+let group = EventLoopGroup(threads: threads)
+let client = HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(5)))
+let template = HTTPRequest.Template(method: "GET", path: path, target: target)
+let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+let start = ContinuousClock.now
+
+let (requests, errors) = await withTaskGroup(of: (Int, [ErrorKind: Int]).self) { tasks in
+    for index in 0..<concurrency {
+        tasks.addTask(executorPreference: group.loops[index % group.loops.count]) {
+            var count = 0
+            var errors: [ErrorKind: Int] = [:]
+            let request = HTTPRequest(template)
+            while ContinuousClock.now < deadline {
+                let outcome = await client.send(request)
+                count += 1
+                if case .failure(let failure) = outcome.result { errors[failure.kind, default: 0] += 1 }
+            }
+            return (count, errors)
+        }
+    }
+    var total = 0
+    var errors: [ErrorKind: Int] = [:]
+    for await (count, kinds) in tasks {
+        total += count
+        errors.merge(kinds, uniquingKeysWith: +)
+    }
+    return (total, errors)
+}
+let elapsed = ContinuousClock.now - start
+let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+await client.shutdown()
+group.shutdown()
+let errorText = errors.isEmpty ? "0" : errors.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
+print(String(format: "requests %d errors %@ seconds %.2f rps %.0f", requests, errorText, elapsedSeconds, Double(requests) / elapsedSeconds))

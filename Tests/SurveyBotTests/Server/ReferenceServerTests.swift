@@ -1,0 +1,179 @@
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+
+/// A reference server with `faults` on loopback and a client for it.
+private func withReferenceServer(
+    _ faults: ServerFaults = ServerFaults(), seed: UInt64 = 7, questions: ReferenceServerConfiguration.Questions = .builtin(count: 10),
+    timeout: Duration = .seconds(2), _ body: (ReferenceServer, HTTPClient, HTTPTarget) async throws -> Void
+) async throws {
+    var configuration = ReferenceServerConfiguration()
+    configuration.faults = faults
+    configuration.seed = seed
+    configuration.questions = questions
+    let group = EventLoopGroup(threads: 2)
+    let server = try ReferenceServer(configuration: configuration, group: group)
+    let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+    let client = HTTPClient(target: target, group: group, configuration: .init(timeout: timeout))
+    var failure: (any Error)?
+    do { try await body(server, client, target) } catch { failure = error }
+    await client.shutdown()
+    await server.shutdown()
+    group.shutdown()
+    if let failure { throw failure }
+}
+
+private func questions(_ target: HTTPTarget) -> HTTPRequest {
+    HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target), collectBody: true)
+}
+
+private func submit(_ target: HTTPTarget, _ body: String = #"{"id":1,"answer":"red"}"#) -> HTTPRequest {
+    HTTPRequest(HTTPRequest.Template(method: "POST", path: "/question/submit", target: target), body: Array(body.utf8))
+}
+
+/// The status of a response, or the error kind's name.
+private func label(_ outcome: TransportOutcome) -> String {
+    switch outcome.result {
+    case .success(let response): "\(response.status)"
+    case .failure(let failure): failure.kind.rawValue
+    }
+}
+
+@Suite struct ReferenceServerTests {
+    @Test func servesTheBuiltInSurvey() async throws {
+        try await withReferenceServer { server, client, target in
+            let outcome = await client.send(questions(target))
+            guard case .success(let response) = outcome.result else {
+                Issue.record("no response: \(label(outcome))")
+                return
+            }
+            #expect(response.status == 200)
+            let list = try SurveyQuestion.list(from: response.body).get()
+            #expect(list.count == 10)
+            #expect(list.first == SurveyQuestion(id: 1, text: "What is your favourite colour?"))
+            #expect(label(await client.send(submit(target))) == "200")
+        }
+    }
+
+    @Test func validatesSubmitBodies() async throws {
+        try await withReferenceServer { server, client, target in
+            #expect(label(await client.send(submit(target, #"{"id":11,"answer":"x"}"#))) == "400")
+            #expect(label(await client.send(submit(target, #"{"id":1,"answer":"#))) == "400")
+            #expect(label(await client.send(submit(target, #"{"id":1}"#))) == "400")
+            #expect(label(await client.send(submit(target, #"{"id":2,"answer":"pizza","extra":[1]}"#))) == "200")
+            let stats = server.stats()
+            #expect(stats.invalidSubmits == 3)
+            #expect(stats.endpoints["submit"] == ["400": 3, "200": 1])
+        }
+    }
+
+    /// Each fault at 100%, and how the client must classify it.
+    @Test(arguments: [
+        ("reset", "connection_reset"), ("hang", "timeout"), ("malformed", "malformed_response"), ("error", "500"), ("fail", "400"),
+        ("slow", "timeout"),
+    ])
+    func eachFaultIsClassified(fault: String, expected: String) async throws {
+        var faults = ServerFaults()
+        switch fault {
+        case "reset": faults.resetRate = 1
+        case "hang": faults.hangRate = 1
+        case "malformed": faults.malformedRate = 1
+        case "error": faults.errorRate = 1
+        case "fail": faults.failRate = 1
+        default:
+            faults.slowRate = 1
+            faults.trickleInterval = .milliseconds(50)
+        }
+        try await withReferenceServer(faults, timeout: .milliseconds(300)) { server, client, target in
+            let start = ContinuousClock.now
+            let outcome = await client.send(submit(target))
+            #expect(label(outcome) == expected)
+            // Nothing outlives its timeout by more than the deadline sweep and a little slack.
+            #expect(ContinuousClock.now - start < .milliseconds(600))
+            #expect(server.stats().requests("submit") == 1)
+        }
+    }
+
+    @Test func coldStartAnswers503ThenServes() async throws {
+        var faults = ServerFaults()
+        faults.coldStart = 2
+        try await withReferenceServer(faults) { server, client, target in
+            var labels: [String] = []
+            for _ in 0..<4 { labels.append(label(await client.send(questions(target)))) }
+            #expect(labels == ["503", "503", "200", "200"])
+            #expect(server.stats().endpoints["questions"] == ["503": 2, "200": 2])
+        }
+    }
+
+    @Test func latencyIsAddedToEveryAnswer() async throws {
+        var faults = ServerFaults()
+        faults.latency = DurationRange(.milliseconds(20), .milliseconds(30))
+        try await withReferenceServer(faults) { _, client, target in
+            let outcome = await client.send(questions(target))
+            #expect(label(outcome) == "200")
+            #expect(outcome.latency >= .milliseconds(20))
+        }
+    }
+
+    @Test func sameSeedGivesTheSameFaults() async throws {
+        var faults = ServerFaults()
+        faults.failRate = 0.3
+        faults.errorRate = 0.2
+        var runs: [[String]] = []
+        for _ in 0..<2 {
+            try await withReferenceServer(faults, seed: 42) { _, client, target in
+                var labels: [String] = []
+                for _ in 0..<40 { labels.append(label(await client.send(submit(target)))) }
+                runs.append(labels)
+            }
+        }
+        #expect(runs[0] == runs[1])
+        #expect(runs[0].contains("400") && runs[0].contains("500") && runs[0].contains("200"))
+        try await withReferenceServer(faults, seed: 43) { _, client, target in
+            var labels: [String] = []
+            for _ in 0..<40 { labels.append(label(await client.send(submit(target)))) }
+            #expect(labels != runs[0])
+        }
+    }
+
+    @Test func statsCountEveryRequestAndRoundTrip() async throws {
+        var faults = ServerFaults()
+        faults.failRate = 0.5
+        try await withReferenceServer(faults) { server, client, target in
+            for _ in 0..<30 { _ = await client.send(submit(target)) }
+            for _ in 0..<5 { _ = await client.send(questions(target)) }
+            let statsRequest = HTTPRequest(HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true)
+            guard case .success(let response) = await client.send(statsRequest).result else {
+                Issue.record("no stats")
+                return
+            }
+            let stats = try #require(ReferenceServerStats.parse(response.body))
+            #expect(stats == server.stats())
+            #expect(stats.requests("submit") == 30)
+            #expect(stats.requests("questions") == 5)
+            #expect(stats.endpoints["submit"]?["400", default: 0] ?? 0 > 0)
+        }
+    }
+
+    @Test func refusesAQuestionsFileThatIsNotASurvey() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("q.json", #"[{"id":1,"question":"a"},{"id":1,"question":"b"}]"#)
+        #expect(throws: ReferenceServer.StartError.self) {
+            _ = try ReferenceServer.loadQuestions(.file(path))
+        }
+        let good = try directory.write("good.json", #"[{"id":7,"question":"Why?","hint":"extra fields are fine"}]"#)
+        #expect(try ReferenceServer.loadQuestions(.file(good)) == [SurveyQuestion(id: 7, text: "Why?")])
+    }
+
+    @Test func serveRejectsBadOptionsBeforeListening() async {
+        let rate = await runCommand(["serve", "--fail-rate", "120%"])
+        #expect(rate.status == .validationFailure)
+        #expect(rate.err.contains("Error: --fail-rate 120%: a percentage cannot be over 100%"))
+        let port = await runCommand(["serve", "--port", "70000"])
+        #expect(port.status == .validationFailure)
+        #expect(port.err.contains("--port must be between 0 and 65535"))
+        let sum = await runCommand(["serve", "--error-rate", "60%", "--reset-rate", "50%"])
+        #expect(sum.err.contains("add up to more than 100%"))
+    }
+}

@@ -1,0 +1,229 @@
+import Testing
+
+@testable import SurveyEngine
+
+/// A loopback server with `handler`, a client for it, and teardown; runs `body`.
+private func withServer(
+    timeout: Duration = .seconds(2), maxBody: Int = 1 << 20, handler: @escaping HTTPServer.Handler,
+    _ body: (HTTPServer, HTTPClient, HTTPTarget, EventLoopGroup) async throws -> Void
+) async throws {
+    let group = EventLoopGroup(threads: 2)
+    let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, handler: handler)
+    let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+    let client = HTTPClient(target: target, group: group, configuration: .init(timeout: timeout, maxBodyBytes: maxBody))
+    do {
+        try await body(server, client, target, group)
+    } catch {
+        await client.shutdown()
+        await server.shutdown()
+        group.shutdown()
+        throw error
+    }
+    await client.shutdown()
+    await server.shutdown()
+    group.shutdown()
+}
+
+private func get(_ path: String, _ target: HTTPTarget, method: String = "GET") -> HTTPRequest {
+    HTTPRequest(HTTPRequest.Template(method: method, path: path, target: target), collectBody: true)
+}
+
+private func ok(_ body: String, close: Bool = false) -> HTTPServerAction {
+    .respond(EncodedResponse(HTTPServerResponse(status: 200, body: Array(body.utf8), close: close)))
+}
+
+private func expectFailure(
+    _ outcome: TransportOutcome, _ kind: ErrorKind, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    switch outcome.result {
+    case .success(let response): Issue.record("expected \(kind), got status \(response.status)", sourceLocation: sourceLocation)
+    case .failure(let failure): #expect(failure.kind == kind, sourceLocation: sourceLocation)
+    }
+}
+
+private func expectStatus(
+    _ outcome: TransportOutcome, _ status: Int, body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    switch outcome.result {
+    case .success(let response):
+        #expect(response.status == status, sourceLocation: sourceLocation)
+        if let body { #expect(String(decoding: response.body, as: UTF8.self) == body, sourceLocation: sourceLocation) }
+    case .failure(let failure): Issue.record("expected \(status), got \(failure.kind)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A loopback port with nothing listening on it.
+private func deadPort() async throws -> Int {
+    let group = EventLoopGroup(threads: 1)
+    let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in .close }
+    let port = server.port
+    await server.shutdown()
+    group.shutdown()
+    return port
+}
+
+@Suite struct HTTPClientServerTests {
+    @Test func getsABodyAndReusesTheConnection() async throws {
+        try await withServer(handler: { request in ok("hello \(request.path)") }) { server, client, target, group in
+            // Sequential requests from a task on one loop share that loop's one connection.
+            await withTaskExecutorPreference(group.loops[1]) {
+                for _ in 0..<50 {
+                    expectStatus(await client.send(get("/questions", target)), 200, body: "hello /questions")
+                }
+            }
+            #expect(server.connectionsAccepted == 1)
+            #expect(await client.openConnectionCount() == 1)
+        }
+    }
+
+    @Test func sendsTheBodyWithItsLength() async throws {
+        try await withServer(handler: { request in ok(String(decoding: request.body, as: UTF8.self)) }) { _, client, target, _ in
+            let template = HTTPRequest.Template(method: "POST", path: "/question/submit", target: target)
+            let body = Array(#"{"id":3,"answer":"red"}"#.utf8)
+            expectStatus(await client.send(HTTPRequest(template, body: body, collectBody: true)), 200, body: #"{"id":3,"answer":"red"}"#)
+        }
+    }
+
+    @Test func connectionCloseResponsesAreNotReused() async throws {
+        try await withServer(handler: { _ in ok("bye", close: true) }) { server, client, target, _ in
+            for _ in 0..<5 {
+                expectStatus(await client.send(get("/", target)), 200, body: "bye")
+            }
+            #expect(server.connectionsAccepted == 5)
+        }
+    }
+
+    @Test func readsChunkedAndCloseDelimitedBodies() async throws {
+        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n[1,\r\n2\r\n2]\r\n0\r\n\r\n".utf8)
+        let unframed = Array("HTTP/1.0 200 OK\r\n\r\n[3]".utf8)
+        try await withServer(handler: { request in .raw(request.path == "/chunked" ? chunked : unframed) }) { _, client, target, _ in
+            expectStatus(await client.send(get("/chunked", target)), 200, body: "[1,2]")
+            expectStatus(await client.send(get("/unframed", target)), 200, body: "[3]")
+        }
+    }
+
+    @Test func headResponsesHaveNoBody() async throws {
+        let head = EncodedResponse(HTTPServerResponse(status: 200, body: Array("not sent to HEAD".utf8)))
+        let headBytes = Array(head.bytes.prefix(head.bytes.count - 16))
+        try await withServer(handler: { _ in .raw(headBytes + headBytes) }) { server, client, target, group in
+            // Two HEAD answers back to back, then a close: each ends at its blank line.
+            await withTaskExecutorPreference(group.loops[0]) {
+                expectStatus(await client.send(get("/", target, method: "HEAD")), 200, body: "")
+            }
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
+    @Test func refusedConnectionIsClassified() async throws {
+        let port = try await deadPort()
+        let group = EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: port)
+        let client = HTTPClient(target: target, group: group)
+        let outcome = await client.send(get("/", target))
+        expectFailure(outcome, .connectionRefused)
+        if case .failure(let failure) = outcome.result { #expect(!failure.requestSent) }
+        await client.shutdown()
+    }
+
+    @Test func unresolvableHostIsDNS() async throws {
+        let group = EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let target = HTTPTarget(scheme: .http, host: "no-such-host.invalid", port: 80)
+        let client = HTTPClient(target: target, group: group)
+        expectFailure(await client.send(get("/", target)), .dns)
+        await client.shutdown()
+    }
+
+    @Test func resetIsConnectionReset() async throws {
+        try await withServer(handler: { _ in .reset }) { _, client, target, _ in
+            let outcome = await client.send(get("/", target))
+            expectFailure(outcome, .connectionReset)
+            if case .failure(let failure) = outcome.result { #expect(failure.requestSent) }
+        }
+    }
+
+    @Test func closeWithoutAnswerIsConnectionClosed() async throws {
+        try await withServer(handler: { _ in .close }) { _, client, target, _ in
+            expectFailure(await client.send(get("/", target)), .connectionClosed)
+        }
+    }
+
+    @Test func garbageIsMalformed() async throws {
+        try await withServer(handler: { _ in .raw(Array("SURVEY GARBAGE\r\n\r\n".utf8)) }) { _, client, target, _ in
+            expectFailure(await client.send(get("/", target)), .malformedResponse)
+        }
+    }
+
+    @Test func hangingServerTimesOutOnTime() async throws {
+        try await withServer(timeout: .milliseconds(200), handler: { _ in .hang }) { server, client, target, _ in
+            let start = ContinuousClock.now
+            let outcome = await client.send(get("/", target))
+            let elapsed = ContinuousClock.now - start
+            expectFailure(outcome, .timeout)
+            #expect(elapsed >= .milliseconds(200) && elapsed < .milliseconds(400))
+            #expect(outcome.latency >= .milliseconds(200))
+        }
+    }
+
+    @Test func trickledBodyTimesOutOrArrives() async throws {
+        let response = EncodedResponse(HTTPServerResponse(status: 200, body: Array("slow".utf8)))
+        try await withServer(timeout: .milliseconds(150), handler: { _ in .trickle(response, interval: .milliseconds(20)) }) {
+            _, client, target, _ in
+            expectFailure(await client.send(get("/", target)), .timeout)
+        }
+        try await withServer(timeout: .seconds(5), handler: { _ in .trickle(response, interval: .microseconds(100)) }) {
+            _, client, target, _ in
+            expectStatus(await client.send(get("/", target)), 200, body: "slow")
+        }
+    }
+
+    @Test func delayedAnswerIsMeasured() async throws {
+        try await withServer(handler: { _ in .after(.milliseconds(30), ok("late")) }) { _, client, target, _ in
+            let outcome = await client.send(get("/", target))
+            expectStatus(outcome, 200, body: "late")
+            #expect(outcome.latency >= .milliseconds(30))
+        }
+    }
+
+    @Test func tenMegabyteBodyIsBodyTooLarge() async throws {
+        let huge = EncodedResponse(HTTPServerResponse(status: 200, body: [UInt8](repeating: 0x61, count: 10 << 20)))
+        try await withServer(handler: { _ in .respond(huge) }) { _, client, target, _ in
+            expectFailure(await client.send(get("/", target)), .bodyTooLarge)
+            // The connection is gone, not left half-read: the next attempt starts clean.
+            #expect(await client.openConnectionCount() == 0)
+        }
+    }
+
+    @Test func manyConcurrentRequestsOnTheLoops() async throws {
+        try await withServer(handler: { _ in ok("x") }) { server, client, target, group in
+            let statuses = await withTaskGroup(of: Int.self) { tasks in
+                for index in 0..<20 {
+                    tasks.addTask(executorPreference: group.loops[index % 2]) {
+                        var okCount = 0
+                        for _ in 0..<100 {
+                            if case .success(let response) = await client.send(get("/", target).self).result, response.status == 200 {
+                                okCount += 1
+                            }
+                        }
+                        return okCount
+                    }
+                }
+                return await tasks.reduce(0, +)
+            }
+            #expect(statuses == 2000)
+            #expect(server.connectionsAccepted <= 20)
+        }
+    }
+
+    @Test func serverRejectsOversizedRequests() async throws {
+        try await withServer(handler: { _ in ok("never") }) { server, client, target, _ in
+            let template = HTTPRequest.Template(method: "POST", path: "/", target: target)
+            expectStatus(await client.send(HTTPRequest(template, body: [UInt8](repeating: 0x20, count: 100_000))), 413)
+            let big = HTTPRequest.Template(
+                method: "GET", path: "/", target: target, headers: [HTTPHeader(name: "X-Big", value: String(repeating: "b", count: 9000))])
+            expectStatus(await client.send(HTTPRequest(big)), 431)
+            #expect(server.requestsRejected == 2)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Testing
+
+@testable import SurveyEngine
+
+/// Feeds `message` to a fresh parser in the pieces `cuts` makes; returns the parser and its last progress.
+private func parse(
+    _ message: [UInt8], role: HTTPMessageParser.Role = .response, cuts: [Int] = [], maxBody: Int = 1 << 20, head: Bool = false,
+    endOfStream: Bool = false
+) -> (HTTPMessageParser, HTTPMessageParser.Progress) {
+    var parser = HTTPMessageParser(role: role, maxHeadBytes: 1024, maxBodyBytes: maxBody)
+    parser.isHeadRequest = head
+    var progress = HTTPMessageParser.Progress.needMore
+    var start = 0
+    for end in cuts + [message.count] where end >= start {
+        progress = message[start..<end].withUnsafeBytes { parser.parse($0) }
+        if case .complete(let consumed) = progress {
+            progress = .complete(consumed: start + consumed)
+            return (parser, progress)
+        }
+        if case .failed = progress { return (parser, progress) }
+        start = end
+    }
+    if endOfStream { progress = parser.finishAtEndOfStream() }
+    return (parser, progress)
+}
+
+private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+/// Parses `message` split into two at every position and into single bytes, and checks each
+/// parse against the whole one.
+private func expectSameAtEveryBoundary(
+    _ message: [UInt8], role: HTTPMessageParser.Role = .response, endOfStream: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let (whole, wholeProgress) = parse(message, role: role, endOfStream: endOfStream)
+    for cut in 0...message.count {
+        let (split, progress) = parse(message, role: role, cuts: [cut], endOfStream: endOfStream)
+        #expect(progress == wholeProgress, "split at \(cut)", sourceLocation: sourceLocation)
+        #expect(split.status == whole.status && split.body == whole.body, "split at \(cut)", sourceLocation: sourceLocation)
+        #expect(split.keepAlive == whole.keepAlive && split.target == whole.target, "split at \(cut)", sourceLocation: sourceLocation)
+    }
+    let (single, progress) = parse(message, role: role, cuts: Array(0..<message.count), endOfStream: endOfStream)
+    #expect(progress == wholeProgress, "byte by byte", sourceLocation: sourceLocation)
+    #expect(single.body == whole.body && single.status == whole.status, "byte by byte", sourceLocation: sourceLocation)
+}
+
+@Suite struct HTTPMessageParserTests {
+    @Test func readsContentLengthResponse() {
+        let message = bytes("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n[1,2,3]")
+        let (parser, progress) = parse(message)
+        #expect(progress == .complete(consumed: message.count))
+        #expect(parser.status == 200)
+        #expect(parser.body == bytes("[1,2,3]"))
+        #expect(parser.keepAlive)
+        expectSameAtEveryBoundary(message)
+    }
+
+    @Test func readsChunkedResponseWithExtensionsAndTrailers() {
+        let message = bytes(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;name=x\r\nWiki\r\n5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-Trailer: 1\r\n\r\n"
+        )
+        let (parser, progress) = parse(message)
+        #expect(progress == .complete(consumed: message.count))
+        #expect(parser.body == bytes("Wikipedia in\r\n\r\nchunks."))
+        expectSameAtEveryBoundary(message)
+    }
+
+    @Test func connectionCloseEndsReuse() {
+        let (parser, _) = parse(bytes("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
+        #expect(parser.isComplete)
+        #expect(!parser.keepAlive)
+        let (old, _) = parse(bytes("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"))
+        #expect(!old.keepAlive)
+        let (oldKept, _) = parse(bytes("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n"))
+        #expect(oldKept.keepAlive)
+    }
+
+    @Test func bodyWithoutLengthRunsUntilTheClose() {
+        let message = bytes("HTTP/1.1 200 OK\r\n\r\nall of it")
+        let (parser, progress) = parse(message, endOfStream: true)
+        #expect(progress == .complete(consumed: 0))
+        #expect(parser.body == bytes("all of it"))
+        #expect(!parser.keepAlive)
+        expectSameAtEveryBoundary(message, endOfStream: true)
+    }
+
+    @Test func noBodyFor204And304AndHead() {
+        for text in ["HTTP/1.1 204 No Content\r\n\r\n", "HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n"] {
+            let (parser, progress) = parse(bytes(text))
+            #expect(progress == .complete(consumed: text.utf8.count), "\(text)")
+            #expect(parser.keepAlive)
+        }
+        let head = bytes("HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n")
+        let (parser, progress) = parse(head, head: true)
+        #expect(progress == .complete(consumed: head.count))
+        #expect(parser.body.isEmpty)
+    }
+
+    @Test func skipsInterimResponses() {
+        let message = bytes("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        let (parser, progress) = parse(message)
+        #expect(progress == .complete(consumed: message.count))
+        #expect(parser.status == 200 && parser.interimResponses == 1)
+        expectSameAtEveryBoundary(message)
+    }
+
+    @Test func stopsAtTheEndOfTheMessage() {
+        let message = bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200")
+        let (_, progress) = parse(message)
+        #expect(progress == .complete(consumed: message.count - 12))
+    }
+
+    @Test func keepsRetryAfter() {
+        let (parser, _) = parse(bytes("HTTP/1.1 503 Service Unavailable\r\nretry-after:  7 \r\nContent-Length: 0\r\n\r\n"))
+        #expect(parser.status == 503)
+        #expect(parser.retryAfter == bytes("7"))
+    }
+
+    @Test(arguments: [
+        "HTTP/2 200 OK\r\n\r\n",
+        "HTTP/1.1 20 OK\r\n\r\n",
+        "HTTP/1.1 2000 OK\r\n\r\n",
+        "HTTP/1.1 abc OK\r\n\r\n",
+        "hello world\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 12x\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n",
+    ])
+    func rejectsMalformedResponses(_ text: String) {
+        let (_, progress) = parse(bytes(text))
+        #expect(progress == .failed(.malformed))
+    }
+
+    @Test func limitsTheBody() {
+        let declared = bytes("HTTP/1.1 200 OK\r\nContent-Length: 10485760\r\n\r\n")
+        #expect(parse(declared, maxBody: 1 << 20).1 == .failed(.bodyTooLarge))
+        let chunked = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n12345678\r\n")
+        #expect(parse(chunked, maxBody: 12).1 == .failed(.bodyTooLarge))
+        let unframed = bytes("HTTP/1.1 200 OK\r\n\r\n" + String(repeating: "x", count: 20))
+        #expect(parse(unframed, maxBody: 12).1 == .failed(.bodyTooLarge))
+    }
+
+    @Test func limitsTheHead() {
+        let message = bytes("HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 2000) + "\r\n\r\n")
+        #expect(parse(message).1 == .failed(.headTooLarge))
+        #expect(parse(message, cuts: [10, 500, 1500]).1 == .failed(.headTooLarge))
+    }
+
+    @Test func endOfStreamSaysWhetherAnythingArrived() {
+        #expect(parse([], endOfStream: true).1 == .failed(.closed(partial: false)))
+        #expect(parse(bytes("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab"), endOfStream: true).1 == .failed(.closed(partial: true)))
+    }
+
+    @Test func readsRequestsWithBodies() {
+        let message = bytes("POST /question/submit HTTP/1.1\r\nHost: x\r\nContent-Length: 23\r\n\r\n{\"id\":1,\"answer\":\"red\"}")
+        let (parser, progress) = parse(message, role: .request)
+        #expect(progress == .complete(consumed: message.count))
+        #expect(parser.method == bytes("POST"))
+        #expect(parser.target == bytes("/question/submit"))
+        #expect(parser.body == bytes("{\"id\":1,\"answer\":\"red\"}"))
+        expectSameAtEveryBoundary(message, role: .request)
+        let chunked = bytes("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
+        expectSameAtEveryBoundary(chunked, role: .request)
+        #expect(parse(chunked, role: .request).0.body == bytes("abc"))
+    }
+
+    @Test func requestWithoutLengthHasNoBody() {
+        let message = bytes("GET /questions HTTP/1.1\r\nHost: x\r\n\r\nGET")
+        let (parser, progress) = parse(message, role: .request)
+        #expect(progress == .complete(consumed: message.count - 3))
+        #expect(parser.body.isEmpty && parser.keepAlive)
+    }
+
+    @Test func rejectsMalformedRequests() {
+        for text in [
+            "GET\r\n\r\n", "GET /x HTTP/3.0\r\n\r\n", "G(T /x HTTP/1.1\r\n\r\n", "POST /x HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+        ] {
+            #expect(parse(bytes(text), role: .request).1 == .failed(.malformed), "\(text)")
+        }
+    }
+}
