@@ -27,7 +27,9 @@ public struct HTTPRequest: Sendable {
             self.headers = headers
             var head: [UInt8] = []
             head.append(contentsOf: "\(method) \(path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n".utf8)
-            head.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
+            if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
+                head.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
+            }
             for header in headers {
                 head.append(contentsOf: "\(header.name): \(header.value)\r\n".utf8)
             }

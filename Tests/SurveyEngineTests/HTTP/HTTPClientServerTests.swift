@@ -161,8 +161,10 @@ private func deadPort() async throws -> Int {
             let outcome = await client.send(get("/", target))
             let elapsed = ContinuousClock.now - start
             expectFailure(outcome, .timeout)
-            #expect(elapsed >= .milliseconds(200) && elapsed < .milliseconds(400))
-            #expect(outcome.latency >= .milliseconds(200))
+            #expect(elapsed >= .milliseconds(200))
+            // Measured on the loop that ended the attempt: the deadline sweep is 5 ms late at most,
+            // whatever else the machine is doing to the test's own threads.
+            #expect(outcome.latency >= .milliseconds(200) && outcome.latency < .milliseconds(400))
         }
     }
 

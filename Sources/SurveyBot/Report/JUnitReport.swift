@@ -1,0 +1,49 @@
+/// JUnit XML for Jenkins and GitLab: one test suite per run, one test case per threshold, and
+/// one case saying whether the run was interrupted.
+enum JUnitReport {
+    static func render(_ report: RunReport) -> String {
+        var cases: [String] = []
+        var failures = 0
+        for threshold in report.thresholds {
+            var text = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"\(escape(threshold.text))\" time=\"0\">"
+            if !threshold.passed {
+                failures += 1
+                let actual = MarkdownReport.actualText(threshold)
+                text +=
+                    "\n      <failure message=\"\(escape("\(threshold.name): actual \(actual), limit \(threshold.op) \(threshold.text.split(separator: " ", maxSplits: 2).dropFirst(2).joined())"))\"/>\n    "
+            }
+            cases.append(text + "</testcase>")
+        }
+        var interrupted =
+            "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"no interrupted run\" time=\"\(report.durationS)\">"
+        if report.interrupted {
+            failures += 1
+            interrupted += "\n      <failure message=\"the run was interrupted before its end\"/>\n    "
+        }
+        cases.append(interrupted + "</testcase>")
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="survey-bot" tests="\(cases.count)" failures="\(failures)">
+              <testsuite name="\(escape(report.name))" tests="\(cases.count)" failures="\(failures)" errors="0" time="\(report.durationS)" timestamp="\(escape(report.startedAt))">
+            \(cases.joined(separator: "\n"))
+              </testsuite>
+            </testsuites>
+
+            """
+    }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import SurveyEngine
+
+/// The JSON report: the source of truth every other format is rendered from. Field names are
+/// fixed by SPEC.md section 5 and documented in docs/report-format.md; latencies are in
+/// milliseconds; keys are written sorted so that two reports diff cleanly.
+public struct RunReport: Codable, Sendable, Equatable {
+    public static let schemaVersion = "survey-bot.report/1"
+
+    public var schema: String
+    public var tool: Tool
+    public var name: String
+    public var passed: Bool
+    public var interrupted: Bool
+    public var target: String
+    public var startedAt: String
+    public var endedAt: String
+    public var durationS: Double
+    /// `i/n` for a shard's report, absent for a whole run (or a merge of every shard).
+    public var shard: String?
+    public var seed: UInt64
+    public var endpoints: [String: EndpointReport]
+    public var respondents: Respondents
+    public var answers: Answers
+    public var throughput: Throughput
+    public var thresholds: [ThresholdResult]
+    public var plan: PlanRecord
+
+    enum CodingKeys: String, CodingKey {
+        case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case durationS = "duration_s"
+    }
+
+    public struct Tool: Codable, Sendable, Equatable {
+        public var name: String
+        public var version: String
+    }
+
+    public struct EndpointReport: Codable, Sendable, Equatable {
+        public var calls: Int
+        public var attempts: Int
+        public var succeeded: Int
+        public var failed: Int
+        public var firstTrySucceeded: Int
+        public var retries: Int
+        public var retriesDenied: Int
+        public var failedAttempts: Int
+        /// Per attempt, by status code.
+        public var status: [String: Int]
+        /// Per attempt, by error kind, with `http_4xx` / `http_5xx` for failed statuses.
+        public var errors: [String: Int]
+        public var latencyMs: LatencySummary
+        public var serviceLatencyMs: LatencySummary
+        public var histogram: HistogramRecord
+        public var serviceHistogram: HistogramRecord
+
+        enum CodingKeys: String, CodingKey {
+            case calls, attempts, succeeded, failed, retries, status, errors, histogram
+            case firstTrySucceeded = "first_try_succeeded"
+            case retriesDenied = "retries_denied"
+            case failedAttempts = "failed_attempts"
+            case latencyMs = "latency_ms"
+            case serviceLatencyMs = "service_latency_ms"
+            case serviceHistogram = "service_histogram"
+        }
+    }
+
+    public struct LatencySummary: Codable, Sendable, Equatable {
+        public var min: Double
+        public var mean: Double
+        public var p50: Double
+        public var p90: Double
+        public var p95: Double
+        public var p99: Double
+        public var p999: Double
+        public var max: Double
+    }
+
+    /// A histogram in compact form: non-empty buckets as `[index, count]` (nanosecond buckets of
+    /// `Histogram`), with the exact sum, min and max.
+    public struct HistogramRecord: Codable, Sendable, Equatable {
+        public var unit: String
+        public var count: UInt64
+        public var sum: Double
+        public var min: UInt64
+        public var max: UInt64
+        public var buckets: [[UInt64]]
+    }
+
+    public struct Respondents: Codable, Sendable, Equatable {
+        public var started: Int
+        public var completed: Int
+        public var finishedWithUnanswered: Int
+        public var abandoned: Int
+        public var abandonedReasons: [String: Int]
+        public var dropped: Int
+
+        enum CodingKeys: String, CodingKey {
+            case started, completed, abandoned, dropped
+            case finishedWithUnanswered = "finished_with_unanswered"
+            case abandonedReasons = "abandoned_reasons"
+        }
+    }
+
+    public struct Answers: Codable, Sendable, Equatable {
+        public var submitted: Int
+        public var unanswered: Int
+        /// Questions the plan had no answer for.
+        public var missing: Int
+    }
+
+    public struct Throughput: Codable, Sendable, Equatable {
+        public var attemptsPerS: Double
+        /// Attempts started in each second of the run, and how many of them failed.
+        public var timeline: [Int]
+        public var failuresTimeline: [Int]
+
+        enum CodingKeys: String, CodingKey {
+            case timeline
+            case attemptsPerS = "attempts_per_s"
+            case failuresTimeline = "failures_timeline"
+        }
+    }
+
+    public struct ThresholdResult: Codable, Sendable, Equatable {
+        public var name: String
+        public var op: String
+        /// In the metric's unit: milliseconds, a fraction (0.95), a count, or per second.
+        public var limit: Double
+        /// Nil when there was nothing to measure (no calls).
+        public var actual: Double?
+        public var passed: Bool
+        /// As written in the plan, like `< 300ms`.
+        public var text: String
+    }
+
+    /// The plan as run: overrides applied, secrets redacted.
+    public struct PlanRecord: Codable, Sendable, Equatable {
+        public var name: String
+        public var target: String
+        public var load: String
+        public var concurrency: Int
+        public var duration: String?
+        public var timeout: String
+        public var connectTimeout: String
+        public var think: String
+        public var order: String
+        public var api: [String: String]
+        public var headers: [String: String]
+        public var answers: [String: [String]]?
+        public var retry: [String: String]
+        public var builtin: String?
+        public var insecure: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case name, target, load, concurrency, duration, timeout, think, order, api, headers, answers, retry, builtin, insecure
+            case connectTimeout = "connect_timeout"
+        }
+    }
+
+    /// The report as JSON text: pretty-printed, keys sorted, a final newline.
+    public func jsonText() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(self)) ?? Data()
+        return Self.compacted(String(decoding: data, as: UTF8.self)) + "\n"
+    }
+
+    /// Puts arrays of plain numbers (histogram buckets, timelines) and empty objects on one line:
+    /// the pretty printer gives every number its own line.
+    static func compacted(_ text: String) -> String {
+        var lines: [Substring] = []
+        var pending: [Substring] = []
+        var collecting = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if collecting {
+                if trimmed == "]" || trimmed == "]," {
+                    let opening = pending[0]
+                    let items = pending.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+                    lines.append(opening + items + trimmed)
+                    pending = []
+                    collecting = false
+                    continue
+                } else if trimmed.first.map({ $0.isNumber || $0 == "-" }) ?? false {
+                    pending.append(line)
+                    continue
+                }
+                // Not an array of numbers: keep its lines as they were.
+                lines.append(contentsOf: pending)
+                pending = []
+                collecting = false
+            }
+            if trimmed.hasSuffix("[") {
+                pending = [line]
+                collecting = true
+                continue
+            }
+            lines.append(line)
+        }
+        lines.append(contentsOf: pending)
+        var result = lines.joined(separator: "\n")
+        while let range = result.range(of: "{\n\n", options: []) {
+            var end = range.upperBound
+            while end < result.endIndex, result[end] == " " { end = result.index(after: end) }
+            guard end < result.endIndex, result[end] == "}" else { break }
+            result.replaceSubrange(range.lowerBound...end, with: "{}")
+        }
+        return result
+    }
+
+    /// Why a file is not a report this version can read.
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads a report file, refusing other schemas with a clear message.
+    public static func read(path: String) throws(ReadError) -> RunReport {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ReadError(description: "\(path): cannot read the file") }
+        guard case .success(let value) = JSONValue.parse(data) else { throw ReadError(description: "\(path): not JSON") }
+        guard case .string(let schema)? = value["schema"] else {
+            throw ReadError(description: "\(path): not a survey-bot report (no \"schema\" field)")
+        }
+        guard schema == schemaVersion else {
+            throw ReadError(description: "\(path): report schema '\(schema)' is not '\(schemaVersion)', which this version reads")
+        }
+        do {
+            return try JSONDecoder().decode(RunReport.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw ReadError(description: "\(path): missing field '\(Self.path(context.codingPath + [key]))'")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw ReadError(description: "\(path): wrong type at '\(Self.path(context.codingPath))'")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw ReadError(description: "\(path): null at '\(Self.path(context.codingPath))'")
+        } catch {
+            throw ReadError(description: "\(path): not a valid report: \(error)")
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+}
+
+extension RunReport.LatencySummary {
+    init(_ histogram: Histogram) {
+        func ms(_ nanoseconds: UInt64) -> Double { milliseconds(Double(nanoseconds)) }
+        min = ms(histogram.min)
+        mean = milliseconds(histogram.mean)
+        p50 = ms(histogram.value(atPercentile: 50))
+        p90 = ms(histogram.value(atPercentile: 90))
+        p95 = ms(histogram.value(atPercentile: 95))
+        p99 = ms(histogram.value(atPercentile: 99))
+        p999 = ms(histogram.value(atPercentile: 99.9))
+        max = ms(histogram.max)
+    }
+
+    /// The value of a latency metric by name (`p95`, `max`, …).
+    func value(_ metric: Threshold.Metric) -> Double? {
+        switch metric {
+        case .min: min
+        case .mean: mean
+        case .p50: p50
+        case .p90: p90
+        case .p95: p95
+        case .p99: p99
+        case .p999: p999
+        case .max: max
+        default: nil
+        }
+    }
+}
+
+/// Nanoseconds as milliseconds rounded to the microsecond: enough for latencies, and short.
+func milliseconds(_ nanoseconds: Double) -> Double {
+    (nanoseconds / 1_000).rounded() / 1_000
+}
+
+extension RunReport.HistogramRecord {
+    init(_ histogram: Histogram) {
+        unit = "ns"
+        count = histogram.count
+        sum = histogram.sum
+        min = histogram.min
+        max = histogram.max
+        buckets = histogram.sparseBuckets.map { [UInt64($0.index), $0.count] }
+    }
+
+    /// The histogram back; nil when the record is inconsistent.
+    var histogram: Histogram? {
+        guard unit == "ns", buckets.allSatisfy({ $0.count == 2 }) else { return nil }
+        let parts = buckets.map { (index: Int(clamping: $0[0]), count: $0[1]) }
+        guard let histogram = Histogram(sparseBuckets: parts, sum: sum, min: min, max: max), histogram.count == count else { return nil }
+        return histogram
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// A latency histogram with log-linear buckets (HdrHistogram's layout): exact below 128 ns,
+/// then 64 equal buckets per power of two, so a bucket is at most 1/64 of its lower bound
+/// wide and the midpoint reported for a percentile is within 1/128 (0.78%) of every value in it.
+///
+/// It covers 1 ns to about 36 minutes in 2,304 buckets of fixed memory; longer values land in the top bucket
+/// (`max` stays exact). Two histograms merge bucket by bucket, exactly: the merge of the parts
+/// of a run is the histogram of the whole run.
+public struct Histogram: Sendable, Hashable {
+    /// Linear buckets per power of two: 2^subBucketBits / 2 = 64.
+    static let subBucketBits = 7
+    static let subBucketCount = 1 << subBucketBits
+    static let subBucketHalf = subBucketCount / 2
+    /// Powers of two above the first linear range: up to 2^41 ns ≈ 36 min.
+    static let magnitudes = 40 - subBucketBits + 1
+    public static let bucketCount = subBucketCount + magnitudes * subBucketHalf
+
+    private(set) var counts: [UInt64]
+    public private(set) var count: UInt64 = 0
+    /// Sum of every value, in nanoseconds (for the exact mean).
+    public private(set) var sum: Double = 0
+    /// The smallest and largest values recorded, exact; 0 when empty.
+    public private(set) var min: UInt64 = 0
+    public private(set) var max: UInt64 = 0
+
+    public init() {
+        counts = Array(repeating: 0, count: Self.bucketCount)
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// The bucket a value (ns) falls in.
+    static func index(of value: UInt64) -> Int {
+        if value < UInt64(subBucketCount) { return Int(value) }
+        let magnitude = (63 - value.leadingZeroBitCount) - (subBucketBits - 1)  // ≥ 1
+        let index = subBucketCount + (magnitude - 1) * subBucketHalf + Int(value >> UInt64(magnitude)) - subBucketHalf
+        return Swift.min(index, bucketCount - 1)
+    }
+
+    /// The lowest value of a bucket and its width.
+    static func range(of index: Int) -> (lower: UInt64, width: UInt64) {
+        if index < subBucketCount { return (UInt64(index), 1) }
+        let magnitude = (index - subBucketCount) / subBucketHalf + 1
+        let sub = (index - subBucketCount) % subBucketHalf + subBucketHalf
+        return (UInt64(sub) << UInt64(magnitude), 1 << UInt64(magnitude))
+    }
+
+    /// Records one value in nanoseconds.
+    @inline(__always)
+    public mutating func record(_ nanoseconds: UInt64) {
+        counts[Self.index(of: nanoseconds)] &+= 1
+        if count == 0 || nanoseconds < min { min = nanoseconds }
+        if nanoseconds > max { max = nanoseconds }
+        count &+= 1
+        sum += Double(nanoseconds)
+    }
+
+    public mutating func record(_ duration: Duration) {
+        record(duration.clampedNanoseconds)
+    }
+
+    /// Adds every count of `other` (exact).
+    public mutating func merge(_ other: Histogram) {
+        guard other.count > 0 else { return }
+        for index in other.counts.indices where other.counts[index] != 0 {
+            counts[index] &+= other.counts[index]
+        }
+        if count == 0 || other.min < min { min = other.min }
+        if other.max > max { max = other.max }
+        count &+= other.count
+        sum += other.sum
+    }
+
+    /// The mean in nanoseconds; 0 when empty.
+    public var mean: Double { count == 0 ? 0 : sum / Double(count) }
+
+    /// The value at `percentile` (0–100) in nanoseconds: the midpoint of the bucket holding the
+    /// rank, kept within [min, max]. 0 when empty.
+    public func value(atPercentile percentile: Double) -> UInt64 {
+        guard count > 0 else { return 0 }
+        if percentile >= 100 { return max }
+        if percentile <= 0 { return min }
+        let rank = Swift.max(1, UInt64((percentile / 100 * Double(count)).rounded(.up)))
+        var seen: UInt64 = 0
+        for index in counts.indices where counts[index] != 0 {
+            seen &+= counts[index]
+            if seen >= rank {
+                let (lower, width) = Self.range(of: index)
+                let middle = lower + (width - 1) / 2
+                return Swift.min(Swift.max(middle, min), max)
+            }
+        }
+        return max
+    }
+
+    /// The non-empty buckets as (index, count), in index order: the compact form reports keep.
+    public var sparseBuckets: [(index: Int, count: UInt64)] {
+        counts.indices.compactMap { counts[$0] == 0 ? nil : ($0, counts[$0]) }
+    }
+
+    /// Rebuilds a histogram from its compact form; nil when the parts do not agree.
+    public init?(sparseBuckets: [(index: Int, count: UInt64)], sum: Double, min: UInt64, max: UInt64) {
+        self.init()
+        for (index, bucketCount) in sparseBuckets {
+            guard index >= 0, index < Self.bucketCount, bucketCount > 0 else { return nil }
+            counts[index] &+= bucketCount
+            count &+= bucketCount
+        }
+        guard count == 0 || (min <= max && sum >= 0) else { return nil }
+        self.sum = count == 0 ? 0 : sum
+        self.min = count == 0 ? 0 : min
+        self.max = count == 0 ? 0 : max
+    }
+
+    /// Counts per bucket range for a chart: `(lower bound ns, upper bound ns, count)` over `bins`
+    /// logarithmic bins between min and max.
+    public func chart(bins: Int) -> [(lower: UInt64, upper: UInt64, count: UInt64)] {
+        guard count > 0, bins > 0 else { return [] }
+        let low = Double(Swift.max(min, 1))
+        let high = Double(Swift.max(max, min + 1)) * 1.000_001
+        let ratio = pow(high / low, 1 / Double(bins))
+        var edges: [UInt64] = (0...bins).map { UInt64(low * pow(ratio, Double($0))) }
+        edges[bins] = UInt64(high) + 1
+        var result = (0..<bins).map { (lower: edges[$0], upper: edges[$0 + 1], count: UInt64(0)) }
+        for index in counts.indices where counts[index] != 0 {
+            let (lower, width) = Self.range(of: index)
+            let middle = Swift.min(Swift.max(lower + (width - 1) / 2, min), max)
+            let bin = result.lastIndex { $0.lower <= middle } ?? 0
+            result[bin].count += counts[index]
+        }
+        return result
+    }
+}

@@ -1,0 +1,140 @@
+/// What one endpoint saw over a run: calls, attempts, outcomes, latencies.
+public struct EndpointMetrics: Sendable, Hashable {
+    /// Logical calls (a call may take several attempts).
+    public var calls = 0
+    /// HTTP attempts sent.
+    public var attempts = 0
+    /// Calls that finally succeeded / gave up.
+    public var succeeded = 0
+    public var failed = 0
+    public var firstTrySucceeded = 0
+    /// Attempts that failed (any status that is not a success, or an error).
+    public var failedAttempts = 0
+    /// Per attempt, by status code.
+    public var statuses: [Int: Int] = [:]
+    /// Per attempt, by error kind.
+    public var errors: [ErrorKind: Int] = [:]
+    /// Retries the run's retry budget refused.
+    public var retriesDenied = 0
+    /// Per attempt, from the intended start (equal to `serviceLatency` in the closed model).
+    public var latency = Histogram()
+    /// Per attempt, from the send: the raw service time.
+    public var serviceLatency = Histogram()
+
+    public init() {}
+
+    /// Retries sent: attempts beyond the first of each call.
+    public var retries: Int { attempts - calls }
+
+    public mutating func add(_ record: AttemptRecord) {
+        attempts += 1
+        if !record.succeeded { failedAttempts += 1 }
+        switch record.outcome {
+        case .status(let status): statuses[status, default: 0] += 1
+        case .error(let kind): errors[kind, default: 0] += 1
+        }
+        latency.record(record.correctedLatency)
+        serviceLatency.record(record.latency)
+    }
+
+    /// A call ended after `attempts` attempts.
+    public mutating func endCall(succeeded: Bool, attempts: Int) {
+        calls += 1
+        if succeeded {
+            self.succeeded += 1
+            if attempts == 1 { firstTrySucceeded += 1 }
+        } else {
+            failed += 1
+        }
+    }
+
+    public mutating func merge(_ other: EndpointMetrics) {
+        calls += other.calls
+        attempts += other.attempts
+        succeeded += other.succeeded
+        failed += other.failed
+        firstTrySucceeded += other.firstTrySucceeded
+        failedAttempts += other.failedAttempts
+        statuses.merge(other.statuses, uniquingKeysWith: +)
+        errors.merge(other.errors, uniquingKeysWith: +)
+        retriesDenied += other.retriesDenied
+        latency.merge(other.latency)
+        serviceLatency.merge(other.serviceLatency)
+    }
+}
+
+/// Everything a run measured; the engine's output, from which every report is made.
+public struct RunMetrics: Sendable, Hashable {
+    public var questions = EndpointMetrics()
+    public var submit = EndpointMetrics()
+    public var respondentsStarted = 0
+    public var respondentsCompleted = 0
+    /// Respondents that tried every question but left some unanswered.
+    public var respondentsFinishedWithUnanswered = 0
+    public var abandoned: [AbandonReason: Int] = [:]
+    /// Open model: arrivals not started because `concurrency` respondents were in flight.
+    public var dropped = 0
+    public var answersSubmitted = 0
+    public var answersUnanswered = 0
+    /// Questions the plan has no answer for (only possible with a remote target).
+    public var answersMissing = 0
+    /// Attempts started in each second of the run, and how many of them failed.
+    public var attemptsPerSecond: [Int] = []
+    public var failuresPerSecond: [Int] = []
+
+    public init() {}
+
+    public subscript(endpoint: Endpoint) -> EndpointMetrics {
+        get { endpoint == .questions ? questions : submit }
+        set {
+            if endpoint == .questions { questions = newValue } else { submit = newValue }
+        }
+    }
+
+    public var respondentsAbandoned: Int { abandoned.values.reduce(0, +) }
+
+    public mutating func add(_ record: AttemptRecord) {
+        self[record.endpoint].add(record)
+        let second = Int(record.start / 1_000_000_000)
+        while attemptsPerSecond.count <= second {
+            attemptsPerSecond.append(0)
+            failuresPerSecond.append(0)
+        }
+        attemptsPerSecond[second] += 1
+        if !record.succeeded { failuresPerSecond[second] += 1 }
+    }
+
+    public mutating func add(_ result: RespondentResult) {
+        answersSubmitted += result.submitted
+        answersUnanswered += result.unanswered
+        switch result.ending {
+        case .completed: respondentsCompleted += 1
+        case .finishedWithUnanswered: respondentsFinishedWithUnanswered += 1
+        case .abandoned(let reason): abandoned[reason, default: 0] += 1
+        }
+    }
+
+    public mutating func merge(_ other: RunMetrics) {
+        questions.merge(other.questions)
+        submit.merge(other.submit)
+        respondentsStarted += other.respondentsStarted
+        respondentsCompleted += other.respondentsCompleted
+        respondentsFinishedWithUnanswered += other.respondentsFinishedWithUnanswered
+        abandoned.merge(other.abandoned, uniquingKeysWith: +)
+        dropped += other.dropped
+        answersSubmitted += other.answersSubmitted
+        answersUnanswered += other.answersUnanswered
+        answersMissing += other.answersMissing
+        while attemptsPerSecond.count < other.attemptsPerSecond.count {
+            attemptsPerSecond.append(0)
+            failuresPerSecond.append(0)
+        }
+        for index in other.attemptsPerSecond.indices {
+            attemptsPerSecond[index] += other.attemptsPerSecond[index]
+            failuresPerSecond[index] += other.failuresPerSecond[index]
+        }
+    }
+
+    /// Every attempt of the run, both endpoints.
+    public var attempts: Int { questions.attempts + submit.attempts }
+}

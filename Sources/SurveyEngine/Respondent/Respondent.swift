@@ -1,0 +1,209 @@
+import Synchronization
+
+/// What every respondent of a run shares: the API, the answers, the policies, the transport,
+/// the clock, where to record, and the stop flag.
+public struct SurveyContext: Sendable {
+    public var questionsRequest: HTTPRequest.Template
+    public var submitRequest: HTTPRequest.Template
+    public var answers: AnswerBook
+    public var order: QuestionOrder
+    public var think: DurationRange
+    public var retryQuestions: RetryPolicy
+    public var retrySubmit: RetryPolicy
+    public var budget: RetryBudget
+    public var transport: any Transport
+    public var clock: EngineClock
+    public var recorder: MetricsRecorder
+    public var stop: StopFlag
+    /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
+    public var runStart: UInt64
+    public var seed: UInt64
+
+    public init(
+        questionsRequest: HTTPRequest.Template, submitRequest: HTTPRequest.Template, answers: AnswerBook, order: QuestionOrder,
+        think: DurationRange, retryQuestions: RetryPolicy, retrySubmit: RetryPolicy, budget: RetryBudget, transport: any Transport,
+        clock: EngineClock, recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, seed: UInt64
+    ) {
+        self.questionsRequest = questionsRequest
+        self.submitRequest = submitRequest
+        self.answers = answers
+        self.order = order
+        self.think = think
+        self.retryQuestions = retryQuestions
+        self.retrySubmit = retrySubmit
+        self.budget = budget
+        self.transport = transport
+        self.clock = clock
+        self.recorder = recorder
+        self.stop = stop
+        self.runStart = runStart
+        self.seed = seed
+    }
+}
+
+/// Set once when the run must stop starting work: respondents finish the attempt in flight
+/// and leave at their next step.
+public final class StopFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    public init() {}
+
+    public var isRaised: Bool { raised.load(ordering: .relaxed) }
+
+    public func raise() {
+        raised.store(true, ordering: .relaxed)
+    }
+}
+
+/// One virtual survey-taker, doing what the survey app's user does: fetch the questions (with
+/// the retry mechanism), then for each question pick an answer, think, submit, and retry a
+/// failed submit like the "Failure.... — Retry" banner, never submitting a success twice.
+public struct Respondent: Sendable {
+    /// The respondent's number in the run (across shards): its random stream derives from it.
+    public let index: Int
+    /// How late it started against its intended start (open model), added to its latencies.
+    public let startLag: UInt64
+    private var random: SplitMix64
+    private let shard: Int
+
+    public init(index: Int, seed: UInt64, startLag: UInt64 = 0, shard: Int) {
+        self.index = index
+        self.startLag = startLag
+        self.shard = shard
+        random = SplitMix64.derived(seed: seed, stream: UInt64(index))
+    }
+
+    /// Takes the survey once and records every attempt and the ending.
+    @discardableResult
+    public mutating func run(_ context: SurveyContext) async -> RespondentResult {
+        context.recorder.respondentStarted(shard: shard)
+        let result = await takeSurvey(context)
+        context.recorder.respondentFinished(result, shard: shard)
+        return result
+    }
+
+    private mutating func takeSurvey(_ context: SurveyContext) async -> RespondentResult {
+        var questions: [SurveyQuestion] = []
+        let fetched = await call(.questions, HTTPRequest(context.questionsRequest, collectBody: true), context) { response in
+            guard case .success(let list) = SurveyQuestion.list(from: response.body) else { return false }
+            questions = list
+            return true
+        }
+        switch fetched {
+        case .succeeded: break
+        case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
+        case .interrupted: return RespondentResult(ending: .abandoned(.interrupted), submitted: 0, unanswered: 0)
+        }
+        switch context.order {
+        case .sequential: break
+        case .reverse: questions.reverse()
+        case .random: questions.shuffle(using: &random)
+        }
+        var submitted = 0
+        var unanswered = 0
+        for question in questions {
+            if context.stop.isRaised {
+                return RespondentResult(ending: .abandoned(.interrupted), submitted: submitted, unanswered: unanswered)
+            }
+            guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else {
+                context.recorder.answerMissing(shard: shard)
+                unanswered += 1
+                continue
+            }
+            let answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
+            let think = context.think.sample(using: &random)
+            if await !pause(think.clampedNanoseconds, context) {
+                return RespondentResult(ending: .abandoned(.interrupted), submitted: submitted, unanswered: unanswered)
+            }
+            let body = Array("{\"id\":\(question.id),\"answer\":\(JSONValue.quoted(answer))}".utf8)
+            switch await call(.submit, HTTPRequest(context.submitRequest, body: body), context, accept: { _ in true }) {
+            case .succeeded: submitted += 1
+            case .failed: unanswered += 1
+            case .interrupted:
+                unanswered += 1
+                return RespondentResult(ending: .abandoned(.interrupted), submitted: submitted, unanswered: unanswered)
+            }
+        }
+        return RespondentResult(
+            ending: unanswered == 0 ? .completed : .finishedWithUnanswered, submitted: submitted, unanswered: unanswered)
+    }
+
+    private enum CallResult { case succeeded, failed, interrupted }
+
+    /// One logical call with its retries. `accept` checks a 2xx body against the contract; a
+    /// body it refuses counts as `malformed_response`.
+    private mutating func call(
+        _ endpoint: Endpoint, _ request: HTTPRequest, _ context: SurveyContext, accept: (TransportResponse) -> Bool
+    ) async -> CallResult {
+        let policy = endpoint == .questions ? context.retryQuestions : context.retrySubmit
+        context.budget.callStarted()
+        var attempt = 1
+        var previousDelay: Duration?
+        var denied = 0
+        while true {
+            let start = context.clock.now()
+            let outcome = await context.transport.send(request)
+            let recorded: AttemptOutcome
+            let trigger: RetryPolicy.Trigger
+            var retryAfter: Duration?
+            var succeeded = false
+            switch outcome.result {
+            case .success(let response):
+                if (200..<300).contains(response.status) {
+                    succeeded = accept(response)
+                    recorded = succeeded ? .status(response.status) : .error(.malformedResponse)
+                    trigger = succeeded ? .status(response.status) : .error(.malformedResponse)
+                } else {
+                    recorded = .status(response.status)
+                    trigger = .status(response.status)
+                    if let header = response.retryAfter, response.status == 429 || response.status == 503 {
+                        retryAfter = RetryAfter.delay(header)
+                    }
+                }
+            case .failure(let failure):
+                recorded = .error(failure.kind)
+                trigger = .error(failure.kind)
+            }
+            let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
+            context.recorder.record(
+                AttemptRecord(
+                    endpoint: endpoint, attempt: attempt, outcome: recorded, succeeded: succeeded, latency: outcome.latency,
+                    correctedLatency: outcome.latency + .nanoseconds(Int64(startLag)), start: sinceRunStart),
+                shard: shard)
+            if succeeded {
+                context.recorder.endCall(endpoint, succeeded: true, attempts: attempt, retriesDenied: denied, shard: shard)
+                return .succeeded
+            }
+            let decision = policy.decide(
+                afterAttempt: attempt, trigger: trigger, retryAfter: retryAfter, previousDelay: previousDelay, using: &random)
+            guard case .retry(let delay) = decision, !context.stop.isRaised else {
+                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, shard: shard)
+                return context.stop.isRaised ? .interrupted : .failed
+            }
+            guard context.budget.withdraw() else {
+                denied += 1
+                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, shard: shard)
+                return .failed
+            }
+            if await !pause(delay.clampedNanoseconds, context) {
+                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, shard: shard)
+                return .interrupted
+            }
+            previousDelay = delay
+            attempt += 1
+        }
+    }
+
+    /// Waits, in slices, so that a stop is noticed within 50 ms; false when stopped.
+    private func pause(_ nanoseconds: UInt64, _ context: SurveyContext) async -> Bool {
+        var left = nanoseconds
+        let slice: UInt64 = 50_000_000
+        while left > 0 {
+            if context.stop.isRaised { return false }
+            let step = min(left, slice)
+            await context.clock.sleep(step)
+            left -= step
+        }
+        return !context.stop.isRaised
+    }
+}

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// The live state of a run's retry budget (`RetryBudgetPolicy`): calls and retries so far,
+/// shared by every respondent.
+public final class RetryBudget: Sendable {
+    public let policy: RetryBudgetPolicy?
+    private let calls = Atomic<Int>(0)
+    private let retries = Atomic<Int>(0)
+    private let denied = Atomic<Int>(0)
+
+    public init(_ policy: RetryBudgetPolicy?) {
+        self.policy = policy
+    }
+
+    /// A logical call began.
+    public func callStarted() {
+        calls.add(1, ordering: .relaxed)
+    }
+
+    /// Takes one retry from the budget; false when it is spent (the retry must not be sent).
+    public func withdraw() -> Bool {
+        guard let policy else { return true }
+        let allowed = policy.ratio * Double(calls.load(ordering: .relaxed)) + Double(policy.minimum)
+        let taken = retries.add(1, ordering: .relaxed).newValue
+        if Double(taken) <= allowed { return true }
+        retries.subtract(1, ordering: .relaxed)
+        denied.add(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Retries refused so far.
+    public var deniedCount: Int { denied.load(ordering: .relaxed) }
+}

@@ -1,0 +1,26 @@
+/// Time as the engine sees it: a monotonic reading in nanoseconds and a way to wait. Injected,
+/// so that engine tests run on virtual time, fast and repeatable.
+public struct EngineClock: Sendable {
+    /// Monotonic nanoseconds.
+    public var now: @Sendable () -> UInt64
+    /// Suspends the caller for that many nanoseconds.
+    public var sleep: @Sendable (UInt64) async -> Void
+
+    public init(now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void) {
+        self.now = now
+        self.sleep = sleep
+    }
+
+    /// The real clock. A task running on an event loop sleeps on the loop's timers (and wakes up
+    /// on that loop); any other task uses `Task.sleep`.
+    public static let system = EngineClock(
+        now: { MonotonicClock.now() },
+        sleep: { nanoseconds in
+            guard nanoseconds > 0 else { return }
+            if let loop = EventLoop.current {
+                await loop.sleep(nanoseconds: nanoseconds)
+            } else {
+                try? await Task.sleep(for: .nanoseconds(Int64(min(nanoseconds, UInt64(Int64.max)))))
+            }
+        })
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import SurveyEngine
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The https transport, exercised over plain http against the project's server on loopback:
+/// the classification and the deadline do not depend on TLS.
+@Suite struct URLSessionTransportTests {
+    @Test func answersAndDeadlines() async throws {
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { request in
+            request.path == "/hang"
+                ? .hang : .respond(EncodedResponse(HTTPServerResponse(status: 201, body: Array("made".utf8))))
+        }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let transport = URLSessionTransport(target: target, concurrency: 4, configuration: .init(timeout: .milliseconds(300)))
+        let made = await transport.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/x", target: target), collectBody: true))
+        #expect(made.result == .success(TransportResponse(status: 201, body: Array("made".utf8))))
+        let start = ContinuousClock.now
+        let hung = await transport.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/hang", target: target)))
+        #expect(hung.result == .failure(TransportFailure(.timeout, requestSent: true)))
+        #expect(ContinuousClock.now - start < .seconds(2))
+        await transport.shutdown()
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func mapsURLErrors() {
+        #expect(URLSessionTransport.kind(of: URLError(.cannotConnectToHost)) == .connectionRefused)
+        #expect(URLSessionTransport.kind(of: URLError(.serverCertificateUntrusted)) == .tls)
+        #expect(URLSessionTransport.kind(of: URLError(.cannotFindHost)) == .dns)
+        #expect(URLSessionTransport.kind(of: URLError(.timedOut)) == .timeout)
+    }
+}

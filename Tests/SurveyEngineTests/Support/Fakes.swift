@@ -1,0 +1,106 @@
+import Synchronization
+
+@testable import SurveyEngine
+
+/// A transport that answers from a script and remembers every request and the highest number
+/// of requests in flight at once.
+final class ScriptedTransport: Transport {
+    struct Sent: Sendable {
+        var method: String
+        var path: String
+        var body: String
+    }
+
+    private let script: @Sendable (Sent, Int) -> TransportOutcome
+    private let delay: Duration?
+    private let gate: (@Sendable () async -> Void)?
+    private let state = Mutex<(sent: [Sent], seen: [String: Int], inFlight: Int, maxInFlight: Int)>(([], [:], 0, 0))
+
+    /// `script` gets the request and how many requests with the same method, path and body came
+    /// before it (0 for the first), so "fail twice then succeed" is easy to say.
+    /// `gate`, when given, is awaited by every request before it is answered.
+    init(delay: Duration? = nil, gate: (@Sendable () async -> Void)? = nil, _ script: @escaping @Sendable (Sent, Int) -> TransportOutcome) {
+        self.script = script
+        self.delay = delay
+        self.gate = gate
+    }
+
+    func send(_ request: HTTPRequest) async -> TransportOutcome {
+        let sent = Sent(
+            method: request.template.method, path: request.template.path, body: String(decoding: request.body ?? [], as: UTF8.self))
+        let previous = state.withLock { state in
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+            let key = "\(sent.method) \(sent.path) \(sent.body)"
+            let count = state.seen[key, default: 0]
+            state.seen[key] = count + 1
+            state.sent.append(sent)
+            return count
+        }
+        if let delay { try? await Task.sleep(for: delay) }
+        if let gate { await gate() }
+        state.withLock { $0.inFlight -= 1 }
+        return script(sent, previous)
+    }
+
+    func shutdown() async {}
+
+    var sent: [Sent] { state.withLock { $0.sent } }
+    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+}
+
+/// Virtual time: `sleep` moves the clock forward at once and is remembered.
+final class VirtualClock: Sendable {
+    private let state = Mutex<(now: UInt64, sleeps: [UInt64])>((1_000_000_000, []))
+
+    var clock: EngineClock {
+        EngineClock(
+            now: { self.state.withLock { $0.now } },
+            sleep: { nanoseconds in
+                self.state.withLock {
+                    $0.now += nanoseconds
+                    $0.sleeps.append(nanoseconds)
+                }
+                await Task.yield()
+            })
+    }
+
+    var sleeps: [UInt64] { state.withLock { $0.sleeps } }
+
+    var now: UInt64 { state.withLock { $0.now } }
+}
+
+let questionsJSON = #"[{"id":1,"question":"a"},{"id":2,"question":"b"},{"id":3,"question":"c"}]"#
+
+func ok(_ body: String = "") -> TransportOutcome {
+    .response(TransportResponse(status: 200, body: Array(body.utf8)), latency: .milliseconds(1))
+}
+
+func status(_ code: Int, retryAfter: String? = nil) -> TransportOutcome {
+    .response(TransportResponse(status: code, retryAfter: retryAfter), latency: .milliseconds(1))
+}
+
+/// The survey: questions on GET, and `submit` deciding each POST.
+func survey(
+    questions: String = questionsJSON, submit: @escaping @Sendable (ScriptedTransport.Sent, Int) -> TransportOutcome = { _, _ in ok() }
+) -> @Sendable (ScriptedTransport.Sent, Int) -> TransportOutcome {
+    { sent, previous in sent.method == "GET" ? ok(questions) : submit(sent, previous) }
+}
+
+let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 9)
+
+func retrying(_ attempts: Int, on names: [String], backoff: Backoff = Backoff(.constant, initial: .milliseconds(100))) -> RetryPolicy {
+    RetryPolicy(attempts: attempts, backoff: backoff, jitter: .none, retryOn: try! RetryConditions(names: names))
+}
+
+func context(
+    _ transport: ScriptedTransport, clock: VirtualClock = VirtualClock(), answers: AnswerBook = AnswerBook(fallback: ["x"]),
+    questions: RetryPolicy = retrying(3, on: ["5xx", "connection"]), submit: RetryPolicy = retrying(3, on: ["400", "5xx"]),
+    budget: RetryBudgetPolicy? = nil, order: QuestionOrder = .sequential, recorder: MetricsRecorder = MetricsRecorder(shards: 1)
+) -> SurveyContext {
+    SurveyContext(
+        questionsRequest: HTTPRequest.Template(method: "GET", path: "/questions", target: target),
+        submitRequest: HTTPRequest.Template(method: "POST", path: "/question/submit", target: target), answers: answers, order: order,
+        think: .zero, retryQuestions: questions, retrySubmit: submit, budget: RetryBudget(budget), transport: transport,
+        clock: clock.clock, recorder: recorder, stop: StopFlag(), runStart: 1_000_000_000, seed: 1)
+}
