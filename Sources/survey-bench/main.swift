@@ -1,7 +1,7 @@
 // survey-bench: drives survey-bot's event-loop HTTP client the way wrk drives a server, so that
 // bench/http.sh can put the two side by side. Not a user-facing tool.
 //
-//   survey-bench URL [--concurrency 50] [--duration 5] [--threads N]
+//   survey-bench URL [--concurrency 50] [--duration 5] [--threads N] [--method POST --body '{…}']
 //
 // Prints one line: requests, errors (by kind), seconds, req/s.
 import Foundation
@@ -18,6 +18,8 @@ var concurrency = 50
 var seconds = 5.0
 var threads = EventLoopGroup.coreCount
 var url: String?
+var method = "GET"
+var body: [UInt8]?
 while let argument = arguments.first {
     arguments.removeFirst()
     func value() -> String {
@@ -32,6 +34,10 @@ while let argument = arguments.first {
     case "--duration", "-d":
         guard let number = Double(value()), number > 0 else { fail("--duration takes seconds") }
         seconds = number
+    case "--method", "-m":
+        method = value()
+    case "--body", "-b":
+        body = Array(value().utf8)
     case "--threads", "-t":
         guard let number = Int(value()), number > 0 else { fail("--threads takes a positive number") }
         threads = number
@@ -47,7 +53,9 @@ let path = parsed.basePath.isEmpty ? "/" : parsed.basePath
 
 let group = EventLoopGroup(threads: threads)
 let client = HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(5)))
-let template = HTTPRequest.Template(method: "GET", path: path, target: target)
+let headers = body == nil ? [] : [HTTPHeader(name: "Content-Type", value: "application/json")]
+let template = HTTPRequest.Template(method: method, path: path, target: target, headers: headers)
+let requestBody = body
 let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
 let start = ContinuousClock.now
 
@@ -56,7 +64,7 @@ let (requests, errors) = await withTaskGroup(of: (Int, [ErrorKind: Int]).self) {
         tasks.addTask(executorPreference: group.loops[index % group.loops.count]) {
             var count = 0
             var errors: [ErrorKind: Int] = [:]
-            let request = HTTPRequest(template)
+            let request = HTTPRequest(template, body: requestBody)
             while ContinuousClock.now < deadline {
                 let outcome = await client.send(request)
                 count += 1

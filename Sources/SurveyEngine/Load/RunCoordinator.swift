@@ -51,7 +51,8 @@ public actor RunCoordinator {
                 headers: api.headers + [HTTPHeader(name: "Content-Type", value: "application/json")]),
             answers: configuration.answers, order: configuration.order, think: configuration.think,
             retryQuestions: configuration.retryQuestions, retrySubmit: configuration.retrySubmit, budget: RetryBudget(configuration.budget),
-            transport: transport, clock: clock, recorder: recorder, stop: stopFlag, runStart: runStart, seed: configuration.seed)
+            transport: transport, clock: clock, recorder: recorder, stop: stopFlag, runStart: runStart, seed: configuration.seed,
+            questionsCache: QuestionsCache(shards: max(1, executors.count)))
         switch configuration.load {
         case .closed(let respondents): await runClosed(respondents: respondents, context: context)
         case .open(let schedule): await runOpen(schedule, context: context)
@@ -69,7 +70,7 @@ public actor RunCoordinator {
         let clock = self.clock
         await withDiscardingTaskGroup { group in
             for worker in 0..<workers {
-                let work: @Sendable () async -> Void = {
+                let work: @concurrent @Sendable () async -> Void = {
                     while !context.stop.isRaised {
                         if let deadline, clock.now() >= deadline { return }
                         let number = next.take() * shard.count + (shard.index - 1)
@@ -111,7 +112,7 @@ public actor RunCoordinator {
                 } else {
                     inFlight.add(1, ordering: .relaxed)
                     let arrival = number
-                    let work: @Sendable () async -> Void = {
+                    let work: @concurrent @Sendable () async -> Void = {
                         let lag = clock.now() &- due
                         var respondent = Respondent(index: arrival, seed: seed, startLag: lag > (1 << 62) ? 0 : lag, shard: slot)
                         await respondent.run(context)

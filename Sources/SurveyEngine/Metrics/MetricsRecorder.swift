@@ -2,25 +2,19 @@ import Synchronization
 
 /// Collects attempt records and respondent results from every respondent at once: one shard
 /// per event loop (or per worker) so that recording does not contend, added up at the end.
-/// Live counters for a progress line are kept in atomics.
+/// Nothing is shared between shards on the hot path, not even a counter.
 public final class MetricsRecorder: Sendable {
     private final class Shard: Sendable {
         let metrics = Mutex(RunMetrics())
     }
 
     private let shards: [Shard]
-    private let attemptCount = Atomic<Int>(0)
-    private let failedAttemptCount = Atomic<Int>(0)
-    private let finishedCount = Atomic<Int>(0)
-    private let startedCount = Atomic<Int>(0)
 
     public init(shards: Int) {
         self.shards = (0..<max(1, shards)).map { _ in Shard() }
     }
 
     public func record(_ record: AttemptRecord, shard: Int) {
-        attemptCount.add(1, ordering: .relaxed)
-        if !record.succeeded { failedAttemptCount.add(1, ordering: .relaxed) }
         shards[shard % shards.count].metrics.withLock { $0.add(record) }
     }
 
@@ -32,12 +26,10 @@ public final class MetricsRecorder: Sendable {
     }
 
     public func respondentStarted(shard: Int) {
-        startedCount.add(1, ordering: .relaxed)
         shards[shard % shards.count].metrics.withLock { $0.respondentsStarted += 1 }
     }
 
     public func respondentFinished(_ result: RespondentResult, shard: Int) {
-        finishedCount.add(1, ordering: .relaxed)
         shards[shard % shards.count].metrics.withLock { $0.add(result) }
     }
 
@@ -49,7 +41,7 @@ public final class MetricsRecorder: Sendable {
         shards[shard % shards.count].metrics.withLock { $0.dropped += 1 }
     }
 
-    /// Counters for a progress line, read without locks.
+    /// Counters for a progress line.
     public struct Progress: Sendable, Hashable {
         public var respondentsStarted: Int
         public var respondentsFinished: Int
@@ -58,9 +50,17 @@ public final class MetricsRecorder: Sendable {
     }
 
     public var progress: Progress {
-        Progress(
-            respondentsStarted: startedCount.load(ordering: .relaxed), respondentsFinished: finishedCount.load(ordering: .relaxed),
-            attempts: attemptCount.load(ordering: .relaxed), failedAttempts: failedAttemptCount.load(ordering: .relaxed))
+        var progress = Progress(respondentsStarted: 0, respondentsFinished: 0, attempts: 0, failedAttempts: 0)
+        for shard in shards {
+            shard.metrics.withLock { metrics in
+                progress.respondentsStarted += metrics.respondentsStarted
+                progress.respondentsFinished +=
+                    metrics.respondentsCompleted + metrics.respondentsFinishedWithUnanswered + metrics.respondentsAbandoned
+                progress.attempts += metrics.attempts
+                progress.failedAttempts += metrics.questions.failedAttempts + metrics.submit.failedAttempts
+            }
+        }
+        return progress
     }
 
     /// Everything recorded so far, added up.

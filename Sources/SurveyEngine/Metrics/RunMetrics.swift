@@ -86,8 +86,13 @@ public struct RunMetrics: Sendable, Hashable {
 
     public subscript(endpoint: Endpoint) -> EndpointMetrics {
         get { endpoint == .questions ? questions : submit }
-        set {
-            if endpoint == .questions { questions = newValue } else { submit = newValue }
+        // In place: a get-then-set would copy both histograms on every attempt recorded.
+        _modify {
+            if endpoint == .questions {
+                yield &questions
+            } else {
+                yield &submit
+            }
         }
     }
 

@@ -18,11 +18,13 @@ public struct SurveyContext: Sendable {
     /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
     public var runStart: UInt64
     public var seed: UInt64
+    public var questionsCache: QuestionsCache
 
     public init(
         questionsRequest: HTTPRequest.Template, submitRequest: HTTPRequest.Template, answers: AnswerBook, order: QuestionOrder,
         think: DurationRange, retryQuestions: RetryPolicy, retrySubmit: RetryPolicy, budget: RetryBudget, transport: any Transport,
-        clock: EngineClock, recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, seed: UInt64
+        clock: EngineClock, recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, seed: UInt64,
+        questionsCache: QuestionsCache = QuestionsCache(shards: 1)
     ) {
         self.questionsRequest = questionsRequest
         self.submitRequest = submitRequest
@@ -38,6 +40,7 @@ public struct SurveyContext: Sendable {
         self.stop = stop
         self.runStart = runStart
         self.seed = seed
+        self.questionsCache = questionsCache
     }
 }
 
@@ -84,8 +87,9 @@ public struct Respondent: Sendable {
 
     private mutating func takeSurvey(_ context: SurveyContext) async -> RespondentResult {
         var questions: [SurveyQuestion] = []
+        let shard = self.shard
         let fetched = await call(.questions, HTTPRequest(context.questionsRequest, collectBody: true), context) { response in
-            guard case .success(let list) = SurveyQuestion.list(from: response.body) else { return false }
+            guard case .success(let list) = context.questionsCache.questions(in: response.body, shard: shard) else { return false }
             questions = list
             return true
         }
@@ -115,7 +119,7 @@ public struct Respondent: Sendable {
             if await !pause(think.clampedNanoseconds, context) {
                 return RespondentResult(ending: .abandoned(.interrupted), submitted: submitted, unanswered: unanswered)
             }
-            let body = Array("{\"id\":\(question.id),\"answer\":\(JSONValue.quoted(answer))}".utf8)
+            let body = Self.submitBody(id: question.id, answer: answer)
             switch await call(.submit, HTTPRequest(context.submitRequest, body: body), context, accept: { _ in true }) {
             case .succeeded: submitted += 1
             case .failed: unanswered += 1
@@ -192,6 +196,30 @@ public struct Respondent: Sendable {
             previousDelay = delay
             attempt += 1
         }
+    }
+
+    /// `{"id":<id>,"answer":"<answer>"}`, written as bytes.
+    static func submitBody(id: Int, answer: String) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(24 + answer.utf8.count)
+        body.append(contentsOf: #"{"id":"#.utf8)
+        body.append(contentsOf: String(id).utf8)
+        body.append(contentsOf: #","answer":""#.utf8)
+        for byte in answer.utf8 {
+            switch byte {
+            case 0x22: body.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: body.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: body.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: body.append(contentsOf: [0x5C, 0x72])
+            case 0x09: body.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                body.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: body.append(byte)
+            }
+        }
+        body.append(contentsOf: #""}"#.utf8)
+        return body
     }
 
     /// Waits, in slices, so that a stop is noticed within 50 ms; false when stopped.

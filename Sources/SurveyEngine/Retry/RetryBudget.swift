@@ -14,6 +14,7 @@ public final class RetryBudget: Sendable {
 
     /// A logical call began.
     public func callStarted() {
+        guard policy != nil else { return }  // no budget: no shared counter to contend on
         calls.add(1, ordering: .relaxed)
     }
 

@@ -19,7 +19,9 @@ public final class URLSessionTransport: Transport {
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout.seconds
+        // Our own deadline decides; URLSession's (which on Linux may start before the request
+        // leaves its queue) is only a backstop a second later.
+        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout.seconds + 1
         session = URLSession(configuration: sessionConfiguration)
         base = "\(target.scheme.rawValue)://\(target.isIPv6Literal ? "[\(target.host)]" : target.host):\(target.port)"
         timeout = configuration.timeout
@@ -33,7 +35,7 @@ public final class URLSessionTransport: Transport {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.template.method
-        urlRequest.timeoutInterval = timeout.seconds
+        urlRequest.timeoutInterval = timeout.seconds + 1
         urlRequest.setValue("survey-bot/\(SurveyEngine.version)", forHTTPHeaderField: "User-Agent")
         for header in request.template.headers {
             urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
