@@ -3,6 +3,14 @@ enum DiffCommand: Subcommand {
     static let spec = CommandSpec(
         name: "diff",
         abstract: "Compare two reports and exit 1 when the new one regressed.",
+        discussion: """
+            Per endpoint: success rates, error rate, retries per call, latency (mean, p50…p999, max) \
+            and attempts per second; and the survey's completion rate. A change is a regression when \
+            it is worse by more than the tolerance and by more than the noise floor (0.2 ms for \
+            latencies, 0.5 percentage points for rates, 1/s for throughput). Success rates are \
+            compared by their failures: 99% → 95% is five times as many failures. An endpoint called \
+            in BASE but not in NEW is a regression.
+            """,
         arguments: [
             ArgumentSpec("base", help: "The earlier report (JSON)."),
             ArgumentSpec("new", help: "The later report (JSON)."),
@@ -15,8 +23,68 @@ enum DiffCommand: Subcommand {
                 default: "10%", repeatable: true),
         ])
 
+    static let metricNames = [
+        "success_rate", "first_try_success_rate", "error_rate", "retries_per_call", "mean", "p50", "p90", "p95", "p99", "p999", "max",
+        "attempts_per_s", "completion_rate",
+    ]
+
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
-        context.console.printError("Error: 'survey-bot diff' is not built yet: reports land with issue #5.")
-        return .validationFailure
+        let console = context.console
+        func usage(_ message: String) -> ExitCode {
+            SurveyBotCommand.usageError(message, usage: spec.usage, helpHint: "survey-bot diff --help", console: console)
+        }
+        guard arguments.positionals.count == 2 else { return usage("diff takes two reports: BASE.json NEW.json") }
+        let format = arguments.value("format") ?? "text"
+        guard ["text", "markdown", "json"].contains(format) else {
+            let hint = Suggestions.closest(to: format, in: ["text", "markdown", "json"]).map { " (did you mean '\($0)'?)" } ?? ""
+            return usage("--format: unknown format '\(format)'\(hint); expected text, markdown or json")
+        }
+        let tolerances: ReportDiff.Tolerances
+        do throws(UsageError) {
+            tolerances = try parseTolerances(arguments.values("tolerance"))
+        } catch {
+            return usage(error.description)
+        }
+        let basePath = arguments.positionals[0]
+        let newPath = arguments.positionals[1]
+        let base: RunReport
+        let new: RunReport
+        do throws(RunReport.ReadError) {
+            base = try RunReport.read(path: basePath)
+            new = try RunReport.read(path: newPath)
+        } catch {
+            console.printError("Error: \(error.description)")
+            return .validationFailure
+        }
+        let diff = ReportDiff(base: base, new: new, tolerances: tolerances)
+        switch format {
+        case "markdown": console.out(diff.markdown(basePath: basePath, newPath: newPath))
+        case "json": console.out(diff.json(basePath: basePath, newPath: newPath))
+        default: console.print(diff.text(basePath: basePath, newPath: newPath, tolerances: tolerances))
+        }
+        return diff.regressions.isEmpty ? .success : .failure
+    }
+
+    static func parseTolerances(_ values: [String]) throws(UsageError) -> ReportDiff.Tolerances {
+        var tolerances = ReportDiff.Tolerances()
+        for value in values {
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            let amountText = parts.count == 2 ? parts[1] : parts[0]
+            guard case .success(let amount) = ValueKind<Double>.fraction.read(amountText) else {
+                throw UsageError("--tolerance \(value): expected a percentage like 10% or metric=20%")
+            }
+            if parts.count == 2 {
+                let key = parts[0]
+                let metric = String(key.split(separator: ".").last ?? "")
+                guard metricNames.contains(metric) else {
+                    let hint = Suggestions.closest(to: metric, in: metricNames).map { " (did you mean '\($0)'?)" } ?? ""
+                    throw UsageError("--tolerance \(value): unknown metric '\(metric)'\(hint)")
+                }
+                tolerances.overrides[key] = amount
+            } else {
+                tolerances.default = amount
+            }
+        }
+        return tolerances
     }
 }

@@ -1,15 +1,59 @@
+import Foundation
+
 /// `survey-bot merge A.json B.json … --out ALL.json`: combines the reports of shards.
 enum MergeCommand: Subcommand {
     static let spec = CommandSpec(
         name: "merge",
         abstract: "Merge the reports of one plan's shards into the report of the whole run.",
+        discussion: """
+            Counts add up, latency histograms merge bucket by bucket, percentiles are read again from \
+            the merged histograms and the plan's thresholds are evaluated again on the whole: the \
+            result is the report one machine would have written. Reports of different plans are \
+            refused. Exits 1 when a threshold fails on the merged figures.
+            """,
         arguments: [ArgumentSpec("report", help: "JSON reports of the same plan.", repeating: true)],
         options: [
-            OptionSpec("out", short: "o", value: "file", help: "Where to write the merged JSON report.")
+            OptionSpec("out", short: "o", value: "file", help: "Where to write the merged JSON report (written atomically).")
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
-        context.console.printError("Error: 'survey-bot merge' is not built yet: reports land with issue #5.")
-        return .validationFailure
+        let console = context.console
+        guard let out = arguments.value("out") else {
+            return SurveyBotCommand.usageError(
+                "missing --out FILE", usage: spec.usage, helpHint: "survey-bot merge --help", console: console)
+        }
+        guard !arguments.positionals.isEmpty else {
+            return SurveyBotCommand.usageError(
+                "give the reports to merge", usage: spec.usage, helpHint: "survey-bot merge --help", console: console)
+        }
+        var parts: [(path: String, report: RunReport)] = []
+        for path in arguments.positionals {
+            do throws(RunReport.ReadError) {
+                parts.append((path, try RunReport.read(path: path)))
+            } catch {
+                console.printError("Error: \(error.description)")
+                return .validationFailure
+            }
+        }
+        let merged: RunReport
+        do throws(RunReport.MergeError) {
+            merged = try RunReport.merged(parts)
+        } catch {
+            console.printError("Error: \(error.description)")
+            return .validationFailure
+        }
+        let url = URL(fileURLWithPath: out)
+        let writer = ReportWriter(directory: url.deletingLastPathComponent().path)
+        do throws(ReportWriter.WriteError) {
+            try writer.prepare()
+            try writer.write(merged.jsonText(), to: url.lastPathComponent)
+        } catch {
+            console.printError("Error: \(error.description)")
+            return .validationFailure
+        }
+        console.print(TextReport.render(merged))
+        console.print("report: \(out)")
+        if merged.interrupted { return .interrupted }
+        return merged.passed ? .success : .failure
     }
 }

@@ -16,15 +16,20 @@ enum ServeCommand: Subcommand {
             OptionSpec("port", short: "p", value: "port", help: "Port to listen on; 0 picks a free one.", default: "8080"),
             OptionSpec("questions", value: "n", help: "Serve the first n built-in questions.", default: "10"),
             OptionSpec("questions-file", value: "path", help: "Serve the questions of a JSON file instead."),
+            OptionSpec("questions-raw", value: "path", help: "Serve this file as the questions body, unchecked (for broken contracts)."),
             OptionSpec("fail-rate", value: "p", help: "Share of submits answered 400, like 20%.", default: "0%"),
             OptionSpec("error-rate", value: "p", help: "Share of requests answered 500.", default: "0%"),
             OptionSpec("cold-start", value: "n", help: "Answer the first n requests 503.", default: "0"),
             OptionSpec("latency", value: "range", help: "Delay before each answer, like 5ms or 5ms..20ms.", default: "0"),
             OptionSpec("reset-rate", value: "p", help: "Share of requests whose connection is reset.", default: "0%"),
             OptionSpec("malformed-rate", value: "p", help: "Share of requests answered with bytes that are not HTTP.", default: "0%"),
+            OptionSpec(
+                "malformed-kind", value: "kind", help: "What a malformed answer breaks: status (the status line) or headers.",
+                default: "status"),
             OptionSpec("slow-rate", value: "p", help: "Share of answers trickled out byte by byte.", default: "0%"),
             OptionSpec("trickle", value: "duration", help: "Pause between the bytes of a slow answer.", default: "100ms"),
             OptionSpec("hang-rate", value: "p", help: "Share of requests never answered.", default: "0%"),
+            OptionSpec("close-connections", help: "Close every connection after one response, without saying so."),
             OptionSpec("seed", value: "n", help: "Seed of the faults.", default: "0"),
             OptionSpec("threads", value: "n", help: "Event-loop threads.", default: "one per core"),
         ])
@@ -68,8 +73,11 @@ enum ServeCommand: Subcommand {
 
     static func configuration(from arguments: ParsedArguments) throws(UsageError) -> ReferenceServerConfiguration {
         var configuration = ReferenceServerConfiguration()
-        if let file = arguments.value("questions-file") {
-            if arguments.value("questions") != nil { throw UsageError("give either --questions or --questions-file, not both") }
+        let sources = ["questions", "questions-file", "questions-raw"].filter { arguments.value($0) != nil }
+        if sources.count > 1 { throw UsageError("give only one of --questions, --questions-file and --questions-raw") }
+        if let raw = arguments.value("questions-raw") {
+            configuration.questions = .raw(raw)
+        } else if let file = arguments.value("questions-file") {
             configuration.questions = .file(file)
         } else if let count = try option(arguments, "questions", .integer(in: 1...10_000, "--questions")) {
             configuration.questions = .builtin(count: count)
@@ -84,6 +92,13 @@ enum ServeCommand: Subcommand {
         faults.slowRate = try option(arguments, "slow-rate", .fraction) ?? 0
         faults.trickleInterval = try option(arguments, "trickle", .positiveDuration("--trickle")) ?? faults.trickleInterval
         faults.hangRate = try option(arguments, "hang-rate", .fraction) ?? 0
+        if let kind = arguments.value("malformed-kind") {
+            guard let parsed = ServerFaults.MalformedKind(rawValue: kind) else {
+                throw UsageError("--malformed-kind \(kind): expected status or headers")
+            }
+            faults.malformedKind = parsed
+        }
+        faults.closeAfterEachResponse = arguments.flag("close-connections")
         let sum = faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.failRate
         if sum > 1.000_000_1 { throw UsageError("the fault rates add up to more than 100%") }
         configuration.faults = faults

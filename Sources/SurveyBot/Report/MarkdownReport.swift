@@ -93,7 +93,7 @@ enum MarkdownReport {
     }
 
     static func ms(_ value: Double) -> String {
-        value >= 100 ? "\(Int(value.rounded())) ms" : "\(format(value)) ms"
+        value >= 100 && value < 1e15 ? "\(Int(value.rounded())) ms" : "\(format(value)) ms"
     }
 
     /// A number with at most 3 significant decimals, no trailing zeros.
@@ -108,7 +108,7 @@ enum MarkdownReport {
     static func sparkline(_ values: [Int]) -> String {
         let bars = Array("▁▂▃▄▅▆▇█")
         let top = max(values.max() ?? 0, 1)
-        return String(values.map { bars[min(bars.count - 1, $0 * (bars.count - 1) / top)] })
+        return String(values.map { bars[min(bars.count - 1, max(0, $0) * (bars.count - 1) / top)] })
     }
 
     /// A horizontal bar chart of the latency distribution in 12 logarithmic bins.
@@ -129,7 +129,7 @@ extension Double {
         let scale = [1.0, 10, 100, 1000][min(max(digits, 0), 3)]
         let rounded = (self * scale).rounded() / scale
         var text = "\(rounded)"
-        if text.contains("e") { text = "\(Int(rounded))" }
+        if text.contains("e") && abs(rounded) < 1e15 { text = "\(Int(rounded))" }
         return text
     }
 }

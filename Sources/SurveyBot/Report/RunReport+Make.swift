@@ -168,6 +168,7 @@ extension RunReport.PlanRecord {
             switch plan.builtin.questions {
             case .builtin(let count): questions = "\(count) questions"
             case .file(let path): questions = "questions from \(path)"
+            case .raw(let path): questions = "questions body from \(path), unchecked"
             }
             let faults = plan.builtin.faults
             var parts = [questions]

@@ -26,10 +26,20 @@ public final class ReferenceServer: Sendable {
     ) throws(StartError) {
         self.configuration = configuration
         questions = try Self.loadQuestions(configuration.questions)
-        let state = ReferenceServerState(configuration: configuration, questions: questions, loops: group.loops.count)
+        var rawBody: [UInt8]?
+        if case .raw(let path) = configuration.questions {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw StartError(description: "cannot read the questions file '\(path)'")
+            }
+            rawBody = [UInt8](data)
+        }
+        let state = ReferenceServerState(
+            configuration: configuration, questions: questions, rawQuestions: rawBody, loops: group.loops.count)
         self.state = state
         do {
-            server = try HTTPServer(host: host, port: port, group: group) { request in state.handle(request) }
+            server = try HTTPServer(host: host, port: port, group: group, unanswered: { state.countUnanswered($0) }) { request in
+                state.handle(request)
+            }
         } catch {
             throw StartError(description: error.description)
         }
@@ -58,6 +68,8 @@ public final class ReferenceServer: Sendable {
             return (1...max(1, count)).map { id in
                 SurveyQuestion(id: id, text: id <= builtinQuestions.count ? builtinQuestions[id - 1] : "Question number \(id)?")
             }
+        case .raw:
+            return []
         case .file(let path):
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw StartError(description: "cannot read the questions file '\(path)'")
@@ -88,7 +100,8 @@ public final class ReferenceServer: Sendable {
 public struct ReferenceServerStats: Sendable, Equatable {
     /// Per endpoint (`questions`, `submit`, `other`): outcome → count. An outcome is a status
     /// code (`"200"`, `"400"`, `"503"`) or a fault without a status (`"reset"`, `"hang"`,
-    /// `"malformed"`).
+    /// `"malformed"`), or `"closed"` for a request that arrived on a connection the server was
+    /// closing and was never answered.
     public var endpoints: [String: [String: Int]]
     /// Submits refused because their body was not `{"id": …, "answer": …}` for a known id.
     public var invalidSubmits: Int
@@ -199,14 +212,18 @@ final class ReferenceServerState: Sendable {
     private let notFoundResponse = EncodedResponse(HTTPServerResponse(status: 404))
     private let methodResponse = EncodedResponse(HTTPServerResponse(status: 405))
     private static let garbage = Array("SURVEY/0.9 ??? not http\r\n\u{1}\u{2}\r\n\r\n".utf8)
+    private let malformedBytes: [UInt8]
 
-    init(configuration: ReferenceServerConfiguration, questions: [SurveyQuestion], loops: Int) {
+    init(configuration: ReferenceServerConfiguration, questions: [SurveyQuestion], rawQuestions: [UInt8]? = nil, loops: Int) {
         self.configuration = configuration
         faults = configuration.faults
         validIDs = Set(questions.map(\.id))
         counts = (0..<max(1, loops)).map { _ in Shard() }
         sequence = Endpoint.allCases.map { _ in Sequence() }
-        questionsResponse = EncodedResponse(.json(200, Array(SurveyQuestion.json(questions).utf8)))
+        questionsResponse = EncodedResponse(.json(200, rawQuestions ?? Array(SurveyQuestion.json(questions).utf8)))
+        malformedBytes =
+            configuration.faults.malformedKind == .statusLine
+            ? Self.garbage : Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis line is not a header\r\n\r\nok".utf8)
     }
 
     func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
@@ -231,6 +248,8 @@ final class ReferenceServerState: Sendable {
         if case .respond(let response) = action, faults.slowRate > 0, draw(.slow) < faults.slowRate {
             final = .trickle(response, interval: faults.trickleInterval)
             slow = true
+        } else if case .respond(let response) = action, faults.closeAfterEachResponse {
+            final = .respondAndClose(response)
         }
         let delay = faults.latency.value(at: draw(.latency))
         if delay > .zero { final = .after(delay, final) }
@@ -239,6 +258,18 @@ final class ReferenceServerState: Sendable {
             if slow { counts.slowAnswers += 1 }
         }
         return final
+    }
+
+    /// A request read on a connection the server was closing: counted as `closed`.
+    func countUnanswered(_ request: HTTPServerRequest) {
+        let endpoint: Endpoint
+        switch request.pathWithoutQuery {
+        case "/questions": endpoint = .questions
+        case "/question/submit": endpoint = .submit
+        case "/__stats": return
+        default: endpoint = .other
+        }
+        counts[request.loopIndex % counts.count].counts.withLock { $0.outcomes[endpoint.rawValue]["closed", default: 0] += 1 }
     }
 
     private func decide(_ endpoint: Endpoint, _ request: HTTPServerRequest, _ draw: (Fault) -> Double) -> (HTTPServerAction, String) {
@@ -252,7 +283,7 @@ final class ReferenceServerState: Sendable {
         }
         if faults.resetRate > 0, draw(.reset) < faults.resetRate { return (.reset, "reset") }
         if faults.hangRate > 0, draw(.hang) < faults.hangRate { return (.hang, "hang") }
-        if faults.malformedRate > 0, draw(.malformed) < faults.malformedRate { return (.raw(Self.garbage), "malformed") }
+        if faults.malformedRate > 0, draw(.malformed) < faults.malformedRate { return (.raw(malformedBytes), "malformed") }
         if faults.errorRate > 0, draw(.error) < faults.errorRate { return (.respond(errorResponse), "500") }
         guard endpoint == .submit else { return (.respond(questionsResponse), "200") }
         guard isValidSubmit(request.body) else { return (.respond(failResponse), "400 invalid") }

@@ -15,12 +15,21 @@ public struct ServerFaults: Sendable, Hashable {
     public var resetRate: Double = 0
     /// Fraction of requests answered with bytes that are not HTTP.
     public var malformedRate: Double = 0
+    /// What a malformed answer breaks: the status line, or a header line.
+    public var malformedKind: MalformedKind = .statusLine
     /// Fraction of requests whose answer trickles out one byte per `trickleInterval`.
     public var slowRate: Double = 0
     /// The pause between bytes of a slow answer.
     public var trickleInterval: Duration = .milliseconds(100)
     /// Fraction of requests never answered (the connection stays open and silent).
     public var hangRate: Double = 0
+    /// Close every connection after its first response, without a `Connection: close` header.
+    public var closeAfterEachResponse = false
+
+    public enum MalformedKind: String, Sendable, Hashable, CaseIterable {
+        case statusLine = "status"
+        case headers
+    }
 
     public init() {}
 
@@ -36,6 +45,9 @@ public struct ReferenceServerConfiguration: Sendable, Hashable {
         case builtin(count: Int)
         /// A JSON file holding a list of `{"id": 1, "question": "…"}`.
         case file(String)
+        /// A file served as the questions body byte for byte, unchecked: for rehearsing a
+        /// backend that breaks the contract (not a list, duplicate ids, a 10 MB body).
+        case raw(String)
     }
 
     public var questions: Questions = .builtin(count: 10)

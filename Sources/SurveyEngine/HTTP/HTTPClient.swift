@@ -114,9 +114,17 @@ final class ConnectionPool: @unchecked Sendable {
             continuation.resume(returning: .failure(.dns, requestSent: false, latency: .zero))
             return
         }
+        var reusable: ClientConnection?
+        while let candidate = idle.popLast() {
+            if candidate.isStillOpen() {
+                reusable = candidate
+                break
+            }
+            candidate.close()
+        }
         let connection: ClientConnection
-        if let reused = idle.popLast() {
-            connection = reused
+        if let reusable {
+            connection = reusable
         } else {
             let fd = Sockets.makeTCP(family: address.family)
             guard fd >= 0 else {
@@ -350,6 +358,15 @@ final class ClientConnection: EventHandler {
             if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return }
             fail(error == ECONNREFUSED ? .connectionRefused : .connectionReset)
         }
+    }
+
+    /// Whether an idle connection can carry another request: the peer has not closed it (a
+    /// close may still be on its way, unseen by epoll) and has sent nothing unasked.
+    func isStillOpen() -> Bool {
+        guard phase == .idle, !peerClosed else { return false }
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
 
     func checkDeadline(now: UInt64) {

@@ -13,6 +13,9 @@ import Synchronization
 /// The handler runs on the loop that read the request and must not block.
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPServerRequest) -> HTTPServerAction
+    /// Told of each request that arrived on a connection the server had already decided to
+    /// close (after `Connection: close`, or a deliberate close): read, never answered.
+    public typealias UnansweredHandler = @Sendable (HTTPServerRequest) -> Void
 
     /// Request limits: a longer head is answered 431, a longer body 413, and the connection closed.
     public struct Limits: Sendable, Hashable {
@@ -38,7 +41,10 @@ public final class HTTPServer: Sendable {
     private let counters: ServerCounters
 
     /// Binds `host:port` and starts accepting on every loop of `group`.
-    public init(host: String, port: Int, group: EventLoopGroup, limits: Limits = .init(), handler: @escaping Handler) throws(StartError) {
+    public init(
+        host: String, port: Int, group: EventLoopGroup, limits: Limits = .init(), unanswered: UnansweredHandler? = nil,
+        handler: @escaping Handler
+    ) throws(StartError) {
         let resolved: SocketAddress
         switch SocketAddress.resolve(host: host, port: port) {
         case .success(let addresses): resolved = addresses[0]
@@ -63,7 +69,9 @@ public final class HTTPServer: Sendable {
         self.group = group
         let counters = ServerCounters()
         self.counters = counters
-        states = group.loops.map { ServerLoopState(loop: $0, listenFD: fd, limits: limits, handler: handler, counters: counters) }
+        states = group.loops.map {
+            ServerLoopState(loop: $0, listenFD: fd, limits: limits, handler: handler, unanswered: unanswered, counters: counters)
+        }
         for state in states {
             state.loop.execute { state.startAccepting() }
         }
@@ -107,16 +115,21 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     let listenFD: Int32
     let limits: HTTPServer.Limits
     let handler: HTTPServer.Handler
+    let unanswered: HTTPServer.UnansweredHandler?
     let counters: ServerCounters
     var connections: [ServerConnection] = []
     private var token: UInt64 = 0
     private var accepting = false
 
-    init(loop: EventLoop, listenFD: Int32, limits: HTTPServer.Limits, handler: @escaping HTTPServer.Handler, counters: ServerCounters) {
+    init(
+        loop: EventLoop, listenFD: Int32, limits: HTTPServer.Limits, handler: @escaping HTTPServer.Handler,
+        unanswered: HTTPServer.UnansweredHandler?, counters: ServerCounters
+    ) {
         self.loop = loop
         self.listenFD = listenFD
         self.limits = limits
         self.handler = handler
+        self.unanswered = unanswered
         self.counters = counters
     }
 
@@ -207,7 +220,10 @@ final class ServerConnection: EventHandler {
         let buffer = state.loop.readBuffer
         let count = recv(fd, buffer.baseAddress, buffer.count, 0)
         if count > 0 {
-            if draining { return }
+            if draining {
+                drain(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+                return
+            }
             let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)
             if answering || !pending.isEmpty {
                 pending.append(contentsOf: bytes)
@@ -221,6 +237,28 @@ final class ServerConnection: EventHandler {
             let error = errno
             if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return }
             close(reset: false)
+        }
+    }
+
+    /// Reads what arrives after the server decided to close: whole requests are reported as
+    /// unanswered, so that a count of requests received misses none.
+    private func drain(_ bytes: UnsafeRawBufferPointer) {
+        guard let unanswered = state.unanswered else { return }
+        var offset = 0
+        while offset < bytes.count {
+            switch parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .needMore:
+                return
+            case .complete(let consumed):
+                offset += consumed
+                unanswered(
+                    HTTPServerRequest(
+                        method: String(decoding: parser.method, as: UTF8.self), path: String(decoding: parser.target, as: UTF8.self),
+                        body: parser.body, loopIndex: state.loop.index))
+                parser.reset()
+            case .failed:
+                return
+            }
         }
     }
 
@@ -278,6 +316,8 @@ final class ServerConnection: EventHandler {
             trickle(response.bytes[...], interval: interval.clampedNanoseconds, close: response.close || !keepAlive)
         case .raw(let bytes):
             send(bytes, close: true)
+        case .respondAndClose(let response):
+            send(response.bytes, close: true)
         case .reset:
             close(reset: true)
         case .hang:
@@ -351,6 +391,12 @@ final class ServerConnection: EventHandler {
         guard !draining, !closed else { return }
         draining = true
         shutdown(fd, Int32(SHUT_WR))
+        parser.reset()
+        if !pending.isEmpty {
+            let carried = pending
+            pending = []
+            carried.withUnsafeBytes { drain($0) }
+        }
         state.loop.schedule(at: MonotonicClock.now() &+ 2_000_000_000) { [self] in
             close(reset: false)
         }

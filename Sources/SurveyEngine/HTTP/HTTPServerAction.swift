@@ -79,6 +79,9 @@ public indirect enum HTTPServerAction: Sendable, Equatable {
     case trickle(EncodedResponse, interval: Duration)
     /// Write these bytes, then close: for answers that are not HTTP.
     case raw([UInt8])
+    /// Answer, then close the connection without having said so (no `Connection: close`): a
+    /// server that drops every keep-alive connection after one response.
+    case respondAndClose(EncodedResponse)
     /// Reset the connection (TCP RST) without answering.
     case reset
     /// Never answer; keep the connection open until the client gives up.

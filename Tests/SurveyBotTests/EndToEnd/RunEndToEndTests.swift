@@ -4,18 +4,6 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 
-/// Reads the reference server's `/__stats`.
-private func serverStats(_ url: String) async throws -> ReferenceServerStats {
-    let target = try HTTPTarget.parse(url).get()
-    let group = EventLoopGroup(threads: 1)
-    let client = HTTPClient(target: target, group: group)
-    let outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true))
-    await client.shutdown()
-    group.shutdown()
-    let response = try outcome.result.get()
-    return try #require(ReferenceServerStats.parse(response.body))
-}
-
 private let faultyPlan = """
     name: e2e
     target: http://127.0.0.1:1
@@ -51,7 +39,7 @@ private let faultyPlan = """
         ])
         let run = try RunningTool(["run", plan, "--target", url, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
-        let stats = try await serverStats(url)
+        let stats = try await fetchStats(url)
         server.signal(SIGTERM)
         #expect(await server.wait(seconds: 10) == 0)
         #expect(status == 0 || status == 1, "\(run.standardError)")

@@ -228,4 +228,30 @@ private func deadPort() async throws -> Int {
             #expect(server.requestsRejected == 2)
         }
     }
+
+    @Test func talksIPv6() async throws {
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(host: "::1", port: 0, group: group) { _ in ok("six") }
+        let target = try HTTPTarget.parse("http://[::1]:\(server.port)").get()
+        let client = HTTPClient(target: target, group: group)
+        expectStatus(await client.send(get("/", target)), 200, body: "six")
+        #expect(server.address.isLoopback)
+        await client.shutdown()
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func resolvesHostNamesOnce() async throws {
+        try await withServer(handler: { _ in ok("named") }) { server, _, _, group in
+            let target = HTTPTarget(scheme: .http, host: "localhost", port: server.port)
+            let client = HTTPClient(target: target, group: group)
+            let addresses = try client.resolution.get()
+            #expect(addresses.allSatisfy { $0.isLoopback })
+            // localhost may resolve to ::1 first, where nothing listens: only IPv4 is served here.
+            if addresses.first?.description.hasPrefix("127.") == true {
+                expectStatus(await client.send(get("/", target)), 200, body: "named")
+            }
+            await client.shutdown()
+        }
+    }
 }

@@ -1,0 +1,119 @@
+import Foundation
+import SurveyEngine
+
+extension RunReport {
+    /// Why reports cannot be merged.
+    struct MergeError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The report one run would have produced from the runs of its shards: counts add,
+    /// histograms merge bucket by bucket, percentiles are read again from the merged
+    /// histograms, and the thresholds are evaluated again on the whole.
+    static func merged(_ parts: [(path: String, report: RunReport)]) throws(MergeError) -> RunReport {
+        guard let (firstPath, first) = parts.first else { throw MergeError(description: "nothing to merge") }
+        var shards = Set<String>()
+        for (path, report) in parts {
+            guard report.name == first.name, report.plan == first.plan else {
+                throw MergeError(description: "\(path) is a report of another plan than \(firstPath) ('\(report.name)' vs '\(first.name)')")
+            }
+            if let shard = report.shard, !shards.insert(shard).inserted {
+                throw MergeError(description: "\(path): shard \(shard) appears twice")
+            }
+        }
+        var metrics = RunMetrics()
+        for (path, report) in parts {
+            metrics.merge(try report.metrics(path: path))
+        }
+        let started = parts.map(\.report.startedAt).min() ?? first.startedAt
+        let ended = parts.map(\.report.endedAt).max() ?? first.endedAt
+        let duration = parts.map(\.report.durationS).max() ?? first.durationS
+        var endpoints: [String: EndpointReport] = [:]
+        for endpoint in Endpoint.allCases { endpoints[endpoint.rawValue] = EndpointReport(metrics[endpoint]) }
+        var reasons: [String: Int] = [:]
+        for (reason, count) in metrics.abandoned { reasons[reason.rawValue] = count }
+        let shardCounts = Set(parts.compactMap { $0.report.shard?.split(separator: "/").last.map(String.init) })
+        let complete = shardCounts.count == 1 && shards.count == Int(shardCounts.first!)
+        var merged = RunReport(
+            schema: schemaVersion, tool: first.tool, name: first.name, passed: true, interrupted: parts.contains { $0.report.interrupted },
+            target: first.target, startedAt: started, endedAt: ended, durationS: duration,
+            shard: complete || shards.isEmpty ? nil : shards.sorted().joined(separator: "+"), seed: first.seed, endpoints: endpoints,
+            respondents: Respondents(
+                started: metrics.respondentsStarted, completed: metrics.respondentsCompleted,
+                finishedWithUnanswered: metrics.respondentsFinishedWithUnanswered, abandoned: metrics.respondentsAbandoned,
+                abandonedReasons: reasons, dropped: metrics.dropped),
+            answers: Answers(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, missing: metrics.answersMissing),
+            throughput: Throughput(
+                attemptsPerS: duration > 0 ? (Double(metrics.attempts) / duration * 10).rounded() / 10 : 0,
+                timeline: metrics.attemptsPerSecond, failuresTimeline: metrics.failuresPerSecond),
+            thresholds: [], plan: first.plan)
+        merged.evaluateThresholds(
+            try first.thresholds.map { result throws(MergeError) in
+                guard let threshold = Threshold(result) else {
+                    throw MergeError(description: "\(firstPath): threshold '\(result.name)' is not one this version knows")
+                }
+                return threshold
+            })
+        return merged
+    }
+
+    /// The engine's metrics back from the report's counts and histograms.
+    func metrics(path: String) throws(MergeError) -> RunMetrics {
+        var metrics = RunMetrics()
+        for endpoint in Endpoint.allCases {
+            guard let part = endpoints[endpoint.rawValue] else { continue }
+            var counts = EndpointMetrics()
+            counts.calls = part.calls
+            counts.attempts = part.attempts
+            counts.succeeded = part.succeeded
+            counts.failed = part.failed
+            counts.firstTrySucceeded = part.firstTrySucceeded
+            counts.failedAttempts = part.failedAttempts
+            counts.retriesDenied = part.retriesDenied
+            for (code, count) in part.status {
+                guard let status = Int(code) else { throw MergeError(description: "\(path): status '\(code)' is not a number") }
+                counts.statuses[status] = count
+            }
+            for (name, count) in part.errors {
+                if let kind = ErrorKind(rawValue: name) { counts.errors[kind] = count }
+            }
+            guard let latency = part.histogram.histogram, let service = part.serviceHistogram.histogram else {
+                throw MergeError(description: "\(path): the \(endpoint.rawValue) histogram is damaged")
+            }
+            counts.latency = latency
+            counts.serviceLatency = service
+            metrics[endpoint] = counts
+        }
+        metrics.respondentsStarted = respondents.started
+        metrics.respondentsCompleted = respondents.completed
+        metrics.respondentsFinishedWithUnanswered = respondents.finishedWithUnanswered
+        for (name, count) in respondents.abandonedReasons {
+            guard let reason = AbandonReason(rawValue: name) else {
+                throw MergeError(description: "\(path): unknown abandon reason '\(name)'")
+            }
+            metrics.abandoned[reason] = count
+        }
+        metrics.dropped = respondents.dropped
+        metrics.answersSubmitted = answers.submitted
+        metrics.answersUnanswered = answers.unanswered
+        metrics.answersMissing = answers.missing
+        guard throughput.timeline.count == throughput.failuresTimeline.count else {
+            throw MergeError(description: "\(path): the throughput timelines differ in length")
+        }
+        metrics.attemptsPerSecond = throughput.timeline
+        metrics.failuresPerSecond = throughput.failuresTimeline
+        return metrics
+    }
+}
+
+extension Threshold {
+    /// A threshold back from its line in a report.
+    init?(_ result: RunReport.ThresholdResult) {
+        let parts = result.name.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let scope = Scope(rawValue: parts[0]), let metric = Metric(rawValue: parts[1]),
+            let comparison = Comparison(rawValue: result.op)
+        else { return nil }
+        let limitText = String(result.text.dropFirst(result.name.count + 1 + result.op.count + 1))
+        self.init(scope: scope, metric: metric, comparison: comparison, limit: result.limit, limitText: limitText)
+    }
+}

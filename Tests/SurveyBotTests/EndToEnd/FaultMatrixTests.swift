@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+
+/// One row of the fault matrix: how the server misbehaves and what the report must say.
+struct FaultCase: Sendable, CustomTestStringConvertible {
+    var name: String
+    /// `survey-bot serve` options; nil for "nothing listens".
+    var serve: [String]?
+    /// A questions body served verbatim, when the fault is in the body.
+    var questionsBody: [UInt8]? = nil
+    var endpoint: String
+    /// The error (`errors` key of the report) every attempt of `endpoint` must show.
+    var kind: String
+
+    var testDescription: String { name }
+}
+
+private let plan = """
+    name: fault
+    target: http://127.0.0.1:1
+    respondents: 4
+    concurrency: 4
+    timeout: 300ms
+    seed: 5
+    answers:
+      "*": yes
+    retry:
+      questions:
+        attempts: 2
+        backoff: constant
+        initial: 10ms
+        on: [5xx, 4xx, timeout, connection, malformed]
+      submit:
+        attempts: 2
+        backoff: constant
+        initial: 10ms
+        on: [5xx, 4xx, timeout, connection, malformed]
+    report:
+      formats: [json]
+    """
+
+/// The longest a respondent can take: every call of the survey failing every attempt at the
+/// timeout, with the backoff between (1 questions call + 10 submits) × 2 × (300 + 10) ms.
+private let boundSeconds = 11 * 2 * 0.31 + 3
+
+private let cases: [FaultCase] = [
+    FaultCase(name: "connection refused (nothing listening)", serve: nil, endpoint: "questions", kind: "connection_refused"),
+    FaultCase(name: "reset instead of an answer", serve: ["--reset-rate", "100%"], endpoint: "questions", kind: "connection_reset"),
+    FaultCase(name: "accepts and never answers", serve: ["--hang-rate", "100%"], endpoint: "questions", kind: "timeout"),
+    FaultCase(
+        name: "trickles one byte a second", serve: ["--slow-rate", "100%", "--trickle", "1s"], endpoint: "questions", kind: "timeout"),
+    FaultCase(name: "malformed status line", serve: ["--malformed-rate", "100%"], endpoint: "questions", kind: "malformed_response"),
+    FaultCase(
+        name: "garbage headers", serve: ["--malformed-rate", "100%", "--malformed-kind", "headers"], endpoint: "questions",
+        kind: "malformed_response"),
+    FaultCase(
+        name: "questions not a list", serve: [], questionsBody: Array(#"{"id":1}"#.utf8), endpoint: "questions", kind: "malformed_response"),
+    FaultCase(
+        name: "questions without ids", serve: [], questionsBody: Array(#"[{"question":"a"}]"#.utf8), endpoint: "questions",
+        kind: "malformed_response"),
+    FaultCase(
+        name: "duplicate question ids", serve: [], questionsBody: Array(#"[{"id":1,"question":"a"},{"id":1,"question":"b"}]"#.utf8),
+        endpoint: "questions", kind: "malformed_response"),
+    FaultCase(name: "empty questions list", serve: [], questionsBody: Array("[]".utf8), endpoint: "questions", kind: "malformed_response"),
+    FaultCase(
+        name: "a 10 MB questions body", serve: [],
+        questionsBody: Array("[" + String(repeating: " ", count: 10 << 20) + "]").map { $0.asciiValue! },
+        endpoint: "questions", kind: "body_too_large"),
+    FaultCase(name: "5xx storm", serve: ["--error-rate", "100%"], endpoint: "questions", kind: "http_5xx"),
+    FaultCase(name: "400 storm", serve: ["--fail-rate", "100%"], endpoint: "submit", kind: "http_4xx"),
+]
+
+@Suite struct FaultMatrixTests {
+    @Test(arguments: cases)
+    func faultIsClassifiedCountedAndBounded(_ fault: FaultCase) async throws {
+        let directory = try TemporaryDirectory()
+        let planPath = try directory.write("fault.plan", plan)
+        var server: RunningTool?
+        var url = "http://127.0.0.1:1"
+        if var options = fault.serve {
+            if let body = fault.questionsBody {
+                let path = directory.path + "/questions.body"
+                try Data(body).write(to: URL(fileURLWithPath: path))
+                options += ["--questions-raw", path]
+            }
+            let started = try await startServer(options)
+            server = started.0
+            url = started.1
+        }
+        let start = ContinuousClock.now
+        let run = try RunningTool(["run", planPath, "--target", url, "--out", directory.path, "--quiet"])
+        let status = await run.wait(seconds: boundSeconds + 10)
+        let elapsed = ContinuousClock.now - start
+        var stats: ReferenceServerStats?
+        if server != nil { stats = try await fetchStats(url) }
+        server?.signal(SIGTERM)
+        _ = await server?.wait(seconds: 10)
+
+        #expect(status == 0 || status == 1, "exit \(status): \(run.standardError)")
+        #expect(elapsed < .seconds(boundSeconds), "took \(elapsed)")
+        let report = try RunReport.read(path: directory.path + "/fault-latest.json")
+        let endpoint = try #require(report.endpoints[fault.endpoint])
+        #expect(endpoint.attempts > 0)
+        // Every attempt of the endpoint is classified under the fault's kind.
+        #expect(endpoint.errors[fault.kind] == endpoint.attempts, "\(endpoint.errors)")
+        #expect(endpoint.failedAttempts == endpoint.attempts)
+        #expect(report.respondents.started == 4)
+        if let stats {
+            for name in ["questions", "submit"] {
+                #expect(report.endpoints[name]?.attempts == stats.requests(name), "\(name): report vs server")
+            }
+        }
+    }
+
+    @Test func coldStartIsRetriedAway() async throws {
+        // Four attempts: whatever the order of arrivals, no respondent can meet all three 503s
+        // and still have no attempt left.
+        let (report, stats) = try await runAgainst(["--cold-start", "3"], set: ["retry.questions.attempts=4"])
+        let questions = try #require(report.endpoints["questions"])
+        #expect(questions.status["503"] == 3)
+        #expect(questions.succeeded == 4)
+        #expect(report.respondents.completed == 4)
+        #expect(questions.attempts == stats.requests("questions"))
+    }
+
+    @Test func serverClosingEveryConnectionStillServes() async throws {
+        let (report, stats) = try await runAgainst(["--close-connections"])
+        let total = report.endpoints.values.reduce(0) { $0 + $1.attempts }
+        // A request sent just as the server closed the connection is lost on both sides alike:
+        // the report's connection_closed attempts are the server's "closed" requests.
+        #expect(total == stats.requests("questions") + stats.requests("submit"))
+        let closed = report.endpoints.values.reduce(0) { $0 + $1.errors["connection_closed", default: 0] }
+        #expect(closed == (stats.endpoints["questions"]?["closed"] ?? 0) + (stats.endpoints["submit"]?["closed"] ?? 0))
+        #expect(report.respondents.started == 4)
+        // Every answered attempt needed a connection of its own.
+        #expect(stats.connectionsAccepted >= total - closed)
+    }
+
+    @Test func serverDyingMidRunEndsAsRefusals() async throws {
+        let directory = try TemporaryDirectory()
+        let planPath = try directory.write("fault.plan", plan.replacingOccurrences(of: "respondents: 4", with: "respondents: 200"))
+        let (server, url) = try await startServer(["--latency", "5ms"])
+        let start = ContinuousClock.now
+        let run = try RunningTool(["run", planPath, "--target", url, "--out", directory.path, "--quiet"])
+        try await Task.sleep(for: .milliseconds(400))
+        server.signal(SIGKILL)
+        _ = await server.wait(seconds: 5)
+        let status = await run.wait(seconds: 60)
+        #expect(status == 0 || status == 1)
+        #expect(ContinuousClock.now - start < .seconds(30))
+        let report = try RunReport.read(path: directory.path + "/fault-latest.json")
+        let errors = report.endpoints.values.reduce(into: [String: Int]()) { $0.merge($1.errors, uniquingKeysWith: +) }
+        #expect(errors["connection_refused", default: 0] > 0, "\(errors)")
+        #expect(report.respondents.started == 200)
+        #expect(
+            report.respondents.started == report.respondents.completed + report.respondents.finishedWithUnanswered
+                + report.respondents.abandoned)
+    }
+
+    private func runAgainst(_ options: [String], set: [String] = []) async throws -> (RunReport, ReferenceServerStats) {
+        let directory = try TemporaryDirectory()
+        let planPath = try directory.write("fault.plan", plan)
+        let (server, url) = try await startServer(options)
+        let run = try RunningTool(["run", planPath, "--target", url, "--out", directory.path, "--quiet"] + set.flatMap { ["--set", $0] })
+        let status = await run.wait(seconds: 30)
+        let stats = try await fetchStats(url)
+        server.signal(SIGTERM)
+        _ = await server.wait(seconds: 10)
+        #expect(status == 0 || status == 1, "\(run.standardError)")
+        return (try RunReport.read(path: directory.path + "/fault-latest.json"), stats)
+    }
+}
+
+/// Reads the reference server's `/__stats`.
+func fetchStats(_ url: String) async throws -> ReferenceServerStats {
+    let target = try HTTPTarget.parse(url).get()
+    let group = EventLoopGroup(threads: 1)
+    let client = HTTPClient(target: target, group: group)
+    let outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true))
+    await client.shutdown()
+    group.shutdown()
+    let response = try outcome.result.get()
+    return try #require(ReferenceServerStats.parse(response.body))
+}

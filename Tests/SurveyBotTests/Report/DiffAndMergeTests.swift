@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+
+private func verdict(_ diff: ReportDiff, _ endpoint: String, _ metric: String) -> ReportDiff.Verdict? {
+    diff.rows.first { $0.endpoint == endpoint && $0.metric == metric }?.verdict
+}
+
+/// The fixture report with the submit latencies scaled (the histograms and summaries too).
+private func slower(by scale: Double) -> RunReport {
+    ReportFixtures.report(metrics: ReportFixtures.metrics(submitLatencyScale: scale))
+}
+
+@Suite struct ReportDiffTests {
+    let base = ReportFixtures.report()
+
+    @Test func aReportComparedWithItselfHasNoRegressions() {
+        let diff = ReportDiff(base: base, new: base, tolerances: .init())
+        #expect(diff.regressions.isEmpty)
+        #expect(diff.rows.allSatisfy { $0.verdict == .same })
+    }
+
+    @Test func thirtyPercentSlowerSubmitIsARegressionNamingTheRow() {
+        let diff = ReportDiff(base: base, new: slower(by: 1.3), tolerances: .init())
+        #expect(verdict(diff, "submit", "p95") == .regressed)
+        #expect(verdict(diff, "questions", "p95") == .same)
+        #expect(diff.summary.contains("submit p95"))
+    }
+
+    @Test func changesWithinToleranceAreTheSame() {
+        let diff = ReportDiff(base: base, new: slower(by: 1.05), tolerances: .init())
+        #expect(verdict(diff, "submit", "p95") == .same)
+        let loose = ReportDiff(base: base, new: slower(by: 1.3), tolerances: .init(overrides: ["p95": 0.5, "p90": 0.5, "p99": 0.5]))
+        #expect(verdict(loose, "submit", "p95") == .same)
+        #expect(verdict(loose, "submit", "p50") == .regressed)
+        let perEndpoint = ReportDiff(base: base, new: slower(by: 1.3), tolerances: .init(overrides: ["submit.p95": 0.5]))
+        #expect(verdict(perEndpoint, "submit", "p95") == .same)
+    }
+
+    @Test func fasterIsAnImprovement() {
+        let diff = ReportDiff(base: slower(by: 2), new: base, tolerances: .init())
+        #expect(verdict(diff, "submit", "p50") == .improved)
+        #expect(diff.regressions.isEmpty)
+    }
+
+    @Test func changesBelowTheNoiseFloorAreIgnored() {
+        // 0.1 ms → 0.15 ms is +50%, but only 0.05 ms: noise.
+        let row = ReportDiff.row(
+            endpoint: "submit", metric: "p50", unit: .ms, direction: .lowerIsBetter, base: 0.1, new: 0.15, tolerance: 0.1)
+        #expect(row.verdict == .same)
+        let real = ReportDiff.row(
+            endpoint: "submit", metric: "p50", unit: .ms, direction: .lowerIsBetter, base: 1, new: 1.5, tolerance: 0.1)
+        #expect(real.verdict == .regressed)
+    }
+
+    @Test func successRatesAreJudgedByTheirFailures() {
+        // 99% → 95%: a 4% relative drop, but five times the failures.
+        let row = ReportDiff.row(
+            endpoint: "submit", metric: "success_rate", unit: .ratio, direction: .higherIsBetter, base: 0.99, new: 0.95, tolerance: 0.1)
+        #expect(row.verdict == .regressed)
+        #expect(row.changePercent == 400)
+    }
+
+    @Test func missingEndpointIsARegression() {
+        var new = base
+        new.endpoints["submit"]?.calls = 0
+        let diff = ReportDiff(base: base, new: new, tolerances: .init())
+        #expect(verdict(diff, "submit", "calls") == .missing)
+        #expect(!diff.regressions.isEmpty)
+        let reverse = ReportDiff(base: new, new: base, tolerances: .init())
+        #expect(verdict(reverse, "submit", "calls") == .added)
+        #expect(reverse.regressions.filter { $0.endpoint == "submit" }.isEmpty)
+    }
+
+    @Test func diffCommandExitsByVerdict() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try directory.write("a.json", base.jsonText())
+        let b = try directory.write("b.json", slower(by: 1.3).jsonText())
+        let same = await runCommand(["diff", a, a])
+        #expect(same.status == .success)
+        #expect(same.out.contains("no regressions"))
+        let worse = await runCommand(["diff", a, b])
+        #expect(worse.status == .failure)
+        #expect(worse.out.split(separator: "\n").contains { $0.contains("submit") && $0.contains("p95") && $0.contains("REGRESSED") })
+        let markdown = await runCommand(["diff", a, b, "--format", "markdown"])
+        #expect(markdown.out.contains("| submit | p95 |"))
+        let json = await runCommand(["diff", a, b, "--format", "json"])
+        let value = try JSONValue.parse(Array(json.out.utf8)).get()
+        #expect(value["regressions"] != .integer(0))
+        let tolerated = await runCommand(["diff", a, b, "--tolerance", "60%"])
+        #expect(tolerated.status == .success)
+    }
+
+    @Test func diffRefusesOtherSchemasAndBadInput() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try directory.write("a.json", base.jsonText())
+        let other = try directory.write(
+            "other.json", base.jsonText().replacingOccurrences(of: "survey-bot.report/1", with: "survey-bot.report/9"))
+        let result = await runCommand(["diff", a, other])
+        #expect(result.status == .validationFailure)
+        #expect(result.err.contains("report schema 'survey-bot.report/9' is not 'survey-bot.report/1'"))
+        let tolerance = await runCommand(["diff", a, a, "--tolerance", "p98=20%"])
+        #expect(tolerance.status == .validationFailure)
+        #expect(tolerance.err.contains("unknown metric 'p98' (did you mean 'p99'?)") || tolerance.err.contains("unknown metric 'p98'"))
+        let one = await runCommand(["diff", a])
+        #expect(one.status == .validationFailure)
+    }
+}
+
+@Suite struct ReportMergeTests {
+    @Test func mergeOfShardsIsTheWholeExactly() throws {
+        // Build shard reports from disjoint record sets and check the merge reproduces the whole.
+        var shards: [RunMetrics] = [RunMetrics(), RunMetrics(), RunMetrics()]
+        var random = SplitMix64(seed: 3)
+        var wholeMetrics = RunMetrics()
+        for index in 0..<3000 {
+            let record = AttemptRecord(
+                endpoint: index % 11 == 0 ? .questions : .submit, attempt: 1 + index % 2,
+                outcome: index % 7 == 0 ? .status(400) : .status(200),
+                succeeded: index % 7 != 0, latency: .nanoseconds(Int64(200_000 + random.next() % 5_000_000)),
+                start: UInt64(index) * 1_000_000)
+            shards[index % 3].add(record)
+            wholeMetrics.add(record)
+        }
+        let reports = shards.enumerated().map { index, metrics in
+            (path: "shard\(index + 1).json", report: ReportFixtures.report(metrics: metrics, shard: Shard(index: index + 1, count: 3)))
+        }
+        let merged = try RunReport.merged(reports)
+        let expected = ReportFixtures.report(metrics: wholeMetrics)
+        #expect(merged.endpoints == expected.endpoints)
+        #expect(merged.throughput == expected.throughput)
+        #expect(merged.thresholds == expected.thresholds)
+        #expect(merged.shard == nil)
+        #expect(merged.passed == expected.passed)
+    }
+
+    @Test func mergeRefusesReportsOfDifferentPlans() throws {
+        var other = ReportFixtures.plan
+        other.concurrency = 99
+        let a = ReportFixtures.report(shard: Shard(index: 1, count: 2))
+        let b = ReportFixtures.report(plan: other, shard: Shard(index: 2, count: 2))
+        #expect(throws: RunReport.MergeError.self) { try RunReport.merged([("a.json", a), ("b.json", b)]) }
+        #expect(throws: RunReport.MergeError.self) { try RunReport.merged([("a.json", a), ("a2.json", a)]) }
+    }
+
+    @Test func shardedRunsOnTheReferenceServerMergeIntoTheUnshardedRun() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write(
+            "shards.plan",
+            """
+            name: shards
+            target: builtin
+            respondents: 30
+            concurrency: 6
+            seed: 8
+            answers:
+              "*": fine
+            thresholds:
+              submit.success_rate: ">= 99%"
+            """)
+        var paths: [String] = []
+        for index in 1...3 {
+            let out = directory.path + "/s\(index)"
+            let result = await runCommand(["run", plan, "--shard", "\(index)/3", "--out", out, "--quiet", "--format", "json"])
+            #expect(result.status == .success, "\(result.err)")
+            paths.append(out + "/shards-shard-\(index)-of-3-latest.json")
+        }
+        let whole = await runCommand(["run", plan, "--out", directory.path + "/whole", "--quiet", "--format", "json"])
+        #expect(whole.status == .success)
+        let merge = await runCommand(["merge"] + paths + ["--out", directory.path + "/merged.json"])
+        #expect(merge.status == .success, "\(merge.err)")
+        let merged = try RunReport.read(path: directory.path + "/merged.json")
+        let unsharded = try RunReport.read(path: directory.path + "/whole/shards-latest.json")
+        #expect(merged.respondents == unsharded.respondents)
+        #expect(merged.answers == unsharded.answers)
+        for name in ["questions", "submit"] {
+            let a = try #require(merged.endpoints[name])
+            let b = try #require(unsharded.endpoints[name])
+            #expect(a.calls == b.calls && a.attempts == b.attempts && a.status == b.status, "\(name)")
+            #expect(a.histogram.count == UInt64(a.attempts))
+        }
+        #expect(merged.thresholds.map(\.passed) == [true])
+    }
+}

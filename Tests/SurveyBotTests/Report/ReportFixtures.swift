@@ -1,0 +1,69 @@
+import Foundation
+import SurveyEngine
+
+@testable import SurveyBot
+
+/// A fixed run: the smoke plan, made-up but plausible metrics, fixed times. Every format is
+/// golden-tested against its rendering.
+enum ReportFixtures {
+    static let plan: Plan = {
+        let text = (try? String(contentsOfFile: repositoryPath("plans/smoke.plan"), encoding: .utf8)) ?? ""
+        return (try? PlanLoader(environment: [:]).load(text: text, path: "plans/smoke.plan").get())!
+    }()
+
+    /// Metrics whose latencies come from a seeded generator: the same every time.
+    static func metrics(seed: UInt64 = 1, respondents: Int = 20, submitLatencyScale: Double = 1) -> RunMetrics {
+        var random = SplitMix64(seed: seed)
+        var metrics = RunMetrics()
+        var second: UInt64 = 0
+        func latency(_ base: Double) -> Duration {
+            .nanoseconds(Int64(base * (0.6 + Double(random.next() % 1000) / 1000)))
+        }
+        for respondent in 0..<respondents {
+            metrics.respondentsStarted += 1
+            second = UInt64(respondent / 8) * 1_000_000_000
+            let coldStart = respondent < 2
+            if coldStart {
+                metrics.add(
+                    AttemptRecord(
+                        endpoint: .questions, attempt: 1, outcome: .status(503), succeeded: false, latency: latency(900_000), start: second)
+                )
+            }
+            metrics.add(
+                AttemptRecord(
+                    endpoint: .questions, attempt: coldStart ? 2 : 1, outcome: .status(200), succeeded: true, latency: latency(2_000_000),
+                    start: second))
+            metrics.questions.endCall(succeeded: true, attempts: coldStart ? 2 : 1)
+            var unanswered = 0
+            for question in 1...10 {
+                let failing = (respondent + question) % 17 == 0
+                var attempts = 0
+                for attempt in 1...3 {
+                    attempts = attempt
+                    let fails = failing || (respondent * question) % 23 == 1 && attempt == 1
+                    let outcome: AttemptOutcome = fails ? (attempt == 2 ? .error(.timeout) : .status(400)) : .status(200)
+                    metrics.add(
+                        AttemptRecord(
+                            endpoint: .submit, attempt: attempt, outcome: outcome, succeeded: !fails,
+                            latency: latency(1_500_000 * submitLatencyScale), start: second))
+                    if !fails { break }
+                }
+                let succeeded = !failing
+                metrics.submit.endCall(succeeded: succeeded, attempts: attempts)
+                if !succeeded { unanswered += 1 }
+            }
+            metrics.add(
+                RespondentResult(
+                    ending: unanswered == 0 ? .completed : .finishedWithUnanswered, submitted: 10 - unanswered, unanswered: unanswered))
+        }
+        return metrics
+    }
+
+    static func report(metrics: RunMetrics = metrics(), plan: Plan = plan, shard: Shard = .whole, interrupted: Bool = false) -> RunReport {
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let facts = RunReport.RunFacts(
+            plan: plan, target: "builtin", startedAt: start, endedAt: start.addingTimeInterval(2.5), elapsed: .milliseconds(2500), seed: 42,
+            shard: shard, interrupted: interrupted, insecure: false)
+        return RunReport.make(metrics: metrics, facts: facts)
+    }
+}
