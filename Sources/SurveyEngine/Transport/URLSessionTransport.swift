@@ -80,6 +80,10 @@ public final class URLSessionTransport: Transport {
     }
 
     static func kind(of error: any Error) -> ErrorKind {
+        // libcurl's TLS failures often come back as an unknown code (-1) whose only clue is
+        // the text: "SSL certificate problem: self-signed certificate".
+        let text = "\(error)"
+        if text.contains("SSL") || text.contains("certificate") || text.contains("TLS") { return .tls }
         guard let error = error as? URLError else { return .connectionReset }
         switch error.code {
         case .timedOut: return .timeout

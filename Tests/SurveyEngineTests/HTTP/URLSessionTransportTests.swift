@@ -39,3 +39,38 @@ import Testing
         #expect(URLSessionTransport.kind(of: URLError(.timedOut)) == .timeout)
     }
 }
+
+/// Against a real TLS server with a self-signed certificate (openssl s_server on loopback):
+/// verification is on, and its failure is classified as `tls`.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"))) struct TLSVerificationTests {
+    @Test func selfSignedCertificateIsRefusedAsTLS() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("survey-bot-tls-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("key.pem").path
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        make.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
+        ]
+        make.standardOutput = FileHandle.nullDevice
+        make.standardError = FileHandle.nullDevice
+        try make.run()
+        make.waitUntilExit()
+        let port = Int.random(in: 20_000...40_000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        server.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", cert, "-key", key, "-www", "-quiet"]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate() }
+        try await Task.sleep(for: .milliseconds(500))
+        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: port)
+        let transport = URLSessionTransport(target: target, concurrency: 1, configuration: .init(timeout: .seconds(10)))
+        let outcome = await transport.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/", target: target)))
+        #expect(outcome.result == .failure(TransportFailure(.tls, requestSent: true)))
+        await transport.shutdown()
+    }
+}
