@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The tool's own overhead on a reported latency (SPEC target: under 50 µs at p50). At one
+# connection against nginx on loopback, wrk's median is the wire plus nginx plus a lean C
+# client; survey-bot's median for the same request, from its report, is that plus everything
+# the respondent engine adds (task, transport, parser, clock, histogram). The difference is
+# the overhead. Both are run three times, alternating, and the medians of the runs compared.
+#
+#   bench/latency.sh [DURATION=5]
+source "$(dirname "$0")/common.sh"
+duration=${1:-5}
+
+need_packages
+build_release
+start_nginx 18080
+base=http://127.0.0.1:18080
+
+cat >"$out/submit.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"id":3,"answer":"fine"}'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+
+# wrk_p50: the 50% line of `wrk --latency`, in µs.
+wrk_p50() {
+    awk '$1 == "50%" {
+        v = $2; unit = v; sub(/[0-9.]+/, "", unit); sub(/[a-z]+$/, "", v)
+        f = (unit == "us") ? 1 : (unit == "ms") ? 1000 : (unit == "s") ? 1000000 : 0
+        printf "%.1f\n", v * f }'
+}
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+: >"$out/latency-runs.txt"
+for run in 1 2 3; do
+    get=$(wrk -t1 -c1 -d"${duration}s" --latency "$base/questions" | wrk_p50)
+    post=$(wrk -t1 -c1 -d"${duration}s" --latency -s "$out/submit.lua" "$base/question/submit" | wrk_p50)
+    rm -rf "$out/latency"
+    "$bot" run "$root/bench/plans/latency.plan" --duration "${duration}s" --out "$out/latency" --quiet || true
+    read -r bot_get bot_post < <(python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["endpoints"]
+print(round(e["questions"]["latency_ms"]["p50"] * 1000, 1), round(e["submit"]["latency_ms"]["p50"] * 1000, 1))' \
+        "$out/latency/latency-latest.json")
+    echo "run $run: GET /questions p50 wrk $get µs, survey-bot $bot_get µs; POST /question/submit p50 wrk $post µs, survey-bot $bot_post µs"
+    echo "$get $bot_get $post $bot_post" >>"$out/latency-runs.txt"
+done
+
+wrk_get=$(awk '{ print $1 }' "$out/latency-runs.txt" | median)
+bot_get=$(awk '{ print $2 }' "$out/latency-runs.txt" | median)
+wrk_post=$(awk '{ print $3 }' "$out/latency-runs.txt" | median)
+bot_post=$(awk '{ print $4 }' "$out/latency-runs.txt" | median)
+printf '%-22s %12s %14s %12s\n' "p50, one connection" "wrk" "survey-bot" "overhead"
+printf '%-22s %9s µs %11s µs %9s µs\n' \
+    "GET /questions" "$wrk_get" "$bot_get" "$(awk -v a="$bot_get" -v b="$wrk_get" 'BEGIN { printf "%.1f", a - b }')" \
+    "POST /question/submit" "$wrk_post" "$bot_post" "$(awk -v a="$bot_post" -v b="$wrk_post" 'BEGIN { printf "%.1f", a - b }')"
+echo "target: overhead under 50 µs at p50"
