@@ -145,8 +145,10 @@ enum RunCommand: Subcommand {
         do throws(ReportWriter.WriteError) {
             written = try writeReports(report, formats: formats ?? plan.report.formats, shard: shard, writer: writer, started: startedAt)
         } catch {
+            // The numbers are not lost with the files: the summary goes to stdout, --quiet or not.
             signalTask.cancel()
-            console.printError("Error: \(error.description)")
+            console.print(TextReport.render(report))
+            console.printError("Error: \(error.description); the summary above is all that is left of this run")
             return .failure
         }
         signalTask.cancel()

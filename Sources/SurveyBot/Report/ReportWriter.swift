@@ -11,7 +11,12 @@ struct ReportWriter {
         var description: String
     }
 
-    /// Creates the directory if needed and proves it writable, before any traffic is sent.
+    /// Free space a run asks of its report directory before it starts: a ten-minute run's JSON
+    /// report is about 70 KB, and each format is written twice (timestamped and `latest`).
+    static let minimumFreeBytes: UInt64 = 1 << 20
+
+    /// Creates the directory if needed and proves it writable with room for the reports, before
+    /// any traffic is sent.
     func prepare() throws(WriteError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -30,6 +35,14 @@ struct ReportWriter {
         unlink(probe)
         guard wrote == 1 else {
             throw WriteError(description: "cannot write into the report directory '\(directory)': \(String(cString: strerror(error)))")
+        }
+        var volume = statvfs()
+        if statvfs(directory, &volume) == 0 {
+            let free = UInt64(volume.f_bavail) * UInt64(volume.f_frsize)
+            guard free >= Self.minimumFreeBytes else {
+                throw WriteError(
+                    description: "only \(free / 1024) KiB free for the report directory '\(directory)' (a run needs 1 MiB for its reports)")
+            }
         }
     }
 

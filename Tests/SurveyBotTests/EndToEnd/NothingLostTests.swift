@@ -102,3 +102,93 @@ import Testing
         #expect(report.answers.submitted == 30)
     }
 }
+
+/// Whether this process may mount a tmpfs in a private mount namespace.
+private let canMountPrivately: Bool = {
+    guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    probe.arguments = ["-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]
+    probe.standardError = FileHandle.nullDevice
+    guard (try? probe.run()) != nil else { return false }
+    probe.waitUntilExit()
+    return probe.terminationStatus == 0
+}()
+
+/// A full disk, made real: the run's report directory is a tiny tmpfs mounted in a private mount
+/// namespace (`unshare -m`), which vanishes with the process. Needs root, as CI has.
+@Suite(.enabled(if: canMountPrivately)) struct DiskFullTests {
+    /// `survey-bot run PLAN --target URL --out MOUNT/reports`, with a tmpfs of `size` mounted on
+    /// `mount`, and `then` run by the shell while survey-bot runs (its stderr goes to `$log`).
+    private func runOnTinyVolume(
+        _ mount: TemporaryDirectory, size: String, plan: String, target: String, then: String = ""
+    ) throws -> RunningTool {
+        let script = """
+            mount -t tmpfs -o size=$1 tmpfs "$2" || exit 99
+            log=$(mktemp)
+            "$3" run "$4" --target "$5" --out "$2/reports" 2>"$log" &
+            run=$!
+            \(then)
+            wait $run
+            status=$?
+            cat "$log" >&2
+            ls -a "$2/reports" >&2
+            exit $status
+            """
+        return try RunningTool(
+            ["-m", "sh", "-c", script, "sh", size, mount.path, executablePath(), plan, target], executable: "/usr/bin/unshare")
+    }
+
+    @Test func aFullDiskIsRefusedBeforeAnyTraffic() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("full.plan", "name: full\nrespondents: 5\nanswers:\n  \"*\": yes\n")
+        let (server, url) = try await startServer([])
+        let volume = try TemporaryDirectory()
+        let run = try runOnTinyVolume(volume, size: "256k", plan: plan, target: url)
+        let status = await run.wait(seconds: 30)
+        let stats = try await fetchStats(url)
+        server.signal(SIGTERM)
+        _ = await server.wait(seconds: 10)
+        #expect(status == 2, "\(run.standardError)")
+        #expect(run.standardError.contains("KiB free for the report directory"))
+        #expect(run.standardError.contains("needs 1 MiB"))
+        #expect(run.standardError.contains("nothing was sent"))
+        #expect(stats.requests("questions") == 0 && stats.requests("submit") == 0)
+    }
+
+    /// The disk fills up while the run goes on: the report cannot be written, but its summary
+    /// still reaches stdout, the error says why, and no half-written file is left behind.
+    @Test func aDiskThatFillsDuringTheRunLosesNoNumbers() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write(
+            "fills.plan",
+            """
+            name: fills
+            respondents: 100000
+            concurrency: 2
+            duration: 1500ms
+            answers:
+              "*": yes
+            report:
+              formats: [json, markdown]
+            """)
+        let (server, url) = try await startServer([])
+        // Filled once the run has started, that is once the report directory passed its checks.
+        let fill =
+            #"until grep -q running "$log" || ! kill -0 $run 2>/dev/null; do sleep 0.05; done; dd if=/dev/zero of="$2/reports/filler" bs=4k 2>/dev/null"#
+        let volume = try TemporaryDirectory()
+        let run = try runOnTinyVolume(volume, size: "1200k", plan: plan, target: url, then: fill)
+        let status = await run.wait(seconds: 30)
+        server.signal(SIGTERM)
+        _ = await server.wait(seconds: 10)
+        #expect(status == 1, "\(run.standardError)")
+        #expect(run.standardOutput.contains("fills: "))
+        #expect(run.standardOutput.contains("respondents: "))
+        #expect(run.standardError.contains("No space left on device"))
+        #expect(run.standardError.contains("the summary above is all that is left of this run"))
+        // `ls -a` of the report directory: the filler alone, no report and no temporary file.
+        let listing = run.standardError.split(separator: "\n").map(String.init)
+        #expect(!listing.contains { $0.hasPrefix("fills") || $0.contains(".tmp-") }, "\(listing)")
+        #expect(listing.contains("filler"))
+    }
+}

@@ -22,8 +22,10 @@ final class RunningTool: @unchecked Sendable {
     private let outPipe = Pipe()
     private let errPipe = Pipe()
 
-    init(_ arguments: [String], directory: String? = nil, environment: [String: String]? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: executablePath())
+    init(_ arguments: [String], executable: String = executablePath(), directory: String? = nil, environment: [String: String]? = nil)
+        throws
+    {
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if let environment { process.environment = environment }
