@@ -27,12 +27,18 @@ build_release() {
     bench="$root/.build/release/survey-bench"
 }
 
-# start_nginx PORT: nginx with the survey API on 127.0.0.1:PORT until the script exits.
+# start_nginx PORT [CERT KEY]: nginx with the survey API on 127.0.0.1:PORT until the script
+# exits; over TLS with that certificate and key when they are given.
 start_nginx() {
     local port=$1 dir="$out/nginx"
     mkdir -p "$dir"
     printf '[%s]\n' "$(for i in $(seq 1 10); do printf '{"id":%d,"question":"Question number %d?"}' "$i" "$i"; [ "$i" -lt 10 ] && printf ','; done)" >"$dir/questions.json"
-    sed -e "s|@DIR@|$dir|g" -e "s|@PORT@|$port|g" "$root/bench/nginx.conf.in" >"$dir/nginx.conf"
+    local listen="$port" tls=""
+    if [ $# -ge 3 ]; then
+        listen="$port ssl"
+        tls="ssl_certificate $2; ssl_certificate_key $3;"
+    fi
+    sed -e "s|@DIR@|$dir|g" -e "s|@PORT@|$listen|g" -e "s|@TLS@|$tls|g" "$root/bench/nginx.conf.in" >"$dir/nginx.conf"
     local nginx=nginx
     command -v nginx >/dev/null || nginx=/usr/sbin/nginx
     "$nginx" -c "$dir/nginx.conf" -p "$dir" &
@@ -55,3 +61,36 @@ wrk_rps() { awk '/^Requests\/sec:/ { printf "%.0f\n", $2 }'; }
 hey_rps() { awk '/Requests\/sec:/ { printf "%.0f\n", $2 }'; }
 bench_rps() { awk '{ for (i = 1; i < NF; i++) if ($i == "rps") print $(i + 1) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+# write_submit_lua: $out/submit.lua, a wrk script that POSTs one answer like a respondent.
+write_submit_lua() {
+    cat >"$out/submit.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"id":3,"answer":"fine"}'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+}
+
+# wrk_p50: the 50% line of `wrk --latency`, in µs.
+wrk_p50() {
+    awk '$1 == "50%" {
+        v = $2; unit = v; sub(/[0-9.]+/, "", unit); sub(/[a-z]+$/, "", v)
+        f = (unit == "us") ? 1 : (unit == "ms") ? 1000 : (unit == "s") ? 1000000 : 0
+        printf "%.1f\n", v * f }'
+}
+
+# report_p50 FILE: the p50 of questions and of submit in a JSON report, in µs.
+report_p50() {
+    python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["endpoints"]
+print(round(e["questions"]["latency_ms"]["p50"] * 1000, 1), round(e["submit"]["latency_ms"]["p50"] * 1000, 1))' "$1"
+}
+
+# report_rate FILE: attempts per second of a JSON report.
+report_rate() {
+    python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["throughput"]["attempts_per_s"]))' "$1"
+}
+
+# mix_rate POST GET: wrk's rate for the respondent flow's mix, 10 POST to 1 GET.
+mix_rate() { awk -v p="$1" -v g="$2" 'BEGIN { printf "%.0f", 11 / (10 / p + 1 / g) }'; }

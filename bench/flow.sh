@@ -14,11 +14,7 @@ build_release
 start_nginx 18080
 base=http://127.0.0.1:18080
 
-cat >"$out/submit.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = '{"id":3,"answer":"fine"}'
-wrk.headers["Content-Type"] = "application/json"
-LUA
+write_submit_lua
 echo "== wrk: POST /question/submit and GET /questions, concurrency $concurrency, ${duration}s each"
 wrk_post=$(wrk -t2 -c"$concurrency" -d"${duration}s" -s "$out/submit.lua" "$base/question/submit" | tee "$out/wrk-submit.txt" | wrk_rps)
 wrk_get=$(wrk -t2 -c"$concurrency" -d"${duration}s" "$base/questions" | tee "$out/wrk-questions.txt" | wrk_rps)
@@ -26,7 +22,7 @@ wrk_get=$(wrk -t2 -c"$concurrency" -d"${duration}s" "$base/questions" | tee "$ou
 echo "== survey-bot run plans/stress.plan --concurrency $concurrency against nginx"
 rm -rf "$out/flow"
 "$bot" run "$root/plans/stress.plan" --concurrency "$concurrency" --target "$base" --out "$out/flow" --format json --quiet || true
-bot_rate=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["throughput"]["attempts_per_s"]))' "$out/flow/stress-latest.json")
+bot_rate=$(report_rate "$out/flow/stress-latest.json")
 python3 - "$out/flow/stress-latest.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -35,7 +31,7 @@ print(f'   {e["questions"]["attempts"] + e["submit"]["attempts"]} attempts in {r
       f'{r["respondents"]["completed"]} respondents completed, '
       f'submit p50 {e["submit"]["latency_ms"]["p50"]} ms p99 {e["submit"]["latency_ms"]["p99"]} ms')
 PY
-weighted=$(awk -v p="$wrk_post" -v g="$wrk_get" 'BEGIN { printf "%.0f", 11 / (10 / p + 1 / g) }')
+weighted=$(mix_rate "$wrk_post" "$wrk_get")
 printf '%-40s %10s req/s\n' "wrk POST /question/submit" "$wrk_post" "wrk GET /questions" "$wrk_get" \
     "wrk, the flow's mix (10 POST : 1 GET)" "$weighted" "survey-bot run (respondent flow)" "$bot_rate"
 printf 'survey-bot run / wrk (same mix): %s\n' "$(ratio "$bot_rate" "$weighted")"

@@ -14,19 +14,8 @@ build_release
 start_nginx 18080
 base=http://127.0.0.1:18080
 
-cat >"$out/submit.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = '{"id":3,"answer":"fine"}'
-wrk.headers["Content-Type"] = "application/json"
-LUA
+write_submit_lua
 
-# wrk_p50: the 50% line of `wrk --latency`, in µs.
-wrk_p50() {
-    awk '$1 == "50%" {
-        v = $2; unit = v; sub(/[0-9.]+/, "", unit); sub(/[a-z]+$/, "", v)
-        f = (unit == "us") ? 1 : (unit == "ms") ? 1000 : (unit == "s") ? 1000000 : 0
-        printf "%.1f\n", v * f }'
-}
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 : >"$out/latency-runs.txt"
@@ -35,11 +24,7 @@ for run in 1 2 3; do
     post=$(wrk -t1 -c1 -d"${duration}s" --latency -s "$out/submit.lua" "$base/question/submit" | wrk_p50)
     rm -rf "$out/latency"
     "$bot" run "$root/bench/plans/latency.plan" --duration "${duration}s" --out "$out/latency" --quiet || true
-    read -r bot_get bot_post < <(python3 -c '
-import json, sys
-e = json.load(open(sys.argv[1]))["endpoints"]
-print(round(e["questions"]["latency_ms"]["p50"] * 1000, 1), round(e["submit"]["latency_ms"]["p50"] * 1000, 1))' \
-        "$out/latency/latency-latest.json")
+    read -r bot_get bot_post < <(report_p50 "$out/latency/latency-latest.json")
     echo "run $run: GET /questions p50 wrk $get µs, survey-bot $bot_get µs; POST /question/submit p50 wrk $post µs, survey-bot $bot_post µs"
     echo "$get $bot_get $post $bot_post" >>"$out/latency-runs.txt"
 done
