@@ -58,19 +58,66 @@ import Testing
         make.standardError = FileHandle.nullDevice
         try make.run()
         make.waitUntilExit()
-        let port = Int.random(in: 20_000...40_000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        server.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", cert, "-key", key, "-www", "-quiet"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { server.terminate() }
-        try await Task.sleep(for: .milliseconds(500))
+        // A port that was free a moment ago; another try if s_server still could not have it.
+        var started: (Process, Int)?
+        for _ in 0..<3 where started == nil {
+            let port = try #require(Self.freePort())
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            server.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", cert, "-key", key, "-www", "-quiet"]
+            server.standardOutput = FileHandle.nullDevice
+            server.standardError = FileHandle.nullDevice
+            try server.run()
+            if await Self.waitUntilListening(port, while: server) { started = (server, port) } else { Self.stop(server) }
+        }
+        let (server, port) = try #require(started)
+        defer { Self.stop(server) }
         let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: port)
         let transport = URLSessionTransport(target: target, concurrency: 1, configuration: .init(timeout: .seconds(10)))
         let outcome = await transport.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/", target: target)))
         #expect(outcome.result == .failure(TransportFailure(.tls, requestSent: true)))
         await transport.shutdown()
+    }
+
+    /// SIGKILL: a child of the test process inherits its blocked signal mask, SIGTERM included.
+    private static func stop(_ process: Process) {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    private static func freePort() -> Int? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
+    /// Whether something accepts TCP connections on the port within 10 s, while `process` runs.
+    private static func waitUntilListening(_ port: Int, while process: Process) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning && ContinuousClock.now < deadline {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if connected { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 }
