@@ -18,26 +18,14 @@ extension RunReport {
     /// Builds the report of a run from its metrics, and evaluates the plan's thresholds on it.
     static func make(metrics: RunMetrics, facts: RunFacts) -> RunReport {
         let seconds = max(facts.elapsed.seconds, 1e-9)
-        var endpoints: [String: EndpointReport] = [:]
-        for endpoint in Endpoint.allCases {
-            endpoints[endpoint.rawValue] = EndpointReport(metrics[endpoint])
-        }
-        var reasons: [String: Int] = [:]
-        for (reason, count) in metrics.abandoned { reasons[reason.rawValue] = count }
         let plan = facts.plan
         var report = RunReport(
             schema: schemaVersion, tool: Tool(name: "survey-bot", version: SurveyEngine.version), name: plan.name, passed: true,
             interrupted: facts.interrupted, target: plan.environmentKeys.contains("target") ? redacted : facts.target,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
-            shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: endpoints,
-            respondents: Respondents(
-                started: metrics.respondentsStarted, completed: metrics.respondentsCompleted,
-                finishedWithUnanswered: metrics.respondentsFinishedWithUnanswered, abandoned: metrics.respondentsAbandoned,
-                abandonedReasons: reasons, dropped: metrics.dropped),
-            answers: Answers(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, missing: metrics.answersMissing),
-            throughput: Throughput(
-                attemptsPerS: (Double(metrics.attempts) / seconds * 10).rounded() / 10, timeline: metrics.attemptsPerSecond,
-                failuresTimeline: metrics.failuresPerSecond),
+            shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: EndpointReport.all(metrics),
+            respondents: Respondents(metrics), answers: Answers(metrics),
+            throughput: Throughput(metrics, seconds: seconds),
             thresholds: [], plan: PlanRecord(plan, insecure: facts.insecure))
         report.evaluateThresholds(plan.thresholds)
         return report
@@ -90,7 +78,40 @@ extension RunReport {
     }
 }
 
+extension RunReport.Respondents {
+    init(_ metrics: RunMetrics) {
+        var reasons: [String: Int] = [:]
+        for (reason, count) in metrics.abandoned { reasons[reason.rawValue] = count }
+        self.init(
+            started: metrics.respondentsStarted, completed: metrics.respondentsCompleted,
+            finishedWithUnanswered: metrics.respondentsFinishedWithUnanswered, abandoned: metrics.respondentsAbandoned,
+            abandonedReasons: reasons, dropped: metrics.dropped)
+    }
+}
+
+extension RunReport.Throughput {
+    /// The rate over `seconds` of wall time, to a tenth.
+    init(_ metrics: RunMetrics, seconds: Double) {
+        self.init(
+            attemptsPerS: seconds > 0 ? (Double(metrics.attempts) / seconds * 10).rounded() / 10 : 0,
+            timeline: metrics.attemptsPerSecond, failuresTimeline: metrics.failuresPerSecond)
+    }
+}
+
+extension RunReport.Answers {
+    init(_ metrics: RunMetrics) {
+        self.init(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, missing: metrics.answersMissing)
+    }
+}
+
 extension RunReport.EndpointReport {
+    /// Every endpoint's figures, keyed by the endpoint's name.
+    static func all(_ metrics: RunMetrics) -> [String: Self] {
+        var endpoints: [String: Self] = [:]
+        for endpoint in Endpoint.allCases { endpoints[endpoint.rawValue] = Self(metrics[endpoint]) }
+        return endpoints
+    }
+
     init(_ metrics: EndpointMetrics) {
         calls = metrics.calls
         attempts = metrics.attempts

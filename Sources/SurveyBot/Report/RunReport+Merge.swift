@@ -28,24 +28,15 @@ extension RunReport {
         let started = parts.map(\.report.startedAt).min() ?? first.startedAt
         let ended = parts.map(\.report.endedAt).max() ?? first.endedAt
         let duration = parts.map(\.report.durationS).max() ?? first.durationS
-        var endpoints: [String: EndpointReport] = [:]
-        for endpoint in Endpoint.allCases { endpoints[endpoint.rawValue] = EndpointReport(metrics[endpoint]) }
-        var reasons: [String: Int] = [:]
-        for (reason, count) in metrics.abandoned { reasons[reason.rawValue] = count }
         let shardCounts = Set(parts.compactMap { $0.report.shard?.split(separator: "/").last.map(String.init) })
         let complete = shardCounts.count == 1 && shards.count == Int(shardCounts.first!)
         var merged = RunReport(
             schema: schemaVersion, tool: first.tool, name: first.name, passed: true, interrupted: parts.contains { $0.report.interrupted },
             target: first.target, startedAt: started, endedAt: ended, durationS: duration,
-            shard: complete || shards.isEmpty ? nil : shards.sorted().joined(separator: "+"), seed: first.seed, endpoints: endpoints,
-            respondents: Respondents(
-                started: metrics.respondentsStarted, completed: metrics.respondentsCompleted,
-                finishedWithUnanswered: metrics.respondentsFinishedWithUnanswered, abandoned: metrics.respondentsAbandoned,
-                abandonedReasons: reasons, dropped: metrics.dropped),
-            answers: Answers(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, missing: metrics.answersMissing),
-            throughput: Throughput(
-                attemptsPerS: duration > 0 ? (Double(metrics.attempts) / duration * 10).rounded() / 10 : 0,
-                timeline: metrics.attemptsPerSecond, failuresTimeline: metrics.failuresPerSecond),
+            shard: complete || shards.isEmpty ? nil : shards.sorted().joined(separator: "+"), seed: first.seed,
+            endpoints: EndpointReport.all(metrics),
+            respondents: Respondents(metrics), answers: Answers(metrics),
+            throughput: Throughput(metrics, seconds: duration),
             thresholds: [], plan: first.plan)
         merged.evaluateThresholds(
             try first.thresholds.map { result throws(MergeError) in

@@ -128,6 +128,33 @@ enum Sockets {
         return error
     }
 
+    /// How far a non-blocking write got.
+    enum WriteResult {
+        /// Every byte is in the kernel.
+        case done
+        /// The socket buffer is full: wait for EPOLLOUT, then write again.
+        case wouldBlock
+        /// The peer is gone; the errno says how.
+        case failed(Int32)
+    }
+
+    /// Sends `bytes[written...]` without blocking, advancing `written` past what the kernel took.
+    static func write(_ fd: Int32, _ bytes: [UInt8], from written: inout Int) -> WriteResult {
+        while written < bytes.count {
+            let sent = bytes.withUnsafeBytes { buffer in
+                send(fd, buffer.baseAddress! + written, buffer.count - written, Int32(MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                written += sent
+                continue
+            }
+            let error = errno
+            if error == EINTR { continue }
+            return error == EAGAIN || error == EWOULDBLOCK ? .wouldBlock : .failed(error)
+        }
+        return .done
+    }
+
     /// Closes with a TCP reset instead of an orderly close (SO_LINGER with a zero timeout).
     static func closeWithReset(_ fd: Int32) {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)

@@ -309,23 +309,16 @@ final class ClientConnection: EventHandler {
     }
 
     private func flush() {
-        while written < output.count {
-            let sent = output.withUnsafeBytes { bytes in
-                Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
+        switch Sockets.write(fd, output, from: &written) {
+        case .done:
+            break
+        case .wouldBlock:
+            if !watchingWritable {
+                pool.loop.modify(fd, token: token, events: Self.writable)
+                watchingWritable = true
             }
-            if sent > 0 {
-                written += sent
-                continue
-            }
-            let error = errno
-            if error == EINTR { continue }
-            if error == EAGAIN || error == EWOULDBLOCK {
-                if !watchingWritable {
-                    pool.loop.modify(fd, token: token, events: Self.writable)
-                    watchingWritable = true
-                }
-                return
-            }
+            return
+        case .failed(let error):
             return fail(error == ECONNRESET ? .connectionReset : .connectionClosed)
         }
         if watchingWritable {

@@ -359,23 +359,16 @@ final class ServerConnection: EventHandler {
     }
 
     private func flush() {
-        while written < output.count {
-            let sent = output.withUnsafeBytes { bytes in
-                Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
+        switch Sockets.write(fd, output, from: &written) {
+        case .done:
+            break
+        case .wouldBlock:
+            if !watchingWritable {
+                state.loop.modify(fd, token: token, events: Self.readable | EPOLLOUT.rawValue)
+                watchingWritable = true
             }
-            if sent > 0 {
-                written += sent
-                continue
-            }
-            let error = errno
-            if error == EINTR { continue }
-            if error == EAGAIN || error == EWOULDBLOCK {
-                if !watchingWritable {
-                    state.loop.modify(fd, token: token, events: Self.readable | EPOLLOUT.rawValue)
-                    watchingWritable = true
-                }
-                return
-            }
+            return
+        case .failed:
             return close(reset: false)
         }
         if watchingWritable {

@@ -85,35 +85,22 @@ import Testing
         process.waitUntilExit()
     }
 
+    /// A port the kernel hands out for loopback, free a moment ago.
     private static func freePort() -> Int? {
+        guard let loopback = try? SocketAddress.resolve(host: "127.0.0.1", port: 0).get().first else { return nil }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+        guard loopback.withSockAddr({ bind(fd, $0, $1) }) == 0 else { return nil }
+        return SocketAddress.local(of: fd)?.port
     }
 
     /// Whether something accepts TCP connections on the port within 10 s, while `process` runs.
     private static func waitUntilListening(_ port: Int, while process: Process) async -> Bool {
+        guard let address = try? SocketAddress.resolve(host: "127.0.0.1", port: port).get().first else { return false }
         let deadline = ContinuousClock.now + .seconds(10)
         while process.isRunning && ContinuousClock.now < deadline {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
+            let connected = address.withSockAddr { connect(fd, $0, $1) } == 0
             close(fd)
             if connected { return true }
             try? await Task.sleep(for: .milliseconds(20))
