@@ -94,3 +94,42 @@ report_rate() {
 
 # mix_rate POST GET: wrk's rate for the respondent flow's mix, 10 POST to 1 GET.
 mix_rate() { awk -v p="$1" -v g="$2" 'BEGIN { printf "%.0f", 11 / (10 / p + 1 / g) }'; }
+
+# sample_until_exit PID FILE: every 10 s while PID lives, its resident set size and open file
+# descriptors, printed and appended to FILE as "<seconds> s  RSS <MB> MB  fds <n>".
+sample_until_exit() {
+    local pid=$1 samples=$2 elapsed=0 rss fds
+    : >"$samples"
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 10
+        elapsed=$((elapsed + 10))
+        rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+        fds=$( (ls "/proc/$pid/fd" 2>/dev/null || true) | wc -l)
+        if [ -n "$rss" ]; then
+            printf '%5d s  RSS %7.1f MB  fds %d\n' "$elapsed" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "$fds" | tee -a "$samples"
+        fi
+    done
+}
+
+# flatness FILE: RSS at minute 1 against the last sample, and the open descriptors, from the
+# samples of sample_until_exit.
+flatness() {
+    python3 - "$1" <<'PY'
+import re, sys
+rows = [re.findall(r"[\d.]+", line) for line in open(sys.argv[1])]
+rows = [(int(r[0]), float(r[1]), int(r[2])) for r in rows if len(r) >= 3]
+minute1 = next((r for r in rows if r[0] >= 60), rows[0])
+last = rows[-1]
+print(f'RSS at {minute1[0]} s: {minute1[1]:.1f} MB; at {last[0]} s: {last[1]:.1f} MB; change {100 * (last[1] - minute1[1]) / minute1[1]:+.1f}%')
+print(f'open fds: at {minute1[0]} s {minute1[2]}, at {last[0]} s {last[2]}, min {min(r[2] for r in rows)}, max {max(r[2] for r in rows)}')
+PY
+}
+
+# overhead_table WRK_GET BOT_GET WRK_POST BOT_POST: the medians at one connection, in µs, and
+# survey-bot's overhead over wrk.
+overhead_table() {
+    printf '%-22s %12s %14s %12s\n' "p50, one connection" "wrk" "survey-bot" "overhead"
+    printf '%-22s %9s µs %11s µs %9s µs\n' \
+        "GET /questions" "$1" "$2" "$(awk -v a="$2" -v b="$1" 'BEGIN { printf "%.1f", a - b }')" \
+        "POST /question/submit" "$3" "$4" "$(awk -v a="$4" -v b="$3" 'BEGIN { printf "%.1f", a - b }')"
+}

@@ -56,7 +56,4 @@ post=$(wrk -t1 -c1 -d"${duration}s" --latency -s "$out/submit.lua" "$base/questi
 rm -rf "$out/https-latency"
 "$bot" run "$root/bench/plans/latency.plan" --target "$base" --duration "${duration}s" --out "$out/https-latency" --quiet || true
 read -r bot_get bot_post < <(report_p50 "$out/https-latency/latency-latest.json")
-printf '%-22s %12s %14s %12s\n' "p50, one connection" "wrk" "survey-bot" "overhead"
-printf '%-22s %9s µs %11s µs %9s µs\n' \
-    "GET /questions" "$get" "$bot_get" "$(awk -v a="$bot_get" -v b="$get" 'BEGIN { printf "%.1f", a - b }')" \
-    "POST /question/submit" "$post" "$bot_post" "$(awk -v a="$bot_post" -v b="$post" 'BEGIN { printf "%.1f", a - b }')"
+overhead_table "$get" "$bot_get" "$post" "$bot_post"

@@ -33,8 +33,5 @@ wrk_get=$(awk '{ print $1 }' "$out/latency-runs.txt" | median)
 bot_get=$(awk '{ print $2 }' "$out/latency-runs.txt" | median)
 wrk_post=$(awk '{ print $3 }' "$out/latency-runs.txt" | median)
 bot_post=$(awk '{ print $4 }' "$out/latency-runs.txt" | median)
-printf '%-22s %12s %14s %12s\n' "p50, one connection" "wrk" "survey-bot" "overhead"
-printf '%-22s %9s µs %11s µs %9s µs\n' \
-    "GET /questions" "$wrk_get" "$bot_get" "$(awk -v a="$bot_get" -v b="$wrk_get" 'BEGIN { printf "%.1f", a - b }')" \
-    "POST /question/submit" "$wrk_post" "$bot_post" "$(awk -v a="$bot_post" -v b="$wrk_post" 'BEGIN { printf "%.1f", a - b }')"
+overhead_table "$wrk_get" "$bot_get" "$wrk_post" "$bot_post"
 echo "target: overhead under 50 µs at p50"
