@@ -7,15 +7,15 @@ import Synchronization
 #endif
 
 /// Where a command writes: results to `out`, progress and diagnostics to `err`.
-public struct Console: Sendable {
-    public var out: @Sendable (String) -> Void
-    public var err: @Sendable (String) -> Void
+struct Console: Sendable {
+    var out: @Sendable (String) -> Void
+    var err: @Sendable (String) -> Void
     /// Whether stderr is a terminal: the live progress line is shown only then.
-    public var errorIsTerminal: Bool
+    var errorIsTerminal: Bool
     /// Whether colour may be used (`NO_COLOR` unset and stderr a terminal).
-    public var colors: Bool
+    var colors: Bool
 
-    public init(
+    init(
         out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, errorIsTerminal: Bool = false,
         colors: Bool = false
     ) {
@@ -26,7 +26,7 @@ public struct Console: Sendable {
     }
 
     /// The process's standard output and standard error.
-    public static func standard(environment: [String: String]) -> Console {
+    static func standard(environment: [String: String]) -> Console {
         let terminal = isatty(STDERR_FILENO) == 1
         return Console(
             out: { text in writeAll(STDOUT_FILENO, text) },
@@ -36,25 +36,25 @@ public struct Console: Sendable {
     }
 
     /// Writes a line to stdout.
-    public func print(_ line: String) { out(line + "\n") }
+    func print(_ line: String) { out(line + "\n") }
     /// Writes a line to stderr.
-    public func printError(_ line: String) { err(line + "\n") }
+    func printError(_ line: String) { err(line + "\n") }
 }
 
 /// A console that keeps what is written, for tests and for capturing output.
-public final class CapturingConsole: Sendable {
+final class CapturingConsole: Sendable {
     private let state = Mutex<(out: String, err: String)>(("", ""))
 
-    public init() {}
+    init() {}
 
-    public var console: Console {
+    var console: Console {
         Console(
             out: { text in self.state.withLock { $0.out += text } },
             err: { text in self.state.withLock { $0.err += text } })
     }
 
-    public var standardOutput: String { state.withLock { $0.out } }
-    public var standardError: String { state.withLock { $0.err } }
+    var standardOutput: String { state.withLock { $0.out } }
+    var standardError: String { state.withLock { $0.err } }
 }
 
 /// Writes every byte of `text` to a file descriptor, unbuffered, retrying short writes.

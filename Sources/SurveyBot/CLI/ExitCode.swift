@@ -6,20 +6,21 @@
 
 /// How a command ended, as the process exit status. Documented in `--help` and the README.
 public struct ExitCode: Sendable, Hashable, CustomStringConvertible {
+    /// The process exit status.
     public var rawValue: Int32
 
-    public init(_ rawValue: Int32) {
+    init(_ rawValue: Int32) {
         self.rawValue = rawValue
     }
 
     /// The run completed and every threshold passed; a diff found no regression.
-    public static let success = ExitCode(0)
+    static let success = ExitCode(0)
     /// A threshold failed, or a diff found a regression.
-    public static let failure = ExitCode(1)
+    static let failure = ExitCode(1)
     /// Bad input: usage, a plan, an unreadable report. Nothing was sent to the target.
-    public static let validationFailure = ExitCode(2)
+    static let validationFailure = ExitCode(2)
     /// Interrupted by SIGINT or SIGTERM; a partial report was still written.
-    public static let interrupted = ExitCode(130)
+    static let interrupted = ExitCode(130)
 
     public var description: String { String(rawValue) }
 

@@ -1,11 +1,11 @@
 import SurveyEngine
 
 /// What every subcommand is given: the environment and where to write.
-public struct CommandContext: Sendable {
-    public var environment: [String: String]
-    public var console: Console
+struct CommandContext: Sendable {
+    var environment: [String: String]
+    var console: Console
 
-    public init(environment: [String: String], console: Console) {
+    init(environment: [String: String], console: Console) {
         self.environment = environment
         self.console = console
     }
@@ -40,7 +40,7 @@ public enum SurveyBotCommand {
     static let abstract = "a headless survey automation and load-test tool."
 
     /// Runs the command line (without the program name) and returns the exit status.
-    public static func main(arguments: [String], environment: [String: String], console: Console) async -> ExitCode {
+    static func main(arguments: [String], environment: [String: String], console: Console) async -> ExitCode {
         let context = CommandContext(environment: environment, console: console)
         guard let first = arguments.first else {
             console.out(help)

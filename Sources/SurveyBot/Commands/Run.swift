@@ -68,7 +68,7 @@ enum RunCommand: Subcommand {
             return .validationFailure
         }
         let quiet = arguments.flag("quiet")
-        let seed = plan.seed ?? UInt64.random(in: 0...999_999)
+        let seed = plan.run.seed ?? UInt64.random(in: 0...999_999)
         let group = EventLoopGroup()
         var server: ReferenceServer?
         let target: HTTPTarget
@@ -79,7 +79,7 @@ enum RunCommand: Subcommand {
             builtin.seed = seed
             do throws(ReferenceServer.StartError) {
                 let started = try ReferenceServer(configuration: builtin, host: "127.0.0.1", port: 0, group: group)
-                let missing = plan.answers.unanswerable(among: started.questions.map(\.id))
+                let missing = plan.run.answers.unanswerable(among: started.questions.map(\.id))
                 if !missing.isEmpty {
                     await started.shutdown()
                     group.shutdown()
@@ -97,13 +97,14 @@ enum RunCommand: Subcommand {
             }
             target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server!.port)
         }
-        let clientConfiguration = HTTPClientConfiguration(timeout: plan.timeout, connectTimeout: plan.connectTimeout)
         let transport: any Transport =
             target.scheme == .https
-            ? URLSessionTransport(target: target, concurrency: plan.concurrency, configuration: clientConfiguration)
-            : HTTPClient(target: target, group: group, configuration: clientConfiguration)
-        let coordinator = RunCoordinator(
-            configuration: configuration(plan, target: target, seed: seed, shard: shard), transport: transport, executors: group.loops)
+            ? URLSessionTransport(target: target, concurrency: plan.run.concurrency, configuration: plan.run.client)
+            : HTTPClient(target: target, group: group, configuration: plan.run.client)
+        var configuration = plan.run
+        configuration.seed = seed
+        configuration.shard = shard
+        let coordinator = RunCoordinator(configuration: configuration, target: target, transport: transport, executors: group.loops)
 
         let signals = SignalWatcher()
         let signalTask = Task {
@@ -159,19 +160,6 @@ enum RunCommand: Subcommand {
         }
         if report.interrupted { return .interrupted }
         return report.passed ? .success : .failure
-    }
-
-    /// The engine's view of a plan.
-    static func configuration(_ plan: Plan, target: HTTPTarget, seed: UInt64, shard: Shard) -> RunConfiguration {
-        let load: RunConfiguration.Load
-        switch plan.load {
-        case .closed(let respondents): load = .closed(respondents: respondents)
-        case .open(let rate, let ramp): load = .open(ArrivalSchedule(rate: rate, ramp: ramp, duration: plan.duration))
-        }
-        return RunConfiguration(
-            load: load, concurrency: plan.concurrency, duration: plan.duration, think: plan.think, order: plan.order, seed: seed,
-            target: target, api: plan.api, answers: plan.answers, retryQuestions: plan.retry.questions, retrySubmit: plan.retry.submit,
-            budget: plan.retry.budget, shard: shard)
     }
 
     static func writeReports(
@@ -232,7 +220,7 @@ enum Progress {
     static func show(_ coordinator: RunCoordinator, plan: Plan, shard: Shard, console: Console) async {
         let recorder = coordinator.recorder
         let total: String
-        switch plan.load {
+        switch plan.run.load {
         case .closed(let respondents): total = "/\(shard.count(of: respondents))"
         case .open: total = ""
         }
@@ -247,8 +235,8 @@ enum Progress {
             lastAttempts = progress.attempts
             last = now
             let metrics = recorder.snapshot()
-            var latency = metrics.questions.latency
-            latency.merge(metrics.submit.latency)
+            var latency = metrics.questions.correctedLatency
+            latency.merge(metrics.submit.correctedLatency)
             let p95 = MarkdownReport.ms(milliseconds(Double(latency.value(atPercentile: 95))))
             let stopping = coordinator.isStopping ? " · stopping" : ""
             console.err(

@@ -1,26 +1,26 @@
 /// Where a piece of plan text came from: a line and column of a file, or a command-line option.
-public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// The origin of the text.
-    public enum Origin: Sendable, Hashable {
+    enum Origin: Sendable, Hashable {
         /// A plan file, by the path the user gave.
         case file(String)
         /// A command-line override such as `--set retry.submit.attempts=4`, by its spelling.
         case option(String)
     }
 
-    public var origin: Origin
+    var origin: Origin
     /// 1-based line number (1 for options).
-    public var line: Int
+    var line: Int
     /// 1-based column, counted in characters.
-    public var column: Int
+    var column: Int
 
-    public init(origin: Origin, line: Int, column: Int) {
+    init(origin: Origin, line: Int, column: Int) {
         self.origin = origin
         self.line = line
         self.column = column
     }
 
-    public var description: String {
+    var description: String {
         switch origin {
         case .file(let path): return "\(path):\(line):\(column)"
         case .option(let spelling): return spelling
@@ -33,19 +33,19 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 ///     plans/smoke.plan:7:3: error: unknown key 'concurency' (did you mean 'concurrency'?)
 ///     concurency: 5
 ///     ^
-public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
-    public var location: SourceLocation
-    public var message: String
+struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
+    var location: SourceLocation
+    var message: String
     /// The text of the offending line, shown under the message with a caret.
-    public var sourceLine: String?
+    var sourceLine: String?
 
-    public init(_ message: String, at location: SourceLocation, sourceLine: String? = nil) {
+    init(_ message: String, at location: SourceLocation, sourceLine: String? = nil) {
         self.message = message
         self.location = location
         self.sourceLine = sourceLine
     }
 
-    public var description: String {
+    var description: String {
         if case .option(let spelling) = location.origin {
             return "error: \(spelling): \(message)"
         }
@@ -61,14 +61,14 @@ public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Every error found in one or more plan sources, in source order.
-public struct PlanErrors: Error, Sendable, CustomStringConvertible {
-    public var diagnostics: [Diagnostic]
+struct PlanErrors: Error, Sendable, CustomStringConvertible {
+    var diagnostics: [Diagnostic]
 
-    public init(_ diagnostics: [Diagnostic]) {
+    init(_ diagnostics: [Diagnostic]) {
         self.diagnostics = diagnostics
     }
 
-    public var description: String {
+    var description: String {
         diagnostics.map(\.description).joined(separator: "\n")
     }
 }

@@ -1,15 +1,15 @@
 import Foundation
 
 /// Reads plan files: text → tree → overrides → a validated `Plan`, or every error found.
-public struct PlanLoader: Sendable {
-    public var environment: [String: String]
+struct PlanLoader: Sendable {
+    var environment: [String: String]
 
-    public init(environment: [String: String]) {
+    init(environment: [String: String]) {
         self.environment = environment
     }
 
     /// Loads and validates the plan at `path`, applying `overrides` on top.
-    public func load(path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
+    func load(path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
         let text: String
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -23,7 +23,7 @@ public struct PlanLoader: Sendable {
     }
 
     /// Validates plan text as if read from `path`.
-    public func load(text: String, path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
+    func load(text: String, path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
         let (tree, syntaxErrors) = PlanParser.parse(text, path: path, environment: environment)
         let (root, overrideErrors) = overrides.apply(to: tree, environment: environment)
         var decoder = PlanDecoder()
@@ -33,7 +33,7 @@ public struct PlanLoader: Sendable {
         if let plan, diagnostics.isEmpty {
             return .success(plan)
         }
-        let lines = PlanParser.splitLines(text).map { String(String.UnicodeScalarView($0)) }
+        let lines = PlanLines.split(text).map { String(String.UnicodeScalarView($0)) }
         let located = Set(diagnostics).count == diagnostics.count ? diagnostics : diagnostics.uniqued()
         return .failure(
             PlanErrors(

@@ -1,15 +1,15 @@
 /// A scalar as written in a plan: a bare word or a quoted string, after `${VAR}` substitution.
-public struct PlanScalar: Sendable, Hashable {
+struct PlanScalar: Sendable, Hashable {
     /// The text after escapes and environment substitution.
-    public var text: String
+    var text: String
     /// True for `"…"` and `'…'`: a quoted scalar is never read as a number or keyword by kind.
-    public var isQuoted: Bool
+    var isQuoted: Bool
     /// True when any part of the text came from an environment variable; such values are
     /// secrets until proven otherwise and are redacted in every report.
-    public var isFromEnvironment: Bool
-    public var location: SourceLocation
+    var isFromEnvironment: Bool
+    var location: SourceLocation
 
-    public init(_ text: String, at location: SourceLocation, isQuoted: Bool = false, isFromEnvironment: Bool = false) {
+    init(_ text: String, at location: SourceLocation, isQuoted: Bool = false, isFromEnvironment: Bool = false) {
         self.text = text
         self.location = location
         self.isQuoted = isQuoted
@@ -18,12 +18,12 @@ public struct PlanScalar: Sendable, Hashable {
 }
 
 /// One `key: value` of a mapping.
-public struct PlanEntry: Sendable, Hashable {
-    public var key: String
-    public var keyLocation: SourceLocation
-    public var value: PlanNode
+struct PlanEntry: Sendable, Hashable {
+    var key: String
+    var keyLocation: SourceLocation
+    var value: PlanNode
 
-    public init(key: String, keyLocation: SourceLocation, value: PlanNode) {
+    init(key: String, keyLocation: SourceLocation, value: PlanNode) {
         self.key = key
         self.keyLocation = keyLocation
         self.value = value
@@ -31,7 +31,7 @@ public struct PlanEntry: Sendable, Hashable {
 }
 
 /// A node of a parsed plan: the syntax, before any meaning is given to keys.
-public indirect enum PlanNode: Sendable, Hashable {
+indirect enum PlanNode: Sendable, Hashable {
     case scalar(PlanScalar)
     case list([PlanNode], at: SourceLocation)
     case mapping([PlanEntry], at: SourceLocation)
@@ -40,7 +40,7 @@ public indirect enum PlanNode: Sendable, Hashable {
     /// A value whose syntax was wrong; the error has already been reported, so readers skip it.
     case invalid(at: SourceLocation)
 
-    public var location: SourceLocation {
+    var location: SourceLocation {
         switch self {
         case .scalar(let s): return s.location
         case .list(_, let at), .mapping(_, let at), .empty(let at), .invalid(let at): return at

@@ -2,28 +2,28 @@
 ///
 /// Overrides are applied to the parsed tree before it is decoded, so they pass the same checks
 /// with the same messages as plan files; their errors name the option instead of a line.
-public struct PlanOverrides: Sendable, Hashable {
-    public struct Override: Sendable, Hashable {
+struct PlanOverrides: Sendable, Hashable {
+    struct Override: Sendable, Hashable {
         /// Key path, such as `["retry", "submit", "attempts"]`.
-        public var path: [String]
-        public var value: String
+        var path: [String]
+        var value: String
         /// The option as the user typed it, for error messages: `--set concurrency=0`.
-        public var spelling: String
+        var spelling: String
     }
 
-    public private(set) var overrides: [Override] = []
+    private(set) var overrides: [Override] = []
 
-    public init() {}
+    init() {}
 
-    public var isEmpty: Bool { overrides.isEmpty }
+    var isEmpty: Bool { overrides.isEmpty }
 
     /// An override of one top-level key by its own option, such as `--concurrency 50`.
-    public mutating func set(_ key: String, to value: String, option: String) {
+    mutating func set(_ key: String, to value: String, option: String) {
         overrides.append(Override(path: [key], value: value, spelling: "\(option) \(value)"))
     }
 
     /// A `--set key.path=value` override. Throws a message when the text has no `=` or no key.
-    public mutating func set(assignment: String) throws(OverrideError) {
+    mutating func set(assignment: String) throws(OverrideError) {
         guard let equals = assignment.firstIndex(of: "=") else {
             throw OverrideError(description: "--set expects key.path=value, found '\(assignment)'")
         }
@@ -36,19 +36,16 @@ public struct PlanOverrides: Sendable, Hashable {
         overrides.append(Override(path: path, value: value, spelling: "--set \(assignment)"))
     }
 
-    public struct OverrideError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    struct OverrideError: Error, Sendable, CustomStringConvertible {
+        var description: String
     }
 
-    /// Splits `a.b.c` on dots, except that a threshold name (`thresholds.submit.p95`) and a
-    /// header name keep their own dots.
+    /// Splits `a.b.c` on dots, except after a key whose entries are data (`PlanKey.Shape.entries`):
+    /// a threshold name (`thresholds.submit.p95`) or a header name keeps its own dots.
     static func keyPath(_ key: String) -> [String] {
         let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        if parts.first == "thresholds", parts.count > 2 {
-            return ["thresholds", parts.dropFirst().joined(separator: ".")]
-        }
-        if parts.count > 3, parts[0] == "api", parts[1] == "headers" {
-            return ["api", "headers", parts.dropFirst(2).joined(separator: ".")]
+        for index in parts.indices.dropLast() where PlanKeys.byPath[parts[...index].joined(separator: ".")]?.shape == .entries {
+            return Array(parts[...index]) + [parts[(index + 1)...].joined(separator: ".")]
         }
         return parts
     }

@@ -1,11 +1,26 @@
 import SurveyEngine
 
-/// One kind of scalar a plan key takes — a duration, a rate, a percentage — with its parser and
-/// the phrase naming it in "expected …" errors. The same kinds parse plan files and CLI options.
+/// One kind of scalar a plan key takes — a duration, a rate, a percentage — with its parser, the
+/// way back to plan text, and the phrases naming it in errors and in the key reference. The same
+/// kinds parse plan files and CLI options.
 struct ValueKind<Value>: Sendable {
     /// How the kind is named after "expected", e.g. "a duration like 250ms, 5s or 1m30s".
     let expected: String
+    /// How the key reference names it, e.g. "duration > 0".
+    let summary: String
     let parse: @Sendable (String) -> ValueParse<Value>
+    /// A value as a plan would write it: `250ms`, `20%`, `10/s`.
+    let format: @Sendable (Value) -> String
+
+    init(
+        expected: String, summary: String, format: @escaping @Sendable (Value) -> String,
+        parse: @escaping @Sendable (String) -> ValueParse<Value>
+    ) {
+        self.expected = expected
+        self.summary = summary
+        self.format = format
+        self.parse = parse
+    }
 }
 
 /// The result of parsing a scalar as some kind.
@@ -27,10 +42,11 @@ extension ValueKind {
         }
     }
 
-    /// The same kind with an extra check on parsed values (nil when acceptable).
-    func checked(_ check: @escaping @Sendable (Value) -> String?) -> ValueKind<Value> {
+    /// The same kind with an extra check on parsed values (nil when acceptable), named
+    /// `summary` in the key reference when given.
+    func checked(summary: String? = nil, _ check: @escaping @Sendable (Value) -> String?) -> ValueKind<Value> {
         let parse = self.parse
-        return ValueKind(expected: expected) { text in
+        return ValueKind(expected: expected, summary: summary ?? self.summary, format: format) { text in
             switch parse(text) {
             case .value(let v):
                 if let problem = check(v) { return .invalid(problem) }
@@ -46,7 +62,7 @@ struct ValueKindError: Error, Sendable {
 }
 
 extension ValueKind where Value == Int {
-    static let integer = ValueKind(expected: "an integer") { text in
+    static let integer = ValueKind(expected: "an integer", summary: "integer", format: { String($0) }) { text in
         let digits = text.replacingUnderscoresBetweenDigits
         guard !digits.isEmpty else { return .wrongKind }
         var body = Substring(digits)
@@ -62,16 +78,18 @@ extension ValueKind where Value == Int {
 
     /// An integer of at least `minimum`, naming `what` in the error.
     static func integer(atLeast minimum: Int, _ what: String) -> ValueKind<Int> {
-        integer.checked { $0 < minimum ? "\(what) must be at least \(minimum), found \($0)" : nil }
+        integer.checked(summary: "integer ≥ \(minimum)") { $0 < minimum ? "\(what) must be at least \(minimum), found \($0)" : nil }
     }
 
     static func integer(in range: ClosedRange<Int>, _ what: String) -> ValueKind<Int> {
-        integer.checked { range.contains($0) ? nil : "\(what) must be between \(range.lowerBound) and \(range.upperBound), found \($0)" }
+        integer.checked(summary: "integer \(range.lowerBound)–\(range.upperBound)") {
+            range.contains($0) ? nil : "\(what) must be between \(range.lowerBound) and \(range.upperBound), found \($0)"
+        }
     }
 }
 
 extension ValueKind where Value == UInt64 {
-    static let seed = ValueKind(expected: "a non-negative integer seed") { text in
+    static let seed = ValueKind(expected: "a non-negative integer seed", summary: "non-negative integer", format: { String($0) }) { text in
         let digits = text.replacingUnderscoresBetweenDigits
         guard !digits.isEmpty else { return .wrongKind }
         if digits.hasPrefix("-"), digits.dropFirst().allSatisfy(\.isNumber) {
@@ -85,13 +103,17 @@ extension ValueKind where Value == UInt64 {
 
 extension ValueKind where Value == Double {
     /// A plain decimal number such as `2` or `1.5`.
-    static let number = ValueKind(expected: "a number") { text in
+    static let number = ValueKind(
+        expected: "a number", summary: "number", format: { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int($0)) : String($0) }
+    ) { text in
         guard let value = parseDecimal(text) else { return .wrongKind }
         return .value(value)
     }
 
     /// `5%` or a fraction `0.05`, as a fraction between 0 and 1.
-    static let fraction = ValueKind(expected: "a percentage like 5% or a fraction like 0.05") { text in
+    static let fraction = ValueKind(
+        expected: "a percentage like 5% or a fraction like 0.05", summary: "percentage", format: { formatPercent($0) }
+    ) { text in
         let trimmed = text.trimmingCharacters(in: " ")
         if trimmed.hasSuffix("%") {
             guard let percent = parseDecimal(String(trimmed.dropLast()).trimmingCharacters(in: " ")) else { return .wrongKind }
@@ -107,7 +129,7 @@ extension ValueKind where Value == Double {
 }
 
 extension ValueKind where Value == Bool {
-    static let boolean = ValueKind(expected: "true or false") { text in
+    static let boolean = ValueKind(expected: "true or false", summary: "boolean", format: { $0 ? "true" : "false" }) { text in
         switch text.lowercased() {
         case "true", "yes", "on": return .value(true)
         case "false", "no", "off": return .value(false)
@@ -118,19 +140,22 @@ extension ValueKind where Value == Bool {
 
 extension ValueKind where Value == Duration {
     /// `250ms`, `5s`, `2m`, `1h`, `1m30s`, `1.5s`, `100us`, or `0`.
-    static let duration = ValueKind(expected: "a duration like 250ms, 5s or 1m30s") { text in
-        parseDuration(text)
+    static let duration = ValueKind(expected: "a duration like 250ms, 5s or 1m30s", summary: "duration", format: { $0.compactDescription })
+    {
+        text in parseDuration(text)
     }
 
     /// A duration greater than zero, naming `what` in the error.
     static func positiveDuration(_ what: String) -> ValueKind<Duration> {
-        duration.checked { $0 <= .zero ? "\(what) must be greater than 0" : nil }
+        duration.checked(summary: "duration > 0") { $0 <= .zero ? "\(what) must be greater than 0" : nil }
     }
 }
 
 extension ValueKind where Value == DurationRange {
     /// `100ms..300ms`, or a single duration meaning exactly that.
-    static let durationRange = ValueKind(expected: "a duration like 200ms or a range like 200ms..1s") { text in
+    static let durationRange = ValueKind(
+        expected: "a duration like 200ms or a range like 200ms..1s", summary: "range", format: { $0.description }
+    ) { text in
         let parts = text.components(separatedBy: "..")
         switch parts.count {
         case 1:
@@ -161,7 +186,7 @@ extension ValueKind where Value == DurationRange {
 
 extension ValueKind where Value == Rate {
     /// `20/s`, `600/m`, `3600/h`: arrivals per unit of time, greater than zero.
-    static let rate = ValueKind(expected: "a rate like 20/s or 600/m") { text in
+    static let rate = ValueKind(expected: "a rate like 20/s or 600/m", summary: "rate", format: { $0.description }) { text in
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let count = parseDecimal(parts[0].trimmingCharacters(in: " ")) else { return .wrongKind }
         let unit: Double
@@ -177,7 +202,9 @@ extension ValueKind where Value == Rate {
 }
 
 extension ValueKind where Value == HTTPTarget {
-    static let url = ValueKind(expected: "'builtin' or a URL like http://127.0.0.1:8080") { text in
+    static let url = ValueKind(
+        expected: "'builtin' or a URL like http://127.0.0.1:8080", summary: "`builtin` or URL", format: { $0.description }
+    ) { text in
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return .wrongKind }
         switch HTTPTarget.parse(text) {
@@ -189,9 +216,11 @@ extension ValueKind where Value == HTTPTarget {
 
 extension ValueKind {
     /// One word of a fixed set, with a did-you-mean for near misses.
-    static func oneOf(_ cases: [String], map: @escaping @Sendable (String) -> Value?) -> ValueKind<Value> {
+    static func oneOf(_ cases: [String], map: @escaping @Sendable (String) -> Value?, name: @escaping @Sendable (Value) -> String)
+        -> ValueKind<Value>
+    {
         let list = cases.joined(separator: ", ")
-        return ValueKind(expected: "one of \(list)") { text in
+        return ValueKind(expected: "one of \(list)", summary: cases.map { "`\($0)`" }.joined(separator: ", "), format: name) { text in
             if let value = map(text.lowercased()) { return .value(value) }
             if let suggestion = Suggestions.closest(to: text, in: cases) {
                 return .invalid("expected one of \(list), found '\(text)' (did you mean '\(suggestion)'?)")
@@ -201,89 +230,9 @@ extension ValueKind {
     }
 }
 
-// MARK: - Lexical helpers
-
-/// `1_000` → `1000`; underscores elsewhere are left for the kind check to reject.
-extension String {
-    var replacingUnderscoresBetweenDigits: String {
-        guard contains("_") else { return self }
-        let chars = Array(self)
-        var out = ""
-        for (i, c) in chars.enumerated() {
-            if c == "_", i > 0, i + 1 < chars.count, chars[i - 1].isNumber, chars[i + 1].isNumber { continue }
-            out.append(c)
-        }
-        return out
+extension ValueKind where Value: RawRepresentable & CaseIterable & Sendable, Value.RawValue == String {
+    /// One of an enumeration's raw values, with a did-you-mean for near misses.
+    static var word: ValueKind<Value> {
+        oneOf(Value.allCases.map(\.rawValue), map: { Value(rawValue: $0) }, name: { $0.rawValue })
     }
-
-    func trimmingCharacters(in set: Character) -> String {
-        var s = Substring(self)
-        while s.first == set { s = s.dropFirst() }
-        while s.last == set { s = s.dropLast() }
-        return String(s)
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: Character) -> String { String(self).trimmingCharacters(in: set) }
-}
-
-/// A plain decimal: optional sign, digits, optional fraction. No exponents, no `inf`, no `nan`.
-func parseDecimal(_ text: String) -> Double? {
-    let body = text.replacingUnderscoresBetweenDigits
-    var sawDigit = false
-    var sawPoint = false
-    for (i, c) in body.enumerated() {
-        if c.isASCII && c.isNumber {
-            sawDigit = true
-        } else if c == "." && !sawPoint {
-            sawPoint = true
-        } else if (c == "-" || c == "+") && i == 0 {
-            continue
-        } else {
-            return nil
-        }
-    }
-    guard sawDigit else { return nil }
-    return Double(body)
-}
-
-/// Parses a duration into whole nanoseconds: a sequence of `<number><unit>` (`1m30s`), or `0`.
-func parseDuration(_ text: String) -> ValueParse<Duration> {
-    let trimmed = text.trimmingCharacters(in: " ")
-    if trimmed == "0" { return .value(.zero) }
-    if trimmed.hasPrefix("-") {
-        if case .value = parseDuration(String(trimmed.dropFirst())) {
-            return .invalid("durations cannot be negative, found \(trimmed)")
-        }
-        return .wrongKind
-    }
-    let chars = Array(trimmed)
-    guard !chars.isEmpty else { return .wrongKind }
-    var i = 0
-    var total: Double = 0
-    while i < chars.count {
-        let numberStart = i
-        while i < chars.count, chars[i].isASCII, chars[i].isNumber || chars[i] == "." { i += 1 }
-        guard i > numberStart, let value = Double(String(chars[numberStart..<i])) else { return .wrongKind }
-        let unitStart = i
-        while i < chars.count, chars[i].isLetter || chars[i] == "µ" { i += 1 }
-        let unit = String(chars[unitStart..<i])
-        let nanosecondsPerUnit: Double
-        switch unit {
-        case "ns": nanosecondsPerUnit = 1
-        case "us", "µs": nanosecondsPerUnit = 1e3
-        case "ms": nanosecondsPerUnit = 1e6
-        case "s": nanosecondsPerUnit = 1e9
-        case "m": nanosecondsPerUnit = 60e9
-        case "h": nanosecondsPerUnit = 3600e9
-        case "" where numberStart == 0 && i == chars.count:
-            return .invalid("the duration '\(trimmed)' needs a unit: ms, s, m or h (as in \(trimmed)s)")
-        default:
-            return .wrongKind
-        }
-        total += value * nanosecondsPerUnit
-    }
-    guard total.isFinite, total < 9.2e18 else { return .invalid("the duration '\(trimmed)' is too long") }
-    return .value(.nanoseconds(Int64(total.rounded())))
 }

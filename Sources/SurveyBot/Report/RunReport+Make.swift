@@ -130,10 +130,10 @@ extension RunReport.EndpointReport {
         for (kind, count) in metrics.errors { errors[kind.rawValue] = count }
         self.status = status
         self.errors = errors
-        latencyMs = RunReport.LatencySummary(metrics.latency)
-        serviceLatencyMs = RunReport.LatencySummary(metrics.serviceLatency)
-        histogram = RunReport.HistogramRecord(metrics.latency)
-        serviceHistogram = RunReport.HistogramRecord(metrics.serviceLatency)
+        latencyMs = RunReport.LatencySummary(metrics.correctedLatency)
+        serviceLatencyMs = RunReport.LatencySummary(metrics.serviceTime)
+        histogram = RunReport.HistogramRecord(metrics.correctedLatency)
+        serviceHistogram = RunReport.HistogramRecord(metrics.serviceTime)
     }
 }
 
@@ -143,7 +143,7 @@ extension RunReport.PlanRecord {
         func shown(_ path: String, _ value: String) -> String { secret.contains(path) ? RunReport.redacted : value }
         name = shown("name", plan.name)
         target = shown("target", plan.target.description)
-        switch plan.load {
+        switch plan.run.load {
         case .closed(let respondents): load = "closed: \(respondents) respondents"
         case .open(let rate, let ramp):
             var text = "open"
@@ -151,21 +151,21 @@ extension RunReport.PlanRecord {
             if !ramp.isEmpty { text += ", ramp " + ramp.map { "\($0.duration.compactDescription) → \($0.target)" }.joined(separator: ", ") }
             load = text
         }
-        concurrency = plan.concurrency
-        duration = plan.duration?.compactDescription
-        timeout = plan.timeout.compactDescription
-        connectTimeout = plan.connectTimeout.compactDescription
-        think = plan.think.description
-        order = plan.order.rawValue
-        api = ["questions": plan.api.questions.description, "submit": plan.api.submit.description]
+        concurrency = plan.run.concurrency
+        duration = plan.run.duration?.compactDescription
+        timeout = plan.run.client.timeout.compactDescription
+        connectTimeout = (plan.run.client.connectTimeout ?? plan.run.client.timeout).compactDescription
+        think = plan.run.think.description
+        order = plan.run.order.rawValue
+        api = ["questions": plan.run.api.questions.description, "submit": plan.run.api.submit.description]
         // Header values are credentials more often than not: never written.
-        headers = Dictionary(plan.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })
+        headers = Dictionary(plan.run.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })
         if plan.report.includeAnswers {
             var book: [String: [String]] = [:]
-            for (id, choices) in plan.answers.byQuestion {
+            for (id, choices) in plan.run.answers.byQuestion {
                 book[String(id)] = secret.contains("answers.\(id)") ? [RunReport.redacted] : choices
             }
-            if let fallback = plan.answers.fallback { book["*"] = secret.contains("answers.*") ? [RunReport.redacted] : fallback }
+            if let fallback = plan.run.answers.fallback { book["*"] = secret.contains("answers.*") ? [RunReport.redacted] : fallback }
             answers = book
         } else {
             answers = nil
@@ -179,8 +179,8 @@ extension RunReport.PlanRecord {
             text += ", jitter \(policy.jitter.rawValue), on \(policy.retryOn)"
             return text
         }
-        var retry = ["questions": describe(plan.retry.questions), "submit": describe(plan.retry.submit)]
-        if let budget = plan.retry.budget {
+        var retry = ["questions": describe(plan.run.retry.questions), "submit": describe(plan.run.retry.submit)]
+        if let budget = plan.run.retry.budget {
             retry["budget"] = "\(formatPercent(budget.ratio)) of calls + \(budget.minimum)"
         }
         self.retry = retry

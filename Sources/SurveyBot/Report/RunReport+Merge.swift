@@ -71,8 +71,8 @@ extension RunReport {
             guard let latency = part.histogram.histogram, let service = part.serviceHistogram.histogram else {
                 throw MergeError(description: "\(path): the \(endpoint.rawValue) histogram is damaged")
             }
-            counts.latency = latency
-            counts.serviceLatency = service
+            counts.correctedLatency = latency
+            counts.serviceTime = service
             metrics[endpoint] = counts
         }
         metrics.respondentsStarted = respondents.started

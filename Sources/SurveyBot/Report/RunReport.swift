@@ -4,27 +4,27 @@ import SurveyEngine
 /// The JSON report: the source of truth every other format is rendered from. Field names are
 /// fixed by SPEC.md section 5 and documented in docs/report-format.md; latencies are in
 /// milliseconds; keys are written sorted so that two reports diff cleanly.
-public struct RunReport: Codable, Sendable, Equatable {
-    public static let schemaVersion = "survey-bot.report/1"
+struct RunReport: Codable, Sendable, Equatable {
+    static let schemaVersion = "survey-bot.report/1"
 
-    public var schema: String
-    public var tool: Tool
-    public var name: String
-    public var passed: Bool
-    public var interrupted: Bool
-    public var target: String
-    public var startedAt: String
-    public var endedAt: String
-    public var durationS: Double
+    var schema: String
+    var tool: Tool
+    var name: String
+    var passed: Bool
+    var interrupted: Bool
+    var target: String
+    var startedAt: String
+    var endedAt: String
+    var durationS: Double
     /// `i/n` for a shard's report, absent for a whole run (or a merge of every shard).
-    public var shard: String?
-    public var seed: UInt64
-    public var endpoints: [String: EndpointReport]
-    public var respondents: Respondents
-    public var answers: Answers
-    public var throughput: Throughput
-    public var thresholds: [ThresholdResult]
-    public var plan: PlanRecord
+    var shard: String?
+    var seed: UInt64
+    var endpoints: [String: EndpointReport]
+    var respondents: Respondents
+    var answers: Answers
+    var throughput: Throughput
+    var thresholds: [ThresholdResult]
+    var plan: PlanRecord
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
@@ -33,28 +33,28 @@ public struct RunReport: Codable, Sendable, Equatable {
         case durationS = "duration_s"
     }
 
-    public struct Tool: Codable, Sendable, Equatable {
-        public var name: String
-        public var version: String
+    struct Tool: Codable, Sendable, Equatable {
+        var name: String
+        var version: String
     }
 
-    public struct EndpointReport: Codable, Sendable, Equatable {
-        public var calls: Int
-        public var attempts: Int
-        public var succeeded: Int
-        public var failed: Int
-        public var firstTrySucceeded: Int
-        public var retries: Int
-        public var retriesDenied: Int
-        public var failedAttempts: Int
+    struct EndpointReport: Codable, Sendable, Equatable {
+        var calls: Int
+        var attempts: Int
+        var succeeded: Int
+        var failed: Int
+        var firstTrySucceeded: Int
+        var retries: Int
+        var retriesDenied: Int
+        var failedAttempts: Int
         /// Per attempt, by status code.
-        public var status: [String: Int]
+        var status: [String: Int]
         /// Per attempt, by error kind, with `http_4xx` / `http_5xx` for failed statuses.
-        public var errors: [String: Int]
-        public var latencyMs: LatencySummary
-        public var serviceLatencyMs: LatencySummary
-        public var histogram: HistogramRecord
-        public var serviceHistogram: HistogramRecord
+        var errors: [String: Int]
+        var latencyMs: LatencySummary
+        var serviceLatencyMs: LatencySummary
+        var histogram: HistogramRecord
+        var serviceHistogram: HistogramRecord
 
         enum CodingKeys: String, CodingKey {
             case calls, attempts, succeeded, failed, retries, status, errors, histogram
@@ -67,35 +67,35 @@ public struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
-    public struct LatencySummary: Codable, Sendable, Equatable {
-        public var min: Double
-        public var mean: Double
-        public var p50: Double
-        public var p90: Double
-        public var p95: Double
-        public var p99: Double
-        public var p999: Double
-        public var max: Double
+    struct LatencySummary: Codable, Sendable, Equatable {
+        var min: Double
+        var mean: Double
+        var p50: Double
+        var p90: Double
+        var p95: Double
+        var p99: Double
+        var p999: Double
+        var max: Double
     }
 
     /// A histogram in compact form: non-empty buckets as `[index, count]` (nanosecond buckets of
     /// `Histogram`), with the exact sum, min and max.
-    public struct HistogramRecord: Codable, Sendable, Equatable {
-        public var unit: String
-        public var count: UInt64
-        public var sum: Double
-        public var min: UInt64
-        public var max: UInt64
-        public var buckets: [[UInt64]]
+    struct HistogramRecord: Codable, Sendable, Equatable {
+        var unit: String
+        var count: UInt64
+        var sum: Double
+        var min: UInt64
+        var max: UInt64
+        var buckets: [[UInt64]]
     }
 
-    public struct Respondents: Codable, Sendable, Equatable {
-        public var started: Int
-        public var completed: Int
-        public var finishedWithUnanswered: Int
-        public var abandoned: Int
-        public var abandonedReasons: [String: Int]
-        public var dropped: Int
+    struct Respondents: Codable, Sendable, Equatable {
+        var started: Int
+        var completed: Int
+        var finishedWithUnanswered: Int
+        var abandoned: Int
+        var abandonedReasons: [String: Int]
+        var dropped: Int
 
         enum CodingKeys: String, CodingKey {
             case started, completed, abandoned, dropped
@@ -104,18 +104,18 @@ public struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Answers: Codable, Sendable, Equatable {
-        public var submitted: Int
-        public var unanswered: Int
+    struct Answers: Codable, Sendable, Equatable {
+        var submitted: Int
+        var unanswered: Int
         /// Questions the plan had no answer for.
-        public var missing: Int
+        var missing: Int
     }
 
-    public struct Throughput: Codable, Sendable, Equatable {
-        public var attemptsPerS: Double
+    struct Throughput: Codable, Sendable, Equatable {
+        var attemptsPerS: Double
         /// Attempts started in each second of the run, and how many of them failed.
-        public var timeline: [Int]
-        public var failuresTimeline: [Int]
+        var timeline: [Int]
+        var failuresTimeline: [Int]
 
         enum CodingKeys: String, CodingKey {
             case timeline
@@ -124,35 +124,35 @@ public struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
-    public struct ThresholdResult: Codable, Sendable, Equatable {
-        public var name: String
-        public var op: String
+    struct ThresholdResult: Codable, Sendable, Equatable {
+        var name: String
+        var op: String
         /// In the metric's unit: milliseconds, a fraction (0.95), a count, or per second.
-        public var limit: Double
+        var limit: Double
         /// Nil when there was nothing to measure (no calls).
-        public var actual: Double?
-        public var passed: Bool
+        var actual: Double?
+        var passed: Bool
         /// As written in the plan, like `< 300ms`.
-        public var text: String
+        var text: String
     }
 
     /// The plan as run: overrides applied, secrets redacted.
-    public struct PlanRecord: Codable, Sendable, Equatable {
-        public var name: String
-        public var target: String
-        public var load: String
-        public var concurrency: Int
-        public var duration: String?
-        public var timeout: String
-        public var connectTimeout: String
-        public var think: String
-        public var order: String
-        public var api: [String: String]
-        public var headers: [String: String]
-        public var answers: [String: [String]]?
-        public var retry: [String: String]
-        public var builtin: String?
-        public var insecure: Bool
+    struct PlanRecord: Codable, Sendable, Equatable {
+        var name: String
+        var target: String
+        var load: String
+        var concurrency: Int
+        var duration: String?
+        var timeout: String
+        var connectTimeout: String
+        var think: String
+        var order: String
+        var api: [String: String]
+        var headers: [String: String]
+        var answers: [String: [String]]?
+        var retry: [String: String]
+        var builtin: String?
+        var insecure: Bool
 
         enum CodingKeys: String, CodingKey {
             case name, target, load, concurrency, duration, timeout, think, order, api, headers, answers, retry, builtin, insecure
@@ -161,7 +161,7 @@ public struct RunReport: Codable, Sendable, Equatable {
     }
 
     /// The report as JSON text: pretty-printed, keys sorted, a final newline.
-    public func jsonText() -> String {
+    func jsonText() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(self)) ?? Data()
@@ -212,12 +212,12 @@ public struct RunReport: Codable, Sendable, Equatable {
     }
 
     /// Why a file is not a report this version can read.
-    public struct ReadError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    struct ReadError: Error, Sendable, CustomStringConvertible {
+        var description: String
     }
 
     /// Reads a report file, refusing other schemas with a clear message.
-    public static func read(path: String) throws(ReadError) -> RunReport {
+    static func read(path: String) throws(ReadError) -> RunReport {
         guard let data = FileManager.default.contents(atPath: path) else { throw ReadError(description: "\(path): cannot read the file") }
         guard case .success(let value) = JSONValue.parse(data) else { throw ReadError(description: "\(path): not JSON") }
         guard case .string(let schema)? = value["schema"] else {

@@ -1,13 +1,13 @@
 /// A pass/fail criterion of a run, written in a plan as `submit.p95: "< 300ms"`.
-public struct Threshold: Sendable, Hashable, CustomStringConvertible {
+struct Threshold: Sendable, Hashable, CustomStringConvertible {
     /// Which figures the metric is read from.
-    public enum Scope: String, Sendable, Hashable, CaseIterable {
+    enum Scope: String, Sendable, Hashable, CaseIterable {
         case questions, submit
         /// Both endpoints together, plus the respondent-level figures.
         case survey
     }
 
-    public enum Metric: String, Sendable, Hashable, CaseIterable {
+    enum Metric: String, Sendable, Hashable, CaseIterable {
         case successRate = "success_rate"
         case firstTrySuccessRate = "first_try_success_rate"
         case errorRate = "error_rate"
@@ -17,7 +17,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case attemptsPerSecond = "attempts_per_s"
 
         /// How limits and actual values of the metric are expressed.
-        public enum Unit: Sendable {
+        enum Unit: Sendable {
             /// Milliseconds.
             case latency
             /// A fraction between 0 and 1 (written as a percentage).
@@ -28,7 +28,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             case perSecond
         }
 
-        public var unit: Unit {
+        var unit: Unit {
             switch self {
             case .successRate, .firstTrySuccessRate, .errorRate, .completionRate: return .ratio
             case .min, .mean, .p50, .p90, .p95, .p99, .p999, .max: return .latency
@@ -38,12 +38,12 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         }
 
         /// Whether the metric exists for the scope: completion is a property of the survey.
-        public func applies(to scope: Scope) -> Bool {
+        func applies(to scope: Scope) -> Bool {
             self != .completionRate || scope == .survey
         }
     }
 
-    public enum Comparison: String, Sendable, Hashable, CaseIterable {
+    enum Comparison: String, Sendable, Hashable, CaseIterable {
         case lessOrEqual = "<="
         case greaterOrEqual = ">="
         case equal = "=="
@@ -51,7 +51,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case less = "<"
         case greater = ">"
 
-        public func holds(_ actual: Double, _ limit: Double) -> Bool {
+        func holds(_ actual: Double, _ limit: Double) -> Bool {
             switch self {
             case .less: return actual < limit
             case .lessOrEqual: return actual <= limit
@@ -63,15 +63,15 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var scope: Scope
-    public var metric: Metric
-    public var comparison: Comparison
+    var scope: Scope
+    var metric: Metric
+    var comparison: Comparison
     /// In the metric's unit: milliseconds, a fraction, a count, or per second.
-    public var limit: Double
+    var limit: Double
     /// The right-hand side as the plan wrote it, such as `300ms` or `95%`.
-    public var limitText: String
+    var limitText: String
 
-    public init(scope: Scope, metric: Metric, comparison: Comparison, limit: Double, limitText: String) {
+    init(scope: Scope, metric: Metric, comparison: Comparison, limit: Double, limitText: String) {
         self.scope = scope
         self.metric = metric
         self.comparison = comparison
@@ -80,12 +80,12 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `submit.p95`: the key in plans and reports.
-    public var name: String { "\(scope.rawValue).\(metric.rawValue)" }
+    var name: String { "\(scope.rawValue).\(metric.rawValue)" }
 
-    public var description: String { "\(name) \(comparison.rawValue) \(limitText)" }
+    var description: String { "\(name) \(comparison.rawValue) \(limitText)" }
 
     /// Whether an actual value meets the threshold. A missing value (NaN: no data) never does.
-    public func holds(actual: Double) -> Bool {
+    func holds(actual: Double) -> Bool {
         !actual.isNaN && comparison.holds(actual, limit)
     }
 }

@@ -8,20 +8,20 @@ import Synchronization
 ///
 /// A test or a run compares its own report with these counts: what the client says it sent
 /// must be what the server says it received.
-public final class ReferenceServer: Sendable {
-    public let configuration: ReferenceServerConfiguration
-    public let questions: [SurveyQuestion]
+final class ReferenceServer: Sendable {
+    let configuration: ReferenceServerConfiguration
+    let questions: [SurveyQuestion]
     private let server: HTTPServer
     private let state: ReferenceServerState
 
     /// Why the server did not start: a questions file that cannot be read or is not a survey,
     /// or an address that cannot be bound.
-    public struct StartError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    struct StartError: Error, Sendable, CustomStringConvertible {
+        var description: String
     }
 
     /// Starts serving on `host:port` (port 0 picks a free one) on the loops of `group`.
-    public init(
+    init(
         configuration: ReferenceServerConfiguration, host: String = "127.0.0.1", port: Int = 0, group: EventLoopGroup
     ) throws(StartError) {
         self.configuration = configuration
@@ -47,18 +47,18 @@ public final class ReferenceServer: Sendable {
     }
 
     /// The port it listens on.
-    public var port: Int { server.port }
+    var port: Int { server.port }
 
     /// The address it listens on, as `host:port`.
-    public var address: SocketAddress { server.address }
+    var address: SocketAddress { server.address }
 
     /// The counts so far.
-    public func stats() -> ReferenceServerStats {
+    func stats() -> ReferenceServerStats {
         state.snapshot(server: server)
     }
 
     /// Stops accepting and closes every connection.
-    public func shutdown() async {
+    func shutdown() async {
         await server.shutdown()
     }
 
@@ -97,28 +97,28 @@ public final class ReferenceServer: Sendable {
 }
 
 /// Every request the reference server received, by endpoint and outcome.
-public struct ReferenceServerStats: Sendable, Equatable {
+struct ReferenceServerStats: Sendable, Equatable {
     /// Per endpoint (`questions`, `submit`, `other`): outcome → count. An outcome is a status
     /// code (`"200"`, `"400"`, `"503"`) or a fault without a status (`"reset"`, `"hang"`,
     /// `"malformed"`), or `"closed"` for a request that arrived on a connection the server was
     /// closing and was never answered.
-    public var endpoints: [String: [String: Int]]
+    var endpoints: [String: [String: Int]]
     /// Submits refused because their body was not `{"id": …, "answer": …}` for a known id.
-    public var invalidSubmits: Int
+    var invalidSubmits: Int
     /// Answers that were trickled out slowly (counted under their status as well).
-    public var slowAnswers: Int
-    public var connectionsAccepted: Int
-    public var connectionsOpen: Int
+    var slowAnswers: Int
+    var connectionsAccepted: Int
+    var connectionsOpen: Int
     /// Requests refused by the HTTP layer (unparseable, or over the size limits).
-    public var rejected: Int
+    var rejected: Int
 
     /// Requests an endpoint received, whatever became of them.
-    public func requests(_ endpoint: String) -> Int {
+    func requests(_ endpoint: String) -> Int {
         endpoints[endpoint, default: [:]].values.reduce(0, +)
     }
 
     /// The stats as the JSON of `GET /__stats`, keys sorted.
-    public var json: String {
+    var json: String {
         func object(_ counts: [String: Int]) -> String {
             "{" + counts.sorted { $0.key < $1.key }.map { "\(JSONValue.quoted($0.key)):\($0.value)" }.joined(separator: ",") + "}"
         }
@@ -134,7 +134,7 @@ public struct ReferenceServerStats: Sendable, Equatable {
     }
 
     /// Reads the JSON of `GET /__stats`.
-    public static func parse(_ body: some Collection<UInt8>) -> ReferenceServerStats? {
+    static func parse(_ body: some Collection<UInt8>) -> ReferenceServerStats? {
         guard case .success(let value) = JSONValue.parse(body) else { return nil }
         func int(_ value: JSONValue?) -> Int? {
             if case .integer(let number)? = value { return number }

@@ -2,45 +2,45 @@ import SurveyEngine
 
 /// The faults the reference server injects, each seeded and repeatable: the n-th request an
 /// endpoint receives meets the same fault in every run with the same seed.
-public struct ServerFaults: Sendable, Hashable {
+struct ServerFaults: Sendable, Hashable {
     /// Fraction of submits answered `400` (the app's "Failure...." banner).
-    public var failRate: Double = 0
+    var failRate: Double = 0
     /// Fraction of requests to either endpoint answered `500`.
-    public var errorRate: Double = 0
+    var errorRate: Double = 0
     /// The first this-many requests the server receives are answered `503` (a cold boot).
-    public var coldStart: Int = 0
+    var coldStart: Int = 0
     /// Added before every answer: fixed, or uniform in a range.
-    public var latency: DurationRange = .zero
+    var latency: DurationRange = .zero
     /// Fraction of requests whose connection is reset (RST) instead of answered.
-    public var resetRate: Double = 0
+    var resetRate: Double = 0
     /// Fraction of requests answered with bytes that are not HTTP.
-    public var malformedRate: Double = 0
+    var malformedRate: Double = 0
     /// What a malformed answer breaks: the status line, or a header line.
-    public var malformedKind: MalformedKind = .statusLine
+    var malformedKind: MalformedKind = .statusLine
     /// Fraction of requests whose answer trickles out one byte per `trickleInterval`.
-    public var slowRate: Double = 0
+    var slowRate: Double = 0
     /// The pause between bytes of a slow answer.
-    public var trickleInterval: Duration = .milliseconds(100)
+    var trickleInterval: Duration = .milliseconds(100)
     /// Fraction of requests never answered (the connection stays open and silent).
-    public var hangRate: Double = 0
+    var hangRate: Double = 0
     /// Close every connection after its first response, without a `Connection: close` header.
-    public var closeAfterEachResponse = false
+    var closeAfterEachResponse = false
 
-    public enum MalformedKind: String, Sendable, Hashable, CaseIterable {
+    enum MalformedKind: String, Sendable, Hashable, CaseIterable {
         case statusLine = "status"
         case headers
     }
 
-    public init() {}
+    init() {}
 
     /// True when no fault is configured.
-    public var isEmpty: Bool { self == ServerFaults() }
+    var isEmpty: Bool { self == ServerFaults() }
 }
 
 /// How the reference server is set up: its questions, faults and seed.
-public struct ReferenceServerConfiguration: Sendable, Hashable {
+struct ReferenceServerConfiguration: Sendable, Hashable {
     /// Where the questions come from.
-    public enum Questions: Sendable, Hashable {
+    enum Questions: Sendable, Hashable {
         /// The built-in set, the first `count` questions of it (1–10 000).
         case builtin(count: Int)
         /// A JSON file holding a list of `{"id": 1, "question": "…"}`.
@@ -50,9 +50,9 @@ public struct ReferenceServerConfiguration: Sendable, Hashable {
         case raw(String)
     }
 
-    public var questions: Questions = .builtin(count: 10)
-    public var faults = ServerFaults()
-    public var seed: UInt64 = 0
+    var questions: Questions = .builtin(count: 10)
+    var faults = ServerFaults()
+    var seed: UInt64 = 0
 
-    public init() {}
+    init() {}
 }

@@ -4,24 +4,6 @@ import CEpoll
     import Glibc
 #endif
 
-/// Limits and timeouts of the event-loop HTTP client.
-public struct HTTPClientConfiguration: Sendable, Hashable {
-    /// The whole attempt, connect included: no response by then is a `timeout`.
-    public var timeout: Duration = .seconds(5)
-    /// The connect alone, when shorter than `timeout`.
-    public var connectTimeout: Duration?
-    /// A longer response body is `body_too_large` (and its connection is closed).
-    public var maxBodyBytes = 1 << 20
-    /// Longer status line plus headers is `malformed_response`.
-    public var maxHeadBytes = 64 * 1024
-
-    public init(timeout: Duration = .seconds(5), connectTimeout: Duration? = nil, maxBodyBytes: Int = 1 << 20) {
-        self.timeout = timeout
-        self.connectTimeout = connectTimeout
-        self.maxBodyBytes = maxBodyBytes
-    }
-}
-
 /// An HTTP/1.1 client for `http://` targets on the project's event loops: non-blocking
 /// sockets, keep-alive connections pooled per loop, requests written from prebuilt bytes,
 /// responses parsed as bytes.
@@ -111,7 +93,7 @@ final class ConnectionPool: @unchecked Sendable {
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
         let now = MonotonicClock.now()
         guard let address else {
-            continuation.resume(returning: .failure(.dns, requestSent: false, latency: .zero))
+            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
             return
         }
         var reusable: ClientConnection?
@@ -129,7 +111,7 @@ final class ConnectionPool: @unchecked Sendable {
             let fd = Sockets.makeTCP(family: address.family)
             guard fd >= 0 else {
                 // Out of descriptors or memory: the request never left; say so as a refusal.
-                continuation.resume(returning: .failure(.connectionRefused, requestSent: false, latency: .zero))
+                continuation.resume(returning: .failure(.connectionRefused, requestSent: false, serviceTime: .zero))
                 return
             }
             Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
@@ -242,22 +224,15 @@ final class ClientConnection: EventHandler {
         written = 0
     }
 
+    /// Appends `value` in decimal, without making a string.
     private func appendDecimal(_ value: Int) {
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8
-            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
+        let first = output.count
         var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(0x30 + rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            output.append(contentsOf: buffer[(20 - count)...])
-        }
+        repeat {
+            output.append(UInt8(0x30 + rest % 10))
+            rest /= 10
+        } while rest > 0
+        output[first...].reverse()
     }
 
     private static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
@@ -373,7 +348,7 @@ final class ClientConnection: EventHandler {
         let response = TransportResponse(
             status: parser.status, body: parser.collectBody ? parser.body : [],
             retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) })
-        let outcome = TransportOutcome.response(response, latency: elapsed())
+        let outcome = TransportOutcome.response(response, serviceTime: elapsed())
         let continuation = self.continuation
         self.continuation = nil
         if reusable {
@@ -388,7 +363,7 @@ final class ClientConnection: EventHandler {
     func fail(_ kind: ErrorKind) {
         pool.leaveBusy(self)
         let sent = phase != .connecting && written > 0
-        let outcome = TransportOutcome.failure(kind, requestSent: sent, latency: elapsed())
+        let outcome = TransportOutcome.failure(kind, requestSent: sent, serviceTime: elapsed())
         let continuation = self.continuation
         self.continuation = nil
         close()

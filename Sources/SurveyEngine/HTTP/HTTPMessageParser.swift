@@ -23,7 +23,7 @@ struct HTTPMessageParser {
         case closed(partial: Bool)
     }
 
-    enum Progress: Equatable {
+    enum Step: Equatable {
         case needMore
         /// A whole message was read; `consumed` bytes of the last input belong to it.
         case complete(consumed: Int)
@@ -103,7 +103,7 @@ struct HTTPMessageParser {
     }
 
     /// Reads `input`; stops at the end of the message, so bytes after `consumed` are not its.
-    mutating func parse(_ input: UnsafeRawBufferPointer) -> Progress {
+    mutating func parse(_ input: UnsafeRawBufferPointer) -> Step {
         guard let base = input.baseAddress, !input.isEmpty else { return state == .complete ? .complete(consumed: 0) : .needMore }
         if state != .complete { sawBytes = true }
         var index = 0
@@ -162,7 +162,7 @@ struct HTTPMessageParser {
     }
 
     /// The peer closed the connection: completes a close-delimited body, else says what was cut.
-    mutating func finishAtEndOfStream() -> Progress {
+    mutating func finishAtEndOfStream() -> Step {
         switch state {
         case .complete, .untilClose:
             state = .complete

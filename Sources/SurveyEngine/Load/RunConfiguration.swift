@@ -1,32 +1,37 @@
-/// Everything the engine needs to run a survey load: the load model, the respondents'
-/// behaviour and policies, the target. Made from a plan by the command line; knows no files.
-public struct RunConfiguration: Sendable {
-    public enum Load: Sendable, Hashable {
-        /// `respondents` in total, at most `concurrency` at once.
-        case closed(respondents: Int)
-        /// Respondents arrive on a schedule; arrivals beyond `concurrency` in flight are dropped.
-        case open(ArrivalSchedule)
-    }
-
-    public var load: Load
+/// Everything the engine needs to run a survey load except where to send it: the load model,
+/// what respondents do and how they retry, and the HTTP client's limits. A plan file decodes
+/// straight into it; the engine reads no files.
+public struct RunConfiguration: Sendable, Hashable {
+    /// How respondents arrive: all at once up to the concurrency, or on a schedule.
+    public var load: LoadModel
+    /// At most this many respondents at once.
     public var concurrency: Int
-    /// Closed model: no respondent starts after this much time.
+    /// Closed model: no respondent starts after this much time. Open model: how long arrivals
+    /// go on (see `LoadModel.schedule(duration:)`).
     public var duration: Duration?
+    /// The pause before each submit, drawn uniformly.
     public var think: DurationRange
+    /// The order in which each respondent walks the questions.
     public var order: QuestionOrder
-    public var seed: UInt64
-    public var target: HTTPTarget
+    /// Makes answer choice, order, think time and jitter repeatable. Nil lets `RunCoordinator`
+    /// pick one, which it then reports.
+    public var seed: UInt64?
+    /// The survey API's calls and headers.
     public var api: SurveyAPI
+    /// What respondents answer.
     public var answers: AnswerBook
-    public var retryQuestions: RetryPolicy
-    public var retrySubmit: RetryPolicy
-    public var budget: RetryBudgetPolicy?
+    /// How each endpoint's calls are retried, and the run-wide retry budget.
+    public var retry: RetryPolicies
+    /// Timeouts and limits of every HTTP attempt.
+    public var client: HTTPClientConfiguration
+    /// The slice of the load this process runs (`--shard i/n`); `.whole` by default.
     public var shard: Shard
 
+    /// A configuration; every part but the load has a default fit for a small test.
     public init(
-        load: Load, concurrency: Int, duration: Duration? = nil, think: DurationRange = .zero, order: QuestionOrder = .sequential,
-        seed: UInt64 = 0, target: HTTPTarget, api: SurveyAPI = SurveyAPI(), answers: AnswerBook, retryQuestions: RetryPolicy = .never,
-        retrySubmit: RetryPolicy = .never, budget: RetryBudgetPolicy? = nil, shard: Shard = .whole
+        load: LoadModel, concurrency: Int = 1, duration: Duration? = nil, think: DurationRange = .zero, order: QuestionOrder = .sequential,
+        seed: UInt64? = nil, api: SurveyAPI = SurveyAPI(), answers: AnswerBook = AnswerBook(fallback: ["ok"]),
+        retry: RetryPolicies = RetryPolicies(), client: HTTPClientConfiguration = HTTPClientConfiguration(), shard: Shard = .whole
     ) {
         self.load = load
         self.concurrency = concurrency
@@ -34,43 +39,10 @@ public struct RunConfiguration: Sendable {
         self.think = think
         self.order = order
         self.seed = seed
-        self.target = target
         self.api = api
         self.answers = answers
-        self.retryQuestions = retryQuestions
-        self.retrySubmit = retrySubmit
-        self.budget = budget
+        self.retry = retry
+        self.client = client
         self.shard = shard
-    }
-}
-
-/// The i-th of n equal slices of a run's load (`--shard i/n`): respondents (or arrivals) whose
-/// number is i−1 modulo n. A respondent's random stream depends on its number only, so the n
-/// shards together do exactly what one unsharded run does.
-public struct Shard: Sendable, Hashable, CustomStringConvertible {
-    /// 1-based.
-    public var index: Int
-    public var count: Int
-
-    public init(index: Int, count: Int) {
-        precondition(count >= 1 && (1...count).contains(index), "shard \(index)/\(count) out of range")
-        self.index = index
-        self.count = count
-    }
-
-    public static let whole = Shard(index: 1, count: 1)
-
-    public var description: String { "\(index)/\(count)" }
-
-    public func contains(_ number: Int) -> Bool { number % count == index - 1 }
-
-    /// This shard's part of a concurrency, so that the parts add up to the whole (each ≥ 1).
-    public func share(of total: Int) -> Int {
-        max(1, total / count + (index - 1 < total % count ? 1 : 0))
-    }
-
-    /// How many of `total` numbered items fall in this shard.
-    public func count(of total: Int) -> Int {
-        total <= index - 1 ? 0 : (total - index) / count + 1
     }
 }

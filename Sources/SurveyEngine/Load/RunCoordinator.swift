@@ -2,6 +2,7 @@ import Synchronization
 
 /// What a run produced.
 public struct RunResult: Sendable {
+    /// Every attempt and respondent, counted.
     public var metrics: RunMetrics
     /// Stopped early by `stop()` (a signal).
     public var interrupted: Bool
@@ -15,20 +16,32 @@ public struct RunResult: Sendable {
 /// Respondents run as children of one group. Given event loops as executors, each respondent
 /// prefers one of them, so its requests and its continuations stay on that loop's thread.
 public actor RunCoordinator {
-    public let configuration: RunConfiguration
+    /// What the run does; its seed is resolved (never nil).
+    public nonisolated let configuration: RunConfiguration
+    /// Where the run sends its requests.
+    public nonisolated let target: HTTPTarget
+    /// Where every attempt is counted; readable while the run goes on.
     public nonisolated let recorder: MetricsRecorder
     private nonisolated let stopFlag = StopFlag()
     private let transport: any Transport
     private let clock: EngineClock
     private let executors: [any TaskExecutor]
 
-    public init(configuration: RunConfiguration, transport: any Transport, clock: EngineClock = .system, executors: [any TaskExecutor] = [])
-    {
+    /// A run of `configuration` against `target` through `transport`. A configuration without
+    /// a seed gets a random one, kept in `configuration.seed`. Given event loops as
+    /// `executors`, respondents run on them (one lane each).
+    public init(
+        configuration: RunConfiguration, target: HTTPTarget, transport: any Transport, clock: EngineClock = .system,
+        executors: [any TaskExecutor] = []
+    ) {
+        var configuration = configuration
+        configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
         self.configuration = configuration
+        self.target = target
         self.transport = transport
         self.clock = clock
         self.executors = executors
-        recorder = MetricsRecorder(shards: max(1, executors.count))
+        recorder = MetricsRecorder(lanes: max(1, executors.count))
     }
 
     /// Stops starting respondents; the ones running finish their attempt in flight and leave.
@@ -36,26 +49,22 @@ public actor RunCoordinator {
         stopFlag.raise()
     }
 
+    /// Whether `stop()` was called.
     public nonisolated var isStopping: Bool { stopFlag.isRaised }
 
+    /// Runs the whole load and returns what it measured.
     public func run() async -> RunResult {
-        let configuration = self.configuration
         let runStart = clock.now()
-        let api = configuration.api
         let context = SurveyContext(
-            questionsRequest: HTTPRequest.Template(
-                method: api.questions.method, path: configuration.target.basePath + api.questions.path, target: configuration.target,
-                headers: api.headers),
-            submitRequest: HTTPRequest.Template(
-                method: api.submit.method, path: configuration.target.basePath + api.submit.path, target: configuration.target,
-                headers: api.headers + [HTTPHeader(name: "Content-Type", value: "application/json")]),
-            answers: configuration.answers, order: configuration.order, think: configuration.think,
-            retryQuestions: configuration.retryQuestions, retrySubmit: configuration.retrySubmit, budget: RetryBudget(configuration.budget),
-            transport: transport, clock: clock, recorder: recorder, stop: stopFlag, runStart: runStart, seed: configuration.seed,
-            questionsCache: QuestionsCache(shards: max(1, executors.count)))
+            configuration: configuration, target: target, seed: configuration.seed ?? 0, transport: transport, clock: clock,
+            recorder: recorder, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count))
         switch configuration.load {
-        case .closed(let respondents): await runClosed(respondents: respondents, context: context)
-        case .open(let schedule): await runOpen(schedule, context: context)
+        case .closed(let respondents):
+            await runClosed(respondents: respondents, context: context)
+        case .open:
+            if let schedule = configuration.load.schedule(duration: configuration.duration) {
+                await runOpen(schedule, context: context)
+            }
         }
         let elapsed = clock.now() &- runStart
         return RunResult(metrics: recorder.snapshot(), interrupted: stopFlag.isRaised, elapsed: .nanoseconds(Int64(elapsed)))
@@ -66,7 +75,7 @@ public actor RunCoordinator {
         let workers = min(shard.share(of: configuration.concurrency), max(1, shard.count(of: respondents)))
         let next = Counter()
         let deadline = configuration.duration.map { context.runStart &+ $0.clampedNanoseconds }
-        let seed = configuration.seed
+        let seed = context.seed
         let clock = self.clock
         await withDiscardingTaskGroup { group in
             for worker in 0..<workers {
@@ -75,7 +84,7 @@ public actor RunCoordinator {
                         if let deadline, clock.now() >= deadline { return }
                         let number = next.take() * shard.count + (shard.index - 1)
                         guard number < respondents else { return }
-                        var respondent = Respondent(index: number, seed: seed, shard: worker)
+                        var respondent = Respondent(index: number, seed: seed, lane: worker)
                         await respondent.run(context)
                     }
                 }
@@ -92,7 +101,7 @@ public actor RunCoordinator {
         let shard = configuration.shard
         let cap = shard.share(of: configuration.concurrency)
         let inFlight = Atomic<Int>(0)
-        let seed = configuration.seed
+        let seed = context.seed
         let clock = self.clock
         let recorder = self.recorder
         let executors = self.executors
@@ -106,22 +115,23 @@ public actor RunCoordinator {
                     await clock.sleep(min(due - now, 50_000_000))
                     continue
                 }
-                let slot = launched % max(1, executors.count)
+                let lane = launched % max(1, executors.count)
                 if inFlight.load(ordering: .relaxed) >= cap {
-                    recorder.dropped(shard: slot)
+                    recorder.dropped(lane: lane)
                 } else {
                     inFlight.add(1, ordering: .relaxed)
                     let arrival = number
                     let work: @concurrent @Sendable () async -> Void = {
                         let lag = clock.now() &- due
-                        var respondent = Respondent(index: arrival, seed: seed, startLag: lag > (1 << 62) ? 0 : lag, shard: slot)
+                        let startLag = Duration.nanoseconds(Int64(lag > (1 << 62) ? 0 : lag))
+                        var respondent = Respondent(index: arrival, seed: seed, startLag: startLag, lane: lane)
                         await respondent.run(context)
                         inFlight.subtract(1, ordering: .relaxed)
                     }
                     if executors.isEmpty {
                         group.addTask(operation: work)
                     } else {
-                        group.addTask(executorPreference: executors[slot], operation: work)
+                        group.addTask(executorPreference: executors[lane], operation: work)
                     }
                     launched += 1
                 }

@@ -1,58 +1,64 @@
 import Synchronization
 
-/// Collects attempt records and respondent results from every respondent at once: one shard
-/// per event loop (or per worker) so that recording does not contend, added up at the end.
-/// Nothing is shared between shards on the hot path, not even a counter.
+/// Collects attempt records and respondent results from every respondent at once: one lane
+/// per event loop (or per worker) so that recording does not contend, added up when read.
+/// Nothing is shared between lanes on the hot path, not even a counter.
 public final class MetricsRecorder: Sendable {
-    private final class Shard: Sendable {
+    private final class Lane: Sendable {
         let metrics = Mutex(RunMetrics())
     }
 
-    private let shards: [Shard]
+    private let lanes: [Lane]
 
-    public init(shards: Int) {
-        self.shards = (0..<max(1, shards)).map { _ in Shard() }
+    /// A recorder with `lanes` independent parts (at least one); callers pass their lane's
+    /// number, taken modulo the count.
+    public init(lanes: Int) {
+        self.lanes = (0..<max(1, lanes)).map { _ in Lane() }
     }
 
-    public func record(_ record: AttemptRecord, shard: Int) {
-        shards[shard % shards.count].metrics.withLock { $0.add(record) }
+    private func lane(_ number: Int, _ body: (inout sending RunMetrics) -> Void) {
+        lanes[number % lanes.count].metrics.withLock { body(&$0) }
     }
 
-    public func endCall(_ endpoint: Endpoint, succeeded: Bool, attempts: Int, retriesDenied: Int, shard: Int) {
-        shards[shard % shards.count].metrics.withLock {
+    /// Counts one HTTP attempt.
+    public func record(_ record: AttemptRecord, lane number: Int) {
+        lane(number) { $0.add(record) }
+    }
+
+    /// Counts one logical call that ended after `attempts` attempts, with the retries the
+    /// budget refused it.
+    public func endCall(_ endpoint: Endpoint, succeeded: Bool, attempts: Int, retriesDenied: Int, lane number: Int) {
+        lane(number) {
             $0[endpoint].endCall(succeeded: succeeded, attempts: attempts)
             $0[endpoint].retriesDenied += retriesDenied
         }
     }
 
-    public func respondentStarted(shard: Int) {
-        shards[shard % shards.count].metrics.withLock { $0.respondentsStarted += 1 }
+    /// Counts a respondent that began the survey.
+    public func respondentStarted(lane number: Int) {
+        lane(number) { $0.respondentsStarted += 1 }
     }
 
-    public func respondentFinished(_ result: RespondentResult, shard: Int) {
-        shards[shard % shards.count].metrics.withLock { $0.add(result) }
+    /// Counts how a respondent's survey ended.
+    public func respondentFinished(_ result: RespondentResult, lane number: Int) {
+        lane(number) { $0.add(result) }
     }
 
-    public func answerMissing(shard: Int) {
-        shards[shard % shards.count].metrics.withLock { $0.answersMissing += 1 }
+    /// Counts a question the plan has no answer for.
+    public func answerMissing(lane number: Int) {
+        lane(number) { $0.answersMissing += 1 }
     }
 
-    public func dropped(shard: Int) {
-        shards[shard % shards.count].metrics.withLock { $0.dropped += 1 }
+    /// Counts an open-model arrival not started because the concurrency cap was reached.
+    public func dropped(lane number: Int) {
+        lane(number) { $0.dropped += 1 }
     }
 
-    /// Counters for a progress line.
-    public struct Progress: Sendable, Hashable {
-        public var respondentsStarted: Int
-        public var respondentsFinished: Int
-        public var attempts: Int
-        public var failedAttempts: Int
-    }
-
-    public var progress: Progress {
-        var progress = Progress(respondentsStarted: 0, respondentsFinished: 0, attempts: 0, failedAttempts: 0)
-        for shard in shards {
-            shard.metrics.withLock { metrics in
+    /// The counters a live progress line shows, read without copying histograms.
+    public var progress: RunProgress {
+        var progress = RunProgress()
+        for lane in lanes {
+            lane.metrics.withLock { metrics in
                 progress.respondentsStarted += metrics.respondentsStarted
                 progress.respondentsFinished +=
                     metrics.respondentsCompleted + metrics.respondentsFinishedWithUnanswered + metrics.respondentsAbandoned
@@ -66,10 +72,25 @@ public final class MetricsRecorder: Sendable {
     /// Everything recorded so far, added up.
     public func snapshot() -> RunMetrics {
         var total = RunMetrics()
-        for shard in shards {
-            let part = shard.metrics.withLock { $0 }
+        for lane in lanes {
+            let part = lane.metrics.withLock { $0 }
             total.merge(part)
         }
         return total
     }
+}
+
+/// How far a run has come: the counters of a progress line.
+public struct RunProgress: Sendable, Hashable {
+    /// Respondents that began the survey.
+    public var respondentsStarted = 0
+    /// Respondents whose survey ended, however it ended.
+    public var respondentsFinished = 0
+    /// HTTP attempts made.
+    public var attempts = 0
+    /// HTTP attempts that failed.
+    public var failedAttempts = 0
+
+    /// Nothing done yet.
+    public init() {}
 }

@@ -7,6 +7,7 @@ public struct EndpointMetrics: Sendable, Hashable {
     /// Calls that finally succeeded / gave up.
     public var succeeded = 0
     public var failed = 0
+    /// Calls that succeeded on their first attempt.
     public var firstTrySucceeded = 0
     /// Attempts that failed (any status that is not a success, or an error).
     public var failedAttempts = 0
@@ -16,16 +17,19 @@ public struct EndpointMetrics: Sendable, Hashable {
     public var errors: [ErrorKind: Int] = [:]
     /// Retries the run's retry budget refused.
     public var retriesDenied = 0
-    /// Per attempt, from the intended start (equal to `serviceLatency` in the closed model).
-    public var latency = Histogram()
-    /// Per attempt, from the send: the raw service time.
-    public var serviceLatency = Histogram()
+    /// Per attempt, the corrected latency: from the intended start (equal to `serviceTime` in
+    /// the closed model).
+    public var correctedLatency = Histogram()
+    /// Per attempt, from its start to its end: the raw service time.
+    public var serviceTime = Histogram()
 
+    /// Nothing counted yet.
     public init() {}
 
     /// Retries sent: attempts beyond the first of each call.
     public var retries: Int { attempts - calls }
 
+    /// Counts one attempt.
     public mutating func add(_ record: AttemptRecord) {
         attempts += 1
         if !record.succeeded { failedAttempts += 1 }
@@ -33,8 +37,8 @@ public struct EndpointMetrics: Sendable, Hashable {
         case .status(let status): statuses[status, default: 0] += 1
         case .error(let kind): errors[kind, default: 0] += 1
         }
-        latency.record(record.correctedLatency)
-        serviceLatency.record(record.latency)
+        correctedLatency.record(record.correctedLatency)
+        serviceTime.record(record.serviceTime)
     }
 
     /// A call ended after `attempts` attempts.
@@ -48,6 +52,7 @@ public struct EndpointMetrics: Sendable, Hashable {
         }
     }
 
+    /// Adds another part's counts (exact: histograms merge bucket by bucket).
     public mutating func merge(_ other: EndpointMetrics) {
         calls += other.calls
         attempts += other.attempts
@@ -58,23 +63,30 @@ public struct EndpointMetrics: Sendable, Hashable {
         statuses.merge(other.statuses, uniquingKeysWith: +)
         errors.merge(other.errors, uniquingKeysWith: +)
         retriesDenied += other.retriesDenied
-        latency.merge(other.latency)
-        serviceLatency.merge(other.serviceLatency)
+        correctedLatency.merge(other.correctedLatency)
+        serviceTime.merge(other.serviceTime)
     }
 }
 
 /// Everything a run measured; the engine's output, from which every report is made.
 public struct RunMetrics: Sendable, Hashable {
+    /// The questions endpoint's figures.
     public var questions = EndpointMetrics()
+    /// The submit endpoint's figures.
     public var submit = EndpointMetrics()
+    /// Respondents that began the survey.
     public var respondentsStarted = 0
+    /// Respondents that submitted every question.
     public var respondentsCompleted = 0
     /// Respondents that tried every question but left some unanswered.
     public var respondentsFinishedWithUnanswered = 0
+    /// Respondents that stopped before the end, by reason.
     public var abandoned: [AbandonReason: Int] = [:]
     /// Open model: arrivals not started because `concurrency` respondents were in flight.
     public var dropped = 0
+    /// Answers submitted successfully.
     public var answersSubmitted = 0
+    /// Answers whose submit still failed after its retries.
     public var answersUnanswered = 0
     /// Questions the plan has no answer for (only possible with a remote target).
     public var answersMissing = 0
@@ -82,8 +94,10 @@ public struct RunMetrics: Sendable, Hashable {
     public var attemptsPerSecond: [Int] = []
     public var failuresPerSecond: [Int] = []
 
+    /// Nothing counted yet.
     public init() {}
 
+    /// One endpoint's figures.
     public subscript(endpoint: Endpoint) -> EndpointMetrics {
         get { endpoint == .questions ? questions : submit }
         // In place: a get-then-set would copy both histograms on every attempt recorded.
@@ -96,8 +110,10 @@ public struct RunMetrics: Sendable, Hashable {
         }
     }
 
+    /// Respondents abandoned, whatever the reason.
     public var respondentsAbandoned: Int { abandoned.values.reduce(0, +) }
 
+    /// Counts one attempt, in its endpoint and in the per-second timeline.
     public mutating func add(_ record: AttemptRecord) {
         self[record.endpoint].add(record)
         let second = Int(record.start / 1_000_000_000)
@@ -109,6 +125,7 @@ public struct RunMetrics: Sendable, Hashable {
         if !record.succeeded { failuresPerSecond[second] += 1 }
     }
 
+    /// Counts one respondent's ending and answers.
     public mutating func add(_ result: RespondentResult) {
         answersSubmitted += result.submitted
         answersUnanswered += result.unanswered
@@ -119,6 +136,8 @@ public struct RunMetrics: Sendable, Hashable {
         }
     }
 
+    /// Adds another part's counts: the metrics of the lanes (or shards) of one run add up to
+    /// the run's.
     public mutating func merge(_ other: RunMetrics) {
         questions.merge(other.questions)
         submit.merge(other.submit)

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The last questions body each shard parsed, with its questions: respondents nearly always
+/// The last questions body each lane parsed, with its questions: respondents nearly always
 /// receive the same list, and comparing bytes costs far less than parsing JSON again.
 public final class QuestionsCache: Sendable {
     private final class Slot: Sendable {
@@ -9,13 +9,14 @@ public final class QuestionsCache: Sendable {
 
     private let slots: [Slot]
 
-    public init(shards: Int) {
-        slots = (0..<max(1, shards)).map { _ in Slot() }
+    /// A cache with one slot per lane (at least one).
+    public init(lanes: Int) {
+        slots = (0..<max(1, lanes)).map { _ in Slot() }
     }
 
     /// The questions of `body`, or the reason it breaks the survey contract.
-    public func questions(in body: [UInt8], shard: Int) -> Result<[SurveyQuestion], SurveyQuestion.ContractError> {
-        let slot = slots[shard % slots.count]
+    public func questions(in body: [UInt8], lane: Int) -> Result<[SurveyQuestion], SurveyQuestion.ContractError> {
+        let slot = slots[lane % slots.count]
         if let hit = slot.last.withLock({ last in last.flatMap { $0.body == body ? $0.questions : nil } }) {
             return .success(hit)
         }

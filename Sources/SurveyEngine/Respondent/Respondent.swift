@@ -1,59 +1,58 @@
 import Synchronization
 
-/// What every respondent of a run shares: the API, the answers, the policies, the transport,
-/// the clock, where to record, and the stop flag.
-public struct SurveyContext: Sendable {
-    public var questionsRequest: HTTPRequest.Template
-    public var submitRequest: HTTPRequest.Template
-    public var answers: AnswerBook
-    public var order: QuestionOrder
-    public var think: DurationRange
-    public var retryQuestions: RetryPolicy
-    public var retrySubmit: RetryPolicy
-    public var budget: RetryBudget
-    public var transport: any Transport
-    public var clock: EngineClock
-    public var recorder: MetricsRecorder
-    public var stop: StopFlag
+/// What every respondent of a run shares: the requests, the answers, the policies, the
+/// transport, the clock, where to record, and the stop flag.
+struct SurveyContext: Sendable {
+    var questionsRequest: HTTPRequest.Template
+    var submitRequest: HTTPRequest.Template
+    var answers: AnswerBook
+    var order: QuestionOrder
+    var think: DurationRange
+    var retry: RetryPolicies
+    var budget: RetryBudget
+    var transport: any Transport
+    var clock: EngineClock
+    var recorder: MetricsRecorder
+    var stop: StopFlag
     /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
-    public var runStart: UInt64
-    public var seed: UInt64
-    public var questionsCache: QuestionsCache
+    var runStart: UInt64
+    var seed: UInt64
+    var questionsCache: QuestionsCache
 
-    public init(
-        questionsRequest: HTTPRequest.Template, submitRequest: HTTPRequest.Template, answers: AnswerBook, order: QuestionOrder,
-        think: DurationRange, retryQuestions: RetryPolicy, retrySubmit: RetryPolicy, budget: RetryBudget, transport: any Transport,
-        clock: EngineClock, recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, seed: UInt64,
-        questionsCache: QuestionsCache = QuestionsCache(shards: 1)
+    /// The context of a run of `configuration` against `target`, with its seed resolved.
+    init(
+        configuration: RunConfiguration, target: HTTPTarget, seed: UInt64, transport: any Transport, clock: EngineClock,
+        recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, lanes: Int = 1
     ) {
-        self.questionsRequest = questionsRequest
-        self.submitRequest = submitRequest
-        self.answers = answers
-        self.order = order
-        self.think = think
-        self.retryQuestions = retryQuestions
-        self.retrySubmit = retrySubmit
-        self.budget = budget
+        let api = configuration.api
+        questionsRequest = HTTPRequest.Template(
+            method: api.questions.method, path: target.basePath + api.questions.path, target: target, headers: api.headers)
+        submitRequest = HTTPRequest.Template(
+            method: api.submit.method, path: target.basePath + api.submit.path, target: target,
+            headers: api.headers + [HTTPHeader(name: "Content-Type", value: "application/json")])
+        answers = configuration.answers
+        order = configuration.order
+        think = configuration.think
+        retry = configuration.retry
+        budget = RetryBudget(configuration.retry.budget)
         self.transport = transport
         self.clock = clock
         self.recorder = recorder
         self.stop = stop
         self.runStart = runStart
         self.seed = seed
-        self.questionsCache = questionsCache
+        questionsCache = QuestionsCache(lanes: lanes)
     }
 }
 
 /// Set once when the run must stop starting work: respondents finish the attempt in flight
 /// and leave at their next step.
-public final class StopFlag: Sendable {
+final class StopFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 
-    public init() {}
+    var isRaised: Bool { raised.load(ordering: .relaxed) }
 
-    public var isRaised: Bool { raised.load(ordering: .relaxed) }
-
-    public func raise() {
+    func raise() {
         raised.store(true, ordering: .relaxed)
     }
 }
@@ -61,35 +60,36 @@ public final class StopFlag: Sendable {
 /// One virtual survey-taker, doing what the survey app's user does: fetch the questions (with
 /// the retry mechanism), then for each question pick an answer, think, submit, and retry a
 /// failed submit like the "Failure.... — Retry" banner, never submitting a success twice.
-public struct Respondent: Sendable {
+struct Respondent: Sendable {
     /// The respondent's number in the run (across shards): its random stream derives from it.
-    public let index: Int
+    let index: Int
     /// How late it started against its intended start (open model), added to its latencies.
-    public let startLag: UInt64
+    let startLag: Duration
+    /// The event-loop lane it records into.
+    let lane: Int
     private var random: SplitMix64
-    private let shard: Int
 
-    public init(index: Int, seed: UInt64, startLag: UInt64 = 0, shard: Int) {
+    init(index: Int, seed: UInt64, startLag: Duration = .zero, lane: Int) {
         self.index = index
         self.startLag = startLag
-        self.shard = shard
+        self.lane = lane
         random = SplitMix64.derived(seed: seed, stream: UInt64(index))
     }
 
     /// Takes the survey once and records every attempt and the ending.
     @discardableResult
-    public mutating func run(_ context: SurveyContext) async -> RespondentResult {
-        context.recorder.respondentStarted(shard: shard)
+    mutating func run(_ context: SurveyContext) async -> RespondentResult {
+        context.recorder.respondentStarted(lane: lane)
         let result = await takeSurvey(context)
-        context.recorder.respondentFinished(result, shard: shard)
+        context.recorder.respondentFinished(result, lane: lane)
         return result
     }
 
     private mutating func takeSurvey(_ context: SurveyContext) async -> RespondentResult {
         var questions: [SurveyQuestion] = []
-        let shard = self.shard
+        let lane = self.lane
         let fetched = await call(.questions, HTTPRequest(context.questionsRequest, collectBody: true), context) { response in
-            guard case .success(let list) = context.questionsCache.questions(in: response.body, shard: shard) else { return false }
+            guard case .success(let list) = context.questionsCache.questions(in: response.body, lane: lane) else { return false }
             questions = list
             return true
         }
@@ -110,7 +110,7 @@ public struct Respondent: Sendable {
                 return RespondentResult(ending: .abandoned(.interrupted), submitted: submitted, unanswered: unanswered)
             }
             guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else {
-                context.recorder.answerMissing(shard: shard)
+                context.recorder.answerMissing(lane: lane)
                 unanswered += 1
                 continue
             }
@@ -139,58 +139,54 @@ public struct Respondent: Sendable {
     private mutating func call(
         _ endpoint: Endpoint, _ request: HTTPRequest, _ context: SurveyContext, accept: (TransportResponse) -> Bool
     ) async -> CallResult {
-        let policy = endpoint == .questions ? context.retryQuestions : context.retrySubmit
+        let policy = context.retry[endpoint]
         context.budget.callStarted()
         var attempt = 1
         var previousDelay: Duration?
         var denied = 0
         while true {
             let start = context.clock.now()
-            let outcome = await context.transport.send(request)
-            let recorded: AttemptOutcome
-            let trigger: RetryPolicy.Trigger
+            let response = await context.transport.send(request)
+            let outcome: AttemptOutcome
             var retryAfter: Duration?
             var succeeded = false
-            switch outcome.result {
+            switch response.result {
             case .success(let response):
                 if (200..<300).contains(response.status) {
                     succeeded = accept(response)
-                    recorded = succeeded ? .status(response.status) : .error(.malformedResponse)
-                    trigger = succeeded ? .status(response.status) : .error(.malformedResponse)
+                    outcome = succeeded ? .status(response.status) : .error(.malformedResponse)
                 } else {
-                    recorded = .status(response.status)
-                    trigger = .status(response.status)
+                    outcome = .status(response.status)
                     if let header = response.retryAfter, response.status == 429 || response.status == 503 {
                         retryAfter = RetryAfter.delay(header)
                     }
                 }
             case .failure(let failure):
-                recorded = .error(failure.kind)
-                trigger = .error(failure.kind)
+                outcome = .error(failure.kind)
             }
             let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
             context.recorder.record(
                 AttemptRecord(
-                    endpoint: endpoint, attempt: attempt, outcome: recorded, succeeded: succeeded, latency: outcome.latency,
-                    correctedLatency: outcome.latency + .nanoseconds(Int64(startLag)), start: sinceRunStart),
-                shard: shard)
+                    endpoint: endpoint, attempt: attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
+                    startLag: startLag, start: sinceRunStart),
+                lane: lane)
             if succeeded {
-                context.recorder.endCall(endpoint, succeeded: true, attempts: attempt, retriesDenied: denied, shard: shard)
+                context.recorder.endCall(endpoint, succeeded: true, attempts: attempt, retriesDenied: denied, lane: lane)
                 return .succeeded
             }
             let decision = policy.decide(
-                afterAttempt: attempt, trigger: trigger, retryAfter: retryAfter, previousDelay: previousDelay, using: &random)
+                afterAttempt: attempt, outcome: outcome, retryAfter: retryAfter, previousDelay: previousDelay, using: &random)
             guard case .retry(let delay) = decision, !context.stop.isRaised else {
-                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, shard: shard)
+                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, lane: lane)
                 return context.stop.isRaised ? .interrupted : .failed
             }
             guard context.budget.withdraw() else {
                 denied += 1
-                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, shard: shard)
+                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, lane: lane)
                 return .failed
             }
             if await !pause(delay.clampedNanoseconds, context) {
-                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, shard: shard)
+                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, lane: lane)
                 return .interrupted
             }
             previousDelay = delay

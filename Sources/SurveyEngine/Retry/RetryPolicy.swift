@@ -3,11 +3,16 @@
 /// `attempts` counts every attempt, the first one included (gRPC's and urllib3's meaning), so
 /// `attempts: 1` never retries.
 public struct RetryPolicy: Sendable, Hashable {
+    /// Attempts in all, the first one included; at least 1.
     public var attempts: Int
+    /// The delay before each retry, before jitter.
     public var backoff: Backoff
+    /// How the delay is randomised.
     public var jitter: Jitter
+    /// Which outcomes are retried.
     public var retryOn: RetryConditions
 
+    /// A policy; `jitter` is none unless given.
     public init(attempts: Int, backoff: Backoff, jitter: Jitter = .none, retryOn: RetryConditions) {
         self.attempts = attempts
         self.backoff = backoff
@@ -17,12 +22,6 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// A policy that never retries.
     public static let never = RetryPolicy(attempts: 1, backoff: Backoff(.none), retryOn: RetryConditions())
-
-    /// What ended an attempt, as far as retrying is concerned.
-    public enum Trigger: Sendable, Hashable {
-        case status(Int)
-        case error(ErrorKind)
-    }
 
     /// The verdict after a failed attempt.
     public enum Decision: Sendable, Hashable {
@@ -34,18 +33,18 @@ public struct RetryPolicy: Sendable, Hashable {
         case attemptsExhausted
     }
 
-    /// Whether to retry after the `attempt`-th attempt (1-based) failed with `trigger`.
+    /// Whether to retry after the `attempt`-th attempt (1-based) ended with `outcome`.
     ///
     /// - Parameters:
     ///   - retryAfter: the response's `Retry-After`, already converted to a delay; it wins over
     ///     the computed backoff, is floored at zero and capped at `backoff.max`.
     ///   - previousDelay: the delay used before the previous retry, for decorrelated jitter.
     public func decide(
-        afterAttempt attempt: Int, trigger: Trigger, retryAfter: Duration? = nil, previousDelay: Duration? = nil,
+        afterAttempt attempt: Int, outcome: AttemptOutcome, retryAfter: Duration? = nil, previousDelay: Duration? = nil,
         using random: inout some RandomNumberGenerator
     ) -> Decision {
         let retryable: Bool
-        switch trigger {
+        switch outcome {
         case .status(let status): retryable = retryOn.matches(status: status)
         case .error(let kind): retryable = retryOn.matches(kind)
         }
@@ -68,6 +67,7 @@ public struct RetryBudgetPolicy: Sendable, Hashable {
     /// Retries always allowed, whatever the number of calls.
     public var minimum: Int
 
+    /// A budget of `ratio` retries per call, plus `minimum` always allowed.
     public init(ratio: Double, minimum: Int = 10) {
         self.ratio = ratio
         self.minimum = minimum

@@ -77,22 +77,27 @@ public struct TransportFailure: Error, Sendable, Equatable {
     }
 }
 
-/// One attempt's result and how long it took, from the first byte sent (or the connect) to the
-/// last byte of the response, or to the failure.
+/// One attempt's result and its service time.
 public struct TransportOutcome: Sendable, Equatable {
+    /// The response, or why there is none.
     public var result: Result<TransportResponse, TransportFailure>
-    public var latency: Duration
+    /// From the attempt's start (the connect, or the first byte sent on a kept-alive
+    /// connection) to the last byte of the response, or to the failure.
+    public var serviceTime: Duration
 
-    public init(_ result: Result<TransportResponse, TransportFailure>, latency: Duration) {
+    /// An outcome.
+    public init(_ result: Result<TransportResponse, TransportFailure>, serviceTime: Duration) {
         self.result = result
-        self.latency = latency
+        self.serviceTime = serviceTime
     }
 
-    public static func response(_ response: TransportResponse, latency: Duration) -> TransportOutcome {
-        TransportOutcome(.success(response), latency: latency)
+    /// A response that took `serviceTime`.
+    public static func response(_ response: TransportResponse, serviceTime: Duration) -> TransportOutcome {
+        TransportOutcome(.success(response), serviceTime: serviceTime)
     }
 
-    public static func failure(_ kind: ErrorKind, requestSent: Bool, latency: Duration) -> TransportOutcome {
-        TransportOutcome(.failure(TransportFailure(kind, requestSent: requestSent)), latency: latency)
+    /// A failure of `kind` after `serviceTime`.
+    public static func failure(_ kind: ErrorKind, requestSent: Bool, serviceTime: Duration) -> TransportOutcome {
+        TransportOutcome(.failure(TransportFailure(kind, requestSent: requestSent)), serviceTime: serviceTime)
     }
 }

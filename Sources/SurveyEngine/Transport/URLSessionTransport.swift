@@ -31,7 +31,7 @@ public final class URLSessionTransport: Transport {
     public func send(_ request: HTTPRequest) async -> TransportOutcome {
         let start = ContinuousClock.now
         guard let url = URL(string: base + request.template.path) else {
-            return .failure(.malformedResponse, requestSent: false, latency: .zero)
+            return .failure(.malformedResponse, requestSent: false, serviceTime: .zero)
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.template.method
@@ -72,7 +72,7 @@ public final class URLSessionTransport: Transport {
             group.cancelAll()
             return first ?? .failure(TransportFailure(.timeout, requestSent: true))
         }
-        return TransportOutcome(result, latency: ContinuousClock.now - start)
+        return TransportOutcome(result, serviceTime: ContinuousClock.now - start)
     }
 
     public func shutdown() async {

@@ -8,20 +8,20 @@ import Testing
         let plan = try #require(expectPlan(""))
         #expect(plan.name == "test")
         #expect(plan.target == .builtin)
-        #expect(plan.load == .closed(respondents: 1))
-        #expect(plan.concurrency == 10)
-        #expect(plan.duration == nil)
-        #expect(plan.timeout == .seconds(5))
-        #expect(plan.connectTimeout == .seconds(5))
-        #expect(plan.think == .zero)
-        #expect(plan.order == .sequential)
-        #expect(plan.seed == nil)
-        #expect(plan.api == SurveyAPI())
-        #expect(plan.answers.fallback == ["ok"])
-        #expect(plan.retry.questions.attempts == 3)
-        #expect(plan.retry.submit.retryOn.matches(status: 400))
-        #expect(!plan.retry.questions.retryOn.matches(status: 400))
-        #expect(plan.retry.budget == nil)
+        #expect(plan.run.load == .closed(respondents: 1))
+        #expect(plan.run.concurrency == 10)
+        #expect(plan.run.duration == nil)
+        #expect(plan.run.client.timeout == .seconds(5))
+        #expect(plan.run.client.connectTimeout == nil, "the connect is bounded by the timeout alone")
+        #expect(plan.run.think == .zero)
+        #expect(plan.run.order == .sequential)
+        #expect(plan.run.seed == nil)
+        #expect(plan.run.api == SurveyAPI())
+        #expect(plan.run.answers.fallback == ["ok"])
+        #expect(plan.run.retry.questions.attempts == 3)
+        #expect(plan.run.retry.submit.retryOn.matches(status: 400))
+        #expect(!plan.run.retry.questions.retryOn.matches(status: 400))
+        #expect(plan.run.retry.budget == nil)
         #expect(plan.thresholds.isEmpty)
         #expect(plan.builtin == ReferenceServerConfiguration())
         #expect(plan.report.formats == [.json, .markdown])
@@ -81,22 +81,22 @@ import Testing
                     "  dir: out"),
                 environment: ["SURVEY_TOKEN": "s3cret"]))
         #expect(plan.target == .url(HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080, basePath: "/v1")))
-        #expect(plan.load == .closed(respondents: 20))
-        #expect(plan.duration == .seconds(120))
-        #expect(plan.think == DurationRange(.milliseconds(200), .seconds(1)))
-        #expect(plan.order == .reverse)
-        #expect(plan.seed == 42)
-        #expect(plan.api.submit == SurveyAPI.Call(method: "PUT", path: "/question/submit"))
-        #expect(plan.api.headers == [HTTPHeader(name: "Authorization", value: "Bearer s3cret")])
+        #expect(plan.run.load == .closed(respondents: 20))
+        #expect(plan.run.duration == .seconds(120))
+        #expect(plan.run.think == DurationRange(.milliseconds(200), .seconds(1)))
+        #expect(plan.run.order == .reverse)
+        #expect(plan.run.seed == 42)
+        #expect(plan.run.api.submit == SurveyAPI.Call(method: "PUT", path: "/question/submit"))
+        #expect(plan.run.api.headers == [HTTPHeader(name: "Authorization", value: "Bearer s3cret")])
         #expect(plan.environmentKeys == ["api.headers.Authorization"])
-        #expect(plan.answers.choices(for: 2) == ["pizza", "pasta", "sushi"])
-        #expect(plan.answers.choices(for: 9) == ["no opinion"])
-        #expect(plan.retry.questions.attempts == 5)
-        #expect(plan.retry.questions.backoff == Backoff(.exponential, initial: .milliseconds(200), max: .seconds(5), multiplier: 2))
-        #expect(plan.retry.questions.jitter == .full)
-        #expect(plan.retry.submit.backoff.strategy == .constant)
-        #expect(plan.retry.submit.backoff.initial == .milliseconds(500))
-        #expect(plan.retry.budget == RetryBudgetPolicy(ratio: 0.2, minimum: 10))
+        #expect(plan.run.answers.choices(for: 2) == ["pizza", "pasta", "sushi"])
+        #expect(plan.run.answers.choices(for: 9) == ["no opinion"])
+        #expect(plan.run.retry.questions.attempts == 5)
+        #expect(plan.run.retry.questions.backoff == Backoff(.exponential, initial: .milliseconds(200), max: .seconds(5), multiplier: 2))
+        #expect(plan.run.retry.questions.jitter == .full)
+        #expect(plan.run.retry.submit.backoff.strategy == .constant)
+        #expect(plan.run.retry.submit.backoff.initial == .milliseconds(500))
+        #expect(plan.run.retry.budget == RetryBudgetPolicy(ratio: 0.2, minimum: 10))
         #expect(
             plan.thresholds.map(\.description) == [
                 "submit.success_rate >= 95%", "submit.p95 < 300ms", "questions.p99 < 1s", "survey.completion_rate >= 99%",
@@ -140,7 +140,7 @@ import Testing
     @Test func openModelWithRateAndRamp() throws {
         let plan = try #require(expectPlan(lines("rate: 10/s", "ramp:", "  - 30s: 50/s", "  - 1m: 0/s", "concurrency: 100")))
         #expect(
-            plan.load
+            plan.run.load
                 == .open(
                     rate: Rate(perSecond: 10),
                     ramp: [
@@ -152,13 +152,13 @@ import Testing
 
     @Test func singleScalarRetryConditionIsAListOfOne() throws {
         let plan = try #require(expectPlan(lines("retry:", "  submit:", "    on: 5xx")))
-        #expect(plan.retry.submit.retryOn.matches(status: 503))
-        #expect(!plan.retry.submit.retryOn.matches(status: 400))
+        #expect(plan.run.retry.submit.retryOn.matches(status: 503))
+        #expect(!plan.run.retry.submit.retryOn.matches(status: 400))
     }
 
     @Test func initialAboveTheDefaultMaxRaisesTheMax() throws {
         let plan = try #require(expectPlan(lines("retry:", "  submit:", "    backoff: constant", "    initial: 8s")))
-        #expect(plan.retry.submit.backoff.max == .seconds(8))
+        #expect(plan.run.retry.submit.backoff.max == .seconds(8))
     }
 
     @Test func latencyThresholdsAcceptBareMilliseconds() throws {

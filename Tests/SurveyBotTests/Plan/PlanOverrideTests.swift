@@ -17,10 +17,10 @@ import Testing
             $0.set("seed", to: "7", option: "--seed")
         }
         let plan = try #require(expectPlan(lines("concurrency: 5", "respondents: 100"), overrides: o))
-        #expect(plan.concurrency == 50)
+        #expect(plan.run.concurrency == 50)
         #expect(plan.target == .url(HTTPTarget(scheme: .http, host: "::1", port: 9000)))
-        #expect(plan.seed == 7)
-        #expect(plan.load == .closed(respondents: 100))
+        #expect(plan.run.seed == 7)
+        #expect(plan.run.load == .closed(respondents: 100))
     }
 
     @Test func setReachesNestedKeysAndCreatesBlocks() throws {
@@ -31,11 +31,11 @@ import Testing
             try $0.set(assignment: "api.headers.X-Trace.Id=abc")
         }
         let plan = try #require(expectPlan(lines("retry:", "  submit:", "    attempts: 2", "    backoff: none"), overrides: o))
-        #expect(plan.retry.submit.attempts == 4)
-        #expect(plan.retry.submit.backoff.strategy == .none, "keys the override did not touch stay")
-        #expect(!plan.retry.submit.retryOn.matches(status: 400))
+        #expect(plan.run.retry.submit.attempts == 4)
+        #expect(plan.run.retry.submit.backoff.strategy == .none, "keys the override did not touch stay")
+        #expect(!plan.run.retry.submit.retryOn.matches(status: 400))
         #expect(plan.thresholds.map(\.description) == ["submit.p95 < 200ms"])
-        #expect(plan.api.headers == [HTTPHeader(name: "X-Trace.Id", value: "abc")])
+        #expect(plan.run.api.headers == [HTTPHeader(name: "X-Trace.Id", value: "abc")])
     }
 
     @Test func rateSwitchesAClosedPlanToOpen() throws {
@@ -44,13 +44,13 @@ import Testing
             $0.set("duration", to: "30s", option: "--duration")
         }
         let plan = try #require(expectPlan(lines("respondents: 100"), overrides: o))
-        #expect(plan.load == .open(rate: Rate(perSecond: 20), ramp: []))
+        #expect(plan.run.load == .open(rate: Rate(perSecond: 20), ramp: []))
     }
 
     @Test func respondentsSwitchesAnOpenPlanToClosed() throws {
         let o = overrides { $0.set("respondents", to: "3", option: "--respondents") }
         let plan = try #require(expectPlan(lines("rate: 5/s", "duration: 1m", "ramp:", "  - 10s: 10/s"), overrides: o))
-        #expect(plan.load == .closed(respondents: 3))
+        #expect(plan.run.load == .closed(respondents: 3))
     }
 
     @Test func overrideErrorsNameTheOptionNotALine() {

@@ -119,7 +119,7 @@ private func slower(by scale: Double) -> RunReport {
             let record = AttemptRecord(
                 endpoint: index % 11 == 0 ? .questions : .submit, attempt: 1 + index % 2,
                 outcome: index % 7 == 0 ? .status(400) : .status(200),
-                succeeded: index % 7 != 0, latency: .nanoseconds(Int64(200_000 + random.next() % 5_000_000)),
+                succeeded: index % 7 != 0, serviceTime: .nanoseconds(Int64(200_000 + random.next() % 5_000_000)),
                 start: UInt64(index) * 1_000_000)
             shards[index % 3].add(record)
             wholeMetrics.add(record)
@@ -138,7 +138,7 @@ private func slower(by scale: Double) -> RunReport {
 
     @Test func mergeRefusesReportsOfDifferentPlans() throws {
         var other = ReportFixtures.plan
-        other.concurrency = 99
+        other.run.concurrency = 99
         let a = ReportFixtures.report(shard: Shard(index: 1, count: 2))
         let b = ReportFixtures.report(plan: other, shard: Shard(index: 2, count: 2))
         #expect(throws: RunReport.MergeError.self) { try RunReport.merged([("a.json", a), ("b.json", b)]) }

@@ -26,12 +26,14 @@ enum ReportFixtures {
             if coldStart {
                 metrics.add(
                     AttemptRecord(
-                        endpoint: .questions, attempt: 1, outcome: .status(503), succeeded: false, latency: latency(900_000), start: second)
+                        endpoint: .questions, attempt: 1, outcome: .status(503), succeeded: false, serviceTime: latency(900_000),
+                        start: second)
                 )
             }
             metrics.add(
                 AttemptRecord(
-                    endpoint: .questions, attempt: coldStart ? 2 : 1, outcome: .status(200), succeeded: true, latency: latency(2_000_000),
+                    endpoint: .questions, attempt: coldStart ? 2 : 1, outcome: .status(200), succeeded: true,
+                    serviceTime: latency(2_000_000),
                     start: second))
             metrics.questions.endCall(succeeded: true, attempts: coldStart ? 2 : 1)
             var unanswered = 0
@@ -45,7 +47,7 @@ enum ReportFixtures {
                     metrics.add(
                         AttemptRecord(
                             endpoint: .submit, attempt: attempt, outcome: outcome, succeeded: !fails,
-                            latency: latency(1_500_000 * submitLatencyScale), start: second))
+                            serviceTime: latency(1_500_000 * submitLatencyScale), start: second))
                     if !fails { break }
                 }
                 let succeeded = !failing

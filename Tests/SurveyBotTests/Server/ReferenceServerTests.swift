@@ -89,7 +89,7 @@ private func label(_ outcome: TransportOutcome) -> String {
             let outcome = await client.send(submit(target))
             #expect(label(outcome) == expected)
             // Nothing outlives its timeout by more than the deadline sweep and a little slack.
-            #expect(outcome.latency < .milliseconds(450))
+            #expect(outcome.serviceTime < .milliseconds(450))
             #expect(server.stats().requests("submit") == 1)
         }
     }
@@ -111,7 +111,7 @@ private func label(_ outcome: TransportOutcome) -> String {
         try await withReferenceServer(faults) { _, client, target in
             let outcome = await client.send(questions(target))
             #expect(label(outcome) == "200")
-            #expect(outcome.latency >= .milliseconds(20))
+            #expect(outcome.serviceTime >= .milliseconds(20))
         }
     }
 

@@ -26,7 +26,7 @@ import Testing
         let transport = URLSessionTransport(target: target, concurrency: 4, configuration: .init(timeout: .milliseconds(300)))
         let hung = await transport.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/hang", target: target)))
         #expect(hung.result == .failure(TransportFailure(.timeout, requestSent: true)))
-        #expect(hung.latency >= .milliseconds(300) && hung.latency < .seconds(5))
+        #expect(hung.serviceTime >= .milliseconds(300) && hung.serviceTime < .seconds(5))
         await transport.shutdown()
         await server.shutdown()
         group.shutdown()

@@ -2,16 +2,17 @@ import Testing
 
 @testable import SurveyEngine
 
-private func configuration(_ load: RunConfiguration.Load, concurrency: Int, shard: Shard = .whole) -> RunConfiguration {
+private func configuration(_ load: LoadModel, concurrency: Int, duration: Duration? = nil, shard: Shard = .whole) -> RunConfiguration {
     RunConfiguration(
-        load: load, concurrency: concurrency, seed: 5, target: target, answers: AnswerBook(fallback: ["x"]),
-        retrySubmit: retrying(3, on: ["400"]), shard: shard)
+        load: load, concurrency: concurrency, duration: duration, seed: 5, answers: AnswerBook(fallback: ["x"]),
+        retry: RetryPolicies(submit: retrying(3, on: ["400"])), shard: shard)
 }
 
 @Suite struct RunCoordinatorTests {
     @Test func closedModelNeverExceedsItsConcurrency() async {
         let transport = ScriptedTransport(delay: .milliseconds(1), survey())
-        let coordinator = RunCoordinator(configuration: configuration(.closed(respondents: 40), concurrency: 4), transport: transport)
+        let coordinator = RunCoordinator(
+            configuration: configuration(.closed(respondents: 40), concurrency: 4), target: target, transport: transport)
         let result = await coordinator.run()
         #expect(result.metrics.respondentsStarted == 40)
         #expect(result.metrics.respondentsCompleted == 40)
@@ -24,7 +25,8 @@ private func configuration(_ load: RunConfiguration.Load, concurrency: Int, shar
         let group = EventLoopGroup(threads: 2)
         let transport = ScriptedTransport(survey())
         let coordinator = RunCoordinator(
-            configuration: configuration(.closed(respondents: 10), concurrency: 3), transport: transport, executors: group.loops)
+            configuration: configuration(.closed(respondents: 10), concurrency: 3), target: target, transport: transport,
+            executors: group.loops)
         let result = await coordinator.run()
         #expect(result.metrics.respondentsCompleted == 10)
         #expect(result.metrics.submit.attempts == 30)
@@ -34,9 +36,9 @@ private func configuration(_ load: RunConfiguration.Load, concurrency: Int, shar
     @Test func openModelHoldsItsRate() async {
         let clock = VirtualClock()
         let transport = ScriptedTransport(survey())
-        let schedule = ArrivalSchedule(rate: Rate(perSecond: 50), ramp: [], duration: .seconds(20))
         let coordinator = RunCoordinator(
-            configuration: configuration(.open(schedule), concurrency: 1000), transport: transport, clock: clock.clock)
+            configuration: configuration(.open(rate: Rate(perSecond: 50), ramp: []), concurrency: 1000, duration: .seconds(20)),
+            target: target, transport: transport, clock: clock.clock)
         let result = await coordinator.run()
         // 50/s for 20 s: 1,000 arrivals, all started; the arrivals span the 20 s.
         #expect(result.metrics.respondentsStarted == 1000)
@@ -52,9 +54,9 @@ private func configuration(_ load: RunConfiguration.Load, concurrency: Int, shar
             gate: {
                 while clock.now < 1_999_000_000 { try? await Task.sleep(for: .milliseconds(1)) }
             }, survey())
-        let schedule = ArrivalSchedule(rate: Rate(perSecond: 1000), ramp: [], duration: .seconds(1))
         let coordinator = RunCoordinator(
-            configuration: configuration(.open(schedule), concurrency: 5), transport: transport, clock: clock.clock)
+            configuration: configuration(.open(rate: Rate(perSecond: 1000), ramp: []), concurrency: 5, duration: .seconds(1)),
+            target: target, transport: transport, clock: clock.clock)
         let result = await coordinator.run()
         // Five start at once; a sixth may slip in at the very last arrival, when the gate opens.
         #expect(result.metrics.respondentsStarted + result.metrics.dropped == 1000)
@@ -69,13 +71,15 @@ private func configuration(_ load: RunConfiguration.Load, concurrency: Int, shar
             let transport = ScriptedTransport(survey())
             let coordinator = RunCoordinator(
                 configuration: configuration(.closed(respondents: 10), concurrency: 3, shard: Shard(index: index, count: 3)),
-                transport: transport)
+                target: target, transport: transport)
             whole.merge(await coordinator.run().metrics)
             bodies += transport.sent.map(\.body)
         }
         let transport = ScriptedTransport(survey())
-        let unsharded = await RunCoordinator(configuration: configuration(.closed(respondents: 10), concurrency: 3), transport: transport)
-            .run()
+        let unsharded = await RunCoordinator(
+            configuration: configuration(.closed(respondents: 10), concurrency: 3), target: target, transport: transport
+        )
+        .run()
         #expect(whole.respondentsStarted == 10)
         #expect(whole.submit.attempts == unsharded.metrics.submit.attempts)
         #expect(bodies.sorted() == transport.sent.map(\.body).sorted())
@@ -83,7 +87,8 @@ private func configuration(_ load: RunConfiguration.Load, concurrency: Int, shar
 
     @Test func stopEndsTheRunEarly() async {
         let transport = ScriptedTransport(delay: .milliseconds(2), survey())
-        let coordinator = RunCoordinator(configuration: configuration(.closed(respondents: 10_000), concurrency: 2), transport: transport)
+        let coordinator = RunCoordinator(
+            configuration: configuration(.closed(respondents: 10_000), concurrency: 2), target: target, transport: transport)
         Task {
             try? await Task.sleep(for: .milliseconds(30))
             coordinator.stop()

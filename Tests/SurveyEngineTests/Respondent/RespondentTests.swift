@@ -5,7 +5,7 @@ import Testing
 @Suite struct RespondentTests {
     @Test func submitIsNeverRepeatedAfterSuccess() async {
         let transport = ScriptedTransport(survey())
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(context(transport))
         #expect(result == RespondentResult(ending: .completed, submitted: 3, unanswered: 0))
         let submits = transport.sent.filter { $0.method == "POST" }.map(\.body)
@@ -16,8 +16,8 @@ import Testing
         // Question 2 fails twice, then succeeds on the third attempt.
         let transport = ScriptedTransport(
             survey(submit: { sent, previous in sent.body.contains("\"id\":2") && previous < 2 ? status(400) : ok() }))
-        let recorder = MetricsRecorder(shards: 1)
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        let recorder = MetricsRecorder(lanes: 1)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(context(transport, recorder: recorder))
         #expect(result.submitted == 3)
         let metrics = recorder.snapshot()
@@ -31,7 +31,7 @@ import Testing
 
     @Test func questionStillFailingIsUnansweredAndTheRespondentGoesOn() async {
         let transport = ScriptedTransport(survey(submit: { sent, _ in sent.body.contains("\"id\":2") ? status(400) : ok() }))
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(context(transport))
         #expect(result == RespondentResult(ending: .finishedWithUnanswered, submitted: 2, unanswered: 1))
         #expect(transport.sent.filter { $0.body.contains("\"id\":2") }.count == 3)
@@ -40,8 +40,8 @@ import Testing
 
     @Test func abandonedWhenQuestionsNeverCome() async {
         let transport = ScriptedTransport { _, _ in status(503) }
-        let recorder = MetricsRecorder(shards: 1)
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        let recorder = MetricsRecorder(lanes: 1)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(context(transport, recorder: recorder))
         #expect(result.ending == .abandoned(.questionsUnavailable))
         #expect(transport.sent.count == 3)
@@ -51,8 +51,8 @@ import Testing
 
     @Test func questionsThatBreakTheContractAreMalformed() async {
         let transport = ScriptedTransport { _, _ in ok(#"{"not":"a list"}"#) }
-        let recorder = MetricsRecorder(shards: 1)
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        let recorder = MetricsRecorder(lanes: 1)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(context(transport, questions: retrying(2, on: ["malformed"]), recorder: recorder))
         #expect(result.ending == .abandoned(.questionsUnavailable))
         #expect(recorder.snapshot().questions.errors == [.malformedResponse: 2])
@@ -60,9 +60,9 @@ import Testing
 
     @Test func restartIsANewRespondentWithNothingAnswered() async {
         let transport = ScriptedTransport(survey())
-        let recorder = MetricsRecorder(shards: 1)
+        let recorder = MetricsRecorder(lanes: 1)
         for _ in 0..<2 {
-            var respondent = Respondent(index: 0, seed: 1, shard: 0)
+            var respondent = Respondent(index: 0, seed: 1, lane: 0)
             let result = await respondent.run(context(transport, recorder: recorder))
             #expect(result.submitted == 3)
         }
@@ -77,7 +77,7 @@ import Testing
             sent.method == "POST" ? ok() : previous == 0 ? status(503, retryAfter: "2") : ok(questionsJSON)
         }
         let clock = VirtualClock()
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         _ = await respondent.run(
             context(
                 transport, clock: clock,
@@ -91,7 +91,7 @@ import Testing
             sent.method == "POST" ? ok() : previous < 3 ? status(500) : ok(questionsJSON)
         }
         let clock = VirtualClock()
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let policy = retrying(4, on: ["5xx"], backoff: Backoff(.exponential, initial: .milliseconds(100), max: .seconds(1), multiplier: 2))
         _ = await respondent.run(context(transport, clock: clock, questions: policy))
         // 100 + 200 + 400 ms of backoff.
@@ -100,10 +100,10 @@ import Testing
 
     @Test func retryBudgetStopsARetryStorm() async {
         let transport = ScriptedTransport { _, _ in status(500) }
-        let recorder = MetricsRecorder(shards: 1)
+        let recorder = MetricsRecorder(lanes: 1)
         let shared = context(transport, budget: RetryBudgetPolicy(ratio: 0, minimum: 2), recorder: recorder)
         for index in 0..<3 {
-            var respondent = Respondent(index: index, seed: 1, shard: 0)
+            var respondent = Respondent(index: index, seed: 1, lane: 0)
             _ = await respondent.run(shared)
         }
         let metrics = recorder.snapshot()
@@ -118,7 +118,7 @@ import Testing
         var chosen: Set<String> = []
         for index in 0..<30 {
             let transport = ScriptedTransport(survey())
-            var respondent = Respondent(index: index, seed: 9, shard: 0)
+            var respondent = Respondent(index: index, seed: 9, lane: 0)
             _ = await respondent.run(context(transport, answers: book))
             let bodies = transport.sent.filter { $0.method == "POST" }.map(\.body)
             #expect(bodies[0] == #"{"id":1,"answer":"red"}"#)
@@ -126,7 +126,7 @@ import Testing
             chosen.insert(bodies[1])
             // The same respondent number and seed choose the same again.
             let again = ScriptedTransport(survey())
-            var twin = Respondent(index: index, seed: 9, shard: 0)
+            var twin = Respondent(index: index, seed: 9, lane: 0)
             _ = await twin.run(context(again, answers: book))
             #expect(again.sent.map(\.body) == transport.sent.map(\.body))
         }
@@ -135,8 +135,8 @@ import Testing
 
     @Test func missingAnswerIsCountedNotSent() async {
         let transport = ScriptedTransport(survey())
-        let recorder = MetricsRecorder(shards: 1)
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        let recorder = MetricsRecorder(lanes: 1)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(context(transport, answers: AnswerBook(byQuestion: [1: ["a"], 3: ["c"]]), recorder: recorder))
         #expect(result == RespondentResult(ending: .finishedWithUnanswered, submitted: 2, unanswered: 1))
         #expect(recorder.snapshot().answersMissing == 1)
@@ -145,7 +145,7 @@ import Testing
 
     @Test func orderIsFollowed() async {
         let transport = ScriptedTransport(survey())
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         _ = await respondent.run(context(transport, order: .reverse))
         #expect(transport.sent.filter { $0.method == "POST" }.map(\.body).first == #"{"id":3,"answer":"x"}"#)
     }
@@ -154,7 +154,7 @@ import Testing
         let transport = ScriptedTransport(survey())
         let shared = context(transport)
         shared.stop.raise()
-        var respondent = Respondent(index: 0, seed: 1, shard: 0)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(shared)
         #expect(result.ending == .abandoned(.interrupted))
         #expect(transport.sent.count == 1)

@@ -94,18 +94,18 @@ import Testing
 
     @Test func retriesMatchingOutcomesUntilAttemptsAreSpent() {
         var random = SplitMix64(seed: 0)
-        #expect(policy.decide(afterAttempt: 1, trigger: .status(400), using: &random) == .retry(after: .milliseconds(50)))
-        #expect(policy.decide(afterAttempt: 2, trigger: .status(503), using: &random) == .retry(after: .milliseconds(50)))
-        #expect(policy.decide(afterAttempt: 3, trigger: .status(503), using: &random) == .attemptsExhausted)
-        #expect(policy.decide(afterAttempt: 1, trigger: .error(.connectionRefused), using: &random) == .retry(after: .milliseconds(50)))
-        #expect(policy.decide(afterAttempt: 1, trigger: .error(.connectionReset), using: &random) == .retry(after: .milliseconds(50)))
+        #expect(policy.decide(afterAttempt: 1, outcome: .status(400), using: &random) == .retry(after: .milliseconds(50)))
+        #expect(policy.decide(afterAttempt: 2, outcome: .status(503), using: &random) == .retry(after: .milliseconds(50)))
+        #expect(policy.decide(afterAttempt: 3, outcome: .status(503), using: &random) == .attemptsExhausted)
+        #expect(policy.decide(afterAttempt: 1, outcome: .error(.connectionRefused), using: &random) == .retry(after: .milliseconds(50)))
+        #expect(policy.decide(afterAttempt: 1, outcome: .error(.connectionReset), using: &random) == .retry(after: .milliseconds(50)))
     }
 
     @Test func doesNotRetryOutcomesOutsideItsConditions() {
         var random = SplitMix64(seed: 0)
-        #expect(policy.decide(afterAttempt: 1, trigger: .status(404), using: &random) == .notRetryable)
-        #expect(policy.decide(afterAttempt: 1, trigger: .error(.malformedResponse), using: &random) == .notRetryable)
-        #expect(policy.decide(afterAttempt: 1, trigger: .error(.bodyTooLarge), using: &random) == .notRetryable)
+        #expect(policy.decide(afterAttempt: 1, outcome: .status(404), using: &random) == .notRetryable)
+        #expect(policy.decide(afterAttempt: 1, outcome: .error(.malformedResponse), using: &random) == .notRetryable)
+        #expect(policy.decide(afterAttempt: 1, outcome: .error(.bodyTooLarge), using: &random) == .notRetryable)
     }
 
     @Test func retryAfterWinsButIsFlooredAndCapped() {
@@ -113,17 +113,17 @@ import Testing
         var capped = policy
         capped.backoff.max = .seconds(2)
         #expect(
-            capped.decide(afterAttempt: 1, trigger: .status(503), retryAfter: .seconds(1), using: &random) == .retry(after: .seconds(1)))
+            capped.decide(afterAttempt: 1, outcome: .status(503), retryAfter: .seconds(1), using: &random) == .retry(after: .seconds(1)))
         #expect(
-            capped.decide(afterAttempt: 1, trigger: .status(503), retryAfter: .seconds(60), using: &random) == .retry(after: .seconds(2)))
-        #expect(capped.decide(afterAttempt: 1, trigger: .status(503), retryAfter: .seconds(-5), using: &random) == .retry(after: .zero))
+            capped.decide(afterAttempt: 1, outcome: .status(503), retryAfter: .seconds(60), using: &random) == .retry(after: .seconds(2)))
+        #expect(capped.decide(afterAttempt: 1, outcome: .status(503), retryAfter: .seconds(-5), using: &random) == .retry(after: .zero))
     }
 
     @Test func oneAttemptNeverRetries() {
         var random = SplitMix64(seed: 0)
         var once = policy
         once.attempts = 1
-        #expect(once.decide(afterAttempt: 1, trigger: .status(400), using: &random) == .attemptsExhausted)
+        #expect(once.decide(afterAttempt: 1, outcome: .status(400), using: &random) == .attemptsExhausted)
     }
 
     @Test func conditionsUnderstandClassesCodesAndKinds() throws {

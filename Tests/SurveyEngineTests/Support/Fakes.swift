@@ -73,11 +73,11 @@ final class VirtualClock: Sendable {
 let questionsJSON = #"[{"id":1,"question":"a"},{"id":2,"question":"b"},{"id":3,"question":"c"}]"#
 
 func ok(_ body: String = "") -> TransportOutcome {
-    .response(TransportResponse(status: 200, body: Array(body.utf8)), latency: .milliseconds(1))
+    .response(TransportResponse(status: 200, body: Array(body.utf8)), serviceTime: .milliseconds(1))
 }
 
 func status(_ code: Int, retryAfter: String? = nil) -> TransportOutcome {
-    .response(TransportResponse(status: code, retryAfter: retryAfter), latency: .milliseconds(1))
+    .response(TransportResponse(status: code, retryAfter: retryAfter), serviceTime: .milliseconds(1))
 }
 
 /// The survey: questions on GET, and `submit` deciding each POST.
@@ -96,11 +96,12 @@ func retrying(_ attempts: Int, on names: [String], backoff: Backoff = Backoff(.c
 func context(
     _ transport: ScriptedTransport, clock: VirtualClock = VirtualClock(), answers: AnswerBook = AnswerBook(fallback: ["x"]),
     questions: RetryPolicy = retrying(3, on: ["5xx", "connection"]), submit: RetryPolicy = retrying(3, on: ["400", "5xx"]),
-    budget: RetryBudgetPolicy? = nil, order: QuestionOrder = .sequential, recorder: MetricsRecorder = MetricsRecorder(shards: 1)
+    budget: RetryBudgetPolicy? = nil, order: QuestionOrder = .sequential, recorder: MetricsRecorder = MetricsRecorder(lanes: 1)
 ) -> SurveyContext {
-    SurveyContext(
-        questionsRequest: HTTPRequest.Template(method: "GET", path: "/questions", target: target),
-        submitRequest: HTTPRequest.Template(method: "POST", path: "/question/submit", target: target), answers: answers, order: order,
-        think: .zero, retryQuestions: questions, retrySubmit: submit, budget: RetryBudget(budget), transport: transport,
-        clock: clock.clock, recorder: recorder, stop: StopFlag(), runStart: 1_000_000_000, seed: 1)
+    let configuration = RunConfiguration(
+        load: .closed(respondents: 1), order: order, answers: answers,
+        retry: RetryPolicies(questions: questions, submit: submit, budget: budget))
+    return SurveyContext(
+        configuration: configuration, target: target, seed: 1, transport: transport, clock: clock.clock, recorder: recorder,
+        stop: StopFlag(), runStart: 1_000_000_000)
 }

@@ -1,20 +1,22 @@
 import SurveyEngine
 
+@testable import SurveyBot
+
 /// Seeded mutation fuzzing of plan files: byte flips, deleted and duplicated lines, random
 /// indentation, and grammar-aware insertions (quotes, colons, brackets, tabs, `${`).
 ///
-/// Used by the test suite (a small slice) and by `bench/fuzz.sh` (the full size), so that both
-/// exercise exactly the same mutations.
-public enum PlanFuzzer {
-    public struct Report: Sendable {
-        public var valid = 0
-        public var invalid = 0
+/// Used by `PlanFuzzTests`: a small slice in `swift test`, the full size from `bench/fuzz.sh`
+/// (which sets `SURVEY_BOT_FUZZ_PLANS`), so that both exercise exactly the same mutations.
+enum PlanFuzzer {
+    struct Report: Sendable {
+        var valid = 0
+        var invalid = 0
         /// Descriptions of diagnostics that pointed outside the file, with the case number.
-        public var escapes: [String] = []
+        var escapes: [String] = []
     }
 
     /// Runs `cases` mutants derived from `plans` (file contents as bytes).
-    public static func run(cases: Int, seed: UInt64, plans: [[UInt8]]) -> Report {
+    static func run(cases: Int, seed: UInt64, plans: [[UInt8]]) -> Report {
         var report = Report()
         let loader = PlanLoader(environment: ["SURVEY_TOKEN": "t0k3n", "HOME": "/root"])
         for index in 0..<cases {
@@ -28,7 +30,7 @@ public enum PlanFuzzer {
                 report.valid += 1
             case .failure(let errors):
                 report.invalid += 1
-                let lines = PlanParser.splitLines(text)
+                let lines = PlanLines.split(text)
                 for diagnostic in errors.diagnostics where !isInside(diagnostic.location, lines: lines) {
                     report.escapes.append("case \(index): \(diagnostic.location): \(diagnostic.message)")
                 }

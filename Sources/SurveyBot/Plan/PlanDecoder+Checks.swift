@@ -1,0 +1,71 @@
+import SurveyEngine
+
+/// Checks between keys, run once every key is read: each names the key to change, at its place.
+extension PlanDecoder {
+    mutating func check(_ plan: inout Plan) {
+        checkLoad(plan)
+        checkRetry(&plan)
+        checkBuiltin(plan)
+    }
+
+    /// One load model: `respondents` (closed) or `rate`/`ramp` (open), with what each needs.
+    private mutating func checkLoad(_ plan: Plan) {
+        let rate = seen["rate"]
+        let ramp = seen["ramp"]
+        guard rate != nil || ramp != nil else { return }
+        if let respondents = seen["respondents"] {
+            error(
+                "'respondents' belongs to the closed model, but this plan sets '\(rate != nil ? "rate" : "ramp")' (the open model); remove one",
+                at: respondents.keyLocation)
+            return
+        }
+        guard case .open(let parsedRate, let stages) = plan.run.load else { return }
+        if let rate, parsedRate != nil, plan.run.duration == nil, ramp == nil {
+            error("a plan with 'rate' needs 'duration': how long new respondents keep arriving", at: rate.keyLocation)
+        }
+        if let ramp, rate == nil, stages.isEmpty {
+            error("'ramp' needs at least one stage such as '- 30s: 50/s'", at: ramp.keyLocation)
+        }
+    }
+
+    /// A delay cap below the first delay; the budget's floor without a budget.
+    private mutating func checkRetry(_ plan: inout Plan) {
+        for endpoint in [Endpoint.questions, .submit] {
+            let path = "retry.\(endpoint.rawValue)"
+            let backoff = plan.run.retry[endpoint].backoff
+            guard let initial = seen["\(path).initial"], backoff.initial > backoff.max else { continue }
+            if seen["\(path).max"] == nil {
+                plan.run.retry[endpoint].backoff.max = backoff.initial
+            } else {
+                error(
+                    "'\(path).initial' (\(backoff.initial.compactDescription)) is more than '\(path).max' (\(backoff.max.compactDescription))",
+                    at: initial.value.location)
+            }
+        }
+        if let minimum = seen["retry.budget_min"], seen["retry.budget"] == nil {
+            error("'retry.budget_min' needs 'retry.budget' (the share of calls that may be retried)", at: minimum.keyLocation)
+        }
+    }
+
+    /// One source of questions, fault rates that fit in 100%, and an answer for every question.
+    private mutating func checkBuiltin(_ plan: Plan) {
+        if let questions = seen["builtin.questions"], seen["builtin.questions_file"] != nil {
+            error("give either 'builtin.questions' or 'builtin.questions_file', not both", at: questions.keyLocation)
+        }
+        let faults = plan.builtin.faults
+        let connectionFaults = faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate
+        let rateKeys = ["fail_rate", "error_rate", "reset_rate", "malformed_rate", "slow_rate", "hang_rate"]
+        if connectionFaults > 1.000_000_1, let last = rateKeys.compactMap({ seen["builtin.\($0)"] }).last {
+            error("the builtin fault rates other than fail_rate add up to more than 100%", at: last.keyLocation)
+        }
+        if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen["answers"] {
+            let missing = plan.run.answers.unanswerable(among: 1...count)
+            if !missing.isEmpty {
+                let list = missing.prefix(8).map(String.init).joined(separator: ", ") + (missing.count > 8 ? ", …" : "")
+                error(
+                    "no answer for question\(missing.count == 1 ? "" : "s") \(list) of the builtin server's \(count), and no \"*\" answer for the rest",
+                    at: answers.keyLocation)
+            }
+        }
+    }
+}

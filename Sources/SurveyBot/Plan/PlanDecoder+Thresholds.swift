@@ -1,0 +1,92 @@
+import SurveyEngine
+
+/// `thresholds:` entries: the name says what is measured (`submit.p95`), the value how it is
+/// judged (`"< 300ms"`); both are parsed here, once, into a `Threshold`.
+extension PlanDecoder {
+    /// `scope.metric: "comparison value"` entries, each parsed into a typed threshold.
+    mutating func readThresholds(_ entry: PlanEntry, into plan: inout Plan) {
+        var thresholds: [Threshold] = []
+        for item in entries(entry.value, at: "thresholds") {
+            guard let (scope, metric) = thresholdName(item) else {
+                // Still look at the value, so its own errors are reported too.
+                _ = scalar(item.value, keyLocation: item.keyLocation, path: "thresholds.\(item.key)", expected: "a comparison")
+                continue
+            }
+            let path = "thresholds.\(item.key)"
+            guard
+                let s = scalar(
+                    item.value, keyLocation: item.keyLocation, path: path, expected: "a comparison like \"< 300ms\" or \">= 95%\"")
+            else { continue }
+            if let threshold = thresholdValue(s, scope: scope, metric: metric, path: path) {
+                thresholds.append(threshold)
+            }
+        }
+        plan.thresholds = thresholds
+    }
+
+    private mutating func thresholdName(_ item: PlanEntry) -> (Threshold.Scope, Threshold.Metric)? {
+        let parts = item.key.split(separator: ".", maxSplits: 1).map(String.init)
+        let scopes = Threshold.Scope.allCases.map(\.rawValue)
+        let metrics = Threshold.Metric.allCases.map(\.rawValue)
+        guard parts.count == 2 else {
+            error("a threshold is named 'endpoint.metric' such as 'submit.p95', found '\(item.key)'", at: item.keyLocation)
+            return nil
+        }
+        guard let scope = Threshold.Scope(rawValue: parts[0]) else {
+            let hint = Suggestions.closest(to: parts[0], in: scopes).map { " (did you mean '\($0)'?)" } ?? ""
+            error("unknown threshold scope '\(parts[0])'\(hint); expected \(scopes.joined(separator: ", "))", at: item.keyLocation)
+            return nil
+        }
+        let metricLocation = SourceLocation(
+            origin: item.keyLocation.origin, line: item.keyLocation.line, column: item.keyLocation.column + parts[0].count + 1)
+        guard let metric = Threshold.Metric(rawValue: parts[1]) else {
+            let hint = Suggestions.closest(to: parts[1], in: metrics).map { " (did you mean '\($0)'?)" } ?? ""
+            error("unknown threshold metric '\(parts[1])'\(hint); expected \(metrics.joined(separator: ", "))", at: metricLocation)
+            return nil
+        }
+        guard metric.applies(to: scope) else {
+            error("'\(metric.rawValue)' is measured for the whole survey: write 'survey.\(metric.rawValue)'", at: metricLocation)
+            return nil
+        }
+        return (scope, metric)
+    }
+
+    private mutating func thresholdValue(_ s: PlanScalar, scope: Threshold.Scope, metric: Threshold.Metric, path: String) -> Threshold? {
+        let text = s.text.trimmingCharacters(in: " ")
+        guard let comparison = Threshold.Comparison.allCases.first(where: { text.hasPrefix($0.rawValue) }) else {
+            error("expected a comparison like \"< 300ms\" or \">= 95%\" for '\(path)', found '\(s.text)'", at: s.location)
+            return nil
+        }
+        let limitText = String(text.dropFirst(comparison.rawValue.count)).trimmingCharacters(in: " ")
+        var limitScalar = s
+        limitScalar.text = limitText
+        let limit: Double?
+        switch metric.unit {
+        case .latency:
+            let kind = ValueKind<Double>(
+                expected: "a latency like 300ms for '\(metric.rawValue)'", summary: "latency", format: { "\($0)ms" }
+            ) {
+                text in
+                if let ms = parseDecimal(text), ms >= 0 { return .value(ms) }
+                switch parseDuration(text) {
+                case .value(let d): return .value(d.milliseconds)
+                case .wrongKind: return .wrongKind
+                case .invalid(let reason): return .invalid(reason)
+                }
+            }
+            limit = parse(limitScalar, path, kind)
+        case .ratio:
+            limit = parse(limitScalar, path, .fraction)
+        case .count:
+            limit = parse(limitScalar, path, ValueKind<Double>.number.checked { $0 < 0 ? "a count cannot be negative" : nil })
+        case .perSecond:
+            let kind = ValueKind<Double>(expected: "a rate like 100/s", summary: "rate", format: { "\($0)/s" }) { text in
+                if let n = parseDecimal(text) { return .value(n) }
+                return ValueKind<Rate>.rate.parse(text).map(\.perSecond)
+            }
+            limit = parse(limitScalar, path, kind)
+        }
+        guard let limit else { return nil }
+        return Threshold(scope: scope, metric: metric, comparison: comparison, limit: limit, limitText: limitText)
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import SurveyEngine
+
+/// The keys read by their own code: values that are lists or mappings of data, or that set
+/// more than one field. Each reads one entry and reports what is wrong in it.
+extension PlanDecoder {
+    mutating func readTarget(_ entry: PlanEntry, into plan: inout Plan) {
+        guard let s = scalar(entry.value, keyLocation: entry.keyLocation, path: "target", expected: ValueKind<HTTPTarget>.url.expected)
+        else { return }
+        if s.text.lowercased() == "builtin" {
+            plan.target = .builtin
+        } else if let suggestion = Suggestions.closest(to: s.text, in: ["builtin"]) {
+            error(
+                "expected 'builtin' or a URL like http://127.0.0.1:8080 for 'target', found '\(s.text)' (did you mean '\(suggestion)'?)",
+                at: s.location)
+        } else if let url = parse(s, "target", .url) {
+            plan.target = .url(url)
+        }
+    }
+
+    /// `respondents` makes the load closed; a conflict with `rate` or `ramp` is found by the checks.
+    mutating func readRespondents(_ entry: PlanEntry, into plan: inout Plan) {
+        guard let respondents = read(entry, "respondents", .integer(atLeast: 1, "respondents")), !plan.run.load.isOpen else { return }
+        plan.run.load = .closed(respondents: respondents)
+    }
+
+    mutating func readRate(_ entry: PlanEntry, into plan: inout Plan) {
+        guard let rate = read(entry, "rate", .rate) else { return }
+        if case .open(_, let ramp) = plan.run.load {
+            plan.run.load = .open(rate: rate, ramp: ramp)
+        } else {
+            plan.run.load = .open(rate: rate, ramp: [])
+        }
+    }
+
+    /// `ramp:` items of the form `- 30s: 50/s`.
+    mutating func readRamp(_ entry: PlanEntry, into plan: inout Plan) {
+        let expected = "stages like '- 30s: 50/s'"
+        let items: [PlanNode]
+        switch entry.value {
+        case .list(let list, _): items = list
+        case .empty: items = []
+        case .invalid: return
+        case .scalar, .mapping:
+            error("expected a list of \(expected) for 'ramp', found \(entry.value.kindDescription)", at: entry.value.location)
+            return
+        }
+        var stages: [RampStage] = []
+        var failed = false
+        // A stage may ramp down to zero, which a plain `rate` may not be.
+        let targetRate = ValueKind<Rate>(expected: "a rate like 20/s or 600/m", summary: "rate", format: { $0.description }) { text in
+            if let zero = text.split(separator: "/").first, parseDecimal(String(zero)) == 0 { return .value(Rate(perSecond: 0)) }
+            return ValueKind<Rate>.rate.parse(text)
+        }
+        for item in items {
+            guard case .mapping(let pairs, _) = item, pairs.count == 1, let pair = pairs.first else {
+                if case .invalid = item {
+                } else {
+                    error(
+                        "expected a ramp stage like '- 30s: 50/s' (a duration and the rate to reach), found \(item.kindDescription)",
+                        at: item.location)
+                }
+                failed = true
+                continue
+            }
+            let duration = parse(PlanScalar(pair.key, at: pair.keyLocation), "ramp", .positiveDuration("a ramp stage's duration"))
+            let rate = read(pair, "ramp.\(pair.key)", targetRate)
+            if let duration, let rate {
+                stages.append(RampStage(duration: duration, target: rate))
+            } else {
+                failed = true
+            }
+        }
+        guard !failed else { return }
+        if case .open(let rate, _) = plan.run.load {
+            plan.run.load = .open(rate: rate, ramp: stages)
+        } else {
+            plan.run.load = .open(rate: nil, ramp: stages)
+        }
+    }
+
+    mutating func readHeaders(_ entry: PlanEntry, into plan: inout Plan) {
+        for header in entries(entry.value, at: "api.headers") {
+            let path = "api.headers.\(header.key)"
+            guard let value = scalar(header.value, keyLocation: header.keyLocation, path: path, expected: "a header value") else {
+                continue
+            }
+            if !Self.isToken(header.key) {
+                error("'\(header.key)' is not a valid header name", at: header.keyLocation)
+            } else if ["content-length", "transfer-encoding", "connection"].contains(header.key.lowercased()) {
+                error("'\(header.key)' is set by survey-bot and cannot be given in 'api.headers'", at: header.keyLocation)
+            } else if value.text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+                error("the value of header '\(header.key)' contains a line break", at: value.location)
+            } else {
+                plan.run.api.headers.append(HTTPHeader(name: header.key, value: value.text))
+            }
+        }
+    }
+
+    /// RFC 9110 token characters, the ones a header name may use.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy { c in
+                c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(c))
+            }
+    }
+
+    /// Answers by question id, or `"*"` for the rest. An empty block keeps the default.
+    mutating func readAnswers(_ entry: PlanEntry, into plan: inout Plan) {
+        let answers = entries(entry.value, at: "answers")
+        guard !answers.isEmpty else { return }
+        var book = AnswerBook()
+        for answer in answers {
+            let path = "answers.\(answer.key)"
+            let id: Int?
+            if answer.key == "*" {
+                id = nil
+            } else if let parsed = Int(answer.key), answer.key.allSatisfy(\.isNumber) {
+                id = parsed
+            } else {
+                error("answer keys are question ids (integers) or \"*\", found '\(answer.key)'", at: answer.keyLocation)
+                continue
+            }
+            guard let scalars = scalarList(answer, path, expected: "answers") else { continue }
+            if scalars.isEmpty {
+                error("'\(path)' needs an answer or a list of answers", at: answer.keyLocation)
+                continue
+            }
+            let texts = scalars.map(\.text)
+            if let id { book.byQuestion[id] = texts } else { book.fallback = texts }
+        }
+        plan.run.answers = book
+    }
+
+    /// `on: [400, 5xx, timeout, connection]`.
+    mutating func readConditions(_ entry: PlanEntry, _ path: String) -> RetryConditions? {
+        guard let names = scalarList(entry, path, expected: "conditions such as 400, 5xx, timeout, connection") else { return nil }
+        var conditions = RetryConditions()
+        for name in names {
+            do throws(RetryConditions.UnknownName) {
+                try conditions.add(name.text)
+            } catch {
+                let words = RetryConditions.errorNames + ["4xx", "5xx"]
+                let hint = Suggestions.closest(to: name.text, in: words).map { " (did you mean '\($0)'?)" } ?? ""
+                self.error(
+                    "unknown retry condition '\(name.text)'\(hint); expected status codes like 400 or 5xx, or "
+                        + RetryConditions.errorNames.joined(separator: ", "),
+                    at: name.location)
+            }
+        }
+        return conditions
+    }
+
+    mutating func readBudget(_ entry: PlanEntry, into plan: inout Plan) {
+        guard let ratio = read(entry, "retry.budget", .fraction) else { return }
+        var budget = plan.run.retry.budget ?? RetryBudgetPolicy(ratio: ratio)
+        budget.ratio = ratio
+        plan.run.retry.budget = budget
+    }
+
+    /// `budget_min` without `budget` is reported by the checks.
+    mutating func readBudgetMinimum(_ entry: PlanEntry, into plan: inout Plan) {
+        guard let minimum = read(entry, "retry.budget_min", .integer(atLeast: 0, "retry.budget_min")) else { return }
+        var budget = plan.run.retry.budget ?? RetryBudgetPolicy(ratio: 0)
+        budget.minimum = minimum
+        plan.run.retry.budget = budget
+    }
+
+    mutating func readFormats(_ entry: PlanEntry, into plan: inout Plan) {
+        guard let names = scalarList(entry, "report.formats", expected: "formats") else { return }
+        guard !names.isEmpty else {
+            error("'report.formats' needs at least one of json, markdown, junit", at: entry.keyLocation)
+            return
+        }
+        var formats: [Plan.ReportSettings.Format] = []
+        for name in names {
+            if let format = parse(name, "report.formats", ValueKind<Plan.ReportSettings.Format>.word), !formats.contains(format) {
+                formats.append(format)
+            }
+        }
+        plan.report.formats = formats
+    }
+}
+
+extension ValueKind where Value == String {
+    /// Any text.
+    static let text = ValueKind(expected: "text", summary: "text", format: { $0 }) { .value($0) }
+
+    /// The path of a file that can be read now.
+    static let readableFile = text.checked(summary: "path") { path in
+        FileManager.default.isReadableFile(atPath: path) ? nil : "cannot read builtin.questions_file '\(path)'"
+    }
+}
+
+extension ValueKind where Value == SurveyAPI.Call {
+    /// `GET /questions`, or just `/questions` with the default method.
+    static func call(defaultMethod: String) -> ValueKind {
+        ValueKind(
+            expected: "a method and path like '\(defaultMethod) /path'", summary: "`METHOD /path` or `/path`", format: { $0.description }
+        ) {
+            text in
+            let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+            let method: String
+            let target: Substring
+            switch parts.count {
+            case 1: (method, target) = (defaultMethod, parts[0])
+            case 2: (method, target) = (String(parts[0]), parts[1])
+            default: return .wrongKind
+            }
+            guard !method.isEmpty, method.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                return .invalid("'\(method)' is not an HTTP method (GET, POST, PUT, …) in '\(text)'")
+            }
+            guard target.hasPrefix("/") else {
+                return .invalid("an API path starts with '/', found '\(target)'")
+            }
+            guard target.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "#" }) else {
+                return .invalid("the path '\(target)' has characters that need percent-encoding")
+            }
+            return .value(SurveyAPI.Call(method: method, path: String(target)))
+        }
+    }
+}
+
+extension ValueKind where Value == ReferenceServerConfiguration.Questions {
+    /// How many of the built-in questions to serve.
+    static let builtinQuestions: ValueKind = {
+        let count = ValueKind<Int>.integer(in: 1...10_000, "builtin.questions")
+        return ValueKind(
+            expected: count.expected, summary: count.summary,
+            format: { questions in
+                guard case .builtin(let count) = questions else { return "" }
+                return String(count)
+            }, parse: { count.parse($0).map { .builtin(count: $0) } })
+    }()
+}
+
+extension ValueParse {
+    func map<T>(_ transform: (Value) -> T) -> ValueParse<T> {
+        switch self {
+        case .value(let v): return .value(transform(v))
+        case .wrongKind: return .wrongKind
+        case .invalid(let reason): return .invalid(reason)
+        }
+    }
+}

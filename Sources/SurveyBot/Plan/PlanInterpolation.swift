@@ -1,0 +1,88 @@
+/// `${NAME}` and `${NAME:-default}` in plan values, replaced from the environment. A value that
+/// took any part from the environment is marked, so that reports never show it.
+struct PlanInterpolation {
+    let environment: [String: String]
+
+    /// Text after substitution, and whether any of it came from the environment.
+    struct Interpolated {
+        var text: String
+        var fromEnvironment: Bool
+    }
+
+    /// Replaces every variable in a bare piece of text. Nil after an error, which is added to
+    /// `diagnostics`.
+    func substitute(_ slice: ArraySlice<Unicode.Scalar>, in cursor: LineCursor, diagnostics: inout [Diagnostic]) -> Interpolated? {
+        var text = String.UnicodeScalarView()
+        var fromEnvironment = false
+        var i = slice.startIndex
+        while i < slice.endIndex {
+            if slice[i] == "$" && i + 1 < slice.endIndex && slice[i + 1] == "{" {
+                guard let variable = variable(at: i, in: cursor, diagnostics: &diagnostics) else { return nil }
+                guard variable.end <= slice.endIndex else {
+                    diagnostics.append(Diagnostic("unterminated '${': missing '}'", at: cursor.location(i)))
+                    return nil
+                }
+                text.append(contentsOf: variable.value.text.unicodeScalars)
+                fromEnvironment = fromEnvironment || variable.value.fromEnvironment
+                i = variable.end
+            } else {
+                text.append(slice[i])
+                i += 1
+            }
+        }
+        return Interpolated(text: String(text), fromEnvironment: fromEnvironment)
+    }
+
+    /// Reads `${NAME}` or `${NAME:-default}` starting at `start` (the `$`): its value, and the
+    /// index just past the closing brace. Nil after an error, which is added to `diagnostics`.
+    func variable(at start: Int, in cursor: LineCursor, diagnostics: inout [Diagnostic]) -> (value: Interpolated, end: Int)? {
+        let scalars = cursor.scalars
+        var i = start + 2
+        var name = String.UnicodeScalarView()
+        while i < scalars.count, scalars[i] != "}" && scalars[i] != ":" {
+            name.append(scalars[i])
+            i += 1
+        }
+        var defaultValue: String?
+        if i < scalars.count && scalars[i] == ":" {
+            guard i + 1 < scalars.count, scalars[i + 1] == "-" else {
+                diagnostics.append(Diagnostic("expected ':-' after the variable name (as in ${NAME:-default})", at: cursor.location(i)))
+                return nil
+            }
+            i += 2
+            var value = String.UnicodeScalarView()
+            while i < scalars.count, scalars[i] != "}" {
+                value.append(scalars[i])
+                i += 1
+            }
+            defaultValue = String(value)
+        }
+        guard i < scalars.count else {
+            diagnostics.append(Diagnostic("unterminated '${': missing '}'", at: cursor.location(start)))
+            return nil
+        }
+        let variable = String(name)
+        guard Self.isVariableName(variable) else {
+            diagnostics.append(
+                Diagnostic(
+                    "invalid environment variable name '\(variable)' (letters, digits and '_', not starting with a digit)",
+                    at: cursor.location(start + 2)))
+            return nil
+        }
+        if let value = environment[variable] {
+            return (Interpolated(text: value, fromEnvironment: true), i + 1)
+        }
+        if let defaultValue {
+            return (Interpolated(text: defaultValue, fromEnvironment: false), i + 1)
+        }
+        diagnostics.append(
+            Diagnostic(
+                "environment variable '\(variable)' is not set (give a default with ${\(variable):-default})", at: cursor.location(start)))
+        return nil
+    }
+
+    static func isVariableName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+    }
+}

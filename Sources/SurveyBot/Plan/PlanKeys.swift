@@ -1,0 +1,184 @@
+import SurveyEngine
+
+/// Every key of the plan format, once: the table `PlanKey` describes. The order is the order of
+/// the key reference and of "known keys" in errors.
+enum PlanKeys {
+    static let all: [PlanKey] = topLevel + api + retry + builtin + report
+
+    /// The keys by path.
+    static let byPath: [String: PlanKey] = Dictionary(all.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+
+    /// The keys directly under the block at `path` (`""` for the top level), in table order.
+    static func children(of path: String) -> [PlanKey] {
+        all.filter { $0.parent == path }
+    }
+
+    private static let topLevel: [PlanKey] = [
+        .custom(
+            "name", kind: "text", default: "the file name without `.plan`", "the report's title and file-name prefix",
+            decode: { decoder, entry, plan in
+                if let name = decoder.read(entry, "name", .text) { plan.name = name }
+            }),
+        .custom(
+            "target", kind: "`builtin` or URL", default: "`builtin`",
+            "`builtin` starts the reference server in-process on a free loopback port (configured by `builtin:`); otherwise "
+                + "`http://host[:port][/base]` or `https://…`, where an optional base path prefixes the API paths. IPv6 hosts go in "
+                + "brackets: `http://[::1]:8080`",
+            applyDefault: { $0.target = .builtin }, decode: { $0.readTarget($1, into: &$2) }),
+        .custom(
+            "respondents", kind: "integer ≥ 1", default: "`1`", "**closed model**: respondents in total, each taking the survey once",
+            applyDefault: { $0.run.load = .closed(respondents: 1) }, decode: { $0.readRespondents($1, into: &$2) }),
+        .value(
+            "concurrency", .integer(atLeast: 1, "concurrency"), default: 10, into: \.run.concurrency,
+            "at most this many respondents at once (in the open model, arrivals beyond it are dropped and counted)"),
+        .optional(
+            "duration", .positiveDuration("duration"), into: \.run.duration,
+            "closed model: a wall-time cap (no new respondents start after it); open model: how long new respondents keep arriving"),
+        .custom(
+            "rate", kind: "rate", default: "none",
+            "**open model**: new respondents per unit of time; needs `duration` unless `ramp` is given",
+            decode: { $0.readRate($1, into: &$2) }),
+        .custom(
+            "ramp", kind: "list of `- duration: rate`", default: "none",
+            "open-model stages: move linearly from the current rate (`rate`, or 0) to the stage's rate over its duration; with "
+                + "`duration` longer than the stages, the last rate holds until it ends",
+            decode: { $0.readRamp($1, into: &$2) }),
+        .value(
+            "timeout", .positiveDuration("timeout"), default: HTTPClientConfiguration().timeout, into: \.run.client.timeout,
+            "per HTTP attempt, from sending the request to the last byte of the response"),
+        .optional(
+            "connect_timeout", .positiveDuration("connect_timeout"), default: "the `timeout`", into: \.run.client.connectTimeout,
+            "per TCP connect"),
+        .value("think", .durationRange, default: .zero, into: \.run.think, "the pause before each submit, drawn uniformly"),
+        .value("order", .word, default: QuestionOrder.sequential, into: \.run.order, "the order in which a respondent walks the questions"),
+        .optional(
+            "seed", .seed, default: "chosen at random and recorded in the report", into: \.run.seed,
+            "makes answer choice, order, think time, jitter and builtin faults repeatable"),
+        .block("api", "the survey API's calls and headers"),
+        .custom(
+            "answers", .entries, kind: "block", default: "every question answered `ok`", "what respondents answer, by question id",
+            applyDefault: { $0.run.answers = AnswerBook(fallback: ["ok"]) }, decode: { $0.readAnswers($1, into: &$2) }),
+        .block("retry", "retry policies"),
+        .custom(
+            "thresholds", .entries, kind: "block", default: "none", "pass/fail criteria",
+            applyDefault: { $0.thresholds = [] }, decode: { $0.readThresholds($1, into: &$2) }),
+        .block("builtin", "the reference server's questions and faults (used with `target: builtin`)"),
+        .block("report", "report formats and directory"),
+    ]
+
+    private static let api: [PlanKey] = [
+        .value(
+            "api.questions", .call(defaultMethod: "GET"), default: SurveyAPI().questions, into: \.run.api.questions,
+            "fetches the questions: a JSON list of `{\"id\": 1, \"question\": \"…\"}` (extra fields ignored)"),
+        .value(
+            "api.submit", .call(defaultMethod: "POST"), default: SurveyAPI().submit, into: \.run.api.submit,
+            "submits one answer as `{\"id\": 1, \"answer\": \"red\"}`; 2xx is success"),
+        .custom(
+            "api.headers", .entries, kind: "block of `Name: value`", default: "none",
+            "sent with every request. Values are always redacted in reports. `Content-Length`, `Transfer-Encoding` and `Connection` "
+                + "are set by survey-bot and cannot be given",
+            applyDefault: { $0.run.api.headers = [] }, decode: { $0.readHeaders($1, into: &$2) }),
+    ]
+
+    /// The policy both endpoints start from; submits also retry a 400, the app's failure.
+    static func defaultRetry(_ endpoint: Endpoint) -> RetryPolicy {
+        let conditions = (endpoint == .submit ? ["400"] : []) + ["5xx", "timeout", "connection"]
+        return RetryPolicy(
+            attempts: 3, backoff: Backoff(.exponential, initial: .milliseconds(200), max: .seconds(5), multiplier: 2), jitter: .full,
+            retryOn: (try? RetryConditions(names: conditions)) ?? RetryConditions())
+    }
+
+    private static let retry: [PlanKey] =
+        Endpoint.allCases.flatMap(retryKeys) + [
+            .custom(
+                "retry.budget", kind: "percentage", default: "none (no budget)",
+                "retries allowed as a share of calls: a retry happens only while `retries < budget · calls + budget_min`; refused "
+                    + "retries are counted in the report",
+                applyDefault: { $0.run.retry.budget = nil }, decode: { $0.readBudget($1, into: &$2) }),
+            .custom(
+                "retry.budget_min", kind: "integer ≥ 0", default: "`\(RetryBudgetPolicy(ratio: 0).minimum)`",
+                "retries always allowed, so that small runs can retry", decode: { $0.readBudgetMinimum($1, into: &$2) }),
+        ]
+
+    private static func retryKeys(_ endpoint: Endpoint) -> [PlanKey] {
+        let base = "retry.\(endpoint.rawValue)"
+        let defaults = defaultRetry(endpoint)
+        return [
+            .block(
+                base,
+                endpoint == .questions
+                    ? "the app's retry mechanism for loading the questions"
+                    : "the user pressing \"retry\" on the \"Failure....\" banner"),
+            .value(
+                "\(base).attempts", .integer(in: 1...1000, "attempts"), default: defaults.attempts, into: \.run.retry[endpoint].attempts,
+                "total attempts, **the first one included**; `1` never retries"),
+            .value(
+                "\(base).backoff", .word, default: defaults.backoff.strategy, into: \.run.retry[endpoint].backoff.strategy,
+                "delay before the n-th retry: none → 0; constant → `initial`; linear → `initial·n`; exponential → "
+                    + "`initial·multiplier^(n-1)`; always capped at `max`"),
+            .value(
+                "\(base).initial", .duration, default: defaults.backoff.initial, into: \.run.retry[endpoint].backoff.initial,
+                "the first retry's delay"),
+            .value(
+                "\(base).max", .positiveDuration("max"), default: defaults.backoff.max, into: \.run.retry[endpoint].backoff.max,
+                "the cap of every delay, including `Retry-After` (raised to `initial` when only `initial` is given above it)"),
+            .value(
+                "\(base).multiplier",
+                ValueKind<Double>.number.checked(summary: "number ≥ 1") { $0 < 1 ? "multiplier must be at least 1, found \($0)" : nil },
+                default: defaults.backoff.multiplier, into: \.run.retry[endpoint].backoff.multiplier, "for exponential backoff"),
+            .value(
+                "\(base).jitter", .word, default: defaults.jitter, into: \.run.retry[endpoint].jitter,
+                "none → `v`; full → `U(0, v)`; equal → `v/2 + U(0, v/2)`; decorrelated → `min(max, U(initial, previous·3))`"),
+            .custom(
+                "\(base).on", kind: "list of conditions", default: "`\(defaults.retryOn)`",
+                "what is retried: exact status codes (`400`, `429`), classes (`4xx`, `5xx`), `timeout`, `connection` (refused, reset "
+                    + "or closed), `malformed`, or an error kind by name ("
+                    + ErrorKind.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ")",
+                applyDefault: { $0.run.retry[endpoint].retryOn = defaults.retryOn },
+                decode: { decoder, entry, plan in
+                    if let conditions = decoder.readConditions(entry, "\(base).on") { plan.run.retry[endpoint].retryOn = conditions }
+                }),
+        ]
+    }
+
+    private static let builtin: [PlanKey] = [
+        .value(
+            "builtin.questions", .builtinQuestions, default: ReferenceServerConfiguration().questions, into: \.builtin.questions,
+            "serve the first n built-in questions (ids 1…n)"),
+        .custom(
+            "builtin.questions_file", kind: "path", default: "none",
+            "serve the questions of a JSON file instead (not with `questions`)",
+            decode: { decoder, entry, plan in
+                if let file = decoder.read(entry, "builtin.questions_file", .readableFile) { plan.builtin.questions = .file(file) }
+            }),
+        .value("builtin.fail_rate", .fraction, default: 0, into: \.builtin.faults.failRate, "submits answered `400`"),
+        .value("builtin.error_rate", .fraction, default: 0, into: \.builtin.faults.errorRate, "requests answered `500`"),
+        .value(
+            "builtin.cold_start", .integer(atLeast: 0, "builtin.cold_start"), default: 0, into: \.builtin.faults.coldStart,
+            "the first n requests are answered `503`"),
+        .value("builtin.latency", .durationRange, default: .zero, into: \.builtin.faults.latency, "added before every answer"),
+        .value("builtin.reset_rate", .fraction, default: 0, into: \.builtin.faults.resetRate, "connections reset instead of answered"),
+        .value("builtin.malformed_rate", .fraction, default: 0, into: \.builtin.faults.malformedRate, "answers that are not HTTP"),
+        .value(
+            "builtin.slow_rate", .fraction, default: 0, into: \.builtin.faults.slowRate, "answers trickled out one byte per `trickle`"),
+        .value(
+            "builtin.trickle", .positiveDuration("builtin.trickle"), default: ServerFaults().trickleInterval,
+            into: \.builtin.faults.trickleInterval, "pause between the bytes of a slow answer"),
+        .value("builtin.hang_rate", .fraction, default: 0, into: \.builtin.faults.hangRate, "requests never answered"),
+    ]
+
+    private static let report: [PlanKey] = [
+        .custom(
+            "report.formats", kind: "list of " + Plan.ReportSettings.Format.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "),
+            default: "`[json, markdown]`", "the files written; JSON is always the source of truth",
+            applyDefault: { $0.report.formats = [.json, .markdown] }, decode: { $0.readFormats($1, into: &$2) }),
+        .value(
+            "report.dir", ValueKind<String>.text.checked(summary: "path") { $0.isEmpty ? "'report.dir' cannot be empty" : nil },
+            default: "reports", into: \.report.directory,
+            "where reports go (relative to the working directory); `--out DIR` overrides. Created if missing; a run that cannot "
+                + "write there, or finds less than 1 MiB free, is refused before any traffic (exit 2)"),
+        .value(
+            "report.include_answers", .boolean, default: false, into: \.report.includeAnswers,
+            "whether the answers given are written into reports"),
+    ]
+}

@@ -1,0 +1,148 @@
+/// The third stage of reading a plan: lexed lines into a tree of `PlanNode`s by indentation.
+/// Like the lexer, it reports every error it finds and goes on.
+struct PlanTree {
+    let lines: [PlanLexer.LexedLine]
+    let path: String
+    var index = 0
+    var diagnostics: [Diagnostic] = []
+
+    init(lines: [PlanLexer.LexedLine], path: String) {
+        self.lines = lines
+        self.path = path
+    }
+
+    mutating func error(_ message: String, line: Int, column: Int) {
+        diagnostics.append(Diagnostic(message, at: SourceLocation(origin: .file(path), line: line, column: column)))
+    }
+
+    func location(_ line: Int, _ column: Int) -> SourceLocation {
+        SourceLocation(origin: .file(path), line: line, column: column)
+    }
+
+    /// Skips every following line indented deeper than `indent`.
+    mutating func skipDeeper(than indent: Int) {
+        while index < lines.count, lines[index].indent > indent { index += 1 }
+    }
+
+    mutating func badIndentation(_ line: PlanLexer.LexedLine, expected indent: Int) {
+        error("bad indentation: \(line.indent) spaces where this block uses \(indent)", line: line.number, column: line.indent + 1)
+        index += 1
+        skipDeeper(than: indent)
+    }
+
+    /// A mapping whose keys sit at `indent`. `first` is a key already lexed on a list item line
+    /// (`- key: value`), which opens a mapping at the item's content column.
+    mutating func parseMapping(indent: Int, first: (PlanLexer.EntryToken, line: Int)?) -> [PlanEntry] {
+        var entries: [PlanEntry] = []
+        var firstLines: [String: Int] = [:]
+        if let (token, line) = first {
+            add(token, line: line, indent: indent, to: &entries, firstLines: &firstLines)
+        }
+        while index < lines.count {
+            let line = lines[index]
+            if line.indent < indent { break }
+            if line.indent > indent {
+                badIndentation(line, expected: indent)
+                continue
+            }
+            switch line.kind {
+            case .item:
+                error("expected 'key: value' here, found a list item", line: line.number, column: line.indent + 1)
+                index += 1
+                skipDeeper(than: indent)
+            case .entry(let token):
+                index += 1
+                add(token, line: line.number, indent: indent, to: &entries, firstLines: &firstLines)
+            }
+        }
+        return entries
+    }
+
+    private mutating func add(
+        _ token: PlanLexer.EntryToken, line: Int, indent: Int, to entries: inout [PlanEntry], firstLines: inout [String: Int]
+    ) {
+        let value = parseValue(of: token, line: line, indent: indent)
+        if let previous = firstLines[token.key] {
+            diagnostics.append(Diagnostic("duplicate key '\(token.key)' (first given on line \(previous))", at: token.keyLocation))
+            return
+        }
+        firstLines[token.key] = line
+        entries.append(PlanEntry(key: token.key, keyLocation: token.keyLocation, value: value))
+    }
+
+    /// The value of an entry: inline, or the block indented under it.
+    private mutating func parseValue(of token: PlanLexer.EntryToken, line: Int, indent: Int) -> PlanNode {
+        if let inline = token.value {
+            if index < lines.count, lines[index].indent > indent {
+                let next = lines[index]
+                error(
+                    "unexpected indentation: '\(token.key)' already has a value on line \(line)", line: next.number, column: next.indent + 1
+                )
+                skipDeeper(than: indent)
+            }
+            return inline
+        }
+        let blockLocation = token.keyLocation
+        guard index < lines.count else { return .empty(at: blockLocation) }
+        let next = lines[index]
+        if next.indent > indent {
+            return parseBlock(indent: next.indent)
+        }
+        if next.indent == indent, case .item = next.kind {
+            // The compact YAML form: list items at the same indentation as their key.
+            return parseList(indent: indent, compact: true)
+        }
+        return .empty(at: blockLocation)
+    }
+
+    private mutating func parseBlock(indent: Int) -> PlanNode {
+        let line = lines[index]
+        let at = location(line.number, indent + 1)
+        if case .item = line.kind {
+            return parseList(indent: indent, compact: false)
+        }
+        return .mapping(parseMapping(indent: indent, first: nil), at: at)
+    }
+
+    private mutating func parseList(indent: Int, compact: Bool) -> PlanNode {
+        let at = location(lines[index].number, indent + 1)
+        var items: [PlanNode] = []
+        while index < lines.count {
+            let line = lines[index]
+            if line.indent < indent { break }
+            if line.indent > indent {
+                badIndentation(line, expected: indent)
+                continue
+            }
+            guard case .item(let contentIndent, let content) = line.kind else {
+                if compact { break }  // the next key of the enclosing mapping
+                error("expected a list item '- …' here", line: line.number, column: line.indent + 1)
+                index += 1
+                skipDeeper(than: indent)
+                continue
+            }
+            index += 1
+            switch content {
+            case .empty:
+                if index < lines.count, lines[index].indent > indent {
+                    items.append(parseBlock(indent: lines[index].indent))
+                } else {
+                    items.append(.empty(at: location(line.number, contentIndent + 1)))
+                }
+            case .value(let value):
+                if index < lines.count, lines[index].indent > indent {
+                    let next = lines[index]
+                    error(
+                        "unexpected indentation: the list item on line \(line.number) already has a value", line: next.number,
+                        column: next.indent + 1)
+                    skipDeeper(than: indent)
+                }
+                items.append(value)
+            case .entry(let token):
+                let entries = parseMapping(indent: contentIndent, first: (token, line.number))
+                items.append(.mapping(entries, at: location(line.number, contentIndent + 1)))
+            }
+        }
+        return .list(items, at: at)
+    }
+}

@@ -1,0 +1,18 @@
+/// Limits and timeouts of every HTTP attempt.
+public struct HTTPClientConfiguration: Sendable, Hashable {
+    /// The whole attempt, connect included: no response by then is a `timeout`.
+    public var timeout: Duration
+    /// The connect alone, when shorter than `timeout`; nil means `timeout`.
+    public var connectTimeout: Duration?
+    /// A longer response body is `body_too_large` (and its connection is closed).
+    public var maxBodyBytes: Int
+    /// Longer status line plus headers is `malformed_response`.
+    public var maxHeadBytes = 64 * 1024
+
+    /// Limits; 5 s and 1 MiB unless given.
+    public init(timeout: Duration = .seconds(5), connectTimeout: Duration? = nil, maxBodyBytes: Int = 1 << 20) {
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.maxBodyBytes = maxBodyBytes
+    }
+}
