@@ -1,0 +1,86 @@
+import Foundation
+import SurveyEngine
+
+/// `survey-bot run PLAN`: runs a plan against its target and writes the report.
+enum RunCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "run",
+        abstract: "Run a plan against its target and write the report.",
+        discussion: """
+            Virtual respondents fetch the questions, answer and submit them with the plan's retry \
+            policies. 'target: builtin' starts the reference server in-process on a loopback port. \
+            The report is written to the plan's report.dir (default reports/) as \
+            <name>-<UTC time>.json/.md plus a stable <name>-latest copy. The first Ctrl-C stops \
+            starting respondents, lets the attempts in flight finish and writes a partial report \
+            (exit 130); a second one exits at once.
+            """,
+        arguments: [ArgumentSpec("plan", help: "The plan file to run.")],
+        options: PlanOptions.options + [
+            OptionSpec("out", short: "o", value: "dir", help: "Write reports into this directory instead of the plan's report.dir."),
+            OptionSpec(
+                "format", value: "formats", help: "Report formats, comma-separated: json, markdown, junit.",
+                default: "the plan's report.formats"),
+            OptionSpec("shard", value: "i/n", help: "Run the i-th of n equal slices of the load, for merging later."),
+            OptionSpec(
+                "insecure",
+                help: "Skip TLS certificate verification. Refused on Linux, where URLSession cannot skip it: verification stays on."),
+            OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
+        ])
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
+        let console = context.console
+        func usage(_ message: String) -> ExitCode {
+            SurveyBotCommand.usageError(message, usage: spec.usage, helpHint: "survey-bot run --help", console: console)
+        }
+        guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
+            return usage(arguments.positionals.isEmpty ? "missing the plan file" : "run takes one plan file")
+        }
+        let overrides: PlanOverrides
+        let options: RunSession.Options
+        do throws(UsageError) {
+            overrides = try PlanOptions.overrides(from: arguments)
+            options = RunSession.Options(
+                shard: try parseShard(arguments.value("shard")), formats: try arguments.value("format").map(parseFormats),
+                directory: arguments.value("out"), quiet: arguments.flag("quiet"))
+        } catch {
+            return usage(error.description)
+        }
+        if arguments.flag("insecure") {
+            console.printError("Error: --insecure is not available: TLS verification cannot be turned off on this platform's URLSession")
+            return .validationFailure
+        }
+        switch PlanLoader(environment: context.environment).load(path: path, overrides: overrides) {
+        case .success(let plan):
+            return await RunSession(plan: plan, path: path, options: options, console: console).run()
+        case .failure(let errors):
+            for diagnostic in errors.diagnostics { console.printError(diagnostic.description) }
+            let count = errors.diagnostics.count
+            console.printError("\(path): \(count) error\(count == 1 ? "" : "s"); nothing was sent")
+            return .validationFailure
+        }
+    }
+
+    static func parseShard(_ text: String?) throws(UsageError) -> Shard {
+        guard let text else { return .whole }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= 10_000 else {
+            throw UsageError("--shard \(text): expected i/n, like 2/3")
+        }
+        guard (1...count).contains(index) else { throw UsageError("--shard \(text): i must be between 1 and \(count)") }
+        return Shard(index: index, count: count)
+    }
+
+    static func parseFormats(_ text: String) throws(UsageError) -> [Plan.ReportSettings.Format] {
+        var formats: [Plan.ReportSettings.Format] = []
+        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let format = Plan.ReportSettings.Format(rawValue: name) else {
+                let names = Plan.ReportSettings.Format.allCases.map(\.rawValue)
+                let hint = Suggestions.closest(to: name, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+                throw UsageError("--format: unknown format '\(name)'\(hint); expected \(names.joined(separator: ", "))")
+            }
+            if !formats.contains(format) { formats.append(format) }
+        }
+        guard !formats.isEmpty else { throw UsageError("--format: give at least one format") }
+        return formats
+    }
+}

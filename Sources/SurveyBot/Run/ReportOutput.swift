@@ -1,0 +1,65 @@
+import Foundation
+import SurveyEngine
+
+/// Where a run's report goes: the report directory, proved writable before the run starts,
+/// and the files of every format, written when the run's session stops it.
+///
+/// Files are named `<name>-<UTC time>.<ext>` plus a stable `<name>-latest.<ext>` copy, with
+/// `-shard-i-of-n` after the name for a shard's report.
+final class ReportOutput {
+    let writer: ReportWriter
+    let formats: [Plan.ReportSettings.Format]
+    let shard: Shard
+    private var pending: (report: RunReport, started: Date)?
+    /// The files written, timestamped ones only.
+    private(set) var written: [String] = []
+    /// Why the files could not all be written, if so.
+    private(set) var failure: ReportWriter.WriteError?
+
+    init(directory: String, formats: [Plan.ReportSettings.Format], shard: Shard) {
+        writer = ReportWriter(directory: directory)
+        self.formats = formats
+        self.shard = shard
+    }
+
+    /// Creates the directory and proves it writable with room to spare, before any traffic.
+    func prepare() throws(ReportWriter.WriteError) {
+        try writer.prepare()
+    }
+
+    /// The report to write when the output stops.
+    func finish(_ report: RunReport, started: Date) {
+        pending = (report, started)
+    }
+
+    /// Writes the report given to `finish`, if any, in every format.
+    func stop() {
+        guard let (report, started) = pending else { return }
+        pending = nil
+        let stamp = started.formatted(
+            Date.ISO8601FormatStyle(timeSeparator: .omitted).year().month().day().time(includingFractionalSeconds: false)
+        )
+        .replacingOccurrences(of: "-", with: "")
+        let base = Self.safeFileName(report.name) + (shard == .whole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
+        do throws(ReportWriter.WriteError) {
+            for format in formats {
+                let (text, suffix): (String, String)
+                switch format {
+                case .json: (text, suffix) = (report.jsonText(), "json")
+                case .markdown: (text, suffix) = (MarkdownReport.render(report), "md")
+                case .junit: (text, suffix) = (JUnitReport.render(report), "xml")
+                }
+                written.append(try writer.write(text, to: "\(base)-\(stamp)Z.\(suffix)"))
+                try writer.write(text, to: "\(base)-latest.\(suffix)")
+            }
+        } catch {
+            failure = error
+        }
+    }
+
+    /// A plan name made safe for a file name: letters, digits, `-`, `_`, `.`.
+    static func safeFileName(_ name: String) -> String {
+        let cleaned = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") ? $0 : "-" })
+        return cleaned.isEmpty || cleaned.hasPrefix(".") ? "run" + cleaned : cleaned
+    }
+}

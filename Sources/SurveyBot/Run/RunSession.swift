@@ -1,0 +1,182 @@
+import Foundation
+import SurveyEngine
+
+/// One run of a plan, from the first thing it starts to the last thing it stops.
+///
+/// A run holds, in the order it starts them: the signal watcher, the report output, the event
+/// loops, the builtin server (for `target: builtin`), the transport, the coordinator's signal
+/// handling and the progress line. `run()` starts them in that order and stops whatever was
+/// started in reverse, on every path — a finished run, a failed threshold, an interrupt, or an
+/// error before the first request — because stopping is not a step of the run but what the
+/// session does after it (swift-service-lifecycle's `ServiceGroup` tears services down the same
+/// way). The report is written when the output stops: after the loops, before the signals, so
+/// that a Ctrl-C while it is written changes nothing.
+final class RunSession {
+    /// What the command line adds to a plan.
+    struct Options {
+        var shard = Shard.whole
+        /// Nil: the plan's `report.formats`.
+        var formats: [Plan.ReportSettings.Format]?
+        /// Nil: the plan's `report.dir`.
+        var directory: String?
+        var quiet = false
+    }
+
+    /// A failure before anything was sent: bad input found late, exit 2.
+    struct SetupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let plan: Plan
+    let path: String
+    let options: Options
+    let console: Console
+    /// What was started, with how to stop it; stopped last first.
+    private var stack: [(name: String, stop: () async -> Void)] = []
+    /// What was stopped, in order: the teardown as it happened, for tests.
+    private(set) var stopped: [String] = []
+
+    init(plan: Plan, path: String, options: Options, console: Console) {
+        self.plan = plan
+        self.path = path
+        self.options = options
+        self.console = console
+    }
+
+    /// Runs the plan and says how it went: 0 passed, 1 failed a threshold (or lost its report),
+    /// 2 bad input and nothing sent, 130 interrupted.
+    func run() async -> ExitCode {
+        let output = ReportOutput(
+            directory: options.directory ?? plan.report.directory, formats: options.formats ?? plan.report.formats,
+            shard: options.shard)
+        let outcome: Result<RunReport, SetupError>
+        do throws(SetupError) {
+            outcome = .success(try await startAndRun(output: output))
+        } catch {
+            outcome = .failure(error)
+        }
+        while let resource = stack.popLast() {
+            await resource.stop()
+            stopped.append(resource.name)
+        }
+        switch outcome {
+        case .failure(let error):
+            console.printError("Error: \(error.description); nothing was sent")
+            return .validationFailure
+        case .success(let report):
+            return finish(report, output: output)
+        }
+    }
+
+    /// Remembers how to stop what was just started.
+    private func onStop(_ name: String, _ stop: @escaping () async -> Void) {
+        stack.append((name, stop))
+    }
+
+    private func startAndRun(output: ReportOutput) async throws(SetupError) -> RunReport {
+        let signals = SignalWatcher()
+        onStop("signals") { signals.restoreDefaults() }
+
+        do throws(ReportWriter.WriteError) {
+            try output.prepare()
+        } catch {
+            throw SetupError(description: error.description)
+        }
+        onStop("output") { output.stop() }
+
+        let group = EventLoopGroup()
+        onStop("event loops") { group.shutdown() }
+
+        var configuration = plan.run
+        configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
+        configuration.shard = options.shard
+        let target = try await startTarget(seed: configuration.seed ?? 0, group: group)
+
+        let transport: any Transport =
+            target.scheme == .https
+            ? URLSessionTransport(target: target, concurrency: configuration.concurrency, configuration: configuration.client)
+            : HTTPClient(target: target, group: group, configuration: configuration.client)
+        onStop("transport") { await transport.shutdown() }
+
+        let coordinator = RunCoordinator(configuration: configuration, target: target, transport: transport, executors: group.loops)
+        let console = self.console
+        let handling = Task { await RunSession.handle(signals, coordinator: coordinator, console: console) }
+        onStop("signal handling") { handling.cancel() }
+
+        if !options.quiet && console.errorIsTerminal {
+            let progress = ProgressLine(coordinator: coordinator, load: configuration.load, shard: options.shard, console: console)
+            onStop("progress line") { await progress.stop() }
+        }
+        if !options.quiet {
+            let place = plan.target == .builtin ? "builtin server at \(target)" : target.description
+            console.printError("survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary)")
+        }
+
+        let startedAt = Date()
+        let result = await coordinator.run()
+        let facts = RunReport.RunFacts(
+            plan: plan, target: plan.target == .builtin ? "builtin" : target.description, startedAt: startedAt, endedAt: Date(),
+            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
+            insecure: false)
+        let report = RunReport.make(metrics: result.metrics, facts: facts)
+        output.finish(report, started: startedAt)
+        return report
+    }
+
+    /// The URL to send to: the plan's, or the builtin server's once it is started.
+    private func startTarget(seed: UInt64, group: EventLoopGroup) async throws(SetupError) -> HTTPTarget {
+        guard case .builtin = plan.target else {
+            if case .url(let url) = plan.target { return url }
+            throw SetupError(description: "no target")
+        }
+        var builtin = plan.builtin
+        builtin.seed = seed
+        let server: ReferenceServer
+        do throws(ReferenceServer.StartError) {
+            server = try ReferenceServer(configuration: builtin, host: "127.0.0.1", port: 0, group: group)
+        } catch {
+            throw SetupError(description: error.description)
+        }
+        onStop("builtin server") { await server.shutdown() }
+        let missing = plan.run.answers.unanswerable(among: server.questions.map(\.id))
+        guard missing.isEmpty else {
+            let list = missing.prefix(5).map(String.init).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
+            throw SetupError(
+                description: "\(path): the plan has no answer for question\(missing.count == 1 ? "" : "s") \(list) and no \"*\" fallback")
+        }
+        return HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+    }
+
+    /// The first SIGINT or SIGTERM stops starting respondents; the second exits at once.
+    private static func handle(_ signals: SignalWatcher, coordinator: RunCoordinator, console: Console) async {
+        var count = 0
+        for await signal in signals.signals {
+            count += 1
+            if count == 1 {
+                console.printError(
+                    "\n\(SignalWatcher.name(signal)): stopping — letting attempts in flight finish, then writing the report (again to quit now)"
+                )
+                coordinator.stop()
+            } else {
+                console.printError("\(SignalWatcher.name(signal)) again: exiting without a report")
+                exitProcess(.interrupted)
+            }
+        }
+    }
+
+    /// Prints the summary and the files written, and turns the verdict into an exit status.
+    private func finish(_ report: RunReport, output: ReportOutput) -> ExitCode {
+        if let failure = output.failure {
+            // The numbers are not lost with the files: the summary goes to stdout, --quiet or not.
+            console.print(TextReport.render(report))
+            console.printError("Error: \(failure.description); the summary above is all that is left of this run")
+            return .failure
+        }
+        if !options.quiet {
+            console.print(TextReport.render(report))
+            for file in output.written { console.print("report: \(file)") }
+        }
+        if report.interrupted { return .interrupted }
+        return report.passed ? .success : .failure
+    }
+}
