@@ -131,3 +131,15 @@ struct ArgumentParser {
         }
     }
 }
+
+extension ParsedArguments {
+    /// The value of option `name` as one case of `Choice` (a format), `fallback` when absent.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, default fallback: Choice) throws(UsageError) -> Choice
+    where Choice.RawValue == String {
+        guard let text = value(name) else { return fallback }
+        if let choice = Choice(rawValue: text) { return choice }
+        let names = Choice.allCases.map(\.rawValue)
+        let hint = Suggestions.closest(to: text, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+        throw UsageError("--\(name): unknown format '\(text)'\(hint); expected \(names.joined(separator: ", "))")
+    }
+}

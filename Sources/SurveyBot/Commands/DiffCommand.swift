@@ -16,7 +16,8 @@ enum DiffCommand: Subcommand {
             ArgumentSpec("new", help: "The later report (JSON)."),
         ],
         options: [
-            OptionSpec("format", value: "format", help: "text, markdown or json.", default: "text"),
+            OptionSpec(
+                "format", value: "format", help: DiffFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".", default: "text"),
             OptionSpec(
                 "tolerance", value: "tolerance",
                 help: "Allowed worsening before a change counts as a regression: 10% for every metric, or metric=20% for one.",
@@ -34,13 +35,10 @@ enum DiffCommand: Subcommand {
             SurveyBotCommand.usageError(message, usage: spec.usage, helpHint: "survey-bot diff --help", console: console)
         }
         guard arguments.positionals.count == 2 else { return usage("diff takes two reports: BASE.json NEW.json") }
-        let format = arguments.value("format") ?? "text"
-        guard ["text", "markdown", "json"].contains(format) else {
-            let hint = Suggestions.closest(to: format, in: ["text", "markdown", "json"]).map { " (did you mean '\($0)'?)" } ?? ""
-            return usage("--format: unknown format '\(format)'\(hint); expected text, markdown or json")
-        }
+        let format: DiffFormat
         let tolerances: ReportDiff.Tolerances
         do throws(UsageError) {
+            format = try arguments.choice("format", default: .text)
             tolerances = try parseTolerances(arguments.values("tolerance"))
         } catch {
             return usage(error.description)
@@ -56,12 +54,8 @@ enum DiffCommand: Subcommand {
             console.printError("Error: \(error.description)")
             return .validationFailure
         }
-        let diff = ReportDiff(base: base, new: new, tolerances: tolerances)
-        switch format {
-        case "markdown": console.out(diff.markdown(basePath: basePath, newPath: newPath))
-        case "json": console.out(diff.json(basePath: basePath, newPath: newPath))
-        default: console.print(diff.text(basePath: basePath, newPath: newPath, tolerances: tolerances))
-        }
+        let diff = ReportDiff(base: base, new: new, tolerances: tolerances, basePath: basePath, newPath: newPath)
+        console.out(format.render(diff))
         return diff.regressions.isEmpty ? .success : .failure
     }
 

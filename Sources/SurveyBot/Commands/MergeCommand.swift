@@ -51,7 +51,7 @@ enum MergeCommand: Subcommand {
             console.printError("Error: \(error.description)")
             return .validationFailure
         }
-        console.print(TextReport.render(merged))
+        console.out(TextReport.render(merged))
         console.print("report: \(out)")
         if merged.interrupted { return .interrupted }
         return merged.passed ? .success : .failure

@@ -18,7 +18,8 @@ enum RunCommand: Subcommand {
         options: PlanOptions.options + [
             OptionSpec("out", short: "o", value: "dir", help: "Write reports into this directory instead of the plan's report.dir."),
             OptionSpec(
-                "format", value: "formats", help: "Report formats, comma-separated: json, markdown, junit.",
+                "format", value: "formats",
+                help: "Report formats, comma-separated: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".",
                 default: "the plan's report.formats"),
             OptionSpec("shard", value: "i/n", help: "Run the i-th of n equal slices of the load, for merging later."),
             OptionSpec(
@@ -70,11 +71,11 @@ enum RunCommand: Subcommand {
         return Shard(index: index, count: count)
     }
 
-    static func parseFormats(_ text: String) throws(UsageError) -> [Plan.ReportSettings.Format] {
-        var formats: [Plan.ReportSettings.Format] = []
+    static func parseFormats(_ text: String) throws(UsageError) -> [ReportFormat] {
+        var formats: [ReportFormat] = []
         for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            guard let format = Plan.ReportSettings.Format(rawValue: name) else {
-                let names = Plan.ReportSettings.Format.allCases.map(\.rawValue)
+            guard let format = ReportFormat(rawValue: name) else {
+                let names = ReportFormat.allCases.map(\.rawValue)
                 let hint = Suggestions.closest(to: name, in: names).map { " (did you mean '\($0)'?)" } ?? ""
                 throw UsageError("--format: unknown format '\(name)'\(hint); expected \(names.joined(separator: ", "))")
             }

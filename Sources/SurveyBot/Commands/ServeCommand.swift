@@ -118,7 +118,7 @@ enum ServeCommand: Subcommand {
         let faults = configuration.faults
         var parts: [String] = []
         func rate(_ name: String, _ value: Double) {
-            if value > 0 { parts.append("\(name) \(formatPercent(value))") }
+            if value > 0 { parts.append("\(name) \(Readable.percent(value))") }
         }
         rate("fail", faults.failRate)
         rate("5xx", faults.errorRate)
@@ -131,10 +131,4 @@ enum ServeCommand: Subcommand {
         let faultText = parts.isEmpty ? "no faults" : "faults: " + parts.joined(separator: ", ") + ", seed \(configuration.seed)"
         return "\(questions) questions, \(faultText); GET /__stats for the counts; Ctrl-C stops"
     }
-}
-
-/// `0.2` → `20%`, `0.125` → `12.5%`.
-func formatPercent(_ fraction: Double) -> String {
-    let percent = (fraction * 1000).rounded() / 10
-    return percent == percent.rounded() ? "\(Int(percent))%" : "\(percent)%"
 }

@@ -20,11 +20,7 @@ struct Plan: Sendable, Hashable {
     }
 
     struct ReportSettings: Sendable, Hashable {
-        enum Format: String, Sendable, Hashable, CaseIterable {
-            case json, markdown, junit
-        }
-
-        var formats: [Format]
+        var formats: [ReportFormat]
         /// Relative paths are relative to the working directory, like every path on the command line.
         var directory: String
         /// Whether the answers given are written into reports (they may be personal data).

@@ -169,12 +169,14 @@ extension PlanDecoder {
     mutating func readFormats(_ entry: PlanEntry, into plan: inout Plan) {
         guard let names = scalarList(entry, "report.formats", expected: "formats") else { return }
         guard !names.isEmpty else {
-            error("'report.formats' needs at least one of json, markdown, junit", at: entry.keyLocation)
+            error(
+                "'report.formats' needs at least one of " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", "),
+                at: entry.keyLocation)
             return
         }
-        var formats: [Plan.ReportSettings.Format] = []
+        var formats: [ReportFormat] = []
         for name in names {
-            if let format = parse(name, "report.formats", ValueKind<Plan.ReportSettings.Format>.word), !formats.contains(format) {
+            if let format = parse(name, "report.formats", ValueKind<ReportFormat>.word), !formats.contains(format) {
                 formats.append(format)
             }
         }

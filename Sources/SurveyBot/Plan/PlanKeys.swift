@@ -169,7 +169,7 @@ enum PlanKeys {
 
     private static let report: [PlanKey] = [
         .custom(
-            "report.formats", kind: "list of " + Plan.ReportSettings.Format.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "),
+            "report.formats", kind: "list of " + ReportFormat.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "),
             default: "`[json, markdown]`", "the files written; JSON is always the source of truth",
             applyDefault: { $0.report.formats = [.json, .markdown] }, decode: { $0.readFormats($1, into: &$2) }),
         .value(

@@ -112,7 +112,7 @@ extension ValueKind where Value == Double {
 
     /// `5%` or a fraction `0.05`, as a fraction between 0 and 1.
     static let fraction = ValueKind(
-        expected: "a percentage like 5% or a fraction like 0.05", summary: "percentage", format: { formatPercent($0) }
+        expected: "a percentage like 5% or a fraction like 0.05", summary: "percentage", format: { Readable.percent($0) }
     ) { text in
         let trimmed = text.trimmingCharacters(in: " ")
         if trimmed.hasSuffix("%") {

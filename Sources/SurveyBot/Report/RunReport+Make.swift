@@ -31,44 +31,11 @@ extension RunReport {
         return report
     }
 
-    /// Evaluates `thresholds` on the report's figures and sets `passed`.
+    /// Judges `thresholds` on the report's figures and sets `passed`.
     mutating func evaluateThresholds(_ thresholds: [Threshold]) {
-        self.thresholds = thresholds.map { threshold in
-            let actual = value(of: threshold)
-            return ThresholdResult(
-                name: threshold.name, op: threshold.comparison.rawValue, limit: threshold.limit, actual: actual,
-                passed: actual.map(threshold.holds(actual:)) ?? false, text: threshold.description)
-        }
+        let figures = RunFigures(self)
+        self.thresholds = thresholds.map { $0.evaluate(figures) }
         passed = self.thresholds.allSatisfy(\.passed)
-    }
-
-    /// The figure a threshold reads, in its unit; nil when there is nothing to measure.
-    func value(of threshold: Threshold) -> Double? {
-        let parts: [EndpointReport]
-        switch threshold.scope {
-        case .questions: parts = endpoints["questions"].map { [$0] } ?? []
-        case .submit: parts = endpoints["submit"].map { [$0] } ?? []
-        case .survey: parts = Array(endpoints.values)
-        }
-        func ratio(_ numerator: Int, _ denominator: Int) -> Double? {
-            denominator == 0 ? nil : Double(numerator) / Double(denominator)
-        }
-        let calls = parts.reduce(0) { $0 + $1.calls }
-        let attempts = parts.reduce(0) { $0 + $1.attempts }
-        switch threshold.metric {
-        case .successRate: return ratio(parts.reduce(0) { $0 + $1.succeeded }, calls)
-        case .firstTrySuccessRate: return ratio(parts.reduce(0) { $0 + $1.firstTrySucceeded }, calls)
-        case .errorRate: return ratio(parts.reduce(0) { $0 + $1.failedAttempts }, attempts)
-        case .retries: return Double(parts.reduce(0) { $0 + $1.retries })
-        case .attemptsPerSecond: return durationS > 0 ? (Double(attempts) / durationS * 10).rounded() / 10 : nil
-        case .completionRate: return ratio(respondents.completed, respondents.started)
-        case .min, .mean, .p50, .p90, .p95, .p99, .p999, .max:
-            guard attempts > 0 else { return nil }
-            if parts.count == 1 { return parts[0].latencyMs.value(threshold.metric) }
-            var merged = Histogram()
-            for part in parts { if let histogram = part.histogram.histogram { merged.merge(histogram) } }
-            return LatencySummary(merged).value(threshold.metric)
-        }
     }
 
     static let redacted = "<redacted>"
@@ -90,10 +57,10 @@ extension RunReport.Respondents {
 }
 
 extension RunReport.Throughput {
-    /// The rate over `seconds` of wall time, to a tenth.
+    /// The rate over `seconds` of wall time.
     init(_ metrics: RunMetrics, seconds: Double) {
         self.init(
-            attemptsPerS: seconds > 0 ? (Double(metrics.attempts) / seconds * 10).rounded() / 10 : 0,
+            attemptsPerS: RunFigures.perSecond(metrics.attempts, seconds: seconds),
             timeline: metrics.attemptsPerSecond, failuresTimeline: metrics.failuresPerSecond)
     }
 }
@@ -134,79 +101,5 @@ extension RunReport.EndpointReport {
         serviceLatencyMs = RunReport.LatencySummary(metrics.serviceTime)
         histogram = RunReport.HistogramRecord(metrics.correctedLatency)
         serviceHistogram = RunReport.HistogramRecord(metrics.serviceTime)
-    }
-}
-
-extension RunReport.PlanRecord {
-    init(_ plan: Plan, insecure: Bool) {
-        let secret = plan.environmentKeys
-        func shown(_ path: String, _ value: String) -> String { secret.contains(path) ? RunReport.redacted : value }
-        name = shown("name", plan.name)
-        target = shown("target", plan.target.description)
-        switch plan.run.load {
-        case .closed(let respondents): load = "closed: \(respondents) respondents"
-        case .open(let rate, let ramp):
-            var text = "open"
-            if let rate { text += ": \(rate)" }
-            if !ramp.isEmpty { text += ", ramp " + ramp.map { "\($0.duration.compactDescription) → \($0.target)" }.joined(separator: ", ") }
-            load = text
-        }
-        concurrency = plan.run.concurrency
-        duration = plan.run.duration?.compactDescription
-        timeout = plan.run.client.timeout.compactDescription
-        connectTimeout = (plan.run.client.connectTimeout ?? plan.run.client.timeout).compactDescription
-        think = plan.run.think.description
-        order = plan.run.order.rawValue
-        api = ["questions": plan.run.api.questions.description, "submit": plan.run.api.submit.description]
-        // Header values are credentials more often than not: never written.
-        headers = Dictionary(plan.run.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })
-        if plan.report.includeAnswers {
-            var book: [String: [String]] = [:]
-            for (id, choices) in plan.run.answers.byQuestion {
-                book[String(id)] = secret.contains("answers.\(id)") ? [RunReport.redacted] : choices
-            }
-            if let fallback = plan.run.answers.fallback { book["*"] = secret.contains("answers.*") ? [RunReport.redacted] : fallback }
-            answers = book
-        } else {
-            answers = nil
-        }
-        func describe(_ policy: RetryPolicy) -> String {
-            var text = "\(policy.attempts) attempts, \(policy.backoff.strategy.rawValue)"
-            if policy.backoff.strategy != .none {
-                text += " \(policy.backoff.initial.compactDescription)..\(policy.backoff.max.compactDescription)"
-                if policy.backoff.strategy == .exponential { text += " ×\(policy.backoff.multiplier)" }
-            }
-            text += ", jitter \(policy.jitter.rawValue), on \(policy.retryOn)"
-            return text
-        }
-        var retry = ["questions": describe(plan.run.retry.questions), "submit": describe(plan.run.retry.submit)]
-        if let budget = plan.run.retry.budget {
-            retry["budget"] = "\(formatPercent(budget.ratio)) of calls + \(budget.minimum)"
-        }
-        self.retry = retry
-        if plan.target == .builtin {
-            let questions: String
-            switch plan.builtin.questions {
-            case .builtin(let count): questions = "\(count) questions"
-            case .file(let path): questions = "questions from \(path)"
-            case .raw(let path): questions = "questions body from \(path), unchecked"
-            }
-            let faults = plan.builtin.faults
-            var parts = [questions]
-            if faults.failRate > 0 { parts.append("fail \(formatPercent(faults.failRate))") }
-            if faults.errorRate > 0 { parts.append("5xx \(formatPercent(faults.errorRate))") }
-            if faults.coldStart > 0 { parts.append("cold start \(faults.coldStart)") }
-            if !faults.latency.isZero { parts.append("latency \(faults.latency)") }
-            if faults.resetRate > 0 { parts.append("reset \(formatPercent(faults.resetRate))") }
-            if faults.malformedRate > 0 { parts.append("malformed \(formatPercent(faults.malformedRate))") }
-            if faults.slowRate > 0 {
-                parts.append("slow \(formatPercent(faults.slowRate)) at \(faults.trickleInterval.compactDescription)")
-            }
-            if faults.hangRate > 0 { parts.append("hang \(formatPercent(faults.hangRate))") }
-            builtin = parts.joined(separator: ", ")
-        } else {
-            builtin = nil
-        }
-        self.insecure = insecure
     }
 }

@@ -38,13 +38,7 @@ extension RunReport {
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),
             thresholds: [], plan: first.plan)
-        merged.evaluateThresholds(
-            try first.thresholds.map { result throws(MergeError) in
-                guard let threshold = Threshold(result) else {
-                    throw MergeError(description: "\(firstPath): threshold '\(result.name)' is not one this version knows")
-                }
-                return threshold
-            })
+        merged.evaluateThresholds(first.thresholds.map(\.threshold))
         return merged
     }
 
@@ -94,17 +88,5 @@ extension RunReport {
         metrics.attemptsPerSecond = throughput.timeline
         metrics.failuresPerSecond = throughput.failuresTimeline
         return metrics
-    }
-}
-
-extension Threshold {
-    /// A threshold back from its line in a report.
-    init?(_ result: RunReport.ThresholdResult) {
-        let parts = result.name.split(separator: ".", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let scope = Scope(rawValue: parts[0]), let metric = Metric(rawValue: parts[1]),
-            let comparison = Comparison(rawValue: result.op)
-        else { return nil }
-        let limitText = String(result.text.dropFirst(result.name.count + 1 + result.op.count + 1))
-        self.init(scope: scope, metric: metric, comparison: comparison, limit: result.limit, limitText: limitText)
     }
 }

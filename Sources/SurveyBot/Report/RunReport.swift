@@ -124,18 +124,6 @@ struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
-    struct ThresholdResult: Codable, Sendable, Equatable {
-        var name: String
-        var op: String
-        /// In the metric's unit: milliseconds, a fraction (0.95), a count, or per second.
-        var limit: Double
-        /// Nil when there was nothing to measure (no calls).
-        var actual: Double?
-        var passed: Bool
-        /// As written in the plan, like `< 300ms`.
-        var text: String
-    }
-
     /// The plan as run: overrides applied, secrets redacted.
     struct PlanRecord: Codable, Sendable, Equatable {
         var name: String
@@ -160,144 +148,14 @@ struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
-    /// The report as JSON text: pretty-printed, keys sorted, a final newline.
+    /// The report as JSON text: keys sorted, one member a line, arrays of numbers (histogram
+    /// buckets, timelines) on one line, a final newline.
     func jsonText() -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(self)) ?? Data()
-        return Self.compacted(String(decoding: data, as: UTF8.self)) + "\n"
-    }
-
-    /// Puts arrays of plain numbers (histogram buckets, timelines) and empty objects on one line:
-    /// the pretty printer gives every number its own line.
-    static func compacted(_ text: String) -> String {
-        var lines: [Substring] = []
-        var pending: [Substring] = []
-        var collecting = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if collecting {
-                if trimmed == "]" || trimmed == "]," {
-                    let opening = pending[0]
-                    let items = pending.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-                    lines.append(opening + items + trimmed)
-                    pending = []
-                    collecting = false
-                    continue
-                } else if trimmed.first.map({ $0.isNumber || $0 == "-" }) ?? false {
-                    pending.append(line)
-                    continue
-                }
-                // Not an array of numbers: keep its lines as they were.
-                lines.append(contentsOf: pending)
-                pending = []
-                collecting = false
-            }
-            if trimmed.hasSuffix("[") {
-                pending = [line]
-                collecting = true
-                continue
-            }
-            lines.append(line)
-        }
-        lines.append(contentsOf: pending)
-        var result = lines.joined(separator: "\n")
-        while let range = result.range(of: "{\n\n", options: []) {
-            var end = range.upperBound
-            while end < result.endIndex, result[end] == " " { end = result.index(after: end) }
-            guard end < result.endIndex, result[end] == "}" else { break }
-            result.replaceSubrange(range.lowerBound...end, with: "{}")
-        }
-        return result
-    }
-
-    /// Why a file is not a report this version can read.
-    struct ReadError: Error, Sendable, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Reads a report file, refusing other schemas with a clear message.
-    static func read(path: String) throws(ReadError) -> RunReport {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ReadError(description: "\(path): cannot read the file") }
-        guard case .success(let value) = JSONValue.parse(data) else { throw ReadError(description: "\(path): not JSON") }
-        guard case .string(let schema)? = value["schema"] else {
-            throw ReadError(description: "\(path): not a survey-bot report (no \"schema\" field)")
-        }
-        guard schema == schemaVersion else {
-            throw ReadError(description: "\(path): report schema '\(schema)' is not '\(schemaVersion)', which this version reads")
-        }
-        let report: RunReport
-        do {
-            report = try JSONDecoder().decode(RunReport.self, from: data)
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw ReadError(description: "\(path): missing field '\(Self.path(context.codingPath + [key]))'")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw ReadError(description: "\(path): wrong type at '\(Self.path(context.codingPath))'")
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw ReadError(description: "\(path): null at '\(Self.path(context.codingPath))'")
-        } catch {
-            throw ReadError(description: "\(path): not a valid report: \(error)")
-        }
-        if let problem = report.rangeProblem() { throw ReadError(description: "\(path): \(problem)") }
-        return report
-    }
-
-    /// The largest count a report may hold: beyond it, sums could overflow, and no run gets there.
-    static let maxCount = 1 << 50
-
-    /// The first field whose value no run could have produced (negative or absurd counts,
-    /// non-finite numbers), or nil.
-    func rangeProblem() -> String? {
-        func count(_ value: Int, _ field: String) -> String? {
-            (0...Self.maxCount).contains(value) ? nil : "'\(field)' is \(value), out of range"
-        }
-        func number(_ value: Double, _ field: String) -> String? {
-            value.isFinite && value >= 0 && value < 1e15 ? nil : "'\(field)' is \(value), out of range"
-        }
-        var problems: [String?] = [
-            number(durationS, "duration_s"), number(throughput.attemptsPerS, "throughput.attempts_per_s"),
-            count(respondents.started, "respondents.started"), count(respondents.completed, "respondents.completed"),
-            count(respondents.finishedWithUnanswered, "respondents.finished_with_unanswered"),
-            count(respondents.abandoned, "respondents.abandoned"), count(respondents.dropped, "respondents.dropped"),
-            count(answers.submitted, "answers.submitted"), count(answers.unanswered, "answers.unanswered"),
-            count(answers.missing, "answers.missing"),
-        ]
-        problems += respondents.abandonedReasons.map { count($0.value, "respondents.abandoned_reasons.\($0.key)") }
-        if throughput.timeline.count != throughput.failuresTimeline.count {
-            problems.append("'throughput.timeline' and 'throughput.failures_timeline' differ in length")
-        }
-        problems += throughput.timeline.map { count($0, "throughput.timeline") }
-        problems += throughput.failuresTimeline.map { count($0, "throughput.failures_timeline") }
-        for (name, endpoint) in endpoints.sorted(by: { $0.key < $1.key }) {
-            let prefix = "endpoints.\(name)"
-            problems += [
-                count(endpoint.calls, "\(prefix).calls"), count(endpoint.attempts, "\(prefix).attempts"),
-                count(endpoint.succeeded, "\(prefix).succeeded"), count(endpoint.failed, "\(prefix).failed"),
-                count(endpoint.firstTrySucceeded, "\(prefix).first_try_succeeded"),
-                count(endpoint.retriesDenied, "\(prefix).retries_denied"), count(endpoint.failedAttempts, "\(prefix).failed_attempts"),
-            ]
-            problems += endpoint.status.map { count($0.value, "\(prefix).status.\($0.key)") }
-            problems += endpoint.errors.map { count($0.value, "\(prefix).errors.\($0.key)") }
-            for (summary, field) in [(endpoint.latencyMs, "latency_ms"), (endpoint.serviceLatencyMs, "service_latency_ms")] {
-                problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
-                    number($0, "\(prefix).\(field)")
-                }
-            }
-            for (histogram, field) in [(endpoint.histogram, "histogram"), (endpoint.serviceHistogram, "service_histogram")] {
-                if histogram.histogram == nil || histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxCount) {
-                    problems.append("'\(prefix).\(field)' is not a valid histogram")
-                }
-            }
-        }
-        for threshold in thresholds {
-            problems.append(number(abs(threshold.limit), "thresholds.\(threshold.name).limit"))
-            if let actual = threshold.actual { problems.append(number(abs(actual), "thresholds.\(threshold.name).actual")) }
-        }
-        return problems.compactMap { $0 }.first
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        guard case .success(let value) = JSONValue.parse(data) else { return String(decoding: data, as: UTF8.self) + "\n" }
+        return value.prettyText() + "\n"
     }
 }
 

@@ -1,5 +1,6 @@
 /// A pass/fail criterion of a run, written in a plan as `submit.p95: "< 300ms"`.
 struct Threshold: Sendable, Hashable, CustomStringConvertible {
+    // Parsed once, from a plan (`PlanDecoder+Thresholds.swift`) or a report (`ThresholdResult`).
     /// Which figures the metric is read from.
     enum Scope: String, Sendable, Hashable, CaseIterable {
         case questions, submit
@@ -87,5 +88,63 @@ struct Threshold: Sendable, Hashable, CustomStringConvertible {
     /// Whether an actual value meets the threshold. A missing value (NaN: no data) never does.
     func holds(actual: Double) -> Bool {
         !actual.isNaN && comparison.holds(actual, limit)
+    }
+
+    /// The threshold judged on a run's figures.
+    func evaluate(_ figures: RunFigures) -> ThresholdResult {
+        let actual = figures.value(metric, of: scope)
+        return ThresholdResult(threshold: self, actual: actual, passed: actual.map(holds(actual:)) ?? false)
+    }
+}
+
+/// A threshold with the value it was judged on: one line of a report's `thresholds`.
+///
+/// In JSON it is `{"name", "op", "limit", "actual", "passed", "text"}`; reading it back parses
+/// the name and the operator into the typed threshold again, so a report naming a metric this
+/// version does not know is refused when it is read, not when it is merged.
+struct ThresholdResult: Codable, Sendable, Equatable {
+    var threshold: Threshold
+    /// In the metric's unit; nil when there was nothing to measure (no calls).
+    var actual: Double?
+    var passed: Bool
+
+    init(threshold: Threshold, actual: Double?, passed: Bool) {
+        self.threshold = threshold
+        self.actual = actual
+        self.passed = passed
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, op, limit, actual, passed, text
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .name)
+        let op = try container.decode(String.self, forKey: .op)
+        let text = try container.decode(String.self, forKey: .text)
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let scope = Threshold.Scope(rawValue: parts[0]), let metric = Threshold.Metric(rawValue: parts[1]) else {
+            throw DecodingError.dataCorruptedError(forKey: .name, in: container, debugDescription: "unknown threshold '\(name)'")
+        }
+        guard let comparison = Threshold.Comparison(rawValue: op) else {
+            throw DecodingError.dataCorruptedError(forKey: .op, in: container, debugDescription: "unknown comparison '\(op)'")
+        }
+        let prefix = "\(name) \(op) "
+        threshold = Threshold(
+            scope: scope, metric: metric, comparison: comparison, limit: try container.decode(Double.self, forKey: .limit),
+            limitText: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text)
+        actual = try container.decodeIfPresent(Double.self, forKey: .actual)
+        passed = try container.decode(Bool.self, forKey: .passed)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(threshold.name, forKey: .name)
+        try container.encode(threshold.comparison.rawValue, forKey: .op)
+        try container.encode(threshold.limit, forKey: .limit)
+        try container.encodeIfPresent(actual, forKey: .actual)
+        try container.encode(passed, forKey: .passed)
+        try container.encode(threshold.description, forKey: .text)
     }
 }

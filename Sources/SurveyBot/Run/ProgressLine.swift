@@ -35,7 +35,7 @@ final class ProgressLine: Sendable {
             let metrics = recorder.snapshot()
             var latency = metrics.questions.correctedLatency
             latency.merge(metrics.submit.correctedLatency)
-            let p95 = MarkdownReport.ms(milliseconds(Double(latency.value(atPercentile: 95))))
+            let p95 = Readable.ms(milliseconds(Double(latency.value(atPercentile: 95))))
             let stopping = coordinator.isStopping ? " · stopping" : ""
             console.err(
                 "\r\u{1B}[K  respondents \(progress.respondentsFinished)\(total) done · \(Int(rate)) req/s · "

@@ -8,7 +8,7 @@ import SurveyEngine
 /// `-shard-i-of-n` after the name for a shard's report.
 final class ReportOutput {
     let writer: ReportWriter
-    let formats: [Plan.ReportSettings.Format]
+    let formats: [ReportFormat]
     let shard: Shard
     private var pending: (report: RunReport, started: Date)?
     /// The files written, timestamped ones only.
@@ -16,7 +16,7 @@ final class ReportOutput {
     /// Why the files could not all be written, if so.
     private(set) var failure: ReportWriter.WriteError?
 
-    init(directory: String, formats: [Plan.ReportSettings.Format], shard: Shard) {
+    init(directory: String, formats: [ReportFormat], shard: Shard) {
         writer = ReportWriter(directory: directory)
         self.formats = formats
         self.shard = shard
@@ -43,14 +43,9 @@ final class ReportOutput {
         let base = Self.safeFileName(report.name) + (shard == .whole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
         do throws(ReportWriter.WriteError) {
             for format in formats {
-                let (text, suffix): (String, String)
-                switch format {
-                case .json: (text, suffix) = (report.jsonText(), "json")
-                case .markdown: (text, suffix) = (MarkdownReport.render(report), "md")
-                case .junit: (text, suffix) = (JUnitReport.render(report), "xml")
-                }
-                written.append(try writer.write(text, to: "\(base)-\(stamp)Z.\(suffix)"))
-                try writer.write(text, to: "\(base)-latest.\(suffix)")
+                let text = format.render(report)
+                written.append(try writer.write(text, to: "\(base)-\(stamp)Z.\(format.fileExtension)"))
+                try writer.write(text, to: "\(base)-latest.\(format.fileExtension)")
             }
         } catch {
             failure = error

@@ -16,7 +16,7 @@ final class RunSession {
     struct Options {
         var shard = Shard.whole
         /// Nil: the plan's `report.formats`.
-        var formats: [Plan.ReportSettings.Format]?
+        var formats: [ReportFormat]?
         /// Nil: the plan's `report.dir`.
         var directory: String?
         var quiet = false
@@ -168,12 +168,12 @@ final class RunSession {
     private func finish(_ report: RunReport, output: ReportOutput) -> ExitCode {
         if let failure = output.failure {
             // The numbers are not lost with the files: the summary goes to stdout, --quiet or not.
-            console.print(TextReport.render(report))
+            console.out(TextReport.render(report))
             console.printError("Error: \(failure.description); the summary above is all that is left of this run")
             return .failure
         }
         if !options.quiet {
-            console.print(TextReport.render(report))
+            console.out(TextReport.render(report))
             for file in output.written { console.print("report: \(file)") }
         }
         if report.interrupted { return .interrupted }

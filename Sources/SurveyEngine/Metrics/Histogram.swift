@@ -1,5 +1,3 @@
-import Foundation
-
 /// A latency histogram with log-linear buckets (HdrHistogram's layout): exact below 128 ns,
 /// then 64 equal buckets per power of two, so a bucket is at most 1/64 of its lower bound
 /// wide and the midpoint reported for a percentile is within 1/128 (0.78%) of every value in it.
@@ -87,8 +85,7 @@ public struct Histogram: Sendable, Hashable {
             seen &+= counts[index]
             if seen >= rank {
                 let (lower, width) = Self.range(of: index)
-                let middle = lower + (width - 1) / 2
-                return Swift.min(Swift.max(middle, min), max)
+                return representative(of: Bucket(lower: lower, width: width, count: counts[index]))
             }
         }
         return max
@@ -113,22 +110,27 @@ public struct Histogram: Sendable, Hashable {
         self.max = count == 0 ? 0 : max
     }
 
-    /// Counts per bucket range for a chart: `(lower bound ns, upper bound ns, count)` over `bins`
-    /// logarithmic bins between min and max.
-    public func chart(bins: Int) -> [(lower: UInt64, upper: UInt64, count: UInt64)] {
-        guard count > 0, bins > 0 else { return [] }
-        let low = Double(Swift.max(min, 1))
-        let high = Double(Swift.max(max, min + 1)) * 1.000_001
-        let ratio = pow(high / low, 1 / Double(bins))
-        var edges: [UInt64] = (0...bins).map { UInt64(low * pow(ratio, Double($0))) }
-        edges[bins] = UInt64(high) + 1
-        var result = (0..<bins).map { (lower: edges[$0], upper: edges[$0 + 1], count: UInt64(0)) }
-        for index in counts.indices where counts[index] != 0 {
+    /// One non-empty bucket: how many values fell in `lower ..< lower + width` nanoseconds.
+    public struct Bucket: Sendable, Hashable {
+        /// The bucket's lowest value, in nanoseconds.
+        public var lower: UInt64
+        /// How many nanoseconds the bucket spans.
+        public var width: UInt64
+        /// How many values were recorded in it.
+        public var count: UInt64
+    }
+
+    /// The non-empty buckets, lowest first.
+    public var buckets: [Bucket] {
+        counts.indices.compactMap { index in
+            guard counts[index] != 0 else { return nil }
             let (lower, width) = Self.range(of: index)
-            let middle = Swift.min(Swift.max(lower + (width - 1) / 2, min), max)
-            let bin = result.lastIndex { $0.lower <= middle } ?? 0
-            result[bin].count += counts[index]
+            return Bucket(lower: lower, width: width, count: counts[index])
         }
-        return result
+    }
+
+    /// The value a bucket stands for in percentiles: its midpoint, kept within [min, max].
+    public func representative(of bucket: Bucket) -> UInt64 {
+        Swift.min(Swift.max(bucket.lower + (bucket.width - 1) / 2, min), max)
     }
 }

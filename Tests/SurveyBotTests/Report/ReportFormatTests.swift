@@ -20,7 +20,7 @@ private func expectGolden(_ text: String, _ name: String, sourceLocation: Testin
         let report = ReportFixtures.report()
         try expectGolden(report.jsonText(), "smoke.json")
         try expectGolden(MarkdownReport.render(report), "smoke.md")
-        try expectGolden(TextReport.render(report) + "\n", "smoke.txt")
+        try expectGolden(TextReport.render(report), "smoke.txt")
         try expectGolden(JUnitReport.render(report), "smoke.xml")
     }
 
@@ -56,7 +56,7 @@ private func expectGolden(_ text: String, _ name: String, sourceLocation: Testin
         let report = ReportFixtures.report(plan: plan)
         #expect(!report.passed)
         let failed = try #require(report.thresholds.last)
-        #expect(failed.name == "submit.p50" && !failed.passed)
+        #expect(failed.threshold.name == "submit.p50" && !failed.passed)
         #expect((failed.actual ?? 0) > 0.5)
         #expect(JUnitReport.render(report).contains("<failure message=\"submit.p50: actual"))
         #expect(MarkdownReport.render(report).contains("❌ failed"))
@@ -118,7 +118,7 @@ private func expectGolden(_ text: String, _ name: String, sourceLocation: Testin
         let junit = await runCommand(["report", path, "--format", "junit"])
         #expect(junit.out == JUnitReport.render(report))
         let text = await runCommand(["report", path])
-        #expect(text.out == TextReport.render(report) + "\n")
+        #expect(text.out == TextReport.render(report))
         let bad = await runCommand(["report", path, "--format", "markdwn"])
         #expect(bad.status == .validationFailure)
         #expect(bad.err.contains("did you mean 'markdown'?"))

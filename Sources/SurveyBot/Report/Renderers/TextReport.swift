@@ -1,22 +1,20 @@
-import Foundation
-
 /// The short summary printed after a run, and `report --format text`: plain text for a
 /// terminal or a CI log.
-enum TextReport {
+enum TextReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
+        let figures = RunFigures(report)
         var lines: [String] = []
-        lines.append("\(report.name): \(verdict(report)) in \(MarkdownReport.format(report.durationS)) s against \(report.target)")
+        lines.append("\(report.name): \(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)")
         let header = "  endpoint    calls  attempts  success  first try  retries      p50      p95      p99      max"
         lines.append(header)
         for name in ["questions", "submit"] {
-            guard let endpoint = report.endpoints[name] else { continue }
+            guard let endpoint = report.endpoints[name], let calls = figures.endpoints[name] else { continue }
             let latency = endpoint.latencyMs
             let columns = [
-                pad(name, 10, left: true), pad("\(endpoint.calls)", 7), pad("\(endpoint.attempts)", 9),
-                pad(MarkdownReport.percent(endpoint.succeeded, endpoint.calls), 8),
-                pad(MarkdownReport.percent(endpoint.firstTrySucceeded, endpoint.calls), 10), pad("\(endpoint.retries)", 8),
-                pad(MarkdownReport.ms(latency.p50), 8), pad(MarkdownReport.ms(latency.p95), 8), pad(MarkdownReport.ms(latency.p99), 8),
-                pad(MarkdownReport.ms(latency.max), 8),
+                pad(name, 10, left: true), pad("\(calls.calls)", 7), pad("\(calls.attempts)", 9),
+                pad(Readable.percent(calls.successRate), 8),
+                pad(Readable.percent(calls.firstTrySuccessRate), 10), pad("\(calls.retries)", 8), pad(Readable.ms(latency.p50), 8),
+                pad(Readable.ms(latency.p95), 8), pad(Readable.ms(latency.p99), 8), pad(Readable.ms(latency.max), 8),
             ]
             lines.append("  " + columns.joined(separator: " "))
         }
@@ -27,18 +25,14 @@ enum TextReport {
         if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
         lines.append(who)
         lines.append("  answers: \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered")
-        let errors = ["questions", "submit"].flatMap { name in
-            (report.endpoints[name]?.errors ?? [:]).filter { $0.value > 0 }.sorted { $0.key < $1.key }.map {
-                "\(name) \($0.key) \($0.value)"
-            }
-        }
+        let errors = MarkdownReport.errors(report).map { "\($0.endpoint) \($0.kind) \($0.count)" }
         if !errors.isEmpty { lines.append("  errors: " + errors.joined(separator: ", ")) }
-        lines.append("  throughput: \(MarkdownReport.format(report.throughput.attemptsPerS)) attempts/s")
-        for threshold in report.thresholds {
-            let mark = threshold.passed ? "ok  " : "FAIL"
-            lines.append("  \(mark) \(threshold.text) (actual \(MarkdownReport.actualText(threshold)))")
+        lines.append("  throughput: \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
+        for result in report.thresholds {
+            let mark = result.passed ? "ok  " : "FAIL"
+            lines.append("  \(mark) \(result.threshold) (actual \(Readable.actual(result)))")
         }
-        return lines.joined(separator: "\n")
+        return lines.joined(separator: "\n") + "\n"
     }
 
     static func verdict(_ report: RunReport) -> String {

@@ -1,16 +1,17 @@
 /// JUnit XML for Jenkins and GitLab: one test suite per run, one test case per threshold, and
 /// one case saying whether the run was interrupted.
-enum JUnitReport {
+enum JUnitReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         var cases: [String] = []
         var failures = 0
-        for threshold in report.thresholds {
-            var text = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"\(escape(threshold.text))\" time=\"0\">"
-            if !threshold.passed {
+        for result in report.thresholds {
+            let threshold = result.threshold
+            var text = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"\(escape(threshold.description))\" time=\"0\">"
+            if !result.passed {
                 failures += 1
-                let actual = MarkdownReport.actualText(threshold)
-                text +=
-                    "\n      <failure message=\"\(escape("\(threshold.name): actual \(actual), limit \(threshold.op) \(threshold.text.split(separator: " ", maxSplits: 2).dropFirst(2).joined())"))\"/>\n    "
+                let message =
+                    "\(threshold.name): actual \(Readable.actual(result)), limit \(threshold.comparison.rawValue) \(threshold.limitText)"
+                text += "\n      <failure message=\"\(escape(message))\"/>\n    "
             }
             cases.append(text + "</testcase>")
         }

@@ -1,0 +1,81 @@
+import SurveyEngine
+
+/// The report for people: a verdict, a table of the endpoints, respondents and answers, error
+/// kinds, thresholds, a latency chart and a throughput sparkline. GitHub-flavoured Markdown.
+enum MarkdownReport: ReportRenderer {
+    static func render(_ report: RunReport) -> String {
+        let figures = RunFigures(report)
+        var lines: [String] = []
+        lines.append("# survey-bot: \(report.name)")
+        lines.append("")
+        lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s")
+        if let shard = report.shard { lines += ["", "Shard \(shard) of a larger run."] }
+        lines.append("")
+        lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name in ["questions", "submit"] {
+            guard let endpoint = report.endpoints[name], let calls = figures.endpoints[name] else { continue }
+            let latency = endpoint.latencyMs
+            lines.append(
+                "| \(name) | \(calls.calls) | \(calls.attempts) | \(Readable.percent(calls.successRate)) "
+                    + "| \(Readable.percent(calls.firstTrySuccessRate)) | \(calls.retries) | \(Readable.ms(latency.p50)) "
+                    + "| \(Readable.ms(latency.p95)) | \(Readable.ms(latency.p99)) | \(Readable.ms(latency.max)) |")
+        }
+        lines.append("")
+        let respondents = report.respondents
+        var who =
+            "**Respondents:** \(respondents.started) started, \(respondents.completed) completed, "
+            + "\(respondents.finishedWithUnanswered) finished with unanswered questions, \(respondents.abandoned) abandoned"
+        if !respondents.abandonedReasons.isEmpty {
+            who +=
+                " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                + ")"
+        }
+        if respondents.dropped > 0 { who += ", \(respondents.dropped) arrivals dropped at the concurrency cap" }
+        lines.append(who + ".")
+        lines.append("")
+        var answers = "**Answers:** \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
+        if report.answers.missing > 0 { answers += ", \(report.answers.missing) with no answer in the plan" }
+        lines.append(answers + ".")
+        lines.append("")
+        lines.append("**Throughput:** \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
+        if !report.throughput.timeline.isEmpty {
+            lines.append("")
+            lines.append("`\(Readable.sparkline(report.throughput.timeline))` attempts per second")
+        }
+        let errorRows = errors(report).map { "| \($0.endpoint) | \($0.kind) | \($0.count) |" }
+        if !errorRows.isEmpty {
+            lines += ["", "## Errors", "", "| endpoint | kind | attempts |", "|---|---|---:|"]
+            lines.append(contentsOf: errorRows)
+        }
+        if !report.thresholds.isEmpty {
+            lines += ["", "## Thresholds", "", "| threshold | actual | result |", "|---|---:|---|"]
+            for result in report.thresholds {
+                lines.append("| `\(result.threshold)` | \(Readable.actual(result)) | \(result.passed ? "✅ passed" : "❌ failed") |")
+            }
+        }
+        for name in ["questions", "submit"] {
+            guard let endpoint = report.endpoints[name], endpoint.attempts > 0, let histogram = endpoint.histogram.histogram else {
+                continue
+            }
+            lines += ["", "## Latency of \(name)", "", "```"]
+            lines.append(contentsOf: LatencyChart.lines(histogram))
+            lines.append("```")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func verdict(_ report: RunReport) -> String {
+        if report.interrupted { return "⚠️ interrupted" }
+        let failed = report.thresholds.filter { !$0.passed }.count
+        if failed > 0 { return "❌ failed \(failed) of \(report.thresholds.count) thresholds" }
+        return report.thresholds.isEmpty ? "✅ completed" : "✅ passed \(report.thresholds.count) thresholds"
+    }
+
+    /// Every error kind of every endpoint that occurred, in a stable order.
+    static func errors(_ report: RunReport) -> [(endpoint: String, kind: String, count: Int)] {
+        ["questions", "submit"].flatMap { name in
+            (report.endpoints[name]?.errors ?? [:]).filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { (name, $0.key, $0.value) }
+        }
+    }
+}

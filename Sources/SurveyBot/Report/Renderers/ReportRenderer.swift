@@ -1,0 +1,42 @@
+/// One way to show a run's report. Every format is one type in one file that renders the
+/// JSON report alone, so an old run can be rendered again in any format (`survey-bot report`).
+protocol ReportRenderer {
+    /// The report in this format.
+    static func render(_ report: RunReport) -> String
+}
+
+/// The formats reports are written and shown in.
+enum ReportFormat: String, Sendable, Hashable, CaseIterable {
+    case json, markdown, junit, text
+
+    /// The file name extension of this format's reports.
+    var fileExtension: String {
+        switch self {
+        case .json: "json"
+        case .markdown: "md"
+        case .junit: "xml"
+        case .text: "txt"
+        }
+    }
+
+    var renderer: any ReportRenderer.Type {
+        switch self {
+        case .json: JSONReport.self
+        case .markdown: MarkdownReport.self
+        case .junit: JUnitReport.self
+        case .text: TextReport.self
+        }
+    }
+
+    /// The report in this format.
+    func render(_ report: RunReport) -> String {
+        renderer.render(report)
+    }
+}
+
+/// The JSON report, the source of truth: `RunReport.jsonText()`.
+enum JSONReport: ReportRenderer {
+    static func render(_ report: RunReport) -> String {
+        report.jsonText()
+    }
+}

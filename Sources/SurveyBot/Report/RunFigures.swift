@@ -1,0 +1,100 @@
+import SurveyEngine
+
+/// The figures of a run — counts, rates, throughput and latency of each endpoint and of the
+/// whole survey — each defined once, here. Thresholds read them, diff compares them, every
+/// renderer shows them, and a report read back from JSON gives the same figures it was written
+/// with, because they are derived from its counts and histograms, not stored beside them.
+struct RunFigures: Sendable {
+    /// The figures of one endpoint, or of both together (the survey scope).
+    struct Calls: Sendable {
+        /// Logical calls; a call may take several attempts.
+        var calls = 0
+        /// HTTP attempts sent.
+        var attempts = 0
+        var succeeded = 0
+        var firstTrySucceeded = 0
+        var failedAttempts = 0
+        /// Latency per attempt from its intended start, in milliseconds; nil without attempts.
+        var latency: RunReport.LatencySummary?
+        /// The run's length in seconds, for rates per second.
+        var seconds: Double
+
+        var retries: Int { attempts - calls }
+        /// Calls that finally succeeded, of all calls.
+        var successRate: Double? { ratio(succeeded, calls) }
+        /// Calls that succeeded on their first attempt, of all calls.
+        var firstTrySuccessRate: Double? { ratio(firstTrySucceeded, calls) }
+        /// Attempts that failed, of all attempts.
+        var errorRate: Double? { ratio(failedAttempts, attempts) }
+        /// Retries sent per call.
+        var retriesPerCall: Double? { ratio(retries, calls) }
+        /// Attempts per second of the run, to a tenth.
+        var attemptsPerSecond: Double { RunFigures.perSecond(attempts, seconds: seconds) }
+    }
+
+    /// Each endpoint's figures, by name; an endpoint absent from a report is absent here.
+    var endpoints: [String: Calls]
+    /// Both endpoints together, with the latency of their merged histograms.
+    var survey: Calls
+    /// Respondents who submitted every answer, of respondents started.
+    var completionRate: Double?
+
+    /// The figures of a report: its counts and histograms, read once.
+    init(_ report: RunReport) {
+        let seconds = report.durationS
+        var endpoints: [String: Calls] = [:]
+        var survey = Calls(seconds: seconds)
+        var merged = Histogram()
+        for (name, endpoint) in report.endpoints {
+            var calls = Calls(
+                calls: endpoint.calls, attempts: endpoint.attempts, succeeded: endpoint.succeeded,
+                firstTrySucceeded: endpoint.firstTrySucceeded, failedAttempts: endpoint.failedAttempts, seconds: seconds)
+            if endpoint.attempts > 0 { calls.latency = endpoint.latencyMs }
+            endpoints[name] = calls
+            survey.calls += endpoint.calls
+            survey.attempts += endpoint.attempts
+            survey.succeeded += endpoint.succeeded
+            survey.firstTrySucceeded += endpoint.firstTrySucceeded
+            survey.failedAttempts += endpoint.failedAttempts
+            if let histogram = endpoint.histogram.histogram { merged.merge(histogram) }
+        }
+        if survey.attempts > 0 { survey.latency = RunReport.LatencySummary(merged) }
+        self.endpoints = endpoints
+        self.survey = survey
+        completionRate = ratio(report.respondents.completed, report.respondents.started)
+    }
+
+    /// The figures of a scope: one endpoint, or the survey.
+    func calls(_ scope: Threshold.Scope) -> Calls? {
+        switch scope {
+        case .questions: endpoints["questions"]
+        case .submit: endpoints["submit"]
+        case .survey: survey
+        }
+    }
+
+    /// A metric of a scope, in the metric's unit (milliseconds, a fraction, a count, per
+    /// second); nil when there is nothing to measure.
+    func value(_ metric: Threshold.Metric, of scope: Threshold.Scope) -> Double? {
+        guard let figures = calls(scope) else { return nil }
+        switch metric {
+        case .successRate: return figures.successRate
+        case .firstTrySuccessRate: return figures.firstTrySuccessRate
+        case .errorRate: return figures.errorRate
+        case .retries: return Double(figures.retries)
+        case .attemptsPerSecond: return figures.seconds > 0 ? figures.attemptsPerSecond : nil
+        case .completionRate: return completionRate
+        case .min, .mean, .p50, .p90, .p95, .p99, .p999, .max: return figures.latency?.value(metric)
+        }
+    }
+
+    /// `count` per second over `seconds`, to a tenth: the one definition of every rate per second.
+    static func perSecond(_ count: Int, seconds: Double) -> Double {
+        seconds > 0 ? (Double(count) / seconds * 10).rounded() / 10 : 0
+    }
+}
+
+/// `part / whole`, or nil when there is no whole.
+private func ratio(_ part: Int, _ whole: Int) -> Double? {
+    whole == 0 ? nil : Double(part) / Double(whole)
+}

@@ -1,0 +1,75 @@
+import SurveyEngine
+
+extension RunReport.PlanRecord {
+    init(_ plan: Plan, insecure: Bool) {
+        let secret = plan.environmentKeys
+        func shown(_ path: String, _ value: String) -> String { secret.contains(path) ? RunReport.redacted : value }
+        name = shown("name", plan.name)
+        target = shown("target", plan.target.description)
+        switch plan.run.load {
+        case .closed(let respondents): load = "closed: \(respondents) respondents"
+        case .open(let rate, let ramp):
+            var text = "open"
+            if let rate { text += ": \(rate)" }
+            if !ramp.isEmpty { text += ", ramp " + ramp.map { "\($0.duration.compactDescription) → \($0.target)" }.joined(separator: ", ") }
+            load = text
+        }
+        concurrency = plan.run.concurrency
+        duration = plan.run.duration?.compactDescription
+        timeout = plan.run.client.timeout.compactDescription
+        connectTimeout = (plan.run.client.connectTimeout ?? plan.run.client.timeout).compactDescription
+        think = plan.run.think.description
+        order = plan.run.order.rawValue
+        api = ["questions": plan.run.api.questions.description, "submit": plan.run.api.submit.description]
+        // Header values are credentials more often than not: never written.
+        headers = Dictionary(plan.run.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })
+        if plan.report.includeAnswers {
+            var book: [String: [String]] = [:]
+            for (id, choices) in plan.run.answers.byQuestion {
+                book[String(id)] = secret.contains("answers.\(id)") ? [RunReport.redacted] : choices
+            }
+            if let fallback = plan.run.answers.fallback { book["*"] = secret.contains("answers.*") ? [RunReport.redacted] : fallback }
+            answers = book
+        } else {
+            answers = nil
+        }
+        func describe(_ policy: RetryPolicy) -> String {
+            var text = "\(policy.attempts) attempts, \(policy.backoff.strategy.rawValue)"
+            if policy.backoff.strategy != .none {
+                text += " \(policy.backoff.initial.compactDescription)..\(policy.backoff.max.compactDescription)"
+                if policy.backoff.strategy == .exponential { text += " ×\(policy.backoff.multiplier)" }
+            }
+            text += ", jitter \(policy.jitter.rawValue), on \(policy.retryOn)"
+            return text
+        }
+        var retry = ["questions": describe(plan.run.retry.questions), "submit": describe(plan.run.retry.submit)]
+        if let budget = plan.run.retry.budget {
+            retry["budget"] = "\(Readable.percent(budget.ratio)) of calls + \(budget.minimum)"
+        }
+        self.retry = retry
+        if plan.target == .builtin {
+            let questions: String
+            switch plan.builtin.questions {
+            case .builtin(let count): questions = "\(count) questions"
+            case .file(let path): questions = "questions from \(path)"
+            case .raw(let path): questions = "questions body from \(path), unchecked"
+            }
+            let faults = plan.builtin.faults
+            var parts = [questions]
+            if faults.failRate > 0 { parts.append("fail \(Readable.percent(faults.failRate))") }
+            if faults.errorRate > 0 { parts.append("5xx \(Readable.percent(faults.errorRate))") }
+            if faults.coldStart > 0 { parts.append("cold start \(faults.coldStart)") }
+            if !faults.latency.isZero { parts.append("latency \(faults.latency)") }
+            if faults.resetRate > 0 { parts.append("reset \(Readable.percent(faults.resetRate))") }
+            if faults.malformedRate > 0 { parts.append("malformed \(Readable.percent(faults.malformedRate))") }
+            if faults.slowRate > 0 {
+                parts.append("slow \(Readable.percent(faults.slowRate)) at \(faults.trickleInterval.compactDescription)")
+            }
+            if faults.hangRate > 0 { parts.append("hang \(Readable.percent(faults.hangRate))") }
+            builtin = parts.joined(separator: ", ")
+        } else {
+            builtin = nil
+        }
+        self.insecure = insecure
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import SurveyEngine
+import Testing
+
+@testable import SurveyBot
+
+/// The figures every consumer reads — thresholds, diff, renderers — and how reports are written.
+@Suite struct RunFiguresTests {
+    @Test func figuresAreDerivedFromTheCounts() {
+        let figures = RunFigures(ReportFixtures.report())
+        let submit = figures.endpoints["submit"]
+        // The fixture: 200 submit calls, 190 succeeded, 182 at once, 228 attempts, 38 failed, over 2.5 s.
+        #expect(submit?.calls == 200)
+        #expect(submit?.successRate == 0.95)
+        #expect(submit?.firstTrySuccessRate == 182.0 / 200)
+        #expect(submit?.errorRate == 38.0 / 228)
+        #expect(submit?.retries == 28)
+        #expect(submit?.attemptsPerSecond == 91.2)
+        #expect(figures.survey.calls == 220)
+        #expect(figures.survey.attemptsPerSecond == 100)
+        #expect(figures.completionRate == 0.5)
+    }
+
+    @Test func surveyLatencyIsTheMergedHistogramOfBothEndpoints() throws {
+        let metrics = ReportFixtures.metrics()
+        var merged = metrics.questions.correctedLatency
+        merged.merge(metrics.submit.correctedLatency)
+        let figures = RunFigures(ReportFixtures.report(metrics: metrics))
+        let expected = RunReport.LatencySummary(merged)
+        #expect(figures.value(.p99, of: .survey) == expected.p99)
+        #expect(figures.value(.max, of: .survey) == expected.max)
+        #expect(figures.value(.p95, of: .submit) == RunReport.LatencySummary(metrics.submit.correctedLatency).p95)
+    }
+
+    @Test func nothingToMeasureIsNoValueNotZero() {
+        let figures = RunFigures(ReportFixtures.report(metrics: RunMetrics()))
+        for metric in Threshold.Metric.allCases where metric != .retries && metric != .attemptsPerSecond {
+            #expect(figures.value(metric, of: .submit) == nil, "\(metric)")
+        }
+        #expect(figures.value(.retries, of: .submit) == 0)
+    }
+
+    @Test func aReportReadBackGivesTheSameFiguresAndVerdicts() throws {
+        let report = ReportFixtures.report()
+        let directory = try TemporaryDirectory()
+        let read = try RunReport.read(path: try directory.write("r.json", report.jsonText()))
+        let (written, again) = (RunFigures(report), RunFigures(read))
+        for scope in Threshold.Scope.allCases {
+            for metric in Threshold.Metric.allCases where metric.applies(to: scope) {
+                #expect(written.value(metric, of: scope) == again.value(metric, of: scope), "\(scope).\(metric)")
+            }
+        }
+        #expect(read.thresholds == report.thresholds)
+        #expect(read.thresholds.map(\.threshold) == ReportFixtures.plan.thresholds)
+    }
+
+    @Test func aReportWithAThresholdThisVersionDoesNotKnowIsRefusedWhenRead() throws {
+        let text = ReportFixtures.report().jsonText().replacingOccurrences(of: "\"submit.p95\"", with: "\"submit.p97\"")
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("r.json", text)
+        #expect {
+            try RunReport.read(path: path)
+        } throws: { error in
+            "\(error)".contains("unknown threshold 'submit.p97'")
+        }
+    }
+}
+
+@Suite struct ReportRenderingTests {
+    @Test func numberArraysStayOnOneLineAndTheTextParsesBack() throws {
+        let value = JSONValue.object([
+            ("buckets", .array([.array([.integer(1), .integer(2)]), .array([.integer(3), .integer(4)])])),
+            ("empty", .object([])), ("none", .array([])), ("rate", .number(0.25)), ("name", .string("a \"b\"\n")),
+        ])
+        let text = value.prettyText()
+        #expect(
+            text == """
+                {
+                  "buckets" : [
+                    [1, 2],
+                    [3, 4]
+                  ],
+                  "empty" : {},
+                  "none" : [],
+                  "rate" : 0.25,
+                  "name" : "a \\"b\\"\\n"
+                }
+                """)
+        #expect(try JSONValue.parse(Array(text.utf8)).get() == value)
+    }
+
+    @Test func everyFormatRendersAndNamesItsFiles() throws {
+        let report = ReportFixtures.report()
+        #expect(Set(ReportFormat.allCases.map(\.fileExtension)).count == ReportFormat.allCases.count)
+        for format in ReportFormat.allCases {
+            let text = format.render(report)
+            #expect(text.hasSuffix("\n"), "\(format)")
+            #expect(text.contains("smoke"), "\(format)")
+        }
+        let directory = try TemporaryDirectory()
+        let output = ReportOutput(directory: directory.path, formats: ReportFormat.allCases, shard: Shard(index: 2, count: 3))
+        try output.prepare()
+        output.finish(report, started: Date(timeIntervalSince1970: 1_795_000_000))
+        output.stop()
+        #expect(output.failure == nil)
+        #expect(
+            output.written.map { ($0 as NSString).lastPathComponent }.sorted() == [
+                "smoke-shard-2-of-3-20261118T110640Z.json", "smoke-shard-2-of-3-20261118T110640Z.md",
+                "smoke-shard-2-of-3-20261118T110640Z.txt", "smoke-shard-2-of-3-20261118T110640Z.xml",
+            ])
+        let latest = try String(contentsOfFile: "\(directory.path)/smoke-shard-2-of-3-latest.txt", encoding: .utf8)
+        #expect(latest == TextReport.render(report))
+    }
+
+    @Test func latencyChartBinsHoldEveryAttempt() {
+        let metrics = ReportFixtures.metrics()
+        let histogram = metrics.submit.correctedLatency
+        let bins = LatencyChart.bins(histogram, count: 12)
+        #expect(bins.count == 12)
+        #expect(bins.map(\.count).reduce(0, +) == histogram.count)
+        #expect(bins.first?.lower == histogram.min)
+        #expect((bins.last?.upper ?? 0) > histogram.max)
+        #expect(zip(bins, bins.dropFirst()).allSatisfy { $0.upper == $1.lower })
+    }
+}
