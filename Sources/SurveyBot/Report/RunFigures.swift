@@ -49,14 +49,14 @@ struct RunFigures: Sendable {
             var calls = Calls(
                 calls: endpoint.calls, attempts: endpoint.attempts, succeeded: endpoint.succeeded,
                 firstTrySucceeded: endpoint.firstTrySucceeded, failedAttempts: endpoint.failedAttempts, seconds: seconds)
-            if endpoint.attempts > 0 { calls.latency = endpoint.latencyMs }
+            if endpoint.attempts > 0 { calls.latency = endpoint.correctedLatencyMs }
             endpoints[name] = calls
             survey.calls += endpoint.calls
             survey.attempts += endpoint.attempts
             survey.succeeded += endpoint.succeeded
             survey.firstTrySucceeded += endpoint.firstTrySucceeded
             survey.failedAttempts += endpoint.failedAttempts
-            if let histogram = endpoint.histogram.histogram { merged.merge(histogram) }
+            if let histogram = endpoint.correctedHistogram.histogram { merged.merge(histogram) }
         }
         if survey.attempts > 0 { survey.latency = RunReport.LatencySummary(merged) }
         self.endpoints = endpoints

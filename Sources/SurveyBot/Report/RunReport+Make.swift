@@ -97,9 +97,9 @@ extension RunReport.EndpointReport {
         for (kind, count) in metrics.errors { errors[kind.rawValue] = count }
         self.status = status
         self.errors = errors
-        latencyMs = RunReport.LatencySummary(metrics.correctedLatency)
-        serviceLatencyMs = RunReport.LatencySummary(metrics.serviceTime)
-        histogram = RunReport.HistogramRecord(metrics.correctedLatency)
-        serviceHistogram = RunReport.HistogramRecord(metrics.serviceTime)
+        correctedLatencyMs = RunReport.LatencySummary(metrics.correctedLatency)
+        serviceTimeMs = RunReport.LatencySummary(metrics.serviceTime)
+        correctedHistogram = RunReport.HistogramRecord(metrics.correctedLatency)
+        serviceTimeHistogram = RunReport.HistogramRecord(metrics.serviceTime)
     }
 }

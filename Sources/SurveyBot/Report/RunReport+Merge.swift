@@ -62,7 +62,7 @@ extension RunReport {
             for (name, count) in part.errors {
                 if let kind = ErrorKind(rawValue: name) { counts.errors[kind] = count }
             }
-            guard let latency = part.histogram.histogram, let service = part.serviceHistogram.histogram else {
+            guard let latency = part.correctedHistogram.histogram, let service = part.serviceTimeHistogram.histogram else {
                 throw MergeError(description: "\(path): the \(endpoint.rawValue) histogram is damaged")
             }
             counts.correctedLatency = latency

@@ -71,12 +71,12 @@ extension RunReport {
             ]
             problems += endpoint.status.map { count($0.value, "\(prefix).status.\($0.key)") }
             problems += endpoint.errors.map { count($0.value, "\(prefix).errors.\($0.key)") }
-            for (summary, field) in [(endpoint.latencyMs, "latency_ms"), (endpoint.serviceLatencyMs, "service_latency_ms")] {
+            for (summary, field) in [(endpoint.correctedLatencyMs, "latency_ms"), (endpoint.serviceTimeMs, "service_latency_ms")] {
                 problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
                     number($0, "\(prefix).\(field)")
                 }
             }
-            for (histogram, field) in [(endpoint.histogram, "histogram"), (endpoint.serviceHistogram, "service_histogram")] {
+            for (histogram, field) in [(endpoint.correctedHistogram, "histogram"), (endpoint.serviceTimeHistogram, "service_histogram")] {
                 if histogram.histogram == nil || histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxCount) {
                     problems.append("'\(prefix).\(field)' is not a valid histogram")
                 }

@@ -51,19 +51,23 @@ struct RunReport: Codable, Sendable, Equatable {
         var status: [String: Int]
         /// Per attempt, by error kind, with `http_4xx` / `http_5xx` for failed statuses.
         var errors: [String: Int]
-        var latencyMs: LatencySummary
-        var serviceLatencyMs: LatencySummary
-        var histogram: HistogramRecord
-        var serviceHistogram: HistogramRecord
+        /// Per attempt, from its intended start: the latency corrected for coordinated
+        /// omission, equal to the service time in the closed model (`latency_ms`).
+        var correctedLatencyMs: LatencySummary
+        /// Per attempt, from its start to its end (`service_latency_ms`).
+        var serviceTimeMs: LatencySummary
+        var correctedHistogram: HistogramRecord
+        var serviceTimeHistogram: HistogramRecord
 
         enum CodingKeys: String, CodingKey {
-            case calls, attempts, succeeded, failed, retries, status, errors, histogram
+            case calls, attempts, succeeded, failed, retries, status, errors
+            case correctedHistogram = "histogram"
             case firstTrySucceeded = "first_try_succeeded"
             case retriesDenied = "retries_denied"
             case failedAttempts = "failed_attempts"
-            case latencyMs = "latency_ms"
-            case serviceLatencyMs = "service_latency_ms"
-            case serviceHistogram = "service_histogram"
+            case correctedLatencyMs = "latency_ms"
+            case serviceTimeMs = "service_latency_ms"
+            case serviceTimeHistogram = "service_histogram"
         }
     }
 

@@ -179,7 +179,7 @@ private func slower(by scale: Double) -> RunReport {
             let a = try #require(merged.endpoints[name])
             let b = try #require(unsharded.endpoints[name])
             #expect(a.calls == b.calls && a.attempts == b.attempts && a.status == b.status, "\(name)")
-            #expect(a.histogram.count == UInt64(a.attempts))
+            #expect(a.correctedHistogram.count == UInt64(a.attempts))
         }
         #expect(merged.thresholds.map(\.passed) == [true])
     }

@@ -15,7 +15,7 @@ enum MarkdownReport: ReportRenderer {
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name in ["questions", "submit"] {
             guard let endpoint = report.endpoints[name], let calls = figures.endpoints[name] else { continue }
-            let latency = endpoint.latencyMs
+            let latency = endpoint.correctedLatencyMs
             lines.append(
                 "| \(name) | \(calls.calls) | \(calls.attempts) | \(Readable.percent(calls.successRate)) "
                     + "| \(Readable.percent(calls.firstTrySuccessRate)) | \(calls.retries) | \(Readable.ms(latency.p50)) "
@@ -55,7 +55,7 @@ enum MarkdownReport: ReportRenderer {
             }
         }
         for name in ["questions", "submit"] {
-            guard let endpoint = report.endpoints[name], endpoint.attempts > 0, let histogram = endpoint.histogram.histogram else {
+            guard let endpoint = report.endpoints[name], endpoint.attempts > 0, let histogram = endpoint.correctedHistogram.histogram else {
                 continue
             }
             lines += ["", "## Latency of \(name)", "", "```"]

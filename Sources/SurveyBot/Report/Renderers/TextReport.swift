@@ -9,7 +9,7 @@ enum TextReport: ReportRenderer {
         lines.append(header)
         for name in ["questions", "submit"] {
             guard let endpoint = report.endpoints[name], let calls = figures.endpoints[name] else { continue }
-            let latency = endpoint.latencyMs
+            let latency = endpoint.correctedLatencyMs
             let columns = [
                 pad(name, 10, left: true), pad("\(calls.calls)", 7), pad("\(calls.attempts)", 9),
                 pad(Readable.percent(calls.successRate), 8),
