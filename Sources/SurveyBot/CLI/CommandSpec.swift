@@ -79,6 +79,11 @@ struct CommandSpec: Sendable {
 
     static let helpOption = OptionSpec("help", short: "h", help: "Show help information.")
 
+    /// Prints a command-line mistake with this command's usage and help hint; exit status 2.
+    func usageError(_ message: String, console: Console) -> ExitCode {
+        SurveyBotCommand.usageError(message, usage: usage, helpHint: "survey-bot \(name) --help", console: console)
+    }
+
     /// `survey-bot run <plan> [--concurrency <n>] …`
     var usage: String {
         let parts = ["survey-bot", name] + arguments.map(\.usageSynopsis) + options.map(\.usageSynopsis)

@@ -31,17 +31,16 @@ enum DiffCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
         let console = context.console
-        func usage(_ message: String) -> ExitCode {
-            SurveyBotCommand.usageError(message, usage: spec.usage, helpHint: "survey-bot diff --help", console: console)
+        guard arguments.positionals.count == 2 else {
+            return spec.usageError("diff takes two reports: BASE.json NEW.json", console: console)
         }
-        guard arguments.positionals.count == 2 else { return usage("diff takes two reports: BASE.json NEW.json") }
         let format: DiffFormat
         let tolerances: ReportDiff.Tolerances
         do throws(UsageError) {
             format = try arguments.choice("format", default: .text)
             tolerances = try parseTolerances(arguments.values("tolerance"))
         } catch {
-            return usage(error.description)
+            return spec.usageError(error.description, console: console)
         }
         let basePath = arguments.positionals[0]
         let newPath = arguments.positionals[1]

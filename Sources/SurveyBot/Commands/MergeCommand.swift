@@ -19,12 +19,10 @@ enum MergeCommand: Subcommand {
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
         let console = context.console
         guard let out = arguments.value("out") else {
-            return SurveyBotCommand.usageError(
-                "missing --out FILE", usage: spec.usage, helpHint: "survey-bot merge --help", console: console)
+            return spec.usageError("missing --out FILE", console: console)
         }
         guard !arguments.positionals.isEmpty else {
-            return SurveyBotCommand.usageError(
-                "give the reports to merge", usage: spec.usage, helpHint: "survey-bot merge --help", console: console)
+            return spec.usageError("give the reports to merge", console: console)
         }
         var parts: [(path: String, report: RunReport)] = []
         for path in arguments.positionals {

@@ -12,17 +12,15 @@ enum ReportCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
         let console = context.console
-        func usage(_ message: String) -> ExitCode {
-            SurveyBotCommand.usageError(message, usage: spec.usage, helpHint: "survey-bot report --help", console: console)
-        }
         guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
-            return usage(arguments.positionals.isEmpty ? "missing the report file" : "report takes one report file")
+            return spec.usageError(
+                arguments.positionals.isEmpty ? "missing the report file" : "report takes one report file", console: console)
         }
         let format: ReportFormat
         do throws(UsageError) {
             format = try arguments.choice("format", default: .text)
         } catch {
-            return usage(error.description)
+            return spec.usageError(error.description, console: console)
         }
         let report: RunReport
         do throws(RunReport.ReadError) {

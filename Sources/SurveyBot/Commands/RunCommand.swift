@@ -30,11 +30,8 @@ enum RunCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
         let console = context.console
-        func usage(_ message: String) -> ExitCode {
-            SurveyBotCommand.usageError(message, usage: spec.usage, helpHint: "survey-bot run --help", console: console)
-        }
         guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
-            return usage(arguments.positionals.isEmpty ? "missing the plan file" : "run takes one plan file")
+            return spec.usageError(arguments.positionals.isEmpty ? "missing the plan file" : "run takes one plan file", console: console)
         }
         let overrides: PlanOverrides
         let options: RunSession.Options
@@ -44,7 +41,7 @@ enum RunCommand: Subcommand {
                 shard: try parseShard(arguments.value("shard")), formats: try arguments.value("format").map(parseFormats),
                 directory: arguments.value("out"), quiet: arguments.flag("quiet"))
         } catch {
-            return usage(error.description)
+            return spec.usageError(error.description, console: console)
         }
         if arguments.flag("insecure") {
             console.printError("Error: --insecure is not available: TLS verification cannot be turned off on this platform's URLSession")

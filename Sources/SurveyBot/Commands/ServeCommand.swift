@@ -43,8 +43,7 @@ enum ServeCommand: Subcommand {
             port = try option(arguments, "port", .integer(in: 0...65535, "--port")) ?? 8080
             threads = try option(arguments, "threads", .integer(in: 1...256, "--threads")) ?? EventLoopGroup.coreCount
         } catch {
-            return SurveyBotCommand.usageError(
-                error.description, usage: spec.usage, helpHint: "survey-bot serve --help", console: context.console)
+            return spec.usageError(error.description, console: context.console)
         }
         let host = arguments.value("host") ?? "127.0.0.1"
         let signals = SignalWatcher()

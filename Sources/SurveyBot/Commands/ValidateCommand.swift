@@ -12,8 +12,7 @@ enum ValidateCommand: Subcommand {
         do throws(UsageError) {
             overrides = try PlanOptions.overrides(from: arguments)
         } catch {
-            return SurveyBotCommand.usageError(
-                error.description, usage: spec.usage, helpHint: "survey-bot validate --help", console: context.console)
+            return spec.usageError(error.description, console: context.console)
         }
         let loader = PlanLoader(environment: context.environment)
         var failed = 0

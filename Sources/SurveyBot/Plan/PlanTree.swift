@@ -30,6 +30,18 @@ struct PlanTree {
         skipDeeper(than: indent)
     }
 
+    /// The next line of the block at `indent`: lines indented deeper are reported and skipped;
+    /// nil at a line indented less (the block has ended) or at the end.
+    private mutating func nextLine(at indent: Int) -> PlanLexer.LexedLine? {
+        while index < lines.count {
+            let line = lines[index]
+            if line.indent < indent { return nil }
+            if line.indent == indent { return line }
+            badIndentation(line, expected: indent)
+        }
+        return nil
+    }
+
     /// A mapping whose keys sit at `indent`. `first` is a key already lexed on a list item line
     /// (`- key: value`), which opens a mapping at the item's content column.
     mutating func parseMapping(indent: Int, first: (PlanLexer.EntryToken, line: Int)?) -> [PlanEntry] {
@@ -38,13 +50,7 @@ struct PlanTree {
         if let (token, line) = first {
             add(token, line: line, indent: indent, to: &entries, firstLines: &firstLines)
         }
-        while index < lines.count {
-            let line = lines[index]
-            if line.indent < indent { break }
-            if line.indent > indent {
-                badIndentation(line, expected: indent)
-                continue
-            }
+        while let line = nextLine(at: indent) {
             switch line.kind {
             case .item:
                 error("expected 'key: value' here, found a list item", line: line.number, column: line.indent + 1)
@@ -107,13 +113,7 @@ struct PlanTree {
     private mutating func parseList(indent: Int, compact: Bool) -> PlanNode {
         let at = location(lines[index].number, indent + 1)
         var items: [PlanNode] = []
-        while index < lines.count {
-            let line = lines[index]
-            if line.indent < indent { break }
-            if line.indent > indent {
-                badIndentation(line, expected: indent)
-                continue
-            }
+        while let line = nextLine(at: indent) {
             guard case .item(let contentIndent, let content) = line.kind else {
                 if compact { break }  // the next key of the enclosing mapping
                 error("expected a list item '- …' here", line: line.number, column: line.indent + 1)

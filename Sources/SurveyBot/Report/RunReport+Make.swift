@@ -38,6 +38,25 @@ extension RunReport {
         passed = self.thresholds.allSatisfy(\.passed)
     }
 
+    /// How a run ended, as every renderer words it.
+    enum Verdict: Equatable {
+        /// Stopped early by a signal: its figures are partial.
+        case interrupted
+        /// `failed` of `of` thresholds failed.
+        case failed(Int, of: Int)
+        /// Every one of `count` thresholds held.
+        case passed(Int)
+        /// It ran to the end and had no thresholds to judge.
+        case completed
+    }
+
+    var verdict: Verdict {
+        if interrupted { return .interrupted }
+        let failed = thresholds.filter { !$0.passed }.count
+        if failed > 0 { return .failed(failed, of: thresholds.count) }
+        return thresholds.isEmpty ? .completed : .passed(thresholds.count)
+    }
+
     static let redacted = "<redacted>"
 
     static func timestamp(_ date: Date) -> String {

@@ -66,10 +66,12 @@ enum MarkdownReport: ReportRenderer {
     }
 
     static func verdict(_ report: RunReport) -> String {
-        if report.interrupted { return "⚠️ interrupted" }
-        let failed = report.thresholds.filter { !$0.passed }.count
-        if failed > 0 { return "❌ failed \(failed) of \(report.thresholds.count) thresholds" }
-        return report.thresholds.isEmpty ? "✅ completed" : "✅ passed \(report.thresholds.count) thresholds"
+        switch report.verdict {
+        case .interrupted: "⚠️ interrupted"
+        case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
+        case .passed(let count): "✅ passed \(count) thresholds"
+        case .completed: "✅ completed"
+        }
     }
 
     /// Every error kind of every endpoint that occurred, in a stable order.

@@ -36,10 +36,12 @@ enum TextReport: ReportRenderer {
     }
 
     static func verdict(_ report: RunReport) -> String {
-        if report.interrupted { return "INTERRUPTED" }
-        let failed = report.thresholds.filter { !$0.passed }.count
-        if failed > 0 { return "FAILED \(failed) of \(report.thresholds.count) thresholds" }
-        return report.thresholds.isEmpty ? "completed" : "passed \(report.thresholds.count) thresholds"
+        switch report.verdict {
+        case .interrupted: "INTERRUPTED"
+        case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
+        case .passed(let count): "passed \(count) thresholds"
+        case .completed: "completed"
+        }
     }
 
     private static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
