@@ -220,9 +220,12 @@ final class TLSSession {
         case Self.zeroReturn:
             return TLSFailure(.handshake, reason: TLSFailure.closedDuringHandshake)
         case Self.syscall where result.queued == 0:
-            guard result.system_error != 0 else { return TLSFailure(.handshake, reason: TLSFailure.closedDuringHandshake) }
-            let reason = "\(TLSFailure.systemReason(result.system_error)) during the handshake"
-            return TLSFailure(.handshake, reason: reason, systemError: result.system_error)
+            // An end of stream while reading, or a broken pipe while writing: closed either way.
+            let error = result.system_error
+            guard error != 0 && error != EPIPE else {
+                return TLSFailure(.handshake, reason: TLSFailure.closedDuringHandshake, systemError: error)
+            }
+            return TLSFailure(.handshake, reason: "\(TLSFailure.systemReason(error)) during the handshake", systemError: error)
         default:
             if ctls_error_is_unexpected_eof(result.queued) != 0 {
                 return TLSFailure(.handshake, reason: TLSFailure.closedDuringHandshake)
