@@ -92,12 +92,12 @@ public final class TLSServerContext: @unchecked Sendable {
         guard ctls_context_use_chain_file(context, chainFile) != 0 else {
             throw TLSSetupError("\(role) certificate", file: chainFile, reason: TLSSetupError.openSSLReason(or: "no certificate in it"))
         }
-        guard ctls_context_use_key_file(context, keyFile) != 0 else {
-            throw TLSSetupError("\(role) key", file: keyFile, reason: TLSSetupError.openSSLReason(or: "no private key in it"))
-        }
-        guard ctls_context_check_key(context) != 0 else {
-            let reason = TLSSetupError.openSSLReason(or: "does not match")
-            throw TLSSetupError("\(role) key", file: keyFile, reason: "does not match the certificate \(chainFile): \(reason)")
+        // A key that does not match is refused as it is loaded, or else by the check after it.
+        let loaded = ctls_context_use_key_file(context, keyFile) != 0
+        guard loaded && ctls_context_check_key(context) != 0 else {
+            let reason = TLSSetupError.openSSLReason(or: "no private key in it")
+            guard reason == "key values mismatch" || loaded else { throw TLSSetupError("\(role) key", file: keyFile, reason: reason) }
+            throw TLSSetupError("\(role) key", file: keyFile, reason: "does not match the certificate \(chainFile) (\(reason))")
         }
     }
 }
