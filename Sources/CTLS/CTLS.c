@@ -54,6 +54,7 @@ enum {
     MODE_RELEASE_BUFFERS = 0x10,
     SESSION_CACHE_CLIENT = 1,
     FILETYPE_PEM = 1,
+    SENT_SHUTDOWN = 1,                 // SSL_SENT_SHUTDOWN
     TLSEXT_OK = 0,
     TLSEXT_NOACK = 3,
     NPN_NEGOTIATED = 1,
@@ -123,6 +124,8 @@ static const unsigned char alpn_http11[] = "\x08http/1.1";
     X(int, SSL_get_error, (const SSL *, int)) \
     X(int, SSL_shutdown, (SSL *)) \
     X(int, SSL_is_init_finished, (const SSL *)) \
+    X(void, SSL_set_shutdown, (SSL *, int)) \
+    X(int, SSL_get_shutdown, (const SSL *)) \
     X(long, SSL_get_verify_result, (const SSL *)) \
     X(const char *, SSL_get_version, (const SSL *)) \
     X(const SSL_CIPHER *, SSL_get_current_cipher, (const SSL *)) \
@@ -493,7 +496,15 @@ SSL *ctls_session_new(SSL_CTX *context, int fd) {
     return session;
 }
 
-void ctls_session_free(SSL *session) { ssl.SSL_free(session); }
+void ctls_session_free(SSL *session, int clean) {
+    // SSL_free drops the session of a connection that did not send close_notify from resumption,
+    // as if it had been cut. A connection that ended without an error is not a cut one: HTTP's
+    // framing already told complete from truncated. So it counts as shut down.
+    if (clean && ssl.SSL_is_init_finished(session)) {
+        ssl.SSL_set_shutdown(session, ssl.SSL_get_shutdown(session) | SENT_SHUTDOWN);
+    }
+    ssl.SSL_free(session);
+}
 
 int ctls_session_set_server_name(SSL *session, const char *name) {
     return ssl.SSL_ctrl(session, CTRL_SERVER_NAME, 0 /* TLSEXT_NAMETYPE_host_name */, (void *)name) == 1;

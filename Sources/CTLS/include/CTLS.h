@@ -88,7 +88,9 @@ int ctls_context_use_identity(struct ssl_ctx_st *context, struct x509_st *certif
 /// A connection over the connected, non-blocking socket `fd`, which stays the caller's to close.
 /// Socket I/O goes through send/recv with MSG_NOSIGNAL: a closed peer never raises SIGPIPE.
 struct ssl_st *ctls_session_new(struct ssl_ctx_st *context, int fd);
-void ctls_session_free(struct ssl_st *session);
+/// Frees the connection. `clean` (no fatal error happened) keeps its session resumable even
+/// without a close_notify sent; otherwise OpenSSL forgets the session as a bad one.
+void ctls_session_free(struct ssl_st *session, int clean);
 /// Sends `name` as the server name (SNI).
 int ctls_session_set_server_name(struct ssl_st *session, const char *name);
 /// Requires the peer's certificate to name the DNS name `host`.

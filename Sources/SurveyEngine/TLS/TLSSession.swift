@@ -52,6 +52,8 @@ enum TLSWrite: Sendable, Hashable {
 /// write may take only part of its bytes.
 ///
 /// The socket stays the caller's: `deinit` frees OpenSSL's state, never closes the descriptor.
+/// A session saved from a connection that ended without a fatal error stays resumable, whether
+/// or not close_notify was sent; one that failed is forgotten.
 final class TLSSession {
     /// Which end of the connection this is.
     enum Role: Sendable, Hashable {
@@ -111,7 +113,7 @@ final class TLSSession {
     }
 
     deinit {
-        ctls_session_free(pointer)
+        ctls_session_free(pointer, broken ? 0 : 1)
     }
 
     // MARK: Steps

@@ -98,6 +98,29 @@ import Testing
         #expect(second.client.resumed)
         #expect(second.server.resumed)
         #expect(second.client.protocolVersion == name)
+        // Each connection saves the session it ends with for the next one (after a read: the
+        // TLS 1.3 tickets come after the handshake).
+        #expect(try second.transfer(response, from: second.server, to: second.client).get() == response)
+        let next = try #require(second.client.saveForResumption())
+        let third = try TLSPair(client: client, server: server, resuming: next)
+        #expect(third.handshake() == (.done, .done))
+        #expect(third.client.resumed)
+    }
+
+    @Test func aTLS13SessionResumesOnlyOnce() throws {
+        let identity = try TLSIdentity.selfSigned(names: ["localhost"])
+        let server = try TLSServerContext(identity: identity)
+        let client = try TLSFixtures.client(trusting: [identity])
+        let first = try TLSPair(client: client, server: server)
+        #expect(first.handshake() == (.done, .done))
+        #expect(first.read(first.client) == .wantRead)
+        let saved = try #require(first.client.saveForResumption())
+        let second = try TLSPair(client: client, server: server, resuming: saved)
+        #expect(second.handshake() == (.done, .done))
+        #expect(second.client.resumed)
+        let third = try TLSPair(client: client, server: server, resuming: saved)
+        #expect(third.handshake() == (.done, .done))
+        #expect(!third.client.resumed, "a TLS 1.3 ticket is for one use: save again after every connection")
     }
 
     @Test func selfSignedServerContextIsTrustedThroughItsExportedCertificate() throws {
