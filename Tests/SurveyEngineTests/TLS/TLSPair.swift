@@ -69,7 +69,9 @@ final class TLSPair {
         var written = 0
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        for _ in 0..<100_000 where received.count < bytes.count {
+        var rounds = 0
+        while received.count < bytes.count && rounds < 100_000 {
+            rounds += 1
             if written < bytes.count {
                 let result = bytes.withUnsafeBytes { sender.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
                 switch result {
