@@ -5,7 +5,9 @@
 public struct TLSConfiguration: Sendable, Hashable {
     /// A TLS protocol version.
     public enum Version: String, Sendable, Hashable, CaseIterable {
+        /// TLS 1.2 (RFC 5246), `tls.min_version: 1.2`.
         case tls12 = "1.2"
+        /// TLS 1.3 (RFC 8446), `tls.min_version: 1.3`.
         case tls13 = "1.3"
 
         /// The version's number on the wire (`0x0303` for 1.2).
@@ -37,6 +39,7 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// (`SSL_CERT_FILE` and `SSL_CERT_DIR` are honoured); otherwise only these and `caFile`'s.
     public var trustedCertificates: [String]
 
+    /// A configuration; the defaults verify against the system's certificates, TLS 1.2 at least.
     public init(
         verify: Bool = true, caFile: String? = nil, clientCertificateFile: String? = nil, clientKeyFile: String? = nil,
         serverName: String? = nil, minimumVersion: Version = .tls12, trustedCertificates: [String] = []

@@ -26,6 +26,7 @@ public struct TLSFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `errno` of a failed socket call, 0 when none was involved.
     public let systemError: Int32
 
+    /// A failure of `kind`, for `reason`, with the `errno` involved if any.
     public init(_ kind: Kind, reason: String, systemError: Int32 = 0) {
         self.kind = kind
         self.reason = reason

@@ -13,6 +13,7 @@ public final class TLSServerContext: @unchecked Sendable {
         /// texts (`SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT`).
         public var trustedClientCertificates: [String]
 
+        /// Options; the defaults accept TLS 1.2 and 1.3 and ask for no client certificate.
         public init(
             minimumVersion: TLSConfiguration.Version = .tls12, maximumVersion: TLSConfiguration.Version? = nil,
             trustedClientCertificates: [String] = []

@@ -57,7 +57,9 @@ enum TLSWrite: Sendable, Hashable {
 final class TLSSession {
     /// Which end of the connection this is.
     enum Role: Sendable, Hashable {
+        /// Connects: `handshake()` runs `SSL_connect`.
         case client
+        /// Accepts: `handshake()` runs `SSL_accept`.
         case server
     }
 
@@ -131,7 +133,8 @@ final class TLSSession {
         }
     }
 
-    /// Reads decrypted application data into `buffer` (at most `Int32.max` bytes at a time).
+    /// Reads decrypted application data into `buffer` (at most `Int32.max` bytes at a time); an
+    /// empty buffer reads nothing and answers `.bytes(0)`.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> TLSRead {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return .bytes(0) }
         let result = ctls_session_read(pointer, base, Int32(clamping: buffer.count))
@@ -151,7 +154,8 @@ final class TLSSession {
         }
     }
 
-    /// Encrypts and sends application data from `bytes` (at most `Int32.max` bytes at a time).
+    /// Encrypts and sends application data from `bytes` (at most `Int32.max` bytes at a time); no
+    /// bytes answer `.wrote(0)`.
     func write(_ bytes: UnsafeRawBufferPointer) -> TLSWrite {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
         let result = ctls_session_write(pointer, base, Int32(clamping: bytes.count))
