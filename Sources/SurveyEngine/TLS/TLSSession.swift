@@ -48,8 +48,8 @@ enum TLSWrite: Sendable, Hashable {
 ///
 /// Every call returns at once. `wantRead` means wait for `EPOLLIN`, `wantWrite` for `EPOLLOUT`,
 /// whichever call answered it (a read may need to write, and the reverse). A write that answered
-/// `wantRead` or `wantWrite` may be retried with other bytes (moving buffers are allowed), and a
-/// write may take only part of its bytes.
+/// `wantRead` or `wantWrite` must be retried with the same bytes, which may have moved in memory
+/// (a growing array is fine); a write may take only part of its bytes.
 ///
 /// The socket stays the caller's: `deinit` frees OpenSSL's state, never closes the descriptor.
 /// A session saved from a connection that ended without a fatal error stays resumable, whether
