@@ -208,7 +208,11 @@ static const char *library_name;
 static BIO_METHOD *socket_method;
 static char load_error[1024];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static const char *const default_names[] = {"libssl.so.3", "libssl.so.1.1"};
+// Overridable when building the C file alone, to check it against another OpenSSL (bench/tls.sh).
+#ifndef CTLS_LIBRARY_NAMES
+#define CTLS_LIBRARY_NAMES "libssl.so.3", "libssl.so.1.1"
+#endif
+static const char *const default_names[] = {CTLS_LIBRARY_NAMES};
 
 // MARK: Loading
 
@@ -274,7 +278,8 @@ static int socket_read(BIO *bio, char *buffer, int size);
 static long socket_ctrl(BIO *bio, int command, long number, void *pointer);
 
 static void load(void) {
-    library = open_library(default_names, 2, &ssl, &library_name, load_error, sizeof load_error);
+    int count = (int)(sizeof default_names / sizeof default_names[0]);
+    library = open_library(default_names, count, &ssl, &library_name, load_error, sizeof load_error);
     if (library == NULL) return;
     socket_method = ssl.BIO_meth_new(ssl.BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "survey-bot socket");
     if (socket_method == NULL || !ssl.BIO_meth_set_write(socket_method, socket_write)
