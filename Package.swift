@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
 // survey-bot: a headless survey automation and load-test tool. No package dependencies:
-// the Swift toolchain only, plus a tiny C shim over <sys/epoll.h>.
+// the Swift toolchain only, plus a tiny C shim over <sys/epoll.h> and one that loads the system's
+// OpenSSL at run time (nothing links libssl: the binary starts without it, https needs it).
 import PackageDescription
 
 let package = Package(
@@ -12,8 +13,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "CEpoll"),
+        // dlopen lives in libc from glibc 2.34 on, in libdl before.
+        .target(name: "CTLS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(
-            name: "SurveyEngine", dependencies: ["CEpoll"],
+            name: "SurveyEngine", dependencies: ["CEpoll", "CTLS"],
             // An async call runs on its caller's executor instead of hopping at entry: on the
             // event loops that saves a runtime executor check on every await of every request.
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),

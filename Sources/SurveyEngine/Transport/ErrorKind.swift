@@ -17,8 +17,15 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case bodyTooLarge = "body_too_large"
     /// The target's host name did not resolve.
     case dns
-    /// The TLS handshake or certificate check failed (https targets).
+    /// The TLS handshake or certificate check failed (https targets), as URLSession reports it:
+    /// it cannot tell the two apart.
     case tls
+    /// The TLS protocol failed (https targets): an alert such as a version or cipher the two ends
+    /// do not share, a broken record, or the server closing during the handshake.
+    case tlsHandshake = "tls_handshake"
+    /// The server's certificate did not verify (https targets): untrusted, expired, not yet
+    /// valid, or for another host name.
+    case tlsCertificate = "tls_certificate"
 
     public static func < (lhs: ErrorKind, rhs: ErrorKind) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -1,0 +1,89 @@
+import CTLS
+
+/// The client side of TLS for one run: OpenSSL's `SSL_CTX`, configured once from a
+/// `TLSConfiguration` and shared by every event-loop thread (OpenSSL ≥ 1.1 allows that once the
+/// context is set up; each connection's `TLSSession` stays on its own loop).
+///
+/// Every connection offers ALPN `http/1.1` and TLS 1.2 at least, and releases its ~34 KB of
+/// buffers while idle.
+public final class TLSClientContext: @unchecked Sendable {
+    /// What the context was made from.
+    public let configuration: TLSConfiguration
+    /// The `SSL_CTX`; never changed after `init`, freed by `deinit`.
+    let pointer: OpaquePointer
+
+    /// Makes the context, reading every file the configuration names.
+    ///
+    /// - Throws: `TLSSetupError` naming the file and the reason when the CA file, a trusted
+    ///   certificate, the client certificate or its key cannot be read or used, when the key
+    ///   does not match the certificate, or when OpenSSL is not installed.
+    public init(_ configuration: TLSConfiguration) throws(TLSSetupError) {
+        if case .failure(let unavailable) = TLSLibrary.shared { throw TLSSetupError(unavailable) }
+        guard let pointer = ctls_context_new(0) else {
+            throw TLSSetupError("TLS context", reason: TLSSetupError.openSSLReason(or: "out of memory"))
+        }
+        do throws(TLSSetupError) {
+            try Self.configure(pointer, configuration)
+        } catch {
+            ctls_context_free(pointer)
+            throw error
+        }
+        self.configuration = configuration
+        self.pointer = pointer
+    }
+
+    deinit {
+        ctls_context_free(pointer)
+    }
+
+    private static func configure(_ context: OpaquePointer, _ configuration: TLSConfiguration) throws(TLSSetupError) {
+        guard ctls_context_set_versions(context, configuration.minimumVersion.wireValue, 0) != 0 else {
+            throw TLSSetupError("minimum TLS version", reason: TLSSetupError.openSSLReason(or: "not supported by this OpenSSL"))
+        }
+        if configuration.verify {
+            ctls_context_set_verify(context, 1)  // SSL_VERIFY_PEER
+            try trust(context, configuration)
+        } else {
+            ctls_context_set_verify(context, 0)
+        }
+        switch (configuration.clientCertificateFile, configuration.clientKeyFile) {
+        case (nil, nil):
+            break
+        case (let certificate?, nil):
+            throw TLSSetupError("client certificate", file: certificate, reason: "no client key given for it")
+        case (nil, let key?):
+            throw TLSSetupError("client key", file: key, reason: "no client certificate given for it")
+        case (let certificate?, let key?):
+            try TLSServerContext.use(context, chainFile: certificate, keyFile: key, role: "client")
+        }
+    }
+
+    private static func trust(_ context: OpaquePointer, _ configuration: TLSConfiguration) throws(TLSSetupError) {
+        if let file = configuration.caFile {
+            try TLSSetupError.checkReadable(file, as: "CA file")
+            guard ctls_context_trust_file(context, file) != 0 else {
+                throw TLSSetupError("CA file", file: file, reason: TLSSetupError.openSSLReason(or: "no certificate in it"))
+            }
+        }
+        try trust(context, pem: configuration.trustedCertificates, as: "trusted certificate")
+        if configuration.caFile == nil && configuration.trustedCertificates.isEmpty {
+            guard ctls_context_trust_system(context) != 0 else {
+                throw TLSSetupError("system certificates", reason: TLSSetupError.openSSLReason(or: "cannot be loaded"))
+            }
+        }
+    }
+
+    /// Trusts each PEM text's certificates; `subject` numbered from 1 names the one that fails.
+    static func trust(_ context: OpaquePointer, pem texts: [String], as subject: String) throws(TLSSetupError) {
+        for (index, text) in texts.enumerated() {
+            var text = text
+            let trusted = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { ctls_context_trust_pem(context, $0.baseAddress, $0.count) }
+            }
+            guard trusted > 0 else {
+                let reason = TLSSetupError.openSSLReason(or: "no PEM certificate in it")
+                throw TLSSetupError("\(subject) \(index + 1)", reason: trusted == 0 ? "no PEM certificate in it" : reason)
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import CTLS
+
+/// The server side of TLS, for the reference server: OpenSSL's `SSL_CTX` with a certificate and
+/// its key, shared by every loop. It answers ALPN `http/1.1` and resumes sessions.
+public final class TLSServerContext: @unchecked Sendable {
+    /// What a server accepts beyond its certificate.
+    public struct Options: Sendable, Hashable {
+        /// The oldest protocol version accepted.
+        public var minimumVersion: TLSConfiguration.Version
+        /// The newest protocol version offered; nil for the newest OpenSSL has.
+        public var maximumVersion: TLSConfiguration.Version?
+        /// When not empty, every client must present a certificate, verified against these PEM
+        /// texts (`SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT`).
+        public var trustedClientCertificates: [String]
+
+        /// Options; the defaults accept TLS 1.2 and 1.3 and ask for no client certificate.
+        public init(
+            minimumVersion: TLSConfiguration.Version = .tls12, maximumVersion: TLSConfiguration.Version? = nil,
+            trustedClientCertificates: [String] = []
+        ) {
+            self.minimumVersion = minimumVersion
+            self.maximumVersion = maximumVersion
+            self.trustedClientCertificates = trustedClientCertificates
+        }
+    }
+
+    /// Whether clients must present a verified certificate.
+    let requiresClientCertificate: Bool
+    /// The `SSL_CTX`; never changed after `init`, freed by `deinit`.
+    let pointer: OpaquePointer
+
+    /// A server context from PEM files: the certificate chain (leaf first) and its private key.
+    ///
+    /// - Throws: `TLSSetupError` naming the file and the reason when a file cannot be read or
+    ///   used, or the key does not match the certificate.
+    public convenience init(certificateChainFile: String, privateKeyFile: String, options: Options = .init()) throws(TLSSetupError) {
+        try self.init(options: options) { context throws(TLSSetupError) in
+            try Self.use(context, chainFile: certificateChainFile, keyFile: privateKeyFile, role: "server")
+        }
+    }
+
+    /// A server context for a certificate and key made in memory.
+    public convenience init(identity: TLSIdentity, options: Options = .init()) throws(TLSSetupError) {
+        try self.init(options: options) { context throws(TLSSetupError) in
+            guard ctls_context_use_identity(context, identity.certificate, identity.key) != 0 else {
+                throw TLSSetupError("server certificate", reason: TLSSetupError.openSSLReason(or: "cannot be used"))
+            }
+        }
+    }
+
+    /// A context for a new self-signed certificate naming `names` (DNS names or IP literals),
+    /// valid from a minute ago for a day, with the certificate as PEM for clients to trust exactly.
+    ///
+    /// This is what lets `builtin.tls: true` rehearse https with no set-up at all.
+    public static func selfSigned(names: [String] = ["localhost", "127.0.0.1", "::1"]) throws(TLSSetupError) -> (
+        context: TLSServerContext, certificatePEM: String
+    ) {
+        let identity = try TLSIdentity.selfSigned(names: names)
+        return (try TLSServerContext(identity: identity), identity.certificatePEM)
+    }
+
+    private init(options: Options, certificate: (OpaquePointer) throws(TLSSetupError) -> Void) throws(TLSSetupError) {
+        if case .failure(let unavailable) = TLSLibrary.shared { throw TLSSetupError(unavailable) }
+        guard let pointer = ctls_context_new(1) else {
+            throw TLSSetupError("TLS context", reason: TLSSetupError.openSSLReason(or: "out of memory"))
+        }
+        do throws(TLSSetupError) {
+            guard ctls_context_set_versions(pointer, options.minimumVersion.wireValue, options.maximumVersion?.wireValue ?? 0) != 0 else {
+                throw TLSSetupError("TLS versions", reason: TLSSetupError.openSSLReason(or: "not supported by this OpenSSL"))
+            }
+            try certificate(pointer)
+            if !options.trustedClientCertificates.isEmpty {
+                ctls_context_set_verify(pointer, 3)  // SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
+                try TLSClientContext.trust(pointer, pem: options.trustedClientCertificates, as: "trusted client certificate")
+            }
+        } catch {
+            ctls_context_free(pointer)
+            throw error
+        }
+        requiresClientCertificate = !options.trustedClientCertificates.isEmpty
+        self.pointer = pointer
+    }
+
+    deinit {
+        ctls_context_free(pointer)
+    }
+
+    /// Loads a certificate chain and its key from PEM files and checks that they belong together;
+    /// `role` ("client", "server") names them in errors.
+    static func use(_ context: OpaquePointer, chainFile: String, keyFile: String, role: String) throws(TLSSetupError) {
+        try TLSSetupError.checkReadable(chainFile, as: "\(role) certificate")
+        try TLSSetupError.checkReadable(keyFile, as: "\(role) key")
+        guard ctls_context_use_chain_file(context, chainFile) != 0 else {
+            throw TLSSetupError("\(role) certificate", file: chainFile, reason: TLSSetupError.openSSLReason(or: "no certificate in it"))
+        }
+        // A key that does not match is refused as it is loaded, or else by the check after it.
+        let loaded = ctls_context_use_key_file(context, keyFile) != 0
+        guard loaded && ctls_context_check_key(context) != 0 else {
+            let reason = TLSSetupError.openSSLReason(or: "no private key in it")
+            guard reason == "key values mismatch" || loaded else { throw TLSSetupError("\(role) key", file: keyFile, reason: reason) }
+            throw TLSSetupError("\(role) key", file: keyFile, reason: "does not match the certificate \(chainFile) (\(reason))")
+        }
+    }
+}
