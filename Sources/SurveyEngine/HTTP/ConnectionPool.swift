@@ -1,0 +1,104 @@
+import CEpoll
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One loop's share of a client: its idle connections and the ones waiting for a response.
+/// Touched only on its loop's thread.
+final class ConnectionPool: @unchecked Sendable {
+    unowned let loop: EventLoop
+    let address: SocketAddress?
+    let timeout: UInt64
+    let connectTimeout: UInt64
+    let maxBodyBytes: Int
+    let maxHeadBytes: Int
+    var idle: [ClientConnection] = []
+    var busy: [ClientConnection] = []
+    private var sweepScheduled = false
+
+    /// How often deadlines are checked: a timeout fires at most this late.
+    private static let sweepInterval: UInt64 = 5_000_000
+
+    init(loop: EventLoop, address: SocketAddress?, configuration: HTTPClientConfiguration) {
+        self.loop = loop
+        self.address = address
+        timeout = configuration.timeout.clampedNanoseconds
+        connectTimeout = min(configuration.connectTimeout?.clampedNanoseconds ?? timeout, timeout)
+        maxBodyBytes = configuration.maxBodyBytes
+        maxHeadBytes = configuration.maxHeadBytes
+    }
+
+    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
+        let now = MonotonicClock.now()
+        guard let address else {
+            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
+            return
+        }
+        var reusable: ClientConnection?
+        while let candidate = idle.popLast() {
+            if candidate.isStillOpen() {
+                reusable = candidate
+                break
+            }
+            candidate.close()
+        }
+        let connection: ClientConnection
+        if let reusable {
+            connection = reusable
+        } else {
+            let fd = Sockets.makeTCP(family: address.family)
+            guard fd >= 0 else {
+                // Out of descriptors or memory: the request never left; say so as a refusal.
+                continuation.resume(returning: .failure(.connectionRefused, requestSent: false, serviceTime: .zero))
+                return
+            }
+            Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+            connection = ClientConnection(fd: fd, pool: self)
+        }
+        connection.busySlot = busy.count
+        busy.append(connection)
+        scheduleSweep()
+        connection.begin(request, continuation, started: now)
+    }
+
+    /// Takes a connection off the busy list (swap-remove).
+    func leaveBusy(_ connection: ClientConnection) {
+        let slot = connection.busySlot
+        guard slot >= 0, slot < busy.count, busy[slot] === connection else { return }
+        let last = busy.removeLast()
+        if slot < busy.count {
+            busy[slot] = last
+            last.busySlot = slot
+        }
+        connection.busySlot = -1
+    }
+
+    func removeIdle(_ connection: ClientConnection) {
+        if let index = idle.lastIndex(where: { $0 === connection }) {
+            idle.remove(at: index)
+        }
+    }
+
+    private func scheduleSweep() {
+        guard !sweepScheduled else { return }
+        sweepScheduled = true
+        loop.schedule(at: MonotonicClock.now() &+ min(Self.sweepInterval, timeout)) { [self] in
+            sweepScheduled = false
+            let now = MonotonicClock.now()
+            var index = busy.count - 1
+            while index >= 0 {
+                if index < busy.count { busy[index].checkDeadline(now: now) }
+                index -= 1
+            }
+            if !busy.isEmpty { scheduleSweep() }
+        }
+    }
+
+    func closeAll() {
+        for connection in idle { connection.close() }
+        idle.removeAll()
+        for connection in busy { connection.fail(.connectionClosed) }
+        busy.removeAll()
+    }
+}
