@@ -2,6 +2,7 @@
 // bench/http.sh can put the two side by side. Not a user-facing tool.
 //
 //   survey-bench URL [--concurrency 50] [--duration 5] [--threads N] [--method POST --body '{…}']
+//                    [--ca-file PEM | --insecure]   (https: trust this CA, or verify nothing)
 //
 // Prints one line: requests, errors (by kind), seconds, req/s.
 import Foundation
@@ -20,6 +21,7 @@ var threads = EventLoopGroup.coreCount
 var url: String?
 var method = "GET"
 var body: [UInt8]?
+var tls = TLSConfiguration()
 while let argument = arguments.first {
     arguments.removeFirst()
     func value() -> String {
@@ -38,6 +40,10 @@ while let argument = arguments.first {
         method = value()
     case "--body", "-b":
         body = Array(value().utf8)
+    case "--ca-file":
+        tls.caFile = value()
+    case "--insecure":
+        tls.verify = false
     case "--threads", "-t":
         guard let number = Int(value()), number > 0 else { fail("--threads takes a positive number") }
         threads = number
@@ -47,12 +53,17 @@ while let argument = arguments.first {
     }
 }
 guard let url else { fail("usage: survey-bench URL [--concurrency 50] [--duration 5] [--threads N]") }
-guard case .success(let parsed) = HTTPTarget.parse(url) else { fail("'\(url)' is not an http:// URL") }
+guard case .success(let parsed) = HTTPTarget.parse(url) else { fail("'\(url)' is not an http:// or https:// URL") }
 let target = HTTPTarget(scheme: parsed.scheme, host: parsed.host, port: parsed.port)
 let path = parsed.basePath.isEmpty ? "/" : parsed.basePath
 
 let group = EventLoopGroup(threads: threads)
-let client = HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(5)))
+let client: HTTPClient
+do {
+    client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(timeout: .seconds(5), tls: tls))
+} catch {
+    fail(error.description)
+}
 let headers = body == nil ? [] : [HTTPHeader(name: "Content-Type", value: "application/json")]
 let template = HTTPRequest.Template(method: method, path: path, target: target, headers: headers)
 let requestBody = body

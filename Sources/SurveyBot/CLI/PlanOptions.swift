@@ -9,6 +9,8 @@ enum PlanOptions {
         OptionSpec("target", value: "url", help: "'builtin' or the survey API's base URL, like http://127.0.0.1:8080."),
         OptionSpec("seed", value: "n", help: "Seed for answer choice, order, jitter and builtin faults."),
         OptionSpec("set", value: "key.path=value", help: "Set any plan key, like retry.submit.attempts=4.", repeatable: true),
+        OptionSpec(
+            "insecure", help: "Accept any TLS certificate (tls.verify: false), with a warning: for a staging server's self-signed one."),
     ]
 
     private static let direct: Set<String> = ["concurrency", "respondents", "rate", "duration", "target", "seed"]
@@ -27,6 +29,7 @@ enum PlanOptions {
                 overrides.set(name, to: value, option: "--\(name)")
             }
         }
+        if arguments.flag("insecure") { overrides.set("tls.verify", to: "false", option: "--insecure", spelling: "--insecure") }
         return overrides
     }
 }

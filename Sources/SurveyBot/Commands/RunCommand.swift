@@ -22,9 +22,6 @@ enum RunCommand: Subcommand {
                 help: "Report formats, comma-separated: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".",
                 default: "the plan's report.formats"),
             OptionSpec("shard", value: "i/n", help: "Run the i-th of n equal slices of the load, for merging later."),
-            OptionSpec(
-                "insecure",
-                help: "Skip TLS certificate verification. Refused on Linux, where URLSession cannot skip it: verification stays on."),
             OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
         ])
 
@@ -42,10 +39,6 @@ enum RunCommand: Subcommand {
                 directory: arguments.value("out"), quiet: arguments.flag("quiet"))
         } catch {
             return spec.usageError(error.description, console: console)
-        }
-        if arguments.flag("insecure") {
-            console.printError("Error: --insecure is not available: TLS verification cannot be turned off on this platform's URLSession")
-            return .validationFailure
         }
         switch PlanLoader(environment: context.environment).load(path: path, overrides: overrides) {
         case .success(let plan):

@@ -2,10 +2,11 @@ import SurveyEngine
 
 /// Checks between keys, run once every key is read: each names the key to change, at its place.
 extension PlanDecoder {
-    mutating func check(_ plan: inout Plan) {
+    mutating func check(_ plan: inout Plan, root: SourceLocation) {
         checkLoad(plan)
         checkRetry(&plan)
         checkBuiltin(plan)
+        checkTLS(plan, root: root)
     }
 
     /// One load model: `respondents` (closed) or `rate`/`ramp` (open), with what each needs.
@@ -66,6 +67,30 @@ extension PlanDecoder {
                     "no answer for question\(missing.count == 1 ? "" : "s") \(list) of the builtin server's \(count), and no \"*\" answer for the rest",
                     at: answers.keyLocation)
             }
+        }
+    }
+
+    /// The TLS settings of an https target (or of the builtin server's https), with their files
+    /// read now: a CA file that holds no certificate, a key that does not fit its certificate,
+    /// or no OpenSSL on the machine are errors before anything is sent, at the key to change.
+    private mutating func checkTLS(_ plan: Plan, root: SourceLocation) {
+        switch plan.target {
+        case .url(let url) where url.scheme == .https: break
+        case .builtin where plan.builtin.tls != .off: break
+        default: return
+        }
+        do throws(TLSSetupError) {
+            _ = try TLSClientContext(plan.run.client.tls)
+        } catch {
+            let key =
+                switch error.subject {
+                case "CA file": "tls.ca_file"
+                case "client certificate": "tls.client_cert"
+                case "client key": "tls.client_key"
+                case "minimum TLS version": "tls.min_version"
+                default: plan.target == .builtin ? "builtin.tls" : "target"
+                }
+            self.error(error.description, at: seen[key]?.value.location ?? seen["target"]?.value.location ?? root)
         }
     }
 }

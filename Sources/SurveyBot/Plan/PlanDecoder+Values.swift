@@ -192,6 +192,10 @@ extension ValueKind where Value == String {
     static let readableFile = text.checked(summary: "path") { path in
         FileManager.default.isReadableFile(atPath: path) ? nil : "cannot read builtin.questions_file '\(path)'"
     }
+
+    /// The path of a file; whether it can be read, and is what it should be, is checked with
+    /// the rest of the TLS settings (`PlanDecoder+Checks.swift`).
+    static let readablePath = text.checked(summary: "path") { $0.isEmpty ? "a path cannot be empty" : nil }
 }
 
 extension ValueKind where Value == SurveyAPI.Call {
@@ -234,6 +238,13 @@ extension ValueKind where Value == ReferenceServerConfiguration.Questions {
                 return String(count)
             }, parse: { count.parse($0).map { .builtin(count: $0) } })
     }()
+}
+
+extension ValueKind where Value == ReferenceServerConfiguration.TLS {
+    /// `builtin.tls: true`: a self-signed certificate made at start.
+    static let builtinTLS = ValueKind(
+        expected: ValueKind<Bool>.boolean.expected, summary: "boolean", format: { $0 == .off ? "false" : "true" },
+        parse: { ValueKind<Bool>.boolean.parse($0).map { $0 ? .selfSigned : .off } })
 }
 
 extension ValueParse {

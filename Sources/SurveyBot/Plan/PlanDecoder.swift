@@ -16,7 +16,7 @@ struct PlanDecoder {
     mutating func decode(_ root: PlanNode, defaultName: String) -> Plan? {
         var plan = Plan.defaults(name: defaultName)
         decodeBlock(root, path: "", into: &plan)
-        check(&plan)
+        check(&plan, root: root.location)
         guard diagnostics.isEmpty else { return nil }
         plan.environmentKeys = environmentKeys
         return plan

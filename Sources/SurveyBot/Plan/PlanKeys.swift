@@ -3,7 +3,7 @@ import SurveyEngine
 /// Every key of the plan format, once: the table `PlanKey` describes. The order is the order of
 /// the key reference and of "known keys" in errors.
 enum PlanKeys {
-    static let all: [PlanKey] = topLevel + api + retry + builtin + report
+    static let all: [PlanKey] = topLevel + api + retry + tls + builtin + report
 
     /// The keys by path.
     static let byPath: [String: PlanKey] = Dictionary(all.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -59,6 +59,7 @@ enum PlanKeys {
             "answers", .entries, kind: "block", default: "every question answered `ok`", "what respondents answer, by question id",
             applyDefault: { $0.run.answers = AnswerBook(fallback: ["ok"]) }, decode: { $0.readAnswers($1, into: &$2) }),
         .block("retry", "retry policies"),
+        .block("tls", "how `https://` targets are verified, and the client's own certificate"),
         .custom(
             "thresholds", .entries, kind: "block", default: "none", "pass/fail criteria",
             applyDefault: { $0.thresholds = [] }, decode: { $0.readThresholds($1, into: &$2) }),
@@ -132,7 +133,7 @@ enum PlanKeys {
             .custom(
                 "\(base).on", kind: "list of conditions", default: "`\(defaults.retryOn)`",
                 "what is retried: exact status codes (`400`, `429`), classes (`4xx`, `5xx`), `timeout`, `connection` (refused, reset "
-                    + "or closed), `malformed`, or an error kind by name ("
+                    + "or closed), `tls` (handshake or certificate), `malformed`, or an error kind by name ("
                     + ErrorKind.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ")",
                 applyDefault: { $0.run.retry[endpoint].retryOn = defaults.retryOn },
                 decode: { decoder, entry, plan in
@@ -140,6 +141,25 @@ enum PlanKeys {
                 }),
         ]
     }
+
+    private static let tls: [PlanKey] = [
+        .value(
+            "tls.verify", .boolean, default: TLSConfiguration().verify, into: \.run.client.tls.verify,
+            "check the server's certificate chain, validity and host name; `false` (or `--insecure`) accepts any certificate and warns"),
+        .optional(
+            "tls.ca_file", .readablePath, default: "the system's certificates", into: \.run.client.tls.caFile,
+            "a PEM file of certificates to trust instead of the system's (for a private CA)"),
+        .optional(
+            "tls.client_cert", .readablePath, into: \.run.client.tls.clientCertificateFile,
+            "the client's certificate chain, PEM, for servers that ask for one; needs `client_key`"),
+        .optional("tls.client_key", .readablePath, into: \.run.client.tls.clientKeyFile, "the private key of `client_cert`, PEM"),
+        .optional(
+            "tls.server_name", .text, default: "the target's host", into: \.run.client.tls.serverName,
+            "the name sent as SNI and required in the certificate, when it differs from the target's host"),
+        .value(
+            "tls.min_version", .word, default: TLSConfiguration().minimumVersion, into: \.run.client.tls.minimumVersion,
+            "the oldest TLS version accepted"),
+    ]
 
     private static let builtin: [PlanKey] = [
         .value(
@@ -165,6 +185,9 @@ enum PlanKeys {
             "builtin.trickle", .positiveDuration("builtin.trickle"), default: ServerFaults().trickleInterval,
             into: \.builtin.faults.trickleInterval, "pause between the bytes of a slow answer"),
         .value("builtin.hang_rate", .fraction, default: 0, into: \.builtin.faults.hangRate, "requests never answered"),
+        .value(
+            "builtin.tls", .builtinTLS, default: .off, into: \.builtin.tls,
+            "serve https with a certificate made at start, which the run trusts (and only it): https rehearsed with no set-up"),
     ]
 
     private static let report: [PlanKey] = [

@@ -17,9 +17,10 @@ struct PlanOverrides: Sendable, Hashable {
 
     var isEmpty: Bool { overrides.isEmpty }
 
-    /// An override of one top-level key by its own option, such as `--concurrency 50`.
-    mutating func set(_ key: String, to value: String, option: String) {
-        overrides.append(Override(path: [key], value: value, spelling: "\(option) \(value)"))
+    /// An override of one key by its own option, such as `--concurrency 50`; `spelling` is the
+    /// option as typed, `option value` unless given (a flag such as `--insecure` has no value).
+    mutating func set(_ key: String, to value: String, option: String, spelling: String? = nil) {
+        overrides.append(Override(path: Self.keyPath(key), value: value, spelling: spelling ?? "\(option) \(value)"))
     }
 
     /// A `--set key.path=value` override. Throws a message when the text has no `=` or no key.

@@ -12,7 +12,6 @@ extension RunReport {
         var seed: UInt64
         var shard: Shard
         var interrupted: Bool
-        var insecure: Bool
     }
 
     /// Builds the report of a run from its metrics, and evaluates the plan's thresholds on it.
@@ -26,7 +25,7 @@ extension RunReport {
             shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: seconds),
-            thresholds: [], plan: PlanRecord(plan, insecure: facts.insecure))
+            thresholds: [], plan: PlanRecord(plan))
         report.evaluateThresholds(plan.thresholds)
         return report
     }

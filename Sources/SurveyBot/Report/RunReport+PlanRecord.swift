@@ -1,7 +1,7 @@
 import SurveyEngine
 
 extension RunReport.PlanRecord {
-    init(_ plan: Plan, insecure: Bool) {
+    init(_ plan: Plan) {
         let secret = plan.environmentKeys
         func shown(_ path: String, _ value: String) -> String { secret.contains(path) ? RunReport.redacted : value }
         name = shown("name", plan.name)
@@ -70,6 +70,6 @@ extension RunReport.PlanRecord {
         } else {
             builtin = nil
         }
-        self.insecure = insecure
+        insecure = !plan.run.client.tls.verify
     }
 }

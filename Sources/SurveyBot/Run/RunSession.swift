@@ -90,12 +90,14 @@ final class RunSession {
         var configuration = plan.run
         configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
         configuration.shard = options.shard
-        let target = try await startTarget(seed: configuration.seed ?? 0, group: group)
+        let target = try await startTarget(seed: configuration.seed ?? 0, group: group, client: &configuration.client)
 
-        let transport: any Transport =
-            target.scheme == .https
-            ? URLSessionTransport(target: target, concurrency: configuration.concurrency, configuration: configuration.client)
-            : HTTPClient(target: target, group: group, configuration: configuration.client)
+        let transport: HTTPClient
+        do throws(TLSSetupError) {
+            transport = try HTTPClient(target: target, group: group, configuration: configuration.client)
+        } catch {
+            throw SetupError(description: error.description)
+        }
         onStop("transport") { await transport.shutdown() }
 
         let coordinator = RunCoordinator(configuration: configuration, target: target, transport: transport, executors: group.loops)
@@ -107,6 +109,12 @@ final class RunSession {
             let progress = ProgressLine(coordinator: coordinator, load: configuration.load, shard: options.shard, console: console)
             onStop("progress line") { await progress.stop() }
         }
+        if target.scheme == .https && !configuration.client.tls.verify {
+            // Said even with --quiet: a run that trusts anyone must not look like one that does not.
+            console.printError(
+                "warning: TLS certificates are not verified (--insecure or tls.verify: false): this run cannot tell \(target.host) from an impostor"
+            )
+        }
         if !options.quiet {
             let place = plan.target == .builtin ? "builtin server at \(target)" : target.description
             console.printError("survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary)")
@@ -116,15 +124,17 @@ final class RunSession {
         let result = await coordinator.run()
         let facts = RunReport.RunFacts(
             plan: plan, target: plan.target == .builtin ? "builtin" : target.description, startedAt: startedAt, endedAt: Date(),
-            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
-            insecure: false)
+            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted)
         let report = RunReport.make(metrics: result.metrics, facts: facts)
         output.finish(report, started: startedAt)
         return report
     }
 
-    /// The URL to send to: the plan's, or the builtin server's once it is started.
-    private func startTarget(seed: UInt64, group: EventLoopGroup) async throws(SetupError) -> HTTPTarget {
+    /// The URL to send to: the plan's, or the builtin server's once it is started — whose
+    /// self-signed certificate, with `builtin.tls`, the client then trusts, and only it.
+    private func startTarget(seed: UInt64, group: EventLoopGroup, client: inout HTTPClientConfiguration) async throws(SetupError)
+        -> HTTPTarget
+    {
         guard case .builtin = plan.target else {
             if case .url(let url) = plan.target { return url }
             throw SetupError(description: "no target")
@@ -144,7 +154,8 @@ final class RunSession {
             throw SetupError(
                 description: "\(path): the plan has no answer for question\(missing.count == 1 ? "" : "s") \(list) and no \"*\" fallback")
         }
-        return HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        if let certificate = server.certificatePEM { client.tls.trustedCertificates = [certificate] }
+        return server.target
     }
 
     /// The first SIGINT or SIGTERM stops starting respondents; the second exits at once.

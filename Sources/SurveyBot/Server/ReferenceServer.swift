@@ -36,15 +36,39 @@ final class ReferenceServer: Sendable {
         let state = ReferenceServerState(
             configuration: configuration, questions: questions, rawQuestions: rawBody, loops: group.loops.count)
         self.state = state
+        let tls: TLSServerContext?
+        do throws(TLSSetupError) {
+            switch configuration.tls {
+            case .off:
+                (tls, certificatePEM) = (nil, nil)
+            case .selfSigned:
+                let (context, certificate) = try TLSServerContext.selfSigned()
+                (tls, certificatePEM) = (context, certificate)
+            case .files(let certificate, let key):
+                (tls, certificatePEM) = (try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key), nil)
+            }
+        } catch {
+            throw StartError(description: error.description)
+        }
         do {
-            server = try HTTPServer(host: host, port: port, group: group, unanswered: { state.countUnanswered($0) }) { request in
-                state.handle(request)
+            server = try HTTPServer(host: host, port: port, group: group, tls: tls, unanswered: { state.countUnanswered($0) }) {
+                request in state.handle(request)
             }
         } catch {
             throw StartError(description: error.description)
         }
         state.server.withLock { $0 = WeakServer(server) }
     }
+
+    /// The certificate a self-signed server made at start, as PEM: what a client trusts to
+    /// reach it. Nil for http and for a certificate from files.
+    let certificatePEM: String?
+
+    /// `http` or `https`.
+    var scheme: HTTPTarget.Scheme { configuration.tls == .off ? .http : .https }
+
+    /// Its URL on loopback, as a run's target.
+    var target: HTTPTarget { HTTPTarget(scheme: scheme, host: "127.0.0.1", port: port) }
 
     /// The port it listens on.
     var port: Int { server.port }

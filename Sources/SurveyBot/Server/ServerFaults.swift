@@ -50,9 +50,21 @@ struct ReferenceServerConfiguration: Sendable, Hashable {
         case raw(String)
     }
 
+    /// Whether the server speaks https, and with which certificate.
+    enum TLS: Sendable, Hashable {
+        /// Plain http.
+        case off
+        /// A certificate made at start for `localhost`, `127.0.0.1` and `::1`, valid for a day:
+        /// `builtin.tls: true`, https with zero set-up. Whoever starts the server trusts exactly it.
+        case selfSigned
+        /// A PEM certificate chain and its key (`serve --tls-cert FILE --tls-key FILE`).
+        case files(certificate: String, key: String)
+    }
+
     var questions: Questions = .builtin(count: 10)
     var faults = ServerFaults()
     var seed: UInt64 = 0
+    var tls = TLS.off
 
     init() {}
 }

@@ -4,9 +4,13 @@ import CEpoll
     import Glibc
 #endif
 
-/// One TCP connection of the client and the exchange it carries.
+/// One connection of the client — TCP, and TLS over it for https — and the exchange it carries.
+///
+/// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`,
+/// is registered on that one loop, and is always in exactly one of its pool's lists (busy or
+/// idle) or closed.
 final class ClientConnection: EventHandler {
-    private enum Phase { case connecting, busy, idle, closed }
+    private enum Phase { case connecting, handshaking, busy, idle, closed }
 
     let fd: Int32
     unowned let pool: ConnectionPool
@@ -14,15 +18,21 @@ final class ClientConnection: EventHandler {
     private var token: UInt64 = 0
     private var registered = false
     private var phase = Phase.connecting
+    private var stream: SocketStream
     private var parser: HTTPMessageParser
     private var output: [UInt8] = []
     private var written = 0
-    private var watchingWritable = false
+    private var watching: SocketStream.Wait = .readable
     private var peerClosed = false
     private var continuation: UnsafeContinuation<TransportOutcome, Never>?
     private var started: UInt64 = 0
     private var connectDeadline: UInt64 = 0
     private var deadline: UInt64 = 0
+    /// The current attempt's connection, as the report sees it.
+    private var info = ConnectionInfo.reused
+    private var connectedAt: UInt64 = 0
+    /// Whether the session has been saved for resumption since the handshake.
+    private var sessionSaved = false
 
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
     private static let writable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue
@@ -30,6 +40,7 @@ final class ClientConnection: EventHandler {
     init(fd: Int32, pool: ConnectionPool) {
         self.fd = fd
         self.pool = pool
+        stream = SocketStream(fd: fd, tls: nil)
         parser = HTTPMessageParser(role: .response, maxHeadBytes: pool.maxHeadBytes, maxBodyBytes: pool.maxBodyBytes)
     }
 
@@ -43,6 +54,7 @@ final class ClientConnection: EventHandler {
         parser.isHeadRequest = request.template.method == "HEAD"
         encode(request)
         if phase == .idle {
+            info = .reused
             phase = .busy
             flush()
         } else {
@@ -79,41 +91,84 @@ final class ClientConnection: EventHandler {
     private static let crlfCrlf: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
     private static let crlf: [UInt8] = [0x0D, 0x0A]
 
+    // MARK: Connecting
+
     private func connect() {
         guard let address = pool.address else { return fail(.dns) }
         let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         if result == 0 {
             token = pool.loop.register(fd, events: Self.readable, handler: self)
             registered = true
-            phase = .busy
-            flush()
-            return
+            return connected()
         }
         let error = errno
         guard error == EINPROGRESS else { return fail(Self.kind(forConnectError: error)) }
         token = pool.loop.register(fd, events: Self.writable, handler: self)
         registered = true
-        watchingWritable = true
+        watching = .writable
         phase = .connecting
     }
+
+    /// The TCP connection is up: send the request, or for https first shake hands.
+    private func connected() {
+        connectedAt = MonotonicClock.now()
+        let connectTime = Duration.nanoseconds(Int64(connectedAt &- started))
+        guard let context = pool.tls else {
+            info = ConnectionInfo(reused: false, connectTime: connectTime)
+            phase = .busy
+            return flush()
+        }
+        let session: TLSSession
+        do throws(TLSFailure) {
+            session = try TLSSession(client: context, fd: fd, host: pool.host, resuming: pool.savedSession)
+        } catch {
+            return fail(.tlsHandshake, detail: error.reason)
+        }
+        stream = SocketStream(fd: fd, tls: session)
+        info = ConnectionInfo(reused: false, connectTime: connectTime)
+        phase = .handshaking
+        shakeHands(session)
+    }
+
+    private func shakeHands(_ session: TLSSession) {
+        switch session.handshake() {
+        case .done:
+            info.tlsHandshakeTime = .nanoseconds(Int64(MonotonicClock.now() &- connectedAt))
+            info.tls = "\(session.protocolVersion) \(session.cipher ?? "")"
+            phase = .busy
+            flush()
+        case .wantRead:
+            watch(.readable)
+        case .wantWrite:
+            watch(.writable)
+        case .failed(let failure):
+            fail(failure.kind == .certificate ? .tlsCertificate : .tlsHandshake, detail: failure.reason)
+        }
+    }
+
+    // MARK: Events
 
     func handleEvents(_ events: UInt32) {
         switch phase {
         case .closed:
             return
         case .idle:
-            // An idle connection has nothing to say: the server closed it, or broke the protocol.
+            // An idle connection has nothing to say: the server closed it or broke the protocol —
+            // unless TLS 1.3 session tickets arrived, which the session takes in silence.
+            if stream.tls != nil, case .wait = stream.read(into: pool.loop.readBuffer) { return }
             pool.removeIdle(self)
             close()
         case .connecting:
             let error = Sockets.pendingError(fd)
             if error != 0 { return fail(Self.kind(forConnectError: error)) }
             guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
-            phase = .busy
-            flush()
+            connected()
+        case .handshaking:
+            if let session = stream.tls { shakeHands(session) }
         case .busy:
             if events & EPOLLRDHUP.rawValue != 0 { peerClosed = true }
-            if events & EPOLLOUT.rawValue != 0 && written < output.count {
+            // TLS may need to read before it can write, so a pending write is tried on any event.
+            if written < output.count && (events & EPOLLOUT.rawValue != 0 || stream.tls != nil) {
                 flush()
                 guard phase == .busy else { return }
             }
@@ -123,48 +178,46 @@ final class ClientConnection: EventHandler {
         }
     }
 
+    private func watch(_ wait: SocketStream.Wait) {
+        guard wait != watching else { return }
+        pool.loop.modify(fd, token: token, events: wait == .writable ? Self.writable : Self.readable)
+        watching = wait
+    }
+
     private func flush() {
-        switch Sockets.write(fd, output, from: &written) {
-        case .done:
-            break
-        case .wouldBlock:
-            if !watchingWritable {
-                pool.loop.modify(fd, token: token, events: Self.writable)
-                watchingWritable = true
-            }
-            return
-        case .failed(let error):
-            return fail(error == ECONNRESET ? .connectionReset : .connectionClosed)
-        }
-        if watchingWritable {
-            pool.loop.modify(fd, token: token, events: Self.readable)
-            watchingWritable = false
+        switch stream.write(output, from: &written) {
+        case .done: watch(.readable)
+        case .wait(let wait): watch(wait)
+        case .failed(let failure): fail(failure)
         }
     }
 
     private func receive() {
         let buffer = pool.loop.readBuffer
-        let count = recv(fd, buffer.baseAddress, buffer.count, 0)
-        if count > 0 {
-            switch parser.parse(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)) {
-            case .needMore:
-                return
-            case .complete(let consumed):
-                // Bytes after the response, or a close already seen: not safe to reuse.
-                complete(reusable: parser.keepAlive && consumed == count && !peerClosed)
+        while phase == .busy {
+            switch stream.read(into: buffer) {
+            case .bytes(let count):
+                switch parser.parse(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)) {
+                case .needMore:
+                    // Through TLS, more may wait inside the session with no event to say so.
+                    if stream.tls == nil { return }
+                case .complete(let consumed):
+                    // Bytes after the response, or a close already seen: not safe to reuse.
+                    return complete(reusable: parser.keepAlive && consumed == count && !peerClosed)
+                case .failed(let failure):
+                    return fail(Self.kind(for: failure))
+                }
+            case .wait(let wait):
+                return watch(wait)
+            case .closed:
+                switch parser.finishAtEndOfStream() {
+                case .complete: return complete(reusable: false)
+                case .failed(let failure): return fail(Self.kind(for: failure))
+                case .needMore: return fail(.connectionClosed)
+                }
             case .failed(let failure):
-                fail(Self.kind(for: failure))
+                return fail(failure)
             }
-        } else if count == 0 {
-            switch parser.finishAtEndOfStream() {
-            case .complete: complete(reusable: false)
-            case .failed(let failure): fail(Self.kind(for: failure))
-            case .needMore: fail(.connectionClosed)
-            }
-        } else {
-            let error = errno
-            if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return }
-            fail(error == ECONNREFUSED ? .connectionRefused : .connectionReset)
         }
     }
 
@@ -172,6 +225,11 @@ final class ClientConnection: EventHandler {
     /// close may still be on its way, unseen by epoll) and has sent nothing unasked.
     func isStillOpen() -> Bool {
         guard phase == .idle, !peerClosed else { return false }
+        if stream.tls != nil {
+            // Peeking at the socket would see TLS records; the session says what they are.
+            if case .wait = stream.read(into: pool.loop.readBuffer) { return true }
+            return false
+        }
         var byte: UInt8 = 0
         let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -183,12 +241,19 @@ final class ClientConnection: EventHandler {
         }
     }
 
+    // MARK: Ending an attempt
+
     private func complete(reusable: Bool) {
         pool.leaveBusy(self)
+        if let session = stream.tls, !sessionSaved {
+            // TLS 1.3 sends its tickets after the handshake: the first response has brought them.
+            pool.savedSession = session.saveForResumption() ?? pool.savedSession
+            sessionSaved = true
+        }
         let response = TransportResponse(
             status: parser.status, body: parser.collectBody ? parser.body : [],
             retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) })
-        let outcome = TransportOutcome.response(response, serviceTime: elapsed())
+        let outcome = TransportOutcome.response(response, serviceTime: elapsed(), connection: info)
         let continuation = self.continuation
         self.continuation = nil
         if reusable {
@@ -200,13 +265,21 @@ final class ClientConnection: EventHandler {
         continuation?.resume(returning: outcome)
     }
 
-    func fail(_ kind: ErrorKind) {
+    private func fail(_ failure: SocketStream.Failure) {
+        switch failure {
+        case .system(let error): fail(error == ECONNRESET ? .connectionReset : .connectionClosed)
+        case .tls(let failure): fail(.tlsHandshake, detail: failure.reason)
+        }
+    }
+
+    func fail(_ kind: ErrorKind, detail: String? = nil) {
         pool.leaveBusy(self)
-        let sent = phase != .connecting && written > 0
-        let outcome = TransportOutcome.failure(kind, requestSent: sent, serviceTime: elapsed())
+        let sent = phase != .connecting && phase != .handshaking && written > 0
+        let connection = phase == .connecting ? nil : info
+        let outcome = TransportOutcome.failure(kind, requestSent: sent, serviceTime: elapsed(), detail: detail, connection: connection)
         let continuation = self.continuation
         self.continuation = nil
-        close()
+        close(cleanly: false)
         continuation?.resume(returning: outcome)
     }
 
@@ -214,10 +287,13 @@ final class ClientConnection: EventHandler {
         .nanoseconds(Int64(MonotonicClock.now() &- started))
     }
 
-    func close() {
+    /// Closes the connection; a clean close of an https connection says goodbye (close_notify).
+    func close(cleanly: Bool = true) {
         guard phase != .closed else { return }
+        if cleanly, phase == .idle || phase == .busy { stream.tls?.shutdown() }
         if registered { pool.loop.deregister(fd, token: token) }
         phase = .closed
+        stream = SocketStream(fd: fd, tls: nil)
         Glibc.close(fd)
     }
 

@@ -9,6 +9,12 @@ import CEpoll
 final class ConnectionPool: @unchecked Sendable {
     unowned let loop: EventLoop
     let address: SocketAddress?
+    /// The https target's TLS context, shared by every loop; nil for http.
+    let tls: TLSClientContext?
+    /// The target's host, for SNI and the certificate check.
+    let host: String
+    /// The session of this loop's last https connection, offered for resumption by the next.
+    var savedSession: TLSSavedSession?
     let timeout: UInt64
     let connectTimeout: UInt64
     let maxBodyBytes: Int
@@ -20,9 +26,11 @@ final class ConnectionPool: @unchecked Sendable {
     /// How often deadlines are checked: a timeout fires at most this late.
     private static let sweepInterval: UInt64 = 5_000_000
 
-    init(loop: EventLoop, address: SocketAddress?, configuration: HTTPClientConfiguration) {
+    init(loop: EventLoop, address: SocketAddress?, host: String, tls: TLSClientContext?, configuration: HTTPClientConfiguration) {
         self.loop = loop
         self.address = address
+        self.host = host
+        self.tls = tls
         timeout = configuration.timeout.clampedNanoseconds
         connectTimeout = min(configuration.connectTimeout?.clampedNanoseconds ?? timeout, timeout)
         maxBodyBytes = configuration.maxBodyBytes
@@ -99,6 +107,7 @@ final class ConnectionPool: @unchecked Sendable {
         for connection in idle { connection.close() }
         idle.removeAll()
         for connection in busy { connection.fail(.connectionClosed) }
+        savedSession = nil
         busy.removeAll()
     }
 }

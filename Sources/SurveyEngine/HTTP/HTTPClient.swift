@@ -4,9 +4,9 @@ import CEpoll
     import Glibc
 #endif
 
-/// An HTTP/1.1 client for `http://` targets on the project's event loops: non-blocking
-/// sockets, keep-alive connections pooled per loop, requests written from prebuilt bytes,
-/// responses parsed as bytes.
+/// An HTTP/1.1 client for `http://` and `https://` targets on the project's event loops:
+/// non-blocking sockets, TLS from the system's OpenSSL stepped by the same loops, keep-alive
+/// connections pooled per loop, requests written from prebuilt bytes, responses parsed as bytes.
 ///
 /// A task whose executor preference is one of the group's loops sends and receives on that
 /// loop's thread and resumes there: no thread hop per request. Other callers are served by the
@@ -22,12 +22,20 @@ public final class HTTPClient: Transport {
     private let group: EventLoopGroup
     private let pools: [ConnectionPool]
 
-    public init(target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration = .init()) {
+    /// A client of `target` on the loops of `group`. For an https target the TLS context is
+    /// made here, once, from `configuration.tls`.
+    ///
+    /// - Throws: `TLSSetupError` naming the file and the reason when a CA file, client
+    ///   certificate or key cannot be used, or when OpenSSL's libssl is not installed.
+    public init(target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration = .init()) throws(TLSSetupError) {
         self.target = target
         self.group = group
         resolution = SocketAddress.resolve(host: target.host, port: target.port)
         let address = try? resolution.get().first
-        pools = group.loops.map { ConnectionPool(loop: $0, address: address, configuration: configuration) }
+        let tls = target.scheme == .https ? try TLSClientContext(configuration.tls) : nil
+        pools = group.loops.map {
+            ConnectionPool(loop: $0, address: address, host: target.host, tls: tls, configuration: configuration)
+        }
     }
 
     public func send(_ request: HTTPRequest) async -> TransportOutcome {

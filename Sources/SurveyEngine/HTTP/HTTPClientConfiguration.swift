@@ -8,11 +8,17 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     public var maxBodyBytes: Int
     /// Longer status line plus headers is `malformed_response`.
     public var maxHeadBytes = 64 * 1024
+    /// How `https://` targets are verified and whom the client says it is; unused for `http://`.
+    public var tls: TLSConfiguration
 
-    /// Limits; 5 s and 1 MiB unless given.
-    public init(timeout: Duration = .seconds(5), connectTimeout: Duration? = nil, maxBodyBytes: Int = 1 << 20) {
+    /// Limits; 5 s and 1 MiB, and TLS verified against the system's certificates, unless given.
+    public init(
+        timeout: Duration = .seconds(5), connectTimeout: Duration? = nil, maxBodyBytes: Int = 1 << 20,
+        tls: TLSConfiguration = TLSConfiguration()
+    ) {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.maxBodyBytes = maxBodyBytes
+        self.tls = tls
     }
 }

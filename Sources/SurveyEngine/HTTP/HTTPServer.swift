@@ -40,10 +40,11 @@ public final class HTTPServer: Sendable {
     private let states: [ServerLoopState]
     private let counters: ServerCounters
 
-    /// Binds `host:port` and starts accepting on every loop of `group`.
+    /// Binds `host:port` and starts accepting on every loop of `group`; with `tls`, every
+    /// connection speaks TLS with that context's certificate (https).
     public init(
-        host: String, port: Int, group: EventLoopGroup, limits: Limits = .init(), unanswered: UnansweredHandler? = nil,
-        handler: @escaping Handler
+        host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
+        unanswered: UnansweredHandler? = nil, handler: @escaping Handler
     ) throws(StartError) {
         let resolved: SocketAddress
         switch SocketAddress.resolve(host: host, port: port) {
@@ -70,7 +71,8 @@ public final class HTTPServer: Sendable {
         let counters = ServerCounters()
         self.counters = counters
         states = group.loops.map {
-            ServerLoopState(loop: $0, listenFD: fd, limits: limits, handler: handler, unanswered: unanswered, counters: counters)
+            ServerLoopState(
+                loop: $0, listenFD: fd, tls: tls, limits: limits, handler: handler, unanswered: unanswered, counters: counters)
         }
         for state in states {
             state.loop.execute { state.startAccepting() }
@@ -88,6 +90,9 @@ public final class HTTPServer: Sendable {
 
     /// Requests refused for breaking the protocol or the limits (answered 400, 413 or 431).
     public var requestsRejected: Int { counters.rejected.load(ordering: .relaxed) }
+
+    /// Connections whose TLS handshake failed (https only).
+    public var tlsHandshakesFailed: Int { counters.tlsFailures.load(ordering: .relaxed) }
 
     /// Stops accepting, closes every connection, and closes the listening socket.
     public func shutdown() async {
@@ -107,12 +112,14 @@ final class ServerCounters: Sendable {
     let accepted = Atomic<Int>(0)
     let open = Atomic<Int>(0)
     let rejected = Atomic<Int>(0)
+    let tlsFailures = Atomic<Int>(0)
 }
 
 /// One loop's part of the server: its registration of the listening socket and its connections.
 final class ServerLoopState: EventHandler, @unchecked Sendable {
     unowned let loop: EventLoop
     let listenFD: Int32
+    let tls: TLSServerContext?
     let limits: HTTPServer.Limits
     let handler: HTTPServer.Handler
     let unanswered: HTTPServer.UnansweredHandler?
@@ -122,11 +129,12 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     private var accepting = false
 
     init(
-        loop: EventLoop, listenFD: Int32, limits: HTTPServer.Limits, handler: @escaping HTTPServer.Handler,
+        loop: EventLoop, listenFD: Int32, tls: TLSServerContext?, limits: HTTPServer.Limits, handler: @escaping HTTPServer.Handler,
         unanswered: HTTPServer.UnansweredHandler?, counters: ServerCounters
     ) {
         self.loop = loop
         self.listenFD = listenFD
+        self.tls = tls
         self.limits = limits
         self.handler = handler
         self.unanswered = unanswered
@@ -143,9 +151,18 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
             let fd = cepoll_accept_nonblocking(listenFD)
             guard fd >= 0 else { return }
             Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+            var session: TLSSession?
+            if let tls {
+                guard let made = try? TLSSession(server: tls, fd: fd) else {
+                    close(fd)
+                    counters.tlsFailures.add(1, ordering: .relaxed)
+                    continue
+                }
+                session = made
+            }
             counters.accepted.add(1, ordering: .relaxed)
             counters.open.add(1, ordering: .relaxed)
-            let connection = ServerConnection(fd: fd, state: self)
+            let connection = ServerConnection(fd: fd, state: self, tls: session)
             connection.slot = connections.count
             connections.append(connection)
             connection.open()

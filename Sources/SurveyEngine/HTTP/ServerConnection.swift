@@ -4,12 +4,16 @@ import CEpoll
     import Glibc
 #endif
 
-/// One accepted connection: reads requests, hands them to the handler, carries out its action.
+/// One accepted connection — TCP, and TLS over it when the server has a certificate: reads
+/// requests, hands them to the handler, carries out its action. Loop thread only.
 final class ServerConnection: EventHandler {
     let fd: Int32
     unowned let state: ServerLoopState
     var slot = -1
     private var token: UInt64 = 0
+    private var stream: SocketStream
+    /// The TLS handshake is not done yet: nothing is read as HTTP.
+    private var handshaking: Bool
     private var parser: HTTPMessageParser
     /// Bytes read while a response was pending (pipelined requests).
     private var pending: [UInt8] = []
@@ -24,9 +28,12 @@ final class ServerConnection: EventHandler {
 
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
-    init(fd: Int32, state: ServerLoopState) {
+    /// A connection over `fd`, through `tls` when given (its handshake still to come).
+    init(fd: Int32, state: ServerLoopState, tls: TLSSession? = nil) {
         self.fd = fd
         self.state = state
+        stream = SocketStream(fd: fd, tls: tls)
+        handshaking = tls != nil
         parser = HTTPMessageParser(role: .request, maxHeadBytes: state.limits.maxHeadBytes, maxBodyBytes: state.limits.maxBodyBytes)
     }
 
@@ -36,7 +43,14 @@ final class ServerConnection: EventHandler {
 
     func handleEvents(_ events: UInt32) {
         guard !closed else { return }
-        if events & EPOLLOUT.rawValue != 0 && written < output.count {
+        if handshaking {
+            shakeHands()
+            guard !handshaking, !closed else { return }
+            // The first request may have come with the handshake's last flight.
+            return receive()
+        }
+        // TLS may need to read before it can write, so a pending write is tried on any event.
+        if written < output.count && (events & EPOLLOUT.rawValue != 0 || stream.tls != nil) {
             flush()
             if closed { return }
         }
@@ -45,27 +59,50 @@ final class ServerConnection: EventHandler {
         }
     }
 
+    private func shakeHands() {
+        guard let session = stream.tls else { return }
+        switch session.handshake() {
+        case .done:
+            handshaking = false
+            watch(writable: false)
+        case .wantRead:
+            watch(writable: false)
+        case .wantWrite:
+            watch(writable: true)
+        case .failed:
+            state.counters.tlsFailures.add(1, ordering: .relaxed)
+            close(reset: false)
+        }
+    }
+
+    private func watch(writable: Bool) {
+        guard writable != watchingWritable else { return }
+        state.loop.modify(fd, token: token, events: writable ? Self.readable | EPOLLOUT.rawValue : Self.readable)
+        watchingWritable = writable
+    }
+
     private func receive() {
         let buffer = state.loop.readBuffer
-        let count = recv(fd, buffer.baseAddress, buffer.count, 0)
-        if count > 0 {
-            if draining {
-                drain(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+        while !closed {
+            switch stream.read(into: buffer) {
+            case .bytes(let count):
+                let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)
+                if draining {
+                    drain(bytes)
+                } else if answering || !pending.isEmpty {
+                    pending.append(contentsOf: bytes)
+                    if pending.count > state.limits.maxHeadBytes + state.limits.maxBodyBytes { close(reset: true) }
+                } else {
+                    process(bytes)
+                }
+                // Through TLS, more may wait inside the session with no event to say so.
+                if stream.tls == nil { return }
+            case .wait(let wait):
+                if wait == .writable { watch(writable: true) }
                 return
+            case .closed, .failed:
+                return close(reset: false)
             }
-            let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)
-            if answering || !pending.isEmpty {
-                pending.append(contentsOf: bytes)
-                if pending.count > state.limits.maxHeadBytes + state.limits.maxBodyBytes { close(reset: true) }
-                return
-            }
-            process(bytes)
-        } else if count == 0 {
-            close(reset: false)
-        } else {
-            let error = errno
-            if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return }
-            close(reset: false)
         }
     }
 
@@ -188,21 +225,13 @@ final class ServerConnection: EventHandler {
     }
 
     private func flush() {
-        switch Sockets.write(fd, output, from: &written) {
+        switch stream.write(output, from: &written) {
         case .done:
-            break
-        case .wouldBlock:
-            if !watchingWritable {
-                state.loop.modify(fd, token: token, events: Self.readable | EPOLLOUT.rawValue)
-                watchingWritable = true
-            }
-            return
+            watch(writable: false)
+        case .wait(let wait):
+            return watch(writable: wait == .writable)
         case .failed:
             return close(reset: false)
-        }
-        if watchingWritable {
-            state.loop.modify(fd, token: token, events: Self.readable)
-            watchingWritable = false
         }
         if closeAfterWrite && !answering { closeGracefully() }
     }
@@ -212,6 +241,7 @@ final class ServerConnection: EventHandler {
     private func closeGracefully() {
         guard !draining, !closed else { return }
         draining = true
+        stream.tls?.shutdown()
         shutdown(fd, Int32(SHUT_WR))
         parser.reset()
         if !pending.isEmpty {
@@ -227,6 +257,7 @@ final class ServerConnection: EventHandler {
     func close(reset: Bool, notify: Bool = true) {
         guard !closed else { return }
         closed = true
+        stream = SocketStream(fd: fd, tls: nil)
         state.loop.deregister(fd, token: token)
         if reset { Sockets.closeWithReset(fd) } else { Glibc.close(fd) }
         if notify { state.remove(self) }

@@ -27,7 +27,7 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Every word `add` understands besides status codes and classes.
-    public static let errorNames: [String] = ["connection", "malformed"] + ErrorKind.allCases.map(\.rawValue)
+    public static let errorNames: [String] = ["connection", "malformed", "tls"] + ErrorKind.allCases.map(\.rawValue)
 
     public mutating func add(_ name: String) throws(UnknownName) {
         let lower = name.lowercased()
@@ -41,6 +41,8 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
             }
         } else if lower == "connection" {
             errors.formUnion([.connectionRefused, .connectionReset, .connectionClosed])
+        } else if lower == "tls" {
+            errors.formUnion([.tlsHandshake, .tlsCertificate])
         } else if lower == "malformed" {
             errors.insert(.malformedResponse)
         } else if let kind = ErrorKind(rawValue: lower) {

@@ -17,9 +17,6 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case bodyTooLarge = "body_too_large"
     /// The target's host name did not resolve.
     case dns
-    /// The TLS handshake or certificate check failed (https targets), as URLSession reports it:
-    /// it cannot tell the two apart.
-    case tls
     /// The TLS protocol failed (https targets): an alert such as a version or cipher the two ends
     /// do not share, a broken record, or the server closing during the handshake.
     case tlsHandshake = "tls_handshake"

@@ -1,5 +1,5 @@
 /// Sends one HTTP request and says what came of it. The engine does not care which client runs
-/// behind it: the event-loop client for `http://`, URLSession for `https://`, or a scripted fake
+/// behind it: the event-loop client (`HTTPClient`, http and https), or a scripted fake
 /// in tests.
 public protocol Transport: Sendable {
     /// One attempt: a response, or the reason there is none. Never throws: a failure is data.
@@ -70,10 +70,37 @@ public struct TransportFailure: Error, Sendable, Equatable {
     public var kind: ErrorKind
     /// Whether any of the request reached the wire: a request never sent is always safe to retry.
     public var requestSent: Bool
+    /// What a person needs to know beyond the kind, such as why a certificate was refused
+    /// ("certificate has expired"); nil when the kind says it all.
+    public var detail: String?
 
-    public init(_ kind: ErrorKind, requestSent: Bool) {
+    public init(_ kind: ErrorKind, requestSent: Bool, detail: String? = nil) {
         self.kind = kind
         self.requestSent = requestSent
+        self.detail = detail
+    }
+}
+
+/// The connection an attempt went over: kept alive from an earlier attempt, or opened for this
+/// one — then how long its connect and TLS handshake took, and what TLS agreed.
+public struct ConnectionInfo: Sendable, Equatable {
+    /// Whether the connection was kept alive from an earlier attempt.
+    public var reused: Bool
+    /// From the attempt's start to the TCP connection's, for a new connection.
+    public var connectTime: Duration?
+    /// From the TCP connection to the end of the TLS handshake, for a new https connection.
+    public var tlsHandshakeTime: Duration?
+    /// The protocol version and cipher suite of a new https connection: "TLSv1.3 TLS_AES_256_GCM_SHA384".
+    public var tls: String?
+
+    /// A connection kept alive from an earlier attempt.
+    public static let reused = ConnectionInfo(reused: true)
+
+    public init(reused: Bool, connectTime: Duration? = nil, tlsHandshakeTime: Duration? = nil, tls: String? = nil) {
+        self.reused = reused
+        self.connectTime = connectTime
+        self.tlsHandshakeTime = tlsHandshakeTime
+        self.tls = tls
     }
 }
 
@@ -84,20 +111,29 @@ public struct TransportOutcome: Sendable, Equatable {
     /// From the attempt's start (the connect, or the first byte sent on a kept-alive
     /// connection) to the last byte of the response, or to the failure.
     public var serviceTime: Duration
+    /// The connection the attempt went over; nil when it never had one (a name that did not
+    /// resolve, no descriptor left) or the transport does not say.
+    public var connection: ConnectionInfo?
 
     /// An outcome.
-    public init(_ result: Result<TransportResponse, TransportFailure>, serviceTime: Duration) {
+    public init(_ result: Result<TransportResponse, TransportFailure>, serviceTime: Duration, connection: ConnectionInfo? = nil) {
         self.result = result
         self.serviceTime = serviceTime
+        self.connection = connection
     }
 
     /// A response that took `serviceTime`.
-    public static func response(_ response: TransportResponse, serviceTime: Duration) -> TransportOutcome {
-        TransportOutcome(.success(response), serviceTime: serviceTime)
+    public static func response(_ response: TransportResponse, serviceTime: Duration, connection: ConnectionInfo? = nil)
+        -> TransportOutcome
+    {
+        TransportOutcome(.success(response), serviceTime: serviceTime, connection: connection)
     }
 
     /// A failure of `kind` after `serviceTime`.
-    public static func failure(_ kind: ErrorKind, requestSent: Bool, serviceTime: Duration) -> TransportOutcome {
-        TransportOutcome(.failure(TransportFailure(kind, requestSent: requestSent)), serviceTime: serviceTime)
+    public static func failure(
+        _ kind: ErrorKind, requestSent: Bool, serviceTime: Duration, detail: String? = nil, connection: ConnectionInfo? = nil
+    ) -> TransportOutcome {
+        TransportOutcome(
+            .failure(TransportFailure(kind, requestSent: requestSent, detail: detail)), serviceTime: serviceTime, connection: connection)
     }
 }

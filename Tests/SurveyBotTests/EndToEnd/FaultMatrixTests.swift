@@ -178,7 +178,7 @@ private let cases: [FaultCase] = [
 func fetchStats(_ url: String) async throws -> ReferenceServerStats {
     let target = try HTTPTarget.parse(url).get()
     let group = EventLoopGroup(threads: 1)
-    let client = HTTPClient(target: target, group: group)
+    let client = try HTTPClient(target: target, group: group)
     let outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true))
     await client.shutdown()
     group.shutdown()

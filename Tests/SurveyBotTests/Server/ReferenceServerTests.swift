@@ -15,7 +15,7 @@ private func withReferenceServer(
     let group = EventLoopGroup(threads: 2)
     let server = try ReferenceServer(configuration: configuration, group: group)
     let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
-    let client = HTTPClient(target: target, group: group, configuration: .init(timeout: timeout))
+    let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: timeout))
     var failure: (any Error)?
     do { try await body(server, client, target) } catch { failure = error }
     await client.shutdown()

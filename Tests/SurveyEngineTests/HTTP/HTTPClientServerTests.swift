@@ -10,7 +10,7 @@ private func withServer(
     let group = EventLoopGroup(threads: 2)
     let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, handler: handler)
     let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
-    let client = HTTPClient(target: target, group: group, configuration: .init(timeout: timeout, maxBodyBytes: maxBody))
+    let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: timeout, maxBodyBytes: maxBody))
     do {
         try await body(server, client, target, group)
     } catch {
@@ -119,7 +119,7 @@ private func deadPort() async throws -> Int {
         let group = EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: port)
-        let client = HTTPClient(target: target, group: group)
+        let client = try HTTPClient(target: target, group: group)
         let outcome = await client.send(get("/", target))
         expectFailure(outcome, .connectionRefused)
         if case .failure(let failure) = outcome.result { #expect(!failure.requestSent) }
@@ -130,7 +130,7 @@ private func deadPort() async throws -> Int {
         let group = EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let target = HTTPTarget(scheme: .http, host: "no-such-host.invalid", port: 80)
-        let client = HTTPClient(target: target, group: group)
+        let client = try HTTPClient(target: target, group: group)
         expectFailure(await client.send(get("/", target)), .dns)
         await client.shutdown()
     }
@@ -233,7 +233,7 @@ private func deadPort() async throws -> Int {
         let group = EventLoopGroup(threads: 1)
         let server = try HTTPServer(host: "::1", port: 0, group: group) { _ in ok("six") }
         let target = try HTTPTarget.parse("http://[::1]:\(server.port)").get()
-        let client = HTTPClient(target: target, group: group)
+        let client = try HTTPClient(target: target, group: group)
         expectStatus(await client.send(get("/", target)), 200, body: "six")
         #expect(server.address.isLoopback)
         await client.shutdown()
@@ -244,7 +244,7 @@ private func deadPort() async throws -> Int {
     @Test func resolvesHostNamesOnce() async throws {
         try await withServer(handler: { _ in ok("named") }) { server, _, _, group in
             let target = HTTPTarget(scheme: .http, host: "localhost", port: server.port)
-            let client = HTTPClient(target: target, group: group)
+            let client = try HTTPClient(target: target, group: group)
             let addresses = try client.resolution.get()
             #expect(addresses.allSatisfy { $0.isLoopback })
             // localhost may resolve to ::1 first, where nothing listens: only IPv4 is served here.

@@ -132,7 +132,7 @@ import Testing
         #expect(conditions.matches(status: 503))
         #expect(!conditions.matches(status: 500))
         #expect(conditions.matches(.malformedResponse))
-        #expect(conditions.matches(.tls))
+        #expect(conditions.matches(.tlsHandshake) && conditions.matches(.tlsCertificate), "tls names both TLS kinds")
         #expect(!conditions.matches(.timeout))
         #expect(throws: RetryConditions.UnknownName(name: "6xx")) { try RetryConditions(names: ["6xx"]) }
         #expect(throws: RetryConditions.UnknownName(name: "99")) { try RetryConditions(names: ["99"]) }
