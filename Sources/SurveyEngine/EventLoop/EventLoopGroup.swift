@@ -26,12 +26,12 @@ public final class EventLoopGroup: Sendable {
     }
 
     /// The next loop, round-robin.
-    public func next() -> EventLoop {
+    func next() -> EventLoop {
         loops[nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
     }
 
     /// The group's loop whose thread the caller runs on, if any.
-    public var current: EventLoop? {
+    var current: EventLoop? {
         guard let loop = EventLoop.current, loop.index < loops.count, loops[loop.index] === loop else { return nil }
         return loop
     }

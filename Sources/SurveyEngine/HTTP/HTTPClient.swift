@@ -16,9 +16,9 @@ import CEpoll
 /// every attempt fail with `dns`. A connection that breaks is never retried behind the
 /// caller's back: every attempt the server may have seen is one the caller sees.
 public final class HTTPClient: Transport {
-    public let target: HTTPTarget
+    let target: HTTPTarget
     /// The addresses the host resolved to; the first one is used.
-    public let resolution: Result<[SocketAddress], SocketAddress.ResolutionError>
+    let resolution: Result<[SocketAddress], SocketAddress.ResolutionError>
     private let group: EventLoopGroup
     private let pools: [ConnectionPool]
 
@@ -54,7 +54,7 @@ public final class HTTPClient: Transport {
     }
 
     /// Connections open on each loop, idle or busy (for tests and the progress line).
-    public func openConnectionCount() async -> Int {
+    func openConnectionCount() async -> Int {
         var total = 0
         for (loop, pool) in zip(group.loops, pools) {
             total += await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in

@@ -5,9 +5,9 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     /// The connect alone, when shorter than `timeout`; nil means `timeout`.
     public var connectTimeout: Duration?
     /// A longer response body is `body_too_large` (and its connection is closed).
-    public var maxBodyBytes: Int
+    var maxBodyBytes: Int
     /// Longer status line plus headers is `malformed_response`.
-    public var maxHeadBytes = 64 * 1024
+    var maxHeadBytes = 64 * 1024
 
     /// Limits; 5 s and 1 MiB unless given.
     public init(timeout: Duration = .seconds(5), connectTimeout: Duration? = nil, maxBodyBytes: Int = 1 << 20) {

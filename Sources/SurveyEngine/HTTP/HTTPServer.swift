@@ -19,8 +19,8 @@ public final class HTTPServer: Sendable {
 
     /// Request limits: a longer head is answered 431, a longer body 413, and the connection closed.
     public struct Limits: Sendable, Hashable {
-        public var maxHeadBytes = 8 * 1024
-        public var maxBodyBytes = 64 * 1024
+        var maxHeadBytes = 8 * 1024
+        var maxBodyBytes = 64 * 1024
 
         public init(maxHeadBytes: Int = 8 * 1024, maxBodyBytes: Int = 64 * 1024) {
             self.maxHeadBytes = maxHeadBytes

@@ -2,12 +2,12 @@
 public struct HTTPServerRequest: Sendable {
     public var method: String
     /// The request target as sent: path and query.
-    public var path: String
+    var path: String
     public var body: [UInt8]
     /// The loop that read it: lets handlers keep per-loop state without contention.
     public var loopIndex: Int
 
-    public init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
+    init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
         self.method = method
         self.path = path
         self.body = body
@@ -22,11 +22,11 @@ public struct HTTPServerRequest: Sendable {
 
 /// A complete response.
 public struct HTTPServerResponse: Sendable, Equatable {
-    public var status: Int
-    public var headers: [HTTPHeader]
-    public var body: [UInt8]
+    var status: Int
+    var headers: [HTTPHeader]
+    var body: [UInt8]
     /// Close the connection after this response (sent as `Connection: close`).
-    public var close: Bool
+    var close: Bool
 
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], close: Bool = false) {
         self.status = status
@@ -41,7 +41,7 @@ public struct HTTPServerResponse: Sendable, Equatable {
     }
 
     /// The bytes on the wire: status line, headers, body.
-    public var encoded: [UInt8] {
+    fileprivate var encoded: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(96 + body.count)
         bytes.append(contentsOf: HTTPStatus.line(status))
@@ -58,9 +58,9 @@ public struct HTTPServerResponse: Sendable, Equatable {
 
 /// A response serialised once, to be sent many times without building it again.
 public struct EncodedResponse: Sendable, Equatable {
-    public let bytes: [UInt8]
-    public let status: Int
-    public let close: Bool
+    let bytes: [UInt8]
+    let status: Int
+    let close: Bool
 
     public init(_ response: HTTPServerResponse) {
         bytes = response.encoded

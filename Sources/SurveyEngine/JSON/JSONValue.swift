@@ -52,8 +52,8 @@ public enum JSONValue: Sendable, Hashable {
     /// Why bytes are not JSON, and where.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Byte offset of the problem.
-        public var offset: Int
-        public var reason: String
+        var offset: Int
+        var reason: String
         public var description: String { "\(reason) at byte \(offset)" }
     }
 

@@ -17,9 +17,9 @@ public struct RunResult: Sendable {
 /// prefers one of them, so its requests and its continuations stay on that loop's thread.
 public actor RunCoordinator {
     /// What the run does; its seed is resolved (never nil).
-    public nonisolated let configuration: RunConfiguration
+    nonisolated let configuration: RunConfiguration
     /// Where the run sends its requests.
-    public nonisolated let target: HTTPTarget
+    nonisolated let target: HTTPTarget
     /// Where every attempt is counted; readable while the run goes on.
     public nonisolated let recorder: MetricsRecorder
     private nonisolated let stopFlag = StopFlag()

@@ -24,10 +24,10 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(index)/\(count)" }
 
     /// Whether the respondent or arrival numbered `number` (from 0) falls in this slice.
-    public func contains(_ number: Int) -> Bool { number % count == index - 1 }
+    func contains(_ number: Int) -> Bool { number % count == index - 1 }
 
     /// This shard's part of a concurrency, so that the parts add up to the whole (each ≥ 1).
-    public func share(of total: Int) -> Int {
+    func share(of total: Int) -> Int {
         max(1, total / count + (index - 1 < total % count ? 1 : 0))
     }
 

@@ -14,7 +14,7 @@ public struct Histogram: Sendable, Hashable {
     static let subBucketHalf = subBucketCount / 2
     /// Powers of two above the first linear range: up to 2^41 ns ≈ 36 min.
     static let magnitudes = 40 - subBucketBits + 1
-    public static let bucketCount = subBucketCount + magnitudes * subBucketHalf
+    static let bucketCount = subBucketCount + magnitudes * subBucketHalf
 
     private(set) var counts: [UInt64]
     public private(set) var count: UInt64 = 0
@@ -28,7 +28,7 @@ public struct Histogram: Sendable, Hashable {
         counts = Array(repeating: 0, count: Self.bucketCount)
     }
 
-    public var isEmpty: Bool { count == 0 }
+    var isEmpty: Bool { count == 0 }
 
     /// The bucket a value (ns) falls in.
     static func index(of value: UInt64) -> Int {
@@ -48,7 +48,7 @@ public struct Histogram: Sendable, Hashable {
 
     /// Records one value in nanoseconds.
     @inline(__always)
-    public mutating func record(_ nanoseconds: UInt64) {
+    mutating func record(_ nanoseconds: UInt64) {
         counts[Self.index(of: nanoseconds)] &+= 1
         if count == 0 || nanoseconds < min { min = nanoseconds }
         if nanoseconds > max { max = nanoseconds }
@@ -56,7 +56,7 @@ public struct Histogram: Sendable, Hashable {
         sum += Double(nanoseconds)
     }
 
-    public mutating func record(_ duration: Duration) {
+    mutating func record(_ duration: Duration) {
         record(duration.clampedNanoseconds)
     }
 

@@ -30,7 +30,7 @@ public struct EndpointMetrics: Sendable, Hashable {
     public var retries: Int { attempts - calls }
 
     /// Counts one attempt.
-    public mutating func add(_ record: AttemptRecord) {
+    mutating func add(_ record: AttemptRecord) {
         attempts += 1
         if !record.succeeded { failedAttempts += 1 }
         switch record.outcome {
@@ -42,7 +42,7 @@ public struct EndpointMetrics: Sendable, Hashable {
     }
 
     /// A call ended after `attempts` attempts.
-    public mutating func endCall(succeeded: Bool, attempts: Int) {
+    mutating func endCall(succeeded: Bool, attempts: Int) {
         calls += 1
         if succeeded {
             self.succeeded += 1
@@ -53,7 +53,7 @@ public struct EndpointMetrics: Sendable, Hashable {
     }
 
     /// Adds another part's counts (exact: histograms merge bucket by bucket).
-    public mutating func merge(_ other: EndpointMetrics) {
+    mutating func merge(_ other: EndpointMetrics) {
         calls += other.calls
         attempts += other.attempts
         succeeded += other.succeeded
@@ -114,7 +114,7 @@ public struct RunMetrics: Sendable, Hashable {
     public var respondentsAbandoned: Int { abandoned.values.reduce(0, +) }
 
     /// Counts one attempt, in its endpoint and in the per-second timeline.
-    public mutating func add(_ record: AttemptRecord) {
+    mutating func add(_ record: AttemptRecord) {
         self[record.endpoint].add(record)
         let second = Int(record.start / 1_000_000_000)
         while attemptsPerSecond.count <= second {
@@ -126,7 +126,7 @@ public struct RunMetrics: Sendable, Hashable {
     }
 
     /// Counts one respondent's ending and answers.
-    public mutating func add(_ result: RespondentResult) {
+    mutating func add(_ result: RespondentResult) {
         answersSubmitted += result.submitted
         answersUnanswered += result.unanswered
         switch result.ending {

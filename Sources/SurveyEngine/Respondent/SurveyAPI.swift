@@ -3,8 +3,8 @@
 public struct SurveyAPI: Sendable, Hashable {
     /// A method and path, as in `GET /questions`.
     public struct Call: Sendable, Hashable, CustomStringConvertible {
-        public var method: String
-        public var path: String
+        var method: String
+        var path: String
 
         public init(method: String, path: String) {
             self.method = method
@@ -31,7 +31,7 @@ public struct SurveyAPI: Sendable, Hashable {
 /// One request header.
 public struct HTTPHeader: Sendable, Hashable {
     public var name: String
-    public var value: String
+    var value: String
 
     public init(name: String, value: String) {
         self.name = name
@@ -52,7 +52,7 @@ public struct AnswerBook: Sendable, Hashable {
     }
 
     /// The candidates for a question, or nil when the book has no answer for it.
-    public func choices(for id: Int) -> [String]? {
+    func choices(for id: Int) -> [String]? {
         byQuestion[id] ?? fallback
     }
 

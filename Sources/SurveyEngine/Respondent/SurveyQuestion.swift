@@ -1,7 +1,7 @@
 /// One question of the survey, as `GET /questions` lists it.
 public struct SurveyQuestion: Sendable, Hashable {
     public var id: Int
-    public var text: String
+    var text: String
 
     public init(id: Int, text: String) {
         self.id = id

@@ -23,7 +23,7 @@ public struct Backoff: Sendable, Hashable {
     }
 
     /// The delay before the `retry`-th retry (1 for the first retry), capped at `max`.
-    public func baseDelay(beforeRetry retry: Int) -> Duration {
+    func baseDelay(beforeRetry retry: Int) -> Duration {
         let n = Swift.max(1, retry)
         let seconds: Double
         switch strategy {

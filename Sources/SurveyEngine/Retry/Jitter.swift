@@ -9,8 +9,7 @@ public enum Jitter: String, Sendable, Hashable, CaseIterable {
     case none, full, equal, decorrelated
 
     /// The delay to wait, given the base delay for this retry and the previous delay.
-    public func apply(to base: Duration, previous: Duration?, backoff: Backoff, using random: inout some RandomNumberGenerator) -> Duration
-    {
+    func apply(to base: Duration, previous: Duration?, backoff: Backoff, using random: inout some RandomNumberGenerator) -> Duration {
         switch self {
         case .none:
             return base

@@ -1,12 +1,12 @@
 /// Which attempt outcomes a retry policy retries: the plan's `on: [400, 5xx, timeout, connection]`.
 public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
     /// Exact status codes, such as 400 or 429.
-    public var statuses: Set<Int>
+    var statuses: Set<Int>
     /// Status classes by their first digit: 5 for `5xx`.
-    public var statusClasses: Set<Int>
-    public var errors: Set<ErrorKind>
+    private var statusClasses: Set<Int>
+    var errors: Set<ErrorKind>
     /// The names as given, for display and for the plan as run.
-    public private(set) var names: [String]
+    private(set) var names: [String]
 
     public init() {
         statuses = []
@@ -23,7 +23,7 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
 
     /// A name that is not a retry condition, with the list of names that are.
     public struct UnknownName: Error, Sendable, Equatable {
-        public var name: String
+        var name: String
     }
 
     /// Every word `add` understands besides status codes and classes.
@@ -51,11 +51,11 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
         names.append(lower)
     }
 
-    public func matches(status: Int) -> Bool {
+    func matches(status: Int) -> Bool {
         statuses.contains(status) || statusClasses.contains(status / 100)
     }
 
-    public func matches(_ error: ErrorKind) -> Bool {
+    func matches(_ error: ErrorKind) -> Bool {
         errors.contains(error)
     }
 

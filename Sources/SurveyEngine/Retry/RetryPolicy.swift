@@ -24,7 +24,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public static let never = RetryPolicy(attempts: 1, backoff: Backoff(.none), retryOn: RetryConditions())
 
     /// The verdict after a failed attempt.
-    public enum Decision: Sendable, Hashable {
+    enum Decision: Sendable, Hashable {
         /// Retry after this delay.
         case retry(after: Duration)
         /// The outcome is not in `retryOn`.
@@ -39,7 +39,7 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - retryAfter: the response's `Retry-After`, already converted to a delay; it wins over
     ///     the computed backoff, is floored at zero and capped at `backoff.max`.
     ///   - previousDelay: the delay used before the previous retry, for decorrelated jitter.
-    public func decide(
+    func decide(
         afterAttempt attempt: Int, outcome: AttemptOutcome, retryAfter: Duration? = nil, previousDelay: Duration? = nil,
         using random: inout some RandomNumberGenerator
     ) -> Decision {

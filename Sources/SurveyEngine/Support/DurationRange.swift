@@ -1,7 +1,7 @@
 /// A closed range of durations, such as think time `200ms..1s`; a single value is `d..d`.
 public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
-    public var lower: Duration
-    public var upper: Duration
+    var lower: Duration
+    var upper: Duration
 
     /// - Precondition: `lower <= upper`.
     public init(_ lower: Duration, _ upper: Duration) {
@@ -19,7 +19,7 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
     public var isZero: Bool { upper == .zero }
 
     /// A uniformly drawn duration in the range (the lower bound when the range is a point).
-    public func sample(using random: inout some RandomNumberGenerator) -> Duration {
+    func sample(using random: inout some RandomNumberGenerator) -> Duration {
         let lo = lower.nanoseconds
         let hi = upper.nanoseconds
         guard hi > lo else { return lower }
@@ -42,7 +42,7 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
 
 extension Duration {
     /// Whole nanoseconds, saturating at `Int64.max` for durations too long to count that way.
-    public var nanoseconds: Int64 {
+    var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? Int64.min : Int64.max }

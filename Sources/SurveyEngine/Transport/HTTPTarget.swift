@@ -4,7 +4,7 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     public enum Scheme: String, Sendable, Hashable {
         case http, https
 
-        public var defaultPort: Int { self == .http ? 80 : 443 }
+        fileprivate var defaultPort: Int { self == .http ? 80 : 443 }
     }
 
     public var scheme: Scheme
@@ -22,10 +22,10 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the host is written as an IPv6 address.
-    public var isIPv6Literal: Bool { host.contains(":") }
+    var isIPv6Literal: Bool { host.contains(":") }
 
     /// The `Host` header value: the port is omitted when it is the scheme's default.
-    public var hostHeader: String {
+    var hostHeader: String {
         let name = isIPv6Literal ? "[\(host)]" : host
         return port == scheme.defaultPort ? name : "\(name):\(port)"
     }

@@ -13,10 +13,10 @@ public protocol Transport: Sendable {
 public struct HTTPRequest: Sendable {
     /// The part of a request that does not change between attempts: method, path, headers.
     public struct Template: Sendable {
-        public let method: String
+        let method: String
         /// The path on the server, base path included.
-        public let path: String
-        public let headers: [HTTPHeader]
+        let path: String
+        let headers: [HTTPHeader]
         /// `METHOD path HTTP/1.1`, `Host`, the fixed headers, each line ending in CRLF; the
         /// `Content-Length` line and the blank line are added per request.
         let head: [UInt8]
@@ -37,11 +37,11 @@ public struct HTTPRequest: Sendable {
         }
     }
 
-    public let template: Template
+    let template: Template
     /// The body, or nil for none (no Content-Length is sent for a GET without a body).
-    public var body: [UInt8]?
+    var body: [UInt8]?
     /// Whether the response body is wanted; when not, it is read and dropped.
-    public var collectBody: Bool
+    var collectBody: Bool
 
     public init(_ template: Template, body: [UInt8]? = nil, collectBody: Bool = false) {
         self.template = template
@@ -52,13 +52,13 @@ public struct HTTPRequest: Sendable {
 
 /// What a server answered.
 public struct TransportResponse: Sendable, Equatable {
-    public var status: Int
+    var status: Int
     /// The body when it was asked for, else empty.
-    public var body: [UInt8]
+    var body: [UInt8]
     /// The `Retry-After` header, as sent.
-    public var retryAfter: String?
+    var retryAfter: String?
 
-    public init(status: Int, body: [UInt8] = [], retryAfter: String? = nil) {
+    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
@@ -69,9 +69,9 @@ public struct TransportResponse: Sendable, Equatable {
 public struct TransportFailure: Error, Sendable, Equatable {
     public var kind: ErrorKind
     /// Whether any of the request reached the wire: a request never sent is always safe to retry.
-    public var requestSent: Bool
+    var requestSent: Bool
 
-    public init(_ kind: ErrorKind, requestSent: Bool) {
+    init(_ kind: ErrorKind, requestSent: Bool) {
         self.kind = kind
         self.requestSent = requestSent
     }
@@ -83,21 +83,21 @@ public struct TransportOutcome: Sendable, Equatable {
     public var result: Result<TransportResponse, TransportFailure>
     /// From the attempt's start (the connect, or the first byte sent on a kept-alive
     /// connection) to the last byte of the response, or to the failure.
-    public var serviceTime: Duration
+    var serviceTime: Duration
 
     /// An outcome.
-    public init(_ result: Result<TransportResponse, TransportFailure>, serviceTime: Duration) {
+    init(_ result: Result<TransportResponse, TransportFailure>, serviceTime: Duration) {
         self.result = result
         self.serviceTime = serviceTime
     }
 
     /// A response that took `serviceTime`.
-    public static func response(_ response: TransportResponse, serviceTime: Duration) -> TransportOutcome {
+    static func response(_ response: TransportResponse, serviceTime: Duration) -> TransportOutcome {
         TransportOutcome(.success(response), serviceTime: serviceTime)
     }
 
     /// A failure of `kind` after `serviceTime`.
-    public static func failure(_ kind: ErrorKind, requestSent: Bool, serviceTime: Duration) -> TransportOutcome {
+    static func failure(_ kind: ErrorKind, requestSent: Bool, serviceTime: Duration) -> TransportOutcome {
         TransportOutcome(.failure(TransportFailure(kind, requestSent: requestSent)), serviceTime: serviceTime)
     }
 }
