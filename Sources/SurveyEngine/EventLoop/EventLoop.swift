@@ -79,6 +79,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
     }
 
+    /// Runs `job` on the loop's thread after the work already queued: how a task that prefers
+    /// this loop gets there. Callable from any thread; a job enqueued after the group has shut
+    /// down never runs.
     public func enqueue(_ job: consuming ExecutorJob) {
         submit(.job(UnownedJob(job)))
     }

@@ -10,6 +10,8 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     /// The address family (`AF_INET` or `AF_INET6`).
     var family: Int32 { Int32(storage.ss_family) }
 
+    /// The numeric form: `127.0.0.1:8080`, or `[::1]:8080` for IPv6; `?` if it cannot be
+    /// formatted.
     public var description: String {
         var copy = storage
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))

@@ -22,6 +22,8 @@ public final class HTTPClient: Transport {
     private let group: EventLoopGroup
     private let pools: [ConnectionPool]
 
+    /// A client for `target` on the loops of `group`, with `configuration`'s limits on every
+    /// attempt. Resolves the host now, blocking the caller while it does; opens no connection.
     public init(target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration = .init()) {
         self.target = target
         self.group = group
@@ -30,6 +32,8 @@ public final class HTTPClient: Transport {
         pools = group.loops.map { ConnectionPool(loop: $0, address: address, configuration: configuration) }
     }
 
+    /// One attempt, on an idle kept-alive connection of the caller's loop or a new one. The
+    /// service time starts when the attempt does, connect included.
     public func send(_ request: HTTPRequest) async -> TransportOutcome {
         if let loop = group.current {
             let pool = pools[loop.index]
@@ -42,6 +46,8 @@ public final class HTTPClient: Transport {
         }
     }
 
+    /// Closes every connection; attempts still waiting end as `connection_closed`. It does its
+    /// work on the loops, so call it before the group shuts down; no `send` may follow.
     public func shutdown() async {
         for (loop, pool) in zip(group.loops, pools) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -1,15 +1,17 @@
 /// Limits and timeouts of every HTTP attempt.
 public struct HTTPClientConfiguration: Sendable, Hashable {
-    /// The whole attempt, connect included: no response by then is a `timeout`.
+    /// The whole attempt, connect included: no complete response by then is a `timeout`.
+    /// Deadlines are checked every 5 ms, so a timeout fires up to 5 ms late.
     public var timeout: Duration
-    /// The connect alone, when shorter than `timeout`; nil means `timeout`.
+    /// The connect alone, when shorter than `timeout`; nil means `timeout`. Only `HTTPClient`
+    /// honours it: `URLSessionTransport` knows the whole-attempt timeout only.
     public var connectTimeout: Duration?
     /// A longer response body is `body_too_large` (and its connection is closed).
     var maxBodyBytes: Int
     /// Longer status line plus headers is `malformed_response`.
     var maxHeadBytes = 64 * 1024
 
-    /// Limits; 5 s and 1 MiB unless given.
+    /// Limits: 5 s for the whole attempt, the connect within it, and a 1 MiB body, unless given.
     public init(timeout: Duration = .seconds(5), connectTimeout: Duration? = nil, maxBodyBytes: Int = 1 << 20) {
         self.timeout = timeout
         self.connectTimeout = connectTimeout

@@ -1,10 +1,12 @@
 /// A request the server read, as its handler sees it.
 public struct HTTPServerRequest: Sendable {
+    /// The method as sent, case kept: `GET`, `POST`.
     public var method: String
     /// The request target as sent: path and query.
     var path: String
+    /// The body, already de-chunked if it came chunked; empty when there is none.
     public var body: [UInt8]
-    /// The loop that read it: lets handlers keep per-loop state without contention.
+    /// The loop that read it, from 0: lets handlers keep per-loop state without contention.
     public var loopIndex: Int
 
     init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
@@ -14,7 +16,7 @@ public struct HTTPServerRequest: Sendable {
         self.loopIndex = loopIndex
     }
 
-    /// The path without its query.
+    /// The path without its query: `/questions` for `/questions?page=2`.
     public var pathWithoutQuery: Substring {
         path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
@@ -28,6 +30,8 @@ public struct HTTPServerResponse: Sendable, Equatable {
     /// Close the connection after this response (sent as `Connection: close`).
     var close: Bool
 
+    /// A response of `status` with `body`. `headers` must not frame the body: `Server` and
+    /// `Content-Length` are added when it is encoded, and `Connection: close` when `close`.
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], close: Bool = false) {
         self.status = status
         self.headers = headers
@@ -35,7 +39,8 @@ public struct HTTPServerResponse: Sendable, Equatable {
         self.close = close
     }
 
-    /// A JSON body with its content type.
+    /// A response of `status` whose `body` is JSON, sent with `Content-Type: application/json`
+    /// on a connection that stays open.
     public static func json(_ status: Int, _ body: [UInt8]) -> HTTPServerResponse {
         HTTPServerResponse(status: status, headers: [HTTPHeader(name: "Content-Type", value: "application/json")], body: body)
     }
@@ -62,6 +67,8 @@ public struct EncodedResponse: Sendable, Equatable {
     let status: Int
     let close: Bool
 
+    /// Serialises `response` now: status line, `Server`, `Content-Length`, its headers,
+    /// `Connection: close` if asked for, and the body.
     public init(_ response: HTTPServerResponse) {
         bytes = response.encoded
         status = response.status
@@ -73,7 +80,7 @@ public struct EncodedResponse: Sendable, Equatable {
 public indirect enum HTTPServerAction: Sendable, Equatable {
     /// Answer at once.
     case respond(EncodedResponse)
-    /// Do `action` after a pause (injected latency).
+    /// Do the action after the pause (injected latency); requests pipelined behind it wait.
     case after(Duration, HTTPServerAction)
     /// Write the response one byte per `interval` (a slow body).
     case trickle(EncodedResponse, interval: Duration)

@@ -10,6 +10,8 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// How many slices the load is cut into.
     public var count: Int
 
+    /// The `index`-th of `count` slices.
+    ///
     /// - Precondition: `1 <= index <= count`.
     public init(index: Int, count: Int) {
         precondition(count >= 1 && (1...count).contains(index), "shard \(index)/\(count) out of range")

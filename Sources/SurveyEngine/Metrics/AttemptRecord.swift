@@ -5,6 +5,7 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable, Comparable {
     /// `POST /question/submit`: submitting one answer.
     case submit
 
+    /// By raw value, so that reports list `questions` before `submit`.
     public static func < (lhs: Endpoint, rhs: Endpoint) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -63,6 +64,7 @@ public enum AbandonReason: String, Sendable, Hashable, CaseIterable, Comparable 
     /// The run was interrupted (Ctrl-C, SIGTERM, or the closed model's duration cap).
     case interrupted
 
+    /// By raw value, so that reports list the reasons in a fixed order.
     public static func < (lhs: AbandonReason, rhs: AbandonReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

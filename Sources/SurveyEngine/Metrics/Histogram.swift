@@ -17,13 +17,16 @@ public struct Histogram: Sendable, Hashable {
     static let bucketCount = subBucketCount + magnitudes * subBucketHalf
 
     private(set) var counts: [UInt64]
+    /// Values recorded.
     public private(set) var count: UInt64 = 0
     /// Sum of every value, in nanoseconds (for the exact mean).
     public private(set) var sum: Double = 0
-    /// The smallest and largest values recorded, exact; 0 when empty.
+    /// The smallest value recorded in nanoseconds, exact; 0 when empty.
     public private(set) var min: UInt64 = 0
+    /// The largest value recorded in nanoseconds, exact even beyond the top bucket; 0 when empty.
     public private(set) var max: UInt64 = 0
 
+    /// An empty histogram; its buckets are allocated now, once.
     public init() {
         counts = Array(repeating: 0, count: Self.bucketCount)
     }
@@ -99,7 +102,9 @@ public struct Histogram: Sendable, Hashable {
         counts.indices.compactMap { counts[$0] == 0 ? nil : ($0, counts[$0]) }
     }
 
-    /// Rebuilds a histogram from its compact form; nil when the parts do not agree.
+    /// Rebuilds a histogram from its compact form, `sparseBuckets` with `sum`, `min` and `max`
+    /// in nanoseconds. Nil when an index is outside the buckets, a count is zero, or, with
+    /// counts present, `min > max` or `sum < 0`. Without counts, the other parts are ignored.
     public init?(sparseBuckets: [(index: Int, count: UInt64)], sum: Double, min: UInt64, max: UInt64) {
         self.init()
         for (index, bucketCount) in sparseBuckets {

@@ -54,7 +54,8 @@ public final class MetricsRecorder: Sendable {
         lane(number) { $0.dropped += 1 }
     }
 
-    /// The counters a live progress line shows, read without copying histograms.
+    /// The counters a live progress line shows, read without copying histograms. Safe from any
+    /// thread while the run goes on; lanes are read one after another, not at one instant.
     public var progress: RunProgress {
         var progress = RunProgress()
         for lane in lanes {
@@ -69,7 +70,8 @@ public final class MetricsRecorder: Sendable {
         return progress
     }
 
-    /// Everything recorded so far, added up.
+    /// Everything recorded so far, added up: the run's final figures once
+    /// `RunCoordinator.run()` has returned. Copies every lane's histograms.
     public func snapshot() -> RunMetrics {
         var total = RunMetrics()
         for lane in lanes {

@@ -4,23 +4,26 @@ public struct EndpointMetrics: Sendable, Hashable {
     public var calls = 0
     /// HTTP attempts sent.
     public var attempts = 0
-    /// Calls that finally succeeded / gave up.
+    /// Calls that finally succeeded, on whichever attempt.
     public var succeeded = 0
+    /// Calls that gave up: out of attempts, an outcome not retried, a retry the budget refused,
+    /// or a stop. `succeeded + failed == calls`.
     public var failed = 0
     /// Calls that succeeded on their first attempt.
     public var firstTrySucceeded = 0
     /// Attempts that failed (any status that is not a success, or an error).
     public var failedAttempts = 0
-    /// Per attempt, by status code.
+    /// Attempts by the status code they received, successes included. A 2xx whose body breaks
+    /// the contract is not here but under `malformed_response` in `errors`.
     public var statuses: [Int: Int] = [:]
-    /// Per attempt, by error kind.
+    /// Attempts that got no usable response, by why.
     public var errors: [ErrorKind: Int] = [:]
     /// Retries the run's retry budget refused.
     public var retriesDenied = 0
-    /// Per attempt, the corrected latency: from the intended start (equal to `serviceTime` in
-    /// the closed model).
+    /// Per attempt, the corrected latency in nanoseconds: from the intended start (equal to
+    /// `serviceTime` in the closed model).
     public var correctedLatency = Histogram()
-    /// Per attempt, from its start to its end: the raw service time.
+    /// Per attempt, from its start to its end in nanoseconds: the raw service time.
     public var serviceTime = Histogram()
 
     /// Nothing counted yet.
@@ -90,8 +93,10 @@ public struct RunMetrics: Sendable, Hashable {
     public var answersUnanswered = 0
     /// Questions the plan has no answer for (only possible with a remote target).
     public var answersMissing = 0
-    /// Attempts started in each second of the run, and how many of them failed.
+    /// Attempts started in each second since the run began: index 0 counts [0 s, 1 s). It ends
+    /// with the last second in which an attempt started.
     public var attemptsPerSecond: [Int] = []
+    /// How many of each second's attempts failed; as long as `attemptsPerSecond`.
     public var failuresPerSecond: [Int] = []
 
     /// Nothing counted yet.

@@ -8,6 +8,7 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
     /// The names as given, for display and for the plan as run.
     private(set) var names: [String]
 
+    /// No conditions: they match nothing, so a policy with them never retries.
     public init() {
         statuses = []
         statusClasses = []
@@ -21,7 +22,7 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
         for name in names { try add(name) }
     }
 
-    /// A name that is not a retry condition, with the list of names that are.
+    /// A name that is not a retry condition; `errorNames` lists the words that are.
     public struct UnknownName: Error, Sendable, Equatable {
         var name: String
     }
@@ -29,6 +30,9 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
     /// Every word `add` understands besides status codes and classes.
     public static let errorNames: [String] = ["connection", "malformed"] + ErrorKind.allCases.map(\.rawValue)
 
+    /// Adds one condition, in any case: a status code from 100 to 599, a class from `1xx` to
+    /// `5xx`, `connection` (refused, reset or closed), `malformed`, or an `ErrorKind` raw value
+    /// such as `timeout`. Anything else throws and leaves the conditions as they were.
     public mutating func add(_ name: String) throws(UnknownName) {
         let lower = name.lowercased()
         if lower.count == 3, let digit = lower.first?.wholeNumberValue, lower.first?.isASCII == true {
@@ -59,12 +63,16 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
         errors.contains(error)
     }
 
+    /// The names as added, lowercased: `[5xx, timeout]`.
     public var description: String { "[" + names.joined(separator: ", ") + "]" }
 
+    /// Equal when they retry the same outcomes, however the names were spelt or ordered:
+    /// `connection` equals its three error kinds.
     public static func == (lhs: RetryConditions, rhs: RetryConditions) -> Bool {
         lhs.statuses == rhs.statuses && lhs.statusClasses == rhs.statusClasses && lhs.errors == rhs.errors
     }
 
+    /// Hashes what `==` compares: the outcomes retried, not the names.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(statuses)
         hasher.combine(statusClasses)

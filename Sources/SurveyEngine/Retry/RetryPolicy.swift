@@ -3,7 +3,7 @@
 /// `attempts` counts every attempt, the first one included (gRPC's and urllib3's meaning), so
 /// `attempts: 1` never retries.
 public struct RetryPolicy: Sendable, Hashable {
-    /// Attempts in all, the first one included; at least 1.
+    /// Attempts in all, the first one included; less than 1 acts as 1.
     public var attempts: Int
     /// The delay before each retry, before jitter.
     public var backoff: Backoff

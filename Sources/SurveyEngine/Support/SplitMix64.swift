@@ -9,6 +9,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
         state = seed
     }
 
+    /// The next 64 random bits of the stream; every bit pattern is equally likely.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return Self.mix(state)

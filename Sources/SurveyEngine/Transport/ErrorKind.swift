@@ -20,5 +20,6 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// The TLS handshake or certificate check failed (https targets).
     case tls
 
+    /// By raw value, so that reports list the kinds in a fixed, alphabetical order.
     public static func < (lhs: ErrorKind, rhs: ErrorKind) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -21,6 +21,9 @@ public struct HTTPRequest: Sendable {
         /// `Content-Length` line and the blank line are added per request.
         let head: [UInt8]
 
+        /// Builds the head once: the request line with `path` (base path included), `Host` for
+        /// `target` (its port left out when it is the scheme's default), survey-bot's
+        /// `User-Agent` unless `headers` has one, then `headers` in order.
         public init(method: String, path: String, target: HTTPTarget, headers: [HTTPHeader] = []) {
             self.method = method
             self.path = path
@@ -43,6 +46,8 @@ public struct HTTPRequest: Sendable {
     /// Whether the response body is wanted; when not, it is read and dropped.
     var collectBody: Bool
 
+    /// A request of `template` with `body`. The response body is dropped unless
+    /// `collectBody`: only a caller that reads it should pay for keeping it.
     public init(_ template: Template, body: [UInt8]? = nil, collectBody: Bool = false) {
         self.template = template
         self.body = body
@@ -67,6 +72,7 @@ public struct TransportResponse: Sendable, Equatable {
 
 /// Why an attempt has no response.
 public struct TransportFailure: Error, Sendable, Equatable {
+    /// What went wrong, as reports and retry conditions name it.
     public var kind: ErrorKind
     /// Whether any of the request reached the wire: a request never sent is always safe to retry.
     var requestSent: Bool

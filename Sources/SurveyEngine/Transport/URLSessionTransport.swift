@@ -13,6 +13,8 @@ public final class URLSessionTransport: Transport {
     private let timeout: Duration
     private let maxBodyBytes: Int
 
+    /// A transport to `target` allowing `concurrency` connections (at least 6). Of
+    /// `configuration` it honours `timeout` and `maxBodyBytes`, not `connectTimeout`.
     public init(target: HTTPTarget, concurrency: Int, configuration: HTTPClientConfiguration = .init()) {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpMaximumConnectionsPerHost = max(6, concurrency)
@@ -28,6 +30,9 @@ public final class URLSessionTransport: Transport {
         maxBodyBytes = configuration.maxBodyBytes
     }
 
+    /// One attempt through URLSession, which may reuse a connection or open one. The body is
+    /// checked against the limit only once it has arrived whole, and a failure always counts as
+    /// sent, since URLSession does not tell.
     public func send(_ request: HTTPRequest) async -> TransportOutcome {
         let start = ContinuousClock.now
         guard let url = URL(string: base + request.template.path) else {
@@ -75,6 +80,7 @@ public final class URLSessionTransport: Transport {
         return TransportOutcome(result, serviceTime: ContinuousClock.now - start)
     }
 
+    /// Cancels whatever is in flight and invalidates the session; no `send` may follow.
     public func shutdown() async {
         session.invalidateAndCancel()
     }
