@@ -2,11 +2,14 @@
 // survey-bot: a headless survey automation and load-test tool. No package dependencies:
 // the Swift toolchain only, plus a tiny C shim over <sys/epoll.h> and one that loads the system's
 // OpenSSL at run time (nothing links libssl: the binary starts without it, https needs it).
+//
+// survey-bot builds and runs on Linux only: its event loops use epoll. SwiftPM cannot name
+// Linux in `platforms`, so none is claimed; CEpoll.h stops a build on any other system with
+// a message that says so.
 import PackageDescription
 
 let package = Package(
     name: "survey-bot",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "survey-bot", targets: ["survey-bot"]),
         .library(name: "SurveyEngine", targets: ["SurveyEngine"]),

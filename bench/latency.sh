@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The tool's own overhead on a reported latency (SPEC target: under 50 µs at p50). At one
-# connection against nginx on loopback, wrk's median is the wire plus nginx plus a lean C
-# client; survey-bot's median for the same request, from its report, is that plus everything
-# the respondent engine adds (task, transport, parser, clock, histogram). The difference is
-# the overhead. Both are run three times, alternating, and the medians of the runs compared.
+# The tool's own overhead on a reported latency (target: under 50 µs at p50, recorded with
+# the results in docs/performance.md). At one connection against nginx on loopback, wrk's
+# median is the wire plus nginx plus a lean C client; survey-bot's median for the same
+# request, from its report, is that plus everything the respondent engine adds (task,
+# transport, parser, clock, histogram). The difference is the overhead. Both are run three
+# times, alternating, and the medians of the runs compared.
 #
 #   bench/latency.sh [DURATION=5]
 source "$(dirname "$0")/common.sh"

@@ -22,6 +22,7 @@ public struct ExitCode: Sendable, Hashable, CustomStringConvertible {
     /// Interrupted by SIGINT or SIGTERM; a partial report was still written.
     static let interrupted = ExitCode(130)
 
+    /// The status in decimal, as a shell shows it: `130`.
     public var description: String { String(rawValue) }
 
     /// The exit-code table printed by `--help` and copied into the README.

@@ -79,7 +79,8 @@ public enum SurveyBotCommand {
         }
     }
 
-    /// Runs with the process's own environment and standard streams.
+    /// Runs with the process's own environment and standard streams. `arguments` are the
+    /// command line without the program name; the result is the status to exit with.
     public static func main(arguments: [String]) async -> ExitCode {
         let environment = ProcessEnvironment.current
         return await main(arguments: arguments, environment: environment, console: .standard(environment: environment))

@@ -1,9 +1,11 @@
 import Foundation
 import SurveyEngine
 
-/// The JSON report: the source of truth every other format is rendered from. Field names are
-/// fixed by SPEC.md section 5 and documented in docs/report-format.md; latencies are in
-/// milliseconds; keys are written sorted so that two reports diff cleanly.
+/// The JSON report: the source of truth every other format is rendered from. Its field names
+/// are the `survey-bot.report/1` format, documented in docs/report-format.md: old reports and
+/// the tools that read them depend on them, so they do not change, and a new shape takes a
+/// new schema version. Latencies are in milliseconds; keys are written sorted so that two
+/// reports diff cleanly.
 struct RunReport: Codable, Sendable, Equatable {
     static let schemaVersion = "survey-bot.report/1"
 

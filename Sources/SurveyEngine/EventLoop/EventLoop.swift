@@ -21,7 +21,7 @@ protocol EventHandler: AnyObject {
 /// without a hop to another thread (swift-nio's event loops work the same way).
 public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The loop's position in its group: indexes per-loop state such as connection pools.
-    public let index: Int
+    let index: Int
 
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -68,7 +68,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     // MARK: Running work
 
     /// Whether the caller runs on this loop's thread.
-    public var inEventLoop: Bool {
+    private var inEventLoop: Bool {
         guard let thread else { return false }
         return pthread_equal(pthread_self(), thread) != 0
     }
@@ -79,12 +79,15 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
     }
 
+    /// Runs `job` on the loop's thread after the work already queued: how a task that prefers
+    /// this loop gets there. Callable from any thread; a job enqueued after the group has shut
+    /// down never runs.
     public func enqueue(_ job: consuming ExecutorJob) {
         submit(.job(UnownedJob(job)))
     }
 
     /// Runs `body` on the loop's thread, soon (after the work already queued).
-    public func execute(_ body: @escaping @Sendable () -> Void) {
+    func execute(_ body: @escaping @Sendable () -> Void) {
         submit(.closure(body))
     }
 
@@ -107,7 +110,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Suspends the calling task for `nanoseconds` on this loop's timers. The task resumes on
     /// its own executor; when that is this loop, no thread is involved but the loop's.
-    public func sleep(nanoseconds: UInt64) async {
+    func sleep(nanoseconds: UInt64) async {
         let deadline = MonotonicClock.now() &+ nanoseconds
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             if inEventLoop {

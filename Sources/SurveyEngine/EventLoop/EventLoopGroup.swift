@@ -14,29 +14,30 @@ public final class EventLoopGroup: Sendable {
     private let nextIndex = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
 
-    /// Starts `threads` loops (at least one).
+    /// Starts `threads` loops (at least one), each on a thread of its own until `shutdown()`.
     public init(threads: Int = EventLoopGroup.coreCount) {
         loops = (0..<max(1, threads)).map { EventLoop(index: $0) }
         for loop in loops { loop.start() }
     }
 
-    /// The number of online cores.
+    /// The number of online cores, at least 1: the default number of loops.
     public static var coreCount: Int {
         return max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
     /// The next loop, round-robin.
-    public func next() -> EventLoop {
+    func next() -> EventLoop {
         loops[nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
     }
 
     /// The group's loop whose thread the caller runs on, if any.
-    public var current: EventLoop? {
+    var current: EventLoop? {
         guard let loop = EventLoop.current, loop.index < loops.count, loops[loop.index] === loop else { return nil }
         return loop
     }
 
-    /// Stops every loop and waits for their threads to end. Must not be called from a loop.
+    /// Stops every loop and waits for their threads to end, blocking the caller meanwhile.
+    /// Must not be called from a loop; a second call returns at once.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         precondition(EventLoop.current == nil, "EventLoopGroup.shutdown() called on one of its own threads")

@@ -3,10 +3,10 @@
 #endif
 
 /// Nanoseconds on the monotonic clock: the time base of the event loops and of latencies.
-public enum MonotonicClock {
+enum MonotonicClock {
     /// Now, in nanoseconds since an arbitrary point (boot).
     @inline(__always)
-    public static func now() -> UInt64 {
+    static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)

@@ -10,6 +10,8 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     /// The address family (`AF_INET` or `AF_INET6`).
     var family: Int32 { Int32(storage.ss_family) }
 
+    /// The numeric form: `127.0.0.1:8080`, or `[::1]:8080` for IPv6; `?` if it cannot be
+    /// formatted.
     public var description: String {
         var copy = storage
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
@@ -34,13 +36,13 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     }
 
     /// Why a host name did not resolve.
-    public struct ResolutionError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    struct ResolutionError: Error, Sendable, CustomStringConvertible {
+        var description: String
     }
 
     /// Resolves `host` (a name or a numeric address) for TCP on `port`: every address, in the
     /// order the resolver prefers.
-    public static func resolve(host: String, port: Int) -> Result<[SocketAddress], ResolutionError> {
+    static func resolve(host: String, port: Int) -> Result<[SocketAddress], ResolutionError> {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_family = AF_UNSPEC
@@ -79,7 +81,7 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     }
 
     /// The port of an IPv4 or IPv6 address.
-    public var port: Int {
+    var port: Int {
         var copy = storage
         return withUnsafePointer(to: &copy) { pointer in
             if family == AF_INET6 {
@@ -91,7 +93,7 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     }
 
     /// Whether this is a loopback address (127.0.0.0/8 or ::1).
-    public var isLoopback: Bool {
+    var isLoopback: Bool {
         var copy = storage
         return withUnsafePointer(to: &copy) { pointer in
             if family == AF_INET6 {

@@ -16,14 +16,15 @@ import CEpoll
 /// every attempt fail with `dns`. A connection that breaks is never retried behind the
 /// caller's back: every attempt the server may have seen is one the caller sees.
 public final class HTTPClient: Transport {
-    public let target: HTTPTarget
+    let target: HTTPTarget
     /// The addresses the host resolved to; the first one is used.
-    public let resolution: Result<[SocketAddress], SocketAddress.ResolutionError>
+    let resolution: Result<[SocketAddress], SocketAddress.ResolutionError>
     private let group: EventLoopGroup
     private let pools: [ConnectionPool]
 
-    /// A client of `target` on the loops of `group`. For an https target the TLS context is
-    /// made here, once, from `configuration.tls`.
+    /// A client for `target` on the loops of `group`, with `configuration`'s limits on every
+    /// attempt. Resolves the host now, blocking the caller while it does; opens no connection.
+    /// For an https target the TLS context is made here, once, from `configuration.tls`.
     ///
     /// - Throws: `TLSSetupError` naming the file and the reason when a CA file, client
     ///   certificate or key cannot be used, or when OpenSSL's libssl is not installed.
@@ -38,6 +39,8 @@ public final class HTTPClient: Transport {
         }
     }
 
+    /// One attempt, on an idle kept-alive connection of the caller's loop or a new one. The
+    /// service time starts when the attempt does, connect included.
     public func send(_ request: HTTPRequest) async -> TransportOutcome {
         if let loop = group.current {
             let pool = pools[loop.index]
@@ -50,6 +53,8 @@ public final class HTTPClient: Transport {
         }
     }
 
+    /// Closes every connection; attempts still waiting end as `connection_closed`. It does its
+    /// work on the loops, so call it before the group shuts down; no `send` may follow.
     public func shutdown() async {
         for (loop, pool) in zip(group.loops, pools) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -62,7 +67,7 @@ public final class HTTPClient: Transport {
     }
 
     /// Connections open on each loop, idle or busy (for tests and the progress line).
-    public func openConnectionCount() async -> Int {
+    func openConnectionCount() async -> Int {
         var total = 0
         for (loop, pool) in zip(group.loops, pools) {
             total += await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in

@@ -1,17 +1,19 @@
-/// Limits and timeouts of every HTTP attempt.
+/// Limits and timeouts of every HTTP attempt, and how https targets are trusted.
 public struct HTTPClientConfiguration: Sendable, Hashable {
-    /// The whole attempt, connect included: no response by then is a `timeout`.
+    /// The whole attempt, connect and TLS handshake included: no complete response by then is a
+    /// `timeout`. Deadlines are checked every 5 ms, so a timeout fires up to 5 ms late.
     public var timeout: Duration
     /// The connect alone, when shorter than `timeout`; nil means `timeout`.
     public var connectTimeout: Duration?
     /// A longer response body is `body_too_large` (and its connection is closed).
-    public var maxBodyBytes: Int
+    var maxBodyBytes: Int
     /// Longer status line plus headers is `malformed_response`.
-    public var maxHeadBytes = 64 * 1024
+    var maxHeadBytes = 64 * 1024
     /// How `https://` targets are verified and whom the client says it is; unused for `http://`.
     public var tls: TLSConfiguration
 
-    /// Limits; 5 s and 1 MiB, and TLS verified against the system's certificates, unless given.
+    /// Limits: 5 s for the whole attempt, the connect within it, and a 1 MiB body; TLS verified
+    /// against the system's certificates; unless given.
     public init(
         timeout: Duration = .seconds(5), connectTimeout: Duration? = nil, maxBodyBytes: Int = 1 << 20,
         tls: TLSConfiguration = TLSConfiguration()

@@ -12,6 +12,8 @@ import Synchronization
 ///
 /// The handler runs on the loop that read the request and must not block.
 public final class HTTPServer: Sendable {
+    /// Decides what to do with one request. Called on the loop that read it, so it returns at
+    /// once and never blocks: a slow answer is an action (`.after`), not a wait.
     public typealias Handler = @Sendable (HTTPServerRequest) -> HTTPServerAction
     /// Told of each request that arrived on a connection the server had already decided to
     /// close (after `Connection: close`, or a deliberate close): read, never answered.
@@ -19,9 +21,10 @@ public final class HTTPServer: Sendable {
 
     /// Request limits: a longer head is answered 431, a longer body 413, and the connection closed.
     public struct Limits: Sendable, Hashable {
-        public var maxHeadBytes = 8 * 1024
-        public var maxBodyBytes = 64 * 1024
+        var maxHeadBytes = 8 * 1024
+        var maxBodyBytes = 64 * 1024
 
+        /// Limits of 8 KiB for the request line and headers and 64 KiB for the body, unless given.
         public init(maxHeadBytes: Int = 8 * 1024, maxBodyBytes: Int = 64 * 1024) {
             self.maxHeadBytes = maxHeadBytes
             self.maxBodyBytes = maxBodyBytes
@@ -30,6 +33,7 @@ public final class HTTPServer: Sendable {
 
     /// Why the server could not start.
     public struct StartError: Error, Sendable, CustomStringConvertible {
+        /// What failed, in the system's words: `cannot listen on 127.0.0.1:80: Permission denied`.
         public var description: String
     }
 
@@ -40,8 +44,9 @@ public final class HTTPServer: Sendable {
     private let states: [ServerLoopState]
     private let counters: ServerCounters
 
-    /// Binds `host:port` and starts accepting on every loop of `group`; with `tls`, every
-    /// connection speaks TLS with that context's certificate (https).
+    /// Binds `host:port` and starts accepting on every loop of `group`; port 0 lets the system
+    /// pick one. With `tls`, every connection speaks TLS with that context's certificate
+    /// (https). Throws when the host does not resolve or the address cannot be bound.
     public init(
         host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
         unanswered: UnansweredHandler? = nil, handler: @escaping Handler
@@ -79,7 +84,7 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// The port the server listens on.
+    /// The port the server listens on: the one the system picked when started on port 0.
     public var port: Int { address.port }
 
     /// Connections accepted since the start.
@@ -94,7 +99,8 @@ public final class HTTPServer: Sendable {
     /// Connections whose TLS handshake failed (https only).
     public var tlsHandshakesFailed: Int { counters.tlsFailures.load(ordering: .relaxed) }
 
-    /// Stops accepting, closes every connection, and closes the listening socket.
+    /// Stops accepting, closes every connection, and closes the listening socket. It does its
+    /// work on the loops, so call it once, before the group shuts down.
     public func shutdown() async {
         for state in states {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

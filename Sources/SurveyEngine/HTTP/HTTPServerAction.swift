@@ -1,20 +1,22 @@
 /// A request the server read, as its handler sees it.
 public struct HTTPServerRequest: Sendable {
+    /// The method as sent, case kept: `GET`, `POST`.
     public var method: String
     /// The request target as sent: path and query.
-    public var path: String
+    var path: String
+    /// The body, already de-chunked if it came chunked; empty when there is none.
     public var body: [UInt8]
-    /// The loop that read it: lets handlers keep per-loop state without contention.
+    /// The loop that read it, from 0: lets handlers keep per-loop state without contention.
     public var loopIndex: Int
 
-    public init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
+    init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
         self.method = method
         self.path = path
         self.body = body
         self.loopIndex = loopIndex
     }
 
-    /// The path without its query.
+    /// The path without its query: `/questions` for `/questions?page=2`.
     public var pathWithoutQuery: Substring {
         path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
@@ -22,12 +24,14 @@ public struct HTTPServerRequest: Sendable {
 
 /// A complete response.
 public struct HTTPServerResponse: Sendable, Equatable {
-    public var status: Int
-    public var headers: [HTTPHeader]
-    public var body: [UInt8]
+    var status: Int
+    var headers: [HTTPHeader]
+    var body: [UInt8]
     /// Close the connection after this response (sent as `Connection: close`).
-    public var close: Bool
+    var close: Bool
 
+    /// A response of `status` with `body`. `headers` must not frame the body: `Server` and
+    /// `Content-Length` are added when it is encoded, and `Connection: close` when `close`.
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], close: Bool = false) {
         self.status = status
         self.headers = headers
@@ -35,13 +39,14 @@ public struct HTTPServerResponse: Sendable, Equatable {
         self.close = close
     }
 
-    /// A JSON body with its content type.
+    /// A response of `status` whose `body` is JSON, sent with `Content-Type: application/json`
+    /// on a connection that stays open.
     public static func json(_ status: Int, _ body: [UInt8]) -> HTTPServerResponse {
         HTTPServerResponse(status: status, headers: [HTTPHeader(name: "Content-Type", value: "application/json")], body: body)
     }
 
     /// The bytes on the wire: status line, headers, body.
-    public var encoded: [UInt8] {
+    fileprivate var encoded: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(96 + body.count)
         bytes.append(contentsOf: HTTPStatus.line(status))
@@ -58,10 +63,12 @@ public struct HTTPServerResponse: Sendable, Equatable {
 
 /// A response serialised once, to be sent many times without building it again.
 public struct EncodedResponse: Sendable, Equatable {
-    public let bytes: [UInt8]
-    public let status: Int
-    public let close: Bool
+    let bytes: [UInt8]
+    let status: Int
+    let close: Bool
 
+    /// Serialises `response` now: status line, `Server`, `Content-Length`, its headers,
+    /// `Connection: close` if asked for, and the body.
     public init(_ response: HTTPServerResponse) {
         bytes = response.encoded
         status = response.status
@@ -73,7 +80,7 @@ public struct EncodedResponse: Sendable, Equatable {
 public indirect enum HTTPServerAction: Sendable, Equatable {
     /// Answer at once.
     case respond(EncodedResponse)
-    /// Do `action` after a pause (injected latency).
+    /// Do the action after the pause (injected latency); requests pipelined behind it wait.
     case after(Duration, HTTPServerAction)
     /// Write the response one byte per `interval` (a slow body).
     case trickle(EncodedResponse, interval: Duration)

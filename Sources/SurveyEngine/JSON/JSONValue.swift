@@ -4,16 +4,23 @@
 /// small, and a parser over bytes with no Foundation round trip keeps the hot path cheap and
 /// the behaviour identical on every platform.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number without fraction or exponent that fits in 64 bits.
     case integer(Int)
+    /// Any other number: with a fraction or exponent, or too large for `integer`; always finite.
     case number(Double)
+    /// A string, its escapes decoded.
     case string(String)
+    /// Elements in document order.
     case array([JSONValue])
     /// Members in document order; a repeated name keeps its last value in `subscript`.
     case object([(String, JSONValue)])
 
+    /// Structural equality: objects compare member by member in document order, and
+    /// `.integer(1)` differs from `.number(1.0)`.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -27,6 +34,7 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// Hashes what `==` compares, object members in order.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
@@ -43,7 +51,8 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// The value of member `name` of an object.
+    /// The value of member `name` of an object, the last one if the name repeats; nil when
+    /// there is no such member or the value is not an object.
     public subscript(name: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.last { $0.0 == name }?.1
@@ -52,12 +61,14 @@ public enum JSONValue: Sendable, Hashable {
     /// Why bytes are not JSON, and where.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Byte offset of the problem.
-        public var offset: Int
-        public var reason: String
+        var offset: Int
+        var reason: String
+        /// The reason and the offset, from 0: `expected ':' at byte 12`.
         public var description: String { "\(reason) at byte \(offset)" }
     }
 
-    /// Parses a whole document: one value, optional whitespace around it, nothing else.
+    /// Parses a whole document: one value, optional whitespace around it, nothing else. Fails on
+    /// nesting deeper than 64, invalid UTF-8 in a string, and numbers too large for a `Double`.
     public static func parse(_ bytes: some Collection<UInt8>) -> Result<JSONValue, ParseError> {
         let array = Array(bytes)
         return array.withUnsafeBufferPointer { buffer in
@@ -277,7 +288,8 @@ private struct JSONReader {
 }
 
 extension JSONValue {
-    /// Serialises a string as a JSON string literal, escaping what must be escaped.
+    /// Serialises a string as a JSON string literal, escaping what must be escaped: quotes,
+    /// backslashes and control characters. Everything else, non-ASCII included, stays as is.
     public static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {

@@ -1,7 +1,7 @@
 /// When respondents arrive in the open model: a rate that is constant or ramps linearly between
 /// stages. The n-th arrival (from 0) comes when the integral of the rate reaches n, so a
 /// constant 10/s gives arrivals at 0, 100 ms, 200 ms, …
-public struct ArrivalSchedule: Sendable, Hashable {
+struct ArrivalSchedule: Sendable, Hashable {
     /// One stretch of time over which the rate moves linearly from `from` to `to` (per second).
     struct Segment: Sendable, Hashable {
         var start: Double
@@ -16,11 +16,11 @@ public struct ArrivalSchedule: Sendable, Hashable {
 
     let segments: [Segment]
     /// How long arrivals go on, in seconds.
-    public let length: Double
+    let length: Double
 
     /// `rate` (or 0) to start with, then each ramp stage; `duration` caps the whole (or holds the
     /// last rate until it ends, when longer than the stages).
-    public init(rate: Rate?, ramp: [RampStage], duration: Duration?) {
+    init(rate: Rate?, ramp: [RampStage], duration: Duration?) {
         var segments: [Segment] = []
         var time = 0.0
         var current = rate?.perSecond ?? 0
@@ -62,14 +62,14 @@ public struct ArrivalSchedule: Sendable, Hashable {
     }
 
     /// Arrivals expected over the whole schedule.
-    public var totalArrivals: Int {
+    var totalArrivals: Int {
         guard let last = segments.last else { return 0 }
         let total = last.before + last.arrivals
         return Int(total.rounded(.up))
     }
 
     /// The time (seconds from the start) of the n-th arrival, or nil when it falls after the end.
-    public func time(ofArrival n: Int) -> Double? {
+    func time(ofArrival n: Int) -> Double? {
         let target = Double(n)
         for segment in segments {
             let after = segment.before + segment.arrivals

@@ -13,7 +13,7 @@ public enum LoadModel: Sendable, Hashable {
     }
 
     /// The open model's arrival times over `duration`; nil for the closed model.
-    public func schedule(duration: Duration?) -> ArrivalSchedule? {
+    func schedule(duration: Duration?) -> ArrivalSchedule? {
         guard case .open(let rate, let ramp) = self else { return nil }
         return ArrivalSchedule(rate: rate, ramp: ramp, duration: duration)
     }

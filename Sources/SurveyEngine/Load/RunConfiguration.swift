@@ -4,12 +4,13 @@
 public struct RunConfiguration: Sendable, Hashable {
     /// How respondents arrive: all at once up to the concurrency, or on a schedule.
     public var load: LoadModel
-    /// At most this many respondents at once.
+    /// At most this many respondents at once, in all: each shard runs its share of them.
     public var concurrency: Int
     /// Closed model: no respondent starts after this much time. Open model: how long arrivals
-    /// go on (see `LoadModel.schedule(duration:)`).
+    /// go on (see `LoadModel.schedule(duration:)`). Nil: every closed-model respondent runs,
+    /// and open-model arrivals end with the ramp.
     public var duration: Duration?
-    /// The pause before each submit, drawn uniformly.
+    /// The pause before each submit, drawn uniformly; a stop cuts it short within 50 ms.
     public var think: DurationRange
     /// The order in which each respondent walks the questions.
     public var order: QuestionOrder

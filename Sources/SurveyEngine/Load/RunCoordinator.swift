@@ -4,9 +4,10 @@ import Synchronization
 public struct RunResult: Sendable {
     /// Every attempt and respondent, counted.
     public var metrics: RunMetrics
-    /// Stopped early by `stop()` (a signal).
+    /// Whether `stop()` ended the run early (a signal, usually): `metrics` then count a partial
+    /// run.
     public var interrupted: Bool
-    /// From the first respondent's start to the last one's end.
+    /// From the start of `run()` to the end of the last respondent, on the run's clock.
     public var elapsed: Duration
 }
 
@@ -17,9 +18,9 @@ public struct RunResult: Sendable {
 /// prefers one of them, so its requests and its continuations stay on that loop's thread.
 public actor RunCoordinator {
     /// What the run does; its seed is resolved (never nil).
-    public nonisolated let configuration: RunConfiguration
+    nonisolated let configuration: RunConfiguration
     /// Where the run sends its requests.
-    public nonisolated let target: HTTPTarget
+    nonisolated let target: HTTPTarget
     /// Where every attempt is counted; readable while the run goes on.
     public nonisolated let recorder: MetricsRecorder
     private nonisolated let stopFlag = StopFlag()
@@ -29,7 +30,10 @@ public actor RunCoordinator {
 
     /// A run of `configuration` against `target` through `transport`. A configuration without
     /// a seed gets a random one, kept in `configuration.seed`. Given event loops as
-    /// `executors`, respondents run on them (one lane each).
+    /// `executors`, respondents run on them (one lane each); without, on the global pool.
+    ///
+    /// The coordinator neither starts nor shuts down the transport or the loops: their owner
+    /// does, after `run()` has returned.
     public init(
         configuration: RunConfiguration, target: HTTPTarget, transport: any Transport, clock: EngineClock = .system,
         executors: [any TaskExecutor] = []
@@ -45,6 +49,7 @@ public actor RunCoordinator {
     }
 
     /// Stops starting respondents; the ones running finish their attempt in flight and leave.
+    /// Safe from any thread, returns at once, and a second call changes nothing.
     public nonisolated func stop() {
         stopFlag.raise()
     }
@@ -52,7 +57,8 @@ public actor RunCoordinator {
     /// Whether `stop()` was called.
     public nonisolated var isStopping: Bool { stopFlag.isRaised }
 
-    /// Runs the whole load and returns what it measured.
+    /// Runs the whole load and returns what it measured, once every respondent has ended.
+    /// Call it once: a second run would count into the same `recorder`.
     public func run() async -> RunResult {
         let runStart = clock.now()
         let context = SurveyContext(

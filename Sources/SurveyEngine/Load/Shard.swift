@@ -10,6 +10,8 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// How many slices the load is cut into.
     public var count: Int
 
+    /// The `index`-th of `count` slices.
+    ///
     /// - Precondition: `1 <= index <= count`.
     public init(index: Int, count: Int) {
         precondition(count >= 1 && (1...count).contains(index), "shard \(index)/\(count) out of range")
@@ -24,10 +26,10 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(index)/\(count)" }
 
     /// Whether the respondent or arrival numbered `number` (from 0) falls in this slice.
-    public func contains(_ number: Int) -> Bool { number % count == index - 1 }
+    func contains(_ number: Int) -> Bool { number % count == index - 1 }
 
     /// This shard's part of a concurrency, so that the parts add up to the whole (each ≥ 1).
-    public func share(of total: Int) -> Int {
+    func share(of total: Int) -> Int {
         max(1, total / count + (index - 1 < total % count ? 1 : 0))
     }
 

@@ -5,12 +5,13 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable, Comparable {
     /// `POST /question/submit`: submitting one answer.
     case submit
 
+    /// By raw value, so that reports list `questions` before `submit`.
     public static func < (lhs: Endpoint, rhs: Endpoint) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// How one HTTP attempt ended: a status code, or an error kind without one. Retry policies
 /// decide on it; metrics count it.
-public enum AttemptOutcome: Sendable, Hashable {
+enum AttemptOutcome: Sendable, Hashable {
     /// A response arrived with this status.
     case status(Int)
     /// No usable response: why.
@@ -19,25 +20,25 @@ public enum AttemptOutcome: Sendable, Hashable {
 
 /// One HTTP attempt, as the metrics see it (vegeta's `Result`): what was called, which try it
 /// was, how it ended, and how long it took.
-public struct AttemptRecord: Sendable, Hashable {
+struct AttemptRecord: Sendable, Hashable {
     /// The call the attempt belongs to.
-    public var endpoint: Endpoint
+    var endpoint: Endpoint
     /// 1 for the first try of a call, 2 for its first retry, …
-    public var attempt: Int
+    var attempt: Int
     /// The status, or the error kind.
-    public var outcome: AttemptOutcome
+    var outcome: AttemptOutcome
     /// Whether the attempt succeeded: a 2xx, and for questions a body that keeps the contract.
-    public var succeeded: Bool
+    var succeeded: Bool
     /// From the attempt's start (the connect, or the first byte sent on a kept-alive
     /// connection) to the last byte of the response or the failure.
-    public var serviceTime: Duration
+    var serviceTime: Duration
     /// How late the respondent started against its intended start: zero in the closed model.
-    public var startLag: Duration
+    var startLag: Duration
     /// When the attempt started, in nanoseconds since the run began.
-    public var start: UInt64
+    var start: UInt64
 
     /// A record; `startLag` is zero unless given.
-    public init(
+    init(
         endpoint: Endpoint, attempt: Int, outcome: AttemptOutcome, succeeded: Bool, serviceTime: Duration, startLag: Duration = .zero,
         start: UInt64
     ) {
@@ -53,7 +54,7 @@ public struct AttemptRecord: Sendable, Hashable {
     /// The service time plus the start lag: what a user arriving on schedule waited, the latency
     /// corrected for coordinated omission (wrk2, HdrHistogram). Equal to `serviceTime` in the
     /// closed model.
-    public var correctedLatency: Duration { serviceTime + startLag }
+    var correctedLatency: Duration { serviceTime + startLag }
 }
 
 /// Why a respondent stopped before the end of the survey.
@@ -63,13 +64,14 @@ public enum AbandonReason: String, Sendable, Hashable, CaseIterable, Comparable 
     /// The run was interrupted (Ctrl-C, SIGTERM, or the closed model's duration cap).
     case interrupted
 
+    /// By raw value, so that reports list the reasons in a fixed order.
     public static func < (lhs: AbandonReason, rhs: AbandonReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// How one respondent's survey ended.
-public struct RespondentResult: Sendable, Hashable {
+struct RespondentResult: Sendable, Hashable {
     /// Whether the respondent got to the end of the survey.
-    public enum Ending: Sendable, Hashable {
+    enum Ending: Sendable, Hashable {
         /// Every question was submitted successfully.
         case completed
         /// Every question was tried; some stayed unanswered after their retries.
@@ -79,14 +81,14 @@ public struct RespondentResult: Sendable, Hashable {
     }
 
     /// How the survey ended.
-    public var ending: Ending
+    var ending: Ending
     /// Questions submitted successfully: the app's counter.
-    public var submitted: Int
+    var submitted: Int
     /// Questions whose submit still failed after its retries.
-    public var unanswered: Int
+    var unanswered: Int
 
     /// A result.
-    public init(ending: Ending, submitted: Int, unanswered: Int) {
+    init(ending: Ending, submitted: Int, unanswered: Int) {
         self.ending = ending
         self.submitted = submitted
         self.unanswered = unanswered

@@ -12,21 +12,24 @@ public struct Histogram: Sendable, Hashable {
     static let subBucketHalf = subBucketCount / 2
     /// Powers of two above the first linear range: up to 2^41 ns ≈ 36 min.
     static let magnitudes = 40 - subBucketBits + 1
-    public static let bucketCount = subBucketCount + magnitudes * subBucketHalf
+    static let bucketCount = subBucketCount + magnitudes * subBucketHalf
 
     private(set) var counts: [UInt64]
+    /// Values recorded.
     public private(set) var count: UInt64 = 0
     /// Sum of every value, in nanoseconds (for the exact mean).
     public private(set) var sum: Double = 0
-    /// The smallest and largest values recorded, exact; 0 when empty.
+    /// The smallest value recorded in nanoseconds, exact; 0 when empty.
     public private(set) var min: UInt64 = 0
+    /// The largest value recorded in nanoseconds, exact even beyond the top bucket; 0 when empty.
     public private(set) var max: UInt64 = 0
 
+    /// An empty histogram; its buckets are allocated now, once.
     public init() {
         counts = Array(repeating: 0, count: Self.bucketCount)
     }
 
-    public var isEmpty: Bool { count == 0 }
+    var isEmpty: Bool { count == 0 }
 
     /// The bucket a value (ns) falls in.
     static func index(of value: UInt64) -> Int {
@@ -46,7 +49,7 @@ public struct Histogram: Sendable, Hashable {
 
     /// Records one value in nanoseconds.
     @inline(__always)
-    public mutating func record(_ nanoseconds: UInt64) {
+    mutating func record(_ nanoseconds: UInt64) {
         counts[Self.index(of: nanoseconds)] &+= 1
         if count == 0 || nanoseconds < min { min = nanoseconds }
         if nanoseconds > max { max = nanoseconds }
@@ -54,7 +57,7 @@ public struct Histogram: Sendable, Hashable {
         sum += Double(nanoseconds)
     }
 
-    public mutating func record(_ duration: Duration) {
+    mutating func record(_ duration: Duration) {
         record(duration.clampedNanoseconds)
     }
 
@@ -96,7 +99,9 @@ public struct Histogram: Sendable, Hashable {
         counts.indices.compactMap { counts[$0] == 0 ? nil : ($0, counts[$0]) }
     }
 
-    /// Rebuilds a histogram from its compact form; nil when the parts do not agree.
+    /// Rebuilds a histogram from its compact form, `sparseBuckets` with `sum`, `min` and `max`
+    /// in nanoseconds. Nil when an index is outside the buckets, a count is zero, or, with
+    /// counts present, `min > max` or `sum < 0`. Without counts, the other parts are ignored.
     public init?(sparseBuckets: [(index: Int, count: UInt64)], sum: Double, min: UInt64, max: UInt64) {
         self.init()
         for (index, bucketCount) in sparseBuckets {

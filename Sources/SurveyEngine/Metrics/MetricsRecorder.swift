@@ -12,7 +12,7 @@ public final class MetricsRecorder: Sendable {
 
     /// A recorder with `lanes` independent parts (at least one); callers pass their lane's
     /// number, taken modulo the count.
-    public init(lanes: Int) {
+    init(lanes: Int) {
         self.lanes = (0..<max(1, lanes)).map { _ in Lane() }
     }
 
@@ -21,13 +21,13 @@ public final class MetricsRecorder: Sendable {
     }
 
     /// Counts one HTTP attempt.
-    public func record(_ record: AttemptRecord, lane number: Int) {
+    func record(_ record: AttemptRecord, lane number: Int) {
         lane(number) { $0.add(record) }
     }
 
     /// Counts one logical call that ended after `attempts` attempts, with the retries the
     /// budget refused it.
-    public func endCall(_ endpoint: Endpoint, succeeded: Bool, attempts: Int, retriesDenied: Int, lane number: Int) {
+    func endCall(_ endpoint: Endpoint, succeeded: Bool, attempts: Int, retriesDenied: Int, lane number: Int) {
         lane(number) {
             $0[endpoint].endCall(succeeded: succeeded, attempts: attempts)
             $0[endpoint].retriesDenied += retriesDenied
@@ -35,26 +35,27 @@ public final class MetricsRecorder: Sendable {
     }
 
     /// Counts a respondent that began the survey.
-    public func respondentStarted(lane number: Int) {
+    func respondentStarted(lane number: Int) {
         lane(number) { $0.respondentsStarted += 1 }
     }
 
     /// Counts how a respondent's survey ended.
-    public func respondentFinished(_ result: RespondentResult, lane number: Int) {
+    func respondentFinished(_ result: RespondentResult, lane number: Int) {
         lane(number) { $0.add(result) }
     }
 
     /// Counts a question the plan has no answer for.
-    public func answerMissing(lane number: Int) {
+    func answerMissing(lane number: Int) {
         lane(number) { $0.answersMissing += 1 }
     }
 
     /// Counts an open-model arrival not started because the concurrency cap was reached.
-    public func dropped(lane number: Int) {
+    func dropped(lane number: Int) {
         lane(number) { $0.dropped += 1 }
     }
 
-    /// The counters a live progress line shows, read without copying histograms.
+    /// The counters a live progress line shows, read without copying histograms. Safe from any
+    /// thread while the run goes on; lanes are read one after another, not at one instant.
     public var progress: RunProgress {
         var progress = RunProgress()
         for lane in lanes {
@@ -69,7 +70,8 @@ public final class MetricsRecorder: Sendable {
         return progress
     }
 
-    /// Everything recorded so far, added up.
+    /// Everything recorded so far, added up: the run's final figures once
+    /// `RunCoordinator.run()` has returned. Copies every lane's histograms.
     public func snapshot() -> RunMetrics {
         var total = RunMetrics()
         for lane in lanes {
@@ -83,7 +85,7 @@ public final class MetricsRecorder: Sendable {
 /// How far a run has come: the counters of a progress line.
 public struct RunProgress: Sendable, Hashable {
     /// Respondents that began the survey.
-    public var respondentsStarted = 0
+    var respondentsStarted = 0
     /// Respondents whose survey ended, however it ended.
     public var respondentsFinished = 0
     /// HTTP attempts made.
@@ -92,5 +94,5 @@ public struct RunProgress: Sendable, Hashable {
     public var failedAttempts = 0
 
     /// Nothing done yet.
-    public init() {}
+    init() {}
 }

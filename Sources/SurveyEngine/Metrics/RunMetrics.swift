@@ -4,23 +4,26 @@ public struct EndpointMetrics: Sendable, Hashable {
     public var calls = 0
     /// HTTP attempts sent.
     public var attempts = 0
-    /// Calls that finally succeeded / gave up.
+    /// Calls that finally succeeded, on whichever attempt.
     public var succeeded = 0
+    /// Calls that gave up: out of attempts, an outcome not retried, a retry the budget refused,
+    /// or a stop. `succeeded + failed == calls`.
     public var failed = 0
     /// Calls that succeeded on their first attempt.
     public var firstTrySucceeded = 0
     /// Attempts that failed (any status that is not a success, or an error).
     public var failedAttempts = 0
-    /// Per attempt, by status code.
+    /// Attempts by the status code they received, successes included. A 2xx whose body breaks
+    /// the contract is not here but under `malformed_response` in `errors`.
     public var statuses: [Int: Int] = [:]
-    /// Per attempt, by error kind.
+    /// Attempts that got no usable response, by why.
     public var errors: [ErrorKind: Int] = [:]
     /// Retries the run's retry budget refused.
     public var retriesDenied = 0
-    /// Per attempt, the corrected latency: from the intended start (equal to `serviceTime` in
-    /// the closed model).
+    /// Per attempt, the corrected latency in nanoseconds: from the intended start (equal to
+    /// `serviceTime` in the closed model).
     public var correctedLatency = Histogram()
-    /// Per attempt, from its start to its end: the raw service time.
+    /// Per attempt, from its start to its end in nanoseconds: the raw service time.
     public var serviceTime = Histogram()
 
     /// Nothing counted yet.
@@ -30,7 +33,7 @@ public struct EndpointMetrics: Sendable, Hashable {
     public var retries: Int { attempts - calls }
 
     /// Counts one attempt.
-    public mutating func add(_ record: AttemptRecord) {
+    mutating func add(_ record: AttemptRecord) {
         attempts += 1
         if !record.succeeded { failedAttempts += 1 }
         switch record.outcome {
@@ -42,7 +45,7 @@ public struct EndpointMetrics: Sendable, Hashable {
     }
 
     /// A call ended after `attempts` attempts.
-    public mutating func endCall(succeeded: Bool, attempts: Int) {
+    mutating func endCall(succeeded: Bool, attempts: Int) {
         calls += 1
         if succeeded {
             self.succeeded += 1
@@ -53,7 +56,7 @@ public struct EndpointMetrics: Sendable, Hashable {
     }
 
     /// Adds another part's counts (exact: histograms merge bucket by bucket).
-    public mutating func merge(_ other: EndpointMetrics) {
+    mutating func merge(_ other: EndpointMetrics) {
         calls += other.calls
         attempts += other.attempts
         succeeded += other.succeeded
@@ -90,8 +93,10 @@ public struct RunMetrics: Sendable, Hashable {
     public var answersUnanswered = 0
     /// Questions the plan has no answer for (only possible with a remote target).
     public var answersMissing = 0
-    /// Attempts started in each second of the run, and how many of them failed.
+    /// Attempts started in each second since the run began: index 0 counts [0 s, 1 s). It ends
+    /// with the last second in which an attempt started.
     public var attemptsPerSecond: [Int] = []
+    /// How many of each second's attempts failed; as long as `attemptsPerSecond`.
     public var failuresPerSecond: [Int] = []
 
     /// Nothing counted yet.
@@ -114,7 +119,7 @@ public struct RunMetrics: Sendable, Hashable {
     public var respondentsAbandoned: Int { abandoned.values.reduce(0, +) }
 
     /// Counts one attempt, in its endpoint and in the per-second timeline.
-    public mutating func add(_ record: AttemptRecord) {
+    mutating func add(_ record: AttemptRecord) {
         self[record.endpoint].add(record)
         let second = Int(record.start / 1_000_000_000)
         while attemptsPerSecond.count <= second {
@@ -126,7 +131,7 @@ public struct RunMetrics: Sendable, Hashable {
     }
 
     /// Counts one respondent's ending and answers.
-    public mutating func add(_ result: RespondentResult) {
+    mutating func add(_ result: RespondentResult) {
         answersSubmitted += result.submitted
         answersUnanswered += result.unanswered
         switch result.ending {

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The last questions body each lane parsed, with its questions: respondents nearly always
 /// receive the same list, and comparing bytes costs far less than parsing JSON again.
-public final class QuestionsCache: Sendable {
+final class QuestionsCache: Sendable {
     private final class Slot: Sendable {
         let last = Mutex<(body: [UInt8], questions: [SurveyQuestion])?>(nil)
     }
@@ -10,12 +10,12 @@ public final class QuestionsCache: Sendable {
     private let slots: [Slot]
 
     /// A cache with one slot per lane (at least one).
-    public init(lanes: Int) {
+    init(lanes: Int) {
         slots = (0..<max(1, lanes)).map { _ in Slot() }
     }
 
     /// The questions of `body`, or the reason it breaks the survey contract.
-    public func questions(in body: [UInt8], lane: Int) -> Result<[SurveyQuestion], SurveyQuestion.ContractError> {
+    func questions(in body: [UInt8], lane: Int) -> Result<[SurveyQuestion], SurveyQuestion.ContractError> {
         let slot = slots[lane % slots.count]
         if let hit = slot.last.withLock({ last in last.flatMap { $0.body == body ? $0.questions : nil } }) {
             return .success(hit)

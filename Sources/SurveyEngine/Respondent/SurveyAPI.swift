@@ -3,21 +3,29 @@
 public struct SurveyAPI: Sendable, Hashable {
     /// A method and path, as in `GET /questions`.
     public struct Call: Sendable, Hashable, CustomStringConvertible {
-        public var method: String
-        public var path: String
+        var method: String
+        var path: String
 
+        /// A call of `method` on `path`, both sent as written: HTTP methods are case-sensitive,
+        /// and `path` (from `/`, query allowed) is appended to the target's base path unchanged.
         public init(method: String, path: String) {
             self.method = method
             self.path = path
         }
 
+        /// `METHOD path`, as in reports and error messages.
         public var description: String { "\(method) \(path)" }
     }
 
+    /// Fetches the survey: its 2xx body must be the questions list (see `SurveyQuestion.list`).
     public var questions: Call
+    /// Submits one answer as `{"id":…,"answer":"…"}`; any 2xx counts as accepted.
     public var submit: Call
+    /// Sent with both calls after `Host`, in order; a `User-Agent` here replaces survey-bot's.
     public var headers: [HTTPHeader]
 
+    /// The API of the reference server unless told otherwise: `GET /questions` and
+    /// `POST /question/submit`, with no extra headers.
     public init(
         questions: Call = Call(method: "GET", path: "/questions"), submit: Call = Call(method: "POST", path: "/question/submit"),
         headers: [HTTPHeader] = []
@@ -28,11 +36,14 @@ public struct SurveyAPI: Sendable, Hashable {
     }
 }
 
-/// One request header.
+/// One header field, of a request or of a server's response.
 public struct HTTPHeader: Sendable, Hashable {
+    /// The field name as sent; the engine recognises `User-Agent` in any case.
     public var name: String
-    public var value: String
+    var value: String
 
+    /// A header sent as `name: value`. The engine writes both unchecked, so the caller makes sure
+    /// the name is an RFC 9110 token and the value holds no CR, LF or NUL.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
@@ -42,17 +53,20 @@ public struct HTTPHeader: Sendable, Hashable {
 /// The answers respondents give, by question id, with an optional fallback for other ids.
 /// Where a question has several candidate answers, each respondent picks one (seeded).
 public struct AnswerBook: Sendable, Hashable {
+    /// Candidate answers by question id; an entry with no candidates leaves its question
+    /// unanswered rather than falling back.
     public var byQuestion: [Int: [String]]
     /// The `"*"` answers, given to any question without its own.
     public var fallback: [String]?
 
+    /// A book with these answers; empty by default, which answers nothing.
     public init(byQuestion: [Int: [String]] = [:], fallback: [String]? = nil) {
         self.byQuestion = byQuestion
         self.fallback = fallback
     }
 
     /// The candidates for a question, or nil when the book has no answer for it.
-    public func choices(for id: Int) -> [String]? {
+    func choices(for id: Int) -> [String]? {
         byQuestion[id] ?? fallback
     }
 

@@ -1,15 +1,19 @@
 /// One question of the survey, as `GET /questions` lists it.
 public struct SurveyQuestion: Sendable, Hashable {
+    /// The question's id, unique within a list: what a submit names and `AnswerBook` keys on.
     public var id: Int
-    public var text: String
+    var text: String
 
+    /// A question with its id and wording.
     public init(id: Int, text: String) {
         self.id = id
         self.text = text
     }
 
-    /// Why a questions body breaks the survey contract.
+    /// Why a questions body breaks the survey contract. A respondent that receives such a body
+    /// counts the attempt as `malformed_response`.
     public struct ContractError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, as a phrase to follow a colon: `question 3 has no integer 'id'`.
         public var description: String
     }
 
@@ -39,7 +43,8 @@ public struct SurveyQuestion: Sendable, Hashable {
         return .success(questions)
     }
 
-    /// The JSON array `GET /questions` answers with.
+    /// The JSON array `GET /questions` answers with: `[{"id":1,"question":"…"},…]`, in the
+    /// order given, which `list(from:)` reads back.
     public static func json(_ questions: [SurveyQuestion]) -> String {
         "[" + questions.map { "{\"id\":\($0.id),\"question\":\(JSONValue.quoted($0.text))}" }.joined(separator: ",") + "]"
     }

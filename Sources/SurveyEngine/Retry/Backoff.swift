@@ -1,20 +1,31 @@
 /// How long to wait before each retry, before jitter.
 ///
-/// `initial` is the first retry's delay; every delay is capped at `max`.
-/// - `none`: retry at once.
-/// - `constant`: `initial` every time.
-/// - `linear`: `initial · n` before the n-th retry.
-/// - `exponential`: `initial · multiplier^(n-1)` before the n-th retry.
+/// `initial` is the first retry's delay; every delay is capped at `max`. Counting retries
+/// from 1, the n-th retry waits as its `strategy` says.
 public struct Backoff: Sendable, Hashable {
+    /// How the delay grows with the retry number. The raw values are the plan's words.
     public enum Strategy: String, Sendable, Hashable, CaseIterable {
-        case none, constant, linear, exponential
+        /// No delay: retry at once.
+        case none
+        /// `initial` before every retry.
+        case constant
+        /// `initial · n` before the n-th retry.
+        case linear
+        /// `initial · multiplier^(n-1)` before the n-th retry.
+        case exponential
     }
 
+    /// How the delay grows from one retry to the next.
     public var strategy: Strategy
+    /// The first retry's delay, and the lower bound of decorrelated jitter.
     public var initial: Duration
+    /// The cap on every delay, jittered or taken from `Retry-After`: a retry never waits longer.
     public var max: Duration
+    /// The exponential strategy's factor from one retry to the next; the others ignore it. A
+    /// delay that overflows, even to infinity, is capped at `max`.
     public var multiplier: Double
 
+    /// A backoff of `strategy`: 200 ms at first, at most 10 s, doubling, unless given.
     public init(_ strategy: Strategy, initial: Duration = .milliseconds(200), max: Duration = .seconds(10), multiplier: Double = 2) {
         self.strategy = strategy
         self.initial = initial
@@ -23,7 +34,7 @@ public struct Backoff: Sendable, Hashable {
     }
 
     /// The delay before the `retry`-th retry (1 for the first retry), capped at `max`.
-    public func baseDelay(beforeRetry retry: Int) -> Duration {
+    func baseDelay(beforeRetry retry: Int) -> Duration {
         let n = Swift.max(1, retry)
         let seconds: Double
         switch strategy {

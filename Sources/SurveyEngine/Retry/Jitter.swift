@@ -1,16 +1,21 @@
 /// Randomisation of backoff delays, so that many respondents failing together do not retry in
-/// lock-step. The definitions are those of AWS's "Exponential Backoff and Jitter":
-/// - `none`: the base delay `v`.
-/// - `full`: `U(0, v)`.
-/// - `equal`: `v/2 + U(0, v/2)`.
-/// - `decorrelated`: `min(max, U(initial, previous · 3))`, where `previous` is the delay used
-///   before the previous retry (`initial` before the first).
+/// lock-step. The definitions are those of AWS's "Exponential Backoff and Jitter", with `v`
+/// the backoff's delay for this retry and `U(a, b)` a uniform draw in [a, b] to the
+/// nanosecond. The raw values are the plan's words.
 public enum Jitter: String, Sendable, Hashable, CaseIterable {
-    case none, full, equal, decorrelated
+    /// The base delay `v`, unchanged.
+    case none
+    /// `U(0, v)`: the widest spread.
+    case full
+    /// `v/2 + U(0, v/2)`: never less than half the base delay.
+    case equal
+    /// `min(max, U(initial, previous · 3))`, where `previous` is the delay used before the
+    /// previous retry (`initial` before the first). Ignores the strategy's growth, except that
+    /// a `none` strategy still means no delay.
+    case decorrelated
 
     /// The delay to wait, given the base delay for this retry and the previous delay.
-    public func apply(to base: Duration, previous: Duration?, backoff: Backoff, using random: inout some RandomNumberGenerator) -> Duration
-    {
+    func apply(to base: Duration, previous: Duration?, backoff: Backoff, using random: inout some RandomNumberGenerator) -> Duration {
         switch self {
         case .none:
             return base

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Reads a `Retry-After` header: delay-seconds, or an HTTP date (RFC 9110, IMF-fixdate).
-public enum RetryAfter {
+enum RetryAfter {
     /// The delay it asks for, relative to `now`; negative values become zero. Nil when the
     /// value is neither form.
-    public static func delay(_ value: String, now: Date = Date()) -> Duration? {
+    static func delay(_ value: String, now: Date = Date()) -> Duration? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) {
             guard let seconds = Int64(text) else { return .seconds(Int64.max / 1_000_000_000) }

@@ -2,24 +2,24 @@ import Synchronization
 
 /// The live state of a run's retry budget (`RetryBudgetPolicy`): calls and retries so far,
 /// shared by every respondent.
-public final class RetryBudget: Sendable {
-    public let policy: RetryBudgetPolicy?
+final class RetryBudget: Sendable {
+    let policy: RetryBudgetPolicy?
     private let calls = Atomic<Int>(0)
     private let retries = Atomic<Int>(0)
     private let denied = Atomic<Int>(0)
 
-    public init(_ policy: RetryBudgetPolicy?) {
+    init(_ policy: RetryBudgetPolicy?) {
         self.policy = policy
     }
 
     /// A logical call began.
-    public func callStarted() {
+    func callStarted() {
         guard policy != nil else { return }  // no budget: no shared counter to contend on
         calls.add(1, ordering: .relaxed)
     }
 
     /// Takes one retry from the budget; false when it is spent (the retry must not be sent).
-    public func withdraw() -> Bool {
+    func withdraw() -> Bool {
         guard let policy else { return true }
         let allowed = policy.ratio * Double(calls.load(ordering: .relaxed)) + Double(policy.minimum)
         let taken = retries.add(1, ordering: .relaxed).newValue
@@ -30,5 +30,5 @@ public final class RetryBudget: Sendable {
     }
 
     /// Retries refused so far.
-    public var deniedCount: Int { denied.load(ordering: .relaxed) }
+    var deniedCount: Int { denied.load(ordering: .relaxed) }
 }

@@ -1,13 +1,14 @@
 /// Which attempt outcomes a retry policy retries: the plan's `on: [400, 5xx, timeout, connection]`.
 public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
     /// Exact status codes, such as 400 or 429.
-    public var statuses: Set<Int>
+    var statuses: Set<Int>
     /// Status classes by their first digit: 5 for `5xx`.
-    public var statusClasses: Set<Int>
-    public var errors: Set<ErrorKind>
+    private var statusClasses: Set<Int>
+    var errors: Set<ErrorKind>
     /// The names as given, for display and for the plan as run.
-    public private(set) var names: [String]
+    private(set) var names: [String]
 
+    /// No conditions: they match nothing, so a policy with them never retries.
     public init() {
         statuses = []
         statusClasses = []
@@ -21,14 +22,17 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
         for name in names { try add(name) }
     }
 
-    /// A name that is not a retry condition, with the list of names that are.
+    /// A name that is not a retry condition; `errorNames` lists the words that are.
     public struct UnknownName: Error, Sendable, Equatable {
-        public var name: String
+        var name: String
     }
 
     /// Every word `add` understands besides status codes and classes.
     public static let errorNames: [String] = ["connection", "malformed", "tls"] + ErrorKind.allCases.map(\.rawValue)
 
+    /// Adds one condition, in any case: a status code from 100 to 599, a class from `1xx` to
+    /// `5xx`, `connection` (refused, reset or closed), `malformed`, or an `ErrorKind` raw value
+    /// such as `timeout`. Anything else throws and leaves the conditions as they were.
     public mutating func add(_ name: String) throws(UnknownName) {
         let lower = name.lowercased()
         if lower.count == 3, let digit = lower.first?.wholeNumberValue, lower.first?.isASCII == true {
@@ -53,20 +57,24 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
         names.append(lower)
     }
 
-    public func matches(status: Int) -> Bool {
+    func matches(status: Int) -> Bool {
         statuses.contains(status) || statusClasses.contains(status / 100)
     }
 
-    public func matches(_ error: ErrorKind) -> Bool {
+    func matches(_ error: ErrorKind) -> Bool {
         errors.contains(error)
     }
 
+    /// The names as added, lowercased: `[5xx, timeout]`.
     public var description: String { "[" + names.joined(separator: ", ") + "]" }
 
+    /// Equal when they retry the same outcomes, however the names were spelt or ordered:
+    /// `connection` equals its three error kinds.
     public static func == (lhs: RetryConditions, rhs: RetryConditions) -> Bool {
         lhs.statuses == rhs.statuses && lhs.statusClasses == rhs.statusClasses && lhs.errors == rhs.errors
     }
 
+    /// Hashes what `==` compares: the outcomes retried, not the names.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(statuses)
         hasher.combine(statusClasses)

@@ -3,7 +3,7 @@
 /// `attempts` counts every attempt, the first one included (gRPC's and urllib3's meaning), so
 /// `attempts: 1` never retries.
 public struct RetryPolicy: Sendable, Hashable {
-    /// Attempts in all, the first one included; at least 1.
+    /// Attempts in all, the first one included; less than 1 acts as 1.
     public var attempts: Int
     /// The delay before each retry, before jitter.
     public var backoff: Backoff
@@ -24,7 +24,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public static let never = RetryPolicy(attempts: 1, backoff: Backoff(.none), retryOn: RetryConditions())
 
     /// The verdict after a failed attempt.
-    public enum Decision: Sendable, Hashable {
+    enum Decision: Sendable, Hashable {
         /// Retry after this delay.
         case retry(after: Duration)
         /// The outcome is not in `retryOn`.
@@ -39,7 +39,7 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - retryAfter: the response's `Retry-After`, already converted to a delay; it wins over
     ///     the computed backoff, is floored at zero and capped at `backoff.max`.
     ///   - previousDelay: the delay used before the previous retry, for decorrelated jitter.
-    public func decide(
+    func decide(
         afterAttempt attempt: Int, outcome: AttemptOutcome, retryAfter: Duration? = nil, previousDelay: Duration? = nil,
         using random: inout some RandomNumberGenerator
     ) -> Decision {

@@ -1,8 +1,10 @@
 /// A closed range of durations, such as think time `200ms..1s`; a single value is `d..d`.
 public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
-    public var lower: Duration
-    public var upper: Duration
+    var lower: Duration
+    var upper: Duration
 
+    /// The durations from `lower` to `upper`, both included.
+    ///
     /// - Precondition: `lower <= upper`.
     public init(_ lower: Duration, _ upper: Duration) {
         precondition(lower <= upper, "DurationRange lower bound above upper bound")
@@ -10,16 +12,19 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
         self.upper = upper
     }
 
+    /// The single duration `value`, as the range `value..value`.
     public init(fixed value: Duration) {
         self.init(value, value)
     }
 
+    /// Zero and only zero: the default think time, no pause at all.
     public static let zero = DurationRange(fixed: .zero)
 
+    /// Whether the upper bound is zero: for a think time, no pause at all.
     public var isZero: Bool { upper == .zero }
 
     /// A uniformly drawn duration in the range (the lower bound when the range is a point).
-    public func sample(using random: inout some RandomNumberGenerator) -> Duration {
+    func sample(using random: inout some RandomNumberGenerator) -> Duration {
         let lo = lower.nanoseconds
         let hi = upper.nanoseconds
         guard hi > lo else { return lower }
@@ -27,7 +32,8 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The duration a fraction `unit` (in [0, 1)) of the way from `lower` to `upper`: with a
-    /// uniform `unit`, a uniform draw that a stateless seeded stream can repeat.
+    /// uniform `unit`, a uniform draw that a stateless seeded stream can repeat. A `unit`
+    /// outside [0, 1] is clamped to it; the result is whole nanoseconds, rounded down.
     public func value(at unit: Double) -> Duration {
         let lo = lower.nanoseconds
         let hi = upper.nanoseconds
@@ -35,6 +41,7 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
         return .nanoseconds(lo + Int64(Double(hi - lo) * min(max(unit, 0), 1)))
     }
 
+    /// The plan-file spelling: `250ms` for a single value, `200ms..1s` for a range.
     public var description: String {
         lower == upper ? lower.compactDescription : "\(lower.compactDescription)..\(upper.compactDescription)"
     }
@@ -42,7 +49,7 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
 
 extension Duration {
     /// Whole nanoseconds, saturating at `Int64.max` for durations too long to count that way.
-    public var nanoseconds: Int64 {
+    var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? Int64.min : Int64.max }

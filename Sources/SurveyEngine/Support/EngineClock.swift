@@ -2,11 +2,11 @@
 /// so that engine tests run on virtual time, fast and repeatable.
 public struct EngineClock: Sendable {
     /// Monotonic nanoseconds.
-    public var now: @Sendable () -> UInt64
+    var now: @Sendable () -> UInt64
     /// Suspends the caller for that many nanoseconds.
-    public var sleep: @Sendable (UInt64) async -> Void
+    var sleep: @Sendable (UInt64) async -> Void
 
-    public init(now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void) {
+    init(now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void) {
         self.now = now
         self.sleep = sleep
     }

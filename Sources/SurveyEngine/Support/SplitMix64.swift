@@ -5,10 +5,11 @@
 public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
-    public init(seed: UInt64) {
+    init(seed: UInt64) {
         state = seed
     }
 
+    /// The next 64 random bits of the stream; every bit pattern is equally likely.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return Self.mix(state)
@@ -16,7 +17,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
 
     /// The SplitMix64 finaliser: a bijective scramble of 64 bits.
     @inlinable
-    public static func mix(_ value: UInt64) -> UInt64 {
+    static func mix(_ value: UInt64) -> UInt64 {
         var z = value
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
@@ -25,7 +26,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
 
     /// A generator for one member of a family (the i-th respondent, the n-th shard): streams of
     /// different members are independent, and each is repeatable from the seed.
-    public static func derived(seed: UInt64, stream: UInt64) -> SplitMix64 {
+    static func derived(seed: UInt64, stream: UInt64) -> SplitMix64 {
         SplitMix64(seed: mix(seed ^ mix(stream &+ 0x632B_E59B_D9B4_E019)))
     }
 

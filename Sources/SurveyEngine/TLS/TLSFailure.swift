@@ -33,6 +33,7 @@ public struct TLSFailure: Error, Sendable, Hashable, CustomStringConvertible {
         self.systemError = systemError
     }
 
+    /// The text a person reads.
     public var description: String { reason }
 
     static let closedDuringHandshake = "peer closed the connection during the handshake"

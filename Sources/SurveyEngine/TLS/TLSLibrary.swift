@@ -44,5 +44,6 @@ struct TLSLibrary: Sendable {
 /// (tried libssl.so.3, libssl.so.1.1): libssl.so.3: cannot open shared object file: No such file or
 /// directory; …", or the library and the missing function.
 public struct TLSUnavailable: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text a person reads.
     public let description: String
 }

@@ -14,6 +14,7 @@ public struct TLSSetupError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Why, in OpenSSL's or the system's words: "No such file or directory", "key values mismatch".
     public let reason: String
 
+    /// The text a person reads.
     public var description: String {
         if let file { return "\(subject) \(file): \(reason)" }
         return subject.isEmpty ? reason : "\(subject): \(reason)"

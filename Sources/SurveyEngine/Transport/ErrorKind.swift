@@ -24,5 +24,6 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// valid, or for another host name.
     case tlsCertificate = "tls_certificate"
 
+    /// By raw value, so that reports list the kinds in a fixed, alphabetical order.
     public static func < (lhs: ErrorKind, rhs: ErrorKind) -> Bool { lhs.rawValue < rhs.rawValue }
 }

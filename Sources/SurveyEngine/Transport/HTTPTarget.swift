@@ -1,19 +1,26 @@
 /// Where the survey API lives: scheme, host, port and an optional base path that prefixes the
 /// plan's API paths (`http://127.0.0.1:8080/v1` + `/questions` → `/v1/questions`).
 public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
+    /// How to reach the target, which also decides the transport.
     public enum Scheme: String, Sendable, Hashable {
-        case http, https
+        /// Plain HTTP/1.1 on the event loops (`HTTPClient`); port 80 by default.
+        case http
+        /// HTTP over TLS through URLSession (`URLSessionTransport`); port 443 by default.
+        case https
 
-        public var defaultPort: Int { self == .http ? 80 : 443 }
+        fileprivate var defaultPort: Int { self == .http ? 80 : 443 }
     }
 
+    /// `http` or `https`.
     public var scheme: Scheme
     /// A host name, an IPv4 address, or an IPv6 address without brackets.
     public var host: String
+    /// The TCP port, from 1 to 65535.
     public var port: Int
     /// Empty, or a path starting with `/` and not ending with one.
     public var basePath: String
 
+    /// A target as given, unchecked (`parse` checks text); `port` defaults to the scheme's.
     public init(scheme: Scheme, host: String, port: Int? = nil, basePath: String = "") {
         self.scheme = scheme
         self.host = host
@@ -22,14 +29,15 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the host is written as an IPv6 address.
-    public var isIPv6Literal: Bool { host.contains(":") }
+    var isIPv6Literal: Bool { host.contains(":") }
 
     /// The `Host` header value: the port is omitted when it is the scheme's default.
-    public var hostHeader: String {
+    var hostHeader: String {
         let name = isIPv6Literal ? "[\(host)]" : host
         return port == scheme.defaultPort ? name : "\(name):\(port)"
     }
 
+    /// The URL with its port always written: `http://127.0.0.1:8080/v1`, `https://[::1]:443`.
     public var description: String {
         let name = isIPv6Literal ? "[\(host)]" : host
         return "\(scheme.rawValue)://\(name):\(port)\(basePath)"
@@ -101,7 +109,9 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
         return .success(HTTPTarget(scheme: scheme, host: String(host), port: port, basePath: base))
     }
 
+    /// Why text is not a target URL.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, such as `'70000' is not a port (1-65535)`.
         public var description: String
         init(_ description: String) { self.description = description }
     }

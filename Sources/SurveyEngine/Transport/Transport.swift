@@ -13,14 +13,17 @@ public protocol Transport: Sendable {
 public struct HTTPRequest: Sendable {
     /// The part of a request that does not change between attempts: method, path, headers.
     public struct Template: Sendable {
-        public let method: String
+        let method: String
         /// The path on the server, base path included.
-        public let path: String
-        public let headers: [HTTPHeader]
+        let path: String
+        let headers: [HTTPHeader]
         /// `METHOD path HTTP/1.1`, `Host`, the fixed headers, each line ending in CRLF; the
         /// `Content-Length` line and the blank line are added per request.
         let head: [UInt8]
 
+        /// Builds the head once: the request line with `path` (base path included), `Host` for
+        /// `target` (its port left out when it is the scheme's default), survey-bot's
+        /// `User-Agent` unless `headers` has one, then `headers` in order.
         public init(method: String, path: String, target: HTTPTarget, headers: [HTTPHeader] = []) {
             self.method = method
             self.path = path
@@ -37,12 +40,14 @@ public struct HTTPRequest: Sendable {
         }
     }
 
-    public let template: Template
+    let template: Template
     /// The body, or nil for none (no Content-Length is sent for a GET without a body).
-    public var body: [UInt8]?
+    var body: [UInt8]?
     /// Whether the response body is wanted; when not, it is read and dropped.
-    public var collectBody: Bool
+    var collectBody: Bool
 
+    /// A request of `template` with `body`. The response body is dropped unless
+    /// `collectBody`: only a caller that reads it should pay for keeping it.
     public init(_ template: Template, body: [UInt8]? = nil, collectBody: Bool = false) {
         self.template = template
         self.body = body
@@ -52,13 +57,13 @@ public struct HTTPRequest: Sendable {
 
 /// What a server answered.
 public struct TransportResponse: Sendable, Equatable {
-    public var status: Int
+    var status: Int
     /// The body when it was asked for, else empty.
-    public var body: [UInt8]
+    var body: [UInt8]
     /// The `Retry-After` header, as sent.
-    public var retryAfter: String?
+    var retryAfter: String?
 
-    public init(status: Int, body: [UInt8] = [], retryAfter: String? = nil) {
+    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
@@ -67,14 +72,15 @@ public struct TransportResponse: Sendable, Equatable {
 
 /// Why an attempt has no response.
 public struct TransportFailure: Error, Sendable, Equatable {
+    /// What went wrong, as reports and retry conditions name it.
     public var kind: ErrorKind
     /// Whether any of the request reached the wire: a request never sent is always safe to retry.
-    public var requestSent: Bool
+    var requestSent: Bool
     /// What a person needs to know beyond the kind, such as why a certificate was refused
     /// ("certificate has expired"); nil when the kind says it all.
-    public var detail: String?
+    var detail: String?
 
-    public init(_ kind: ErrorKind, requestSent: Bool, detail: String? = nil) {
+    init(_ kind: ErrorKind, requestSent: Bool, detail: String? = nil) {
         self.kind = kind
         self.requestSent = requestSent
         self.detail = detail
@@ -83,20 +89,20 @@ public struct TransportFailure: Error, Sendable, Equatable {
 
 /// The connection an attempt went over: kept alive from an earlier attempt, or opened for this
 /// one — then how long its connect and TLS handshake took, and what TLS agreed.
-public struct ConnectionInfo: Sendable, Equatable {
+struct ConnectionInfo: Sendable, Equatable {
     /// Whether the connection was kept alive from an earlier attempt.
-    public var reused: Bool
+    var reused: Bool
     /// From the attempt's start to the TCP connection's, for a new connection.
-    public var connectTime: Duration?
+    var connectTime: Duration?
     /// From the TCP connection to the end of the TLS handshake, for a new https connection.
-    public var tlsHandshakeTime: Duration?
+    var tlsHandshakeTime: Duration?
     /// The protocol version and cipher suite of a new https connection: "TLSv1.3 TLS_AES_256_GCM_SHA384".
-    public var tls: String?
+    var tls: String?
 
     /// A connection kept alive from an earlier attempt.
-    public static let reused = ConnectionInfo(reused: true)
+    static let reused = ConnectionInfo(reused: true)
 
-    public init(reused: Bool, connectTime: Duration? = nil, tlsHandshakeTime: Duration? = nil, tls: String? = nil) {
+    init(reused: Bool, connectTime: Duration? = nil, tlsHandshakeTime: Duration? = nil, tls: String? = nil) {
         self.reused = reused
         self.connectTime = connectTime
         self.tlsHandshakeTime = tlsHandshakeTime
@@ -110,27 +116,27 @@ public struct TransportOutcome: Sendable, Equatable {
     public var result: Result<TransportResponse, TransportFailure>
     /// From the attempt's start (the connect, or the first byte sent on a kept-alive
     /// connection) to the last byte of the response, or to the failure.
-    public var serviceTime: Duration
+    var serviceTime: Duration
     /// The connection the attempt went over; nil when it never had one (a name that did not
     /// resolve, no descriptor left) or the transport does not say.
-    public var connection: ConnectionInfo?
+    var connection: ConnectionInfo?
 
     /// An outcome.
-    public init(_ result: Result<TransportResponse, TransportFailure>, serviceTime: Duration, connection: ConnectionInfo? = nil) {
+    init(_ result: Result<TransportResponse, TransportFailure>, serviceTime: Duration, connection: ConnectionInfo? = nil) {
         self.result = result
         self.serviceTime = serviceTime
         self.connection = connection
     }
 
     /// A response that took `serviceTime`.
-    public static func response(_ response: TransportResponse, serviceTime: Duration, connection: ConnectionInfo? = nil)
+    static func response(_ response: TransportResponse, serviceTime: Duration, connection: ConnectionInfo? = nil)
         -> TransportOutcome
     {
         TransportOutcome(.success(response), serviceTime: serviceTime, connection: connection)
     }
 
     /// A failure of `kind` after `serviceTime`.
-    public static func failure(
+    static func failure(
         _ kind: ErrorKind, requestSent: Bool, serviceTime: Duration, detail: String? = nil, connection: ConnectionInfo? = nil
     ) -> TransportOutcome {
         TransportOutcome(

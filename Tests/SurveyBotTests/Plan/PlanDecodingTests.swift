@@ -1,7 +1,7 @@
-import SurveyEngine
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyEngine
 
 @Suite struct PlanDecodingTests {
     @Test func emptyPlanGetsEveryDefault() throws {

@@ -156,8 +156,9 @@ import Testing
         expectSingleError(lines("target: http://host:99999"), line: 1, column: 9, contains: "is not a port")
     }
 
-    /// The issue's own example: a misspelt key, a tab, a missing env var and a bad duration
-    /// give exactly four diagnostics, each at its own line and column, in source order.
+    /// A plan with four unrelated mistakes (a misspelt key, a missing env var, a tab and a bad
+    /// duration) gives exactly four diagnostics, each at its own line and column, in source
+    /// order: one mistake does not hide the next.
     @Test func fourMistakesGiveFourDiagnostics() {
         let text = lines(
             "name: four",

@@ -1,8 +1,8 @@
 import Foundation
-import SurveyEngine
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyEngine
 
 /// Mutates the example plans at random (seeded, so every failure reproduces) and checks that
 /// the parser never crashes and that every error points inside the file.

@@ -1,6 +1,5 @@
-import SurveyEngine
-
 @testable import SurveyBot
+@testable import SurveyEngine
 
 /// Seeded mutation fuzzing of plan files: byte flips, deleted and duplicated lines, random
 /// indentation, and grammar-aware insertions (quotes, colons, brackets, tabs, `${`).

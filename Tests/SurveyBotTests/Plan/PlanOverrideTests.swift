@@ -1,7 +1,7 @@
-import SurveyEngine
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyEngine
 
 @Suite struct PlanOverrideTests {
     private func overrides(_ build: (inout PlanOverrides) throws -> Void) rethrows -> PlanOverrides {

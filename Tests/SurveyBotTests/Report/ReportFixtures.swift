@@ -1,7 +1,7 @@
 import Foundation
-import SurveyEngine
 
 @testable import SurveyBot
+@testable import SurveyEngine
 
 /// A fixed run: the smoke plan, made-up but plausible metrics, fixed times. Every format is
 /// golden-tested against its rendering.

@@ -7,7 +7,7 @@ enum LatencyChart {
     /// `(lower bound ns, upper bound ns, count)` of `bins` logarithmic bins between the
     /// histogram's min and max; each bucket counts in the bin of the value it stands for.
     static func bins(_ histogram: Histogram, count bins: Int) -> [(lower: UInt64, upper: UInt64, count: UInt64)] {
-        guard !histogram.isEmpty, bins > 0 else { return [] }
+        guard histogram.count > 0, bins > 0 else { return [] }
         let low = Double(max(histogram.min, 1))
         let high = Double(max(histogram.max, histogram.min + 1)) * 1.000_001
         let ratio = pow(high / low, 1 / Double(bins))
