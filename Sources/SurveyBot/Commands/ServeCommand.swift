@@ -30,6 +30,11 @@ enum ServeCommand: Subcommand {
             OptionSpec("trickle", value: "duration", help: "Pause between the bytes of a slow answer.", default: "100ms"),
             OptionSpec("hang-rate", value: "p", help: "Share of requests never answered.", default: "0%"),
             OptionSpec("close-connections", help: "Close every connection after one response, without saying so."),
+            OptionSpec("tls-cert", value: "file", help: "Serve https with this PEM certificate chain (needs --tls-key)."),
+            OptionSpec("tls-key", value: "file", help: "The PEM private key of --tls-cert."),
+            OptionSpec(
+                "tls-self-signed",
+                help: "Serve https with a certificate made now for localhost, 127.0.0.1 and ::1; its PEM is printed to stderr."),
             OptionSpec("seed", value: "n", help: "Seed of the faults.", default: "0"),
             OptionSpec("threads", value: "n", help: "Event-loop threads.", default: "one per core"),
         ])
@@ -56,7 +61,10 @@ enum ServeCommand: Subcommand {
             context.console.printError("Error: \(error.description)")
             return .validationFailure
         }
-        context.console.print("listening on http://\(server.address)")
+        context.console.print("listening on \(server.scheme.rawValue)://\(server.address)")
+        if let certificate = server.certificatePEM {
+            context.console.printError("the server's self-signed certificate (trust it with tls.ca_file):\n\(certificate)")
+        }
         context.console.printError(describe(configuration, questions: server.questions.count))
         for await signal in signals.signals {
             context.console.printError("survey-bot serve: \(SignalWatcher.name(signal)), stopping")
@@ -102,6 +110,14 @@ enum ServeCommand: Subcommand {
         if sum > 1.000_000_1 { throw UsageError("the fault rates add up to more than 100%") }
         configuration.faults = faults
         configuration.seed = try option(arguments, "seed", .seed) ?? 0
+        switch (arguments.value("tls-cert"), arguments.value("tls-key"), arguments.flag("tls-self-signed")) {
+        case (nil, nil, false): configuration.tls = .off
+        case (nil, nil, true): configuration.tls = .selfSigned
+        case (let certificate?, let key?, false): configuration.tls = .files(certificate: certificate, key: key)
+        case (_, _, true): throw UsageError("give either --tls-self-signed or --tls-cert and --tls-key, not both")
+        case (nil, _, false): throw UsageError("--tls-key needs --tls-cert")
+        case (_, nil, false): throw UsageError("--tls-cert needs --tls-key")
+        }
         return configuration
     }
 

@@ -38,6 +38,20 @@ struct RunFigures: Sendable {
     var survey: Calls
     /// Respondents who submitted every answer, of respondents started.
     var completionRate: Double?
+    /// How both endpoints' attempts got their connections.
+    var connections: Connections
+
+    /// New and reused connections, connect and TLS handshake times, what TLS agreed.
+    struct Connections: Sendable {
+        var new = 0
+        var reused = 0
+        var connect: RunReport.LatencySummary?
+        var tlsHandshake: RunReport.LatencySummary?
+        /// New https connections by protocol version and cipher suite.
+        var tls: [String: Int] = [:]
+        /// New https connections that resumed an earlier session.
+        var tlsResumed = 0
+    }
 
     /// The figures of a report: its counts and histograms, read once.
     init(_ report: RunReport) {
@@ -45,6 +59,9 @@ struct RunFigures: Sendable {
         var endpoints: [String: Calls] = [:]
         var survey = Calls(seconds: seconds)
         var merged = Histogram()
+        var connections = Connections()
+        var connect = Histogram()
+        var handshake = Histogram()
         for (name, endpoint) in report.endpoints {
             var calls = Calls(
                 calls: endpoint.calls, attempts: endpoint.attempts, succeeded: endpoint.succeeded,
@@ -57,7 +74,18 @@ struct RunFigures: Sendable {
             survey.firstTrySucceeded += endpoint.firstTrySucceeded
             survey.failedAttempts += endpoint.failedAttempts
             if let histogram = endpoint.correctedHistogram.histogram { merged.merge(histogram) }
+            if let part = endpoint.connections {
+                connections.new += part.new
+                connections.reused += part.reused
+                if let histogram = part.connectHistogram?.histogram { connect.merge(histogram) }
+                if let histogram = part.tlsHandshakeHistogram?.histogram { handshake.merge(histogram) }
+                connections.tls.merge(part.tls ?? [:], uniquingKeysWith: +)
+                connections.tlsResumed += part.tlsResumed ?? 0
+            }
         }
+        if connect.count > 0 { connections.connect = RunReport.LatencySummary(connect) }
+        if handshake.count > 0 { connections.tlsHandshake = RunReport.LatencySummary(handshake) }
+        self.connections = connections
         if survey.attempts > 0 { survey.latency = RunReport.LatencySummary(merged) }
         self.endpoints = endpoints
         self.survey = survey

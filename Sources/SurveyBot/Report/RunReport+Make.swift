@@ -119,5 +119,23 @@ extension RunReport.EndpointReport {
         serviceTimeMs = RunReport.LatencySummary(metrics.serviceTime)
         correctedHistogram = RunReport.HistogramRecord(metrics.correctedLatency)
         serviceTimeHistogram = RunReport.HistogramRecord(metrics.serviceTime)
+        connections = RunReport.Connections(metrics)
+        errorSamples =
+            metrics.errorSamples.isEmpty ? nil : Dictionary(uniqueKeysWithValues: metrics.errorSamples.map { ($0.key.rawValue, $0.value) })
+    }
+}
+
+extension RunReport.Connections {
+    /// The connection figures of an endpoint; histograms only where something was measured.
+    init(_ metrics: EndpointMetrics) {
+        func summary(_ histogram: Histogram) -> (RunReport.LatencySummary?, RunReport.HistogramRecord?) {
+            histogram.count == 0 ? (nil, nil) : (RunReport.LatencySummary(histogram), RunReport.HistogramRecord(histogram))
+        }
+        new = metrics.newConnections
+        reused = metrics.reusedConnections
+        (connectMs, connectHistogram) = summary(metrics.connectTime)
+        (tlsHandshakeMs, tlsHandshakeHistogram) = summary(metrics.tlsHandshakeTime)
+        tls = metrics.tlsParameters.isEmpty ? nil : metrics.tlsParameters
+        tlsResumed = metrics.tlsParameters.isEmpty ? nil : metrics.tlsResumed
     }
 }

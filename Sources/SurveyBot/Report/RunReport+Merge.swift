@@ -67,6 +67,24 @@ extension RunReport {
             }
             counts.correctedLatency = latency
             counts.serviceTime = service
+            if let connections = part.connections {
+                counts.newConnections = connections.new
+                counts.reusedConnections = connections.reused
+                for (record, field) in [
+                    (connections.connectHistogram, \EndpointMetrics.connectTime), (connections.tlsHandshakeHistogram, \.tlsHandshakeTime),
+                ] {
+                    guard let record else { continue }
+                    guard let histogram = record.histogram else {
+                        throw MergeError(description: "\(path): a \(endpoint.rawValue) connection histogram is damaged")
+                    }
+                    counts[keyPath: field] = histogram
+                }
+                counts.tlsParameters = connections.tls ?? [:]
+                counts.tlsResumed = connections.tlsResumed ?? 0
+            }
+            for (name, sample) in part.errorSamples ?? [:] {
+                if let kind = ErrorKind(rawValue: name) { counts.errorSamples[kind] = sample }
+            }
             metrics[endpoint] = counts
         }
         metrics.respondentsStarted = respondents.started

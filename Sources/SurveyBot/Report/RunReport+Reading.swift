@@ -76,7 +76,17 @@ extension RunReport {
                     number($0, "\(prefix).\(field)")
                 }
             }
-            for (histogram, field) in [(endpoint.correctedHistogram, "histogram"), (endpoint.serviceTimeHistogram, "service_histogram")] {
+            var histograms = [(endpoint.correctedHistogram, "histogram"), (endpoint.serviceTimeHistogram, "service_histogram")]
+            if let connections = endpoint.connections {
+                problems += [
+                    count(connections.new, "\(prefix).connections.new"), count(connections.reused, "\(prefix).connections.reused"),
+                    count(connections.tlsResumed ?? 0, "\(prefix).connections.tls_resumed"),
+                ]
+                problems += (connections.tls ?? [:]).map { count($0.value, "\(prefix).connections.tls.\($0.key)") }
+                if let record = connections.connectHistogram { histograms.append((record, "connections.connect_histogram")) }
+                if let record = connections.tlsHandshakeHistogram { histograms.append((record, "connections.tls_handshake_histogram")) }
+            }
+            for (histogram, field) in histograms {
                 if histogram.histogram == nil || histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxCount) {
                     problems.append("'\(prefix).\(field)' is not a valid histogram")
                 }

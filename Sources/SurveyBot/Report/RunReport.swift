@@ -60,16 +60,49 @@ struct RunReport: Codable, Sendable, Equatable {
         var serviceTimeMs: LatencySummary
         var correctedHistogram: HistogramRecord
         var serviceTimeHistogram: HistogramRecord
+        /// New and reused connections, with connect and TLS handshake times; absent from reports
+        /// of versions before it.
+        var connections: Connections?
+        /// For error kinds with more to say than their name (TLS failures), the first reason
+        /// seen, by kind: `"tls_certificate": "certificate has expired"`.
+        var errorSamples: [String: String]?
 
         enum CodingKeys: String, CodingKey {
-            case calls, attempts, succeeded, failed, retries, status, errors
+            case calls, attempts, succeeded, failed, retries, status, errors, connections
             case correctedHistogram = "histogram"
+            case errorSamples = "error_samples"
             case firstTrySucceeded = "first_try_succeeded"
             case retriesDenied = "retries_denied"
             case failedAttempts = "failed_attempts"
             case correctedLatencyMs = "latency_ms"
             case serviceTimeMs = "service_latency_ms"
             case serviceTimeHistogram = "service_histogram"
+        }
+    }
+
+    /// How an endpoint's attempts got their connections: opened for them (how long the connect
+    /// and the TLS handshake took, what TLS agreed) or kept alive from earlier ones.
+    struct Connections: Codable, Sendable, Equatable {
+        var new: Int
+        var reused: Int
+        /// The TCP connect of each new connection (k6's `http_req_connecting`).
+        var connectMs: LatencySummary?
+        var connectHistogram: HistogramRecord?
+        /// The TLS handshake of each new https connection (k6's `http_req_tls_handshaking`).
+        var tlsHandshakeMs: LatencySummary?
+        var tlsHandshakeHistogram: HistogramRecord?
+        /// New https connections by protocol version and cipher suite.
+        var tls: [String: Int]?
+        /// New https connections that resumed an earlier session.
+        var tlsResumed: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case new, reused, tls
+            case tlsResumed = "tls_resumed"
+            case connectMs = "connect_ms"
+            case connectHistogram = "connect_histogram"
+            case tlsHandshakeMs = "tls_handshake_ms"
+            case tlsHandshakeHistogram = "tls_handshake_histogram"
         }
     }
 

@@ -135,6 +135,7 @@ final class ClientConnection: EventHandler {
         case .done:
             info.tlsHandshakeTime = .nanoseconds(Int64(MonotonicClock.now() &- connectedAt))
             info.tls = "\(session.protocolVersion) \(session.cipher ?? "")"
+            info.tlsResumed = session.resumed
             phase = .busy
             flush()
         case .wantRead:

@@ -36,12 +36,18 @@ struct AttemptRecord: Sendable, Hashable {
     var startLag: Duration
     /// When the attempt started, in nanoseconds since the run began.
     var start: UInt64
+    /// The connection it went over, when it had one.
+    var connection: ConnectionInfo?
+    /// Why it failed, beyond its kind (a certificate's fault, in OpenSSL's words), if known.
+    var detail: String?
 
     /// A record; `startLag` is zero unless given.
     init(
         endpoint: Endpoint, attempt: Int, outcome: AttemptOutcome, succeeded: Bool, serviceTime: Duration, startLag: Duration = .zero,
-        start: UInt64
+        start: UInt64, connection: ConnectionInfo? = nil, detail: String? = nil
     ) {
+        self.connection = connection
+        self.detail = detail
         self.endpoint = endpoint
         self.attempt = attempt
         self.outcome = outcome

@@ -14,7 +14,9 @@ public struct Histogram: Sendable, Hashable {
     static let magnitudes = 40 - subBucketBits + 1
     static let bucketCount = subBucketCount + magnitudes * subBucketHalf
 
-    private(set) var counts: [UInt64]
+    /// The count of each bucket; empty until the first value, so that a histogram never
+    /// recorded into (the TLS handshakes of an http run) costs no memory.
+    private(set) var counts: [UInt64] = []
     /// Values recorded.
     public private(set) var count: UInt64 = 0
     /// Sum of every value, in nanoseconds (for the exact mean).
@@ -24,9 +26,12 @@ public struct Histogram: Sendable, Hashable {
     /// The largest value recorded in nanoseconds, exact even beyond the top bucket; 0 when empty.
     public private(set) var max: UInt64 = 0
 
-    /// An empty histogram; its buckets are allocated now, once.
-    public init() {
-        counts = Array(repeating: 0, count: Self.bucketCount)
+    /// An empty histogram; its buckets are allocated with the first value, once.
+    public init() {}
+
+    /// Allocates the buckets, once.
+    private mutating func allocate() {
+        if counts.isEmpty { counts = Array(repeating: 0, count: Self.bucketCount) }
     }
 
     var isEmpty: Bool { count == 0 }
@@ -50,6 +55,7 @@ public struct Histogram: Sendable, Hashable {
     /// Records one value in nanoseconds.
     @inline(__always)
     mutating func record(_ nanoseconds: UInt64) {
+        allocate()
         counts[Self.index(of: nanoseconds)] &+= 1
         if count == 0 || nanoseconds < min { min = nanoseconds }
         if nanoseconds > max { max = nanoseconds }
@@ -64,6 +70,7 @@ public struct Histogram: Sendable, Hashable {
     /// Adds every count of `other` (exact).
     public mutating func merge(_ other: Histogram) {
         guard other.count > 0 else { return }
+        allocate()
         for index in other.counts.indices where other.counts[index] != 0 {
             counts[index] &+= other.counts[index]
         }
@@ -106,6 +113,7 @@ public struct Histogram: Sendable, Hashable {
         self.init()
         for (index, bucketCount) in sparseBuckets {
             guard index >= 0, index < Self.bucketCount, bucketCount > 0 else { return nil }
+            allocate()
             counts[index] &+= bucketCount
             count &+= bucketCount
         }

@@ -25,6 +25,21 @@ public struct EndpointMetrics: Sendable, Hashable {
     public var correctedLatency = Histogram()
     /// Per attempt, from its start to its end in nanoseconds: the raw service time.
     public var serviceTime = Histogram()
+    /// Attempts that opened a connection of their own.
+    public var newConnections = 0
+    /// Attempts that went over a connection kept alive from an earlier one.
+    public var reusedConnections = 0
+    /// The TCP connect of each new connection, in nanoseconds (k6's `http_req_connecting`).
+    public var connectTime = Histogram()
+    /// The TLS handshake of each new https connection, in nanoseconds (`http_req_tls_handshaking`).
+    public var tlsHandshakeTime = Histogram()
+    /// New https connections by what TLS agreed: `"TLSv1.3 TLS_AES_256_GCM_SHA384": 12`.
+    public var tlsParameters: [String: Int] = [:]
+    /// New https connections that resumed an earlier session instead of a full handshake.
+    public var tlsResumed = 0
+    /// For each error kind with more to say than its name, the first thing said: why a
+    /// certificate was refused, which alert ended a handshake.
+    public var errorSamples: [ErrorKind: String] = [:]
 
     /// Nothing counted yet.
     public init() {}
@@ -38,10 +53,23 @@ public struct EndpointMetrics: Sendable, Hashable {
         if !record.succeeded { failedAttempts += 1 }
         switch record.outcome {
         case .status(let status): statuses[status, default: 0] += 1
-        case .error(let kind): errors[kind, default: 0] += 1
+        case .error(let kind):
+            errors[kind, default: 0] += 1
+            if let detail = record.detail, errorSamples[kind] == nil { errorSamples[kind] = detail }
         }
         correctedLatency.record(record.correctedLatency)
         serviceTime.record(record.serviceTime)
+        if let connection = record.connection {
+            if connection.reused {
+                reusedConnections += 1
+            } else {
+                newConnections += 1
+                if let time = connection.connectTime { connectTime.record(time) }
+                if let time = connection.tlsHandshakeTime { tlsHandshakeTime.record(time) }
+                if let tls = connection.tls { tlsParameters[tls, default: 0] += 1 }
+                if connection.tlsResumed { tlsResumed += 1 }
+            }
+        }
     }
 
     /// A call ended after `attempts` attempts.
@@ -68,6 +96,13 @@ public struct EndpointMetrics: Sendable, Hashable {
         retriesDenied += other.retriesDenied
         correctedLatency.merge(other.correctedLatency)
         serviceTime.merge(other.serviceTime)
+        newConnections += other.newConnections
+        reusedConnections += other.reusedConnections
+        connectTime.merge(other.connectTime)
+        tlsHandshakeTime.merge(other.tlsHandshakeTime)
+        tlsParameters.merge(other.tlsParameters, uniquingKeysWith: +)
+        tlsResumed += other.tlsResumed
+        errorSamples.merge(other.errorSamples) { first, _ in first }
     }
 }
 

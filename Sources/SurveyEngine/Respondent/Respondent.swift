@@ -150,6 +150,7 @@ struct Respondent: Sendable {
             let outcome: AttemptOutcome
             var retryAfter: Duration?
             var succeeded = false
+            var detail: String?
             switch response.result {
             case .success(let response):
                 if (200..<300).contains(response.status) {
@@ -163,12 +164,13 @@ struct Respondent: Sendable {
                 }
             case .failure(let failure):
                 outcome = .error(failure.kind)
+                detail = failure.detail
             }
             let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
             context.recorder.record(
                 AttemptRecord(
                     endpoint: endpoint, attempt: attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
-                    startLag: startLag, start: sinceRunStart),
+                    startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail),
                 lane: lane)
             if succeeded {
                 context.recorder.endCall(endpoint, succeeded: true, attempts: attempt, retriesDenied: denied, lane: lane)

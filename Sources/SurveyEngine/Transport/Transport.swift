@@ -89,7 +89,7 @@ public struct TransportFailure: Error, Sendable, Equatable {
 
 /// The connection an attempt went over: kept alive from an earlier attempt, or opened for this
 /// one — then how long its connect and TLS handshake took, and what TLS agreed.
-struct ConnectionInfo: Sendable, Equatable {
+struct ConnectionInfo: Sendable, Hashable {
     /// Whether the connection was kept alive from an earlier attempt.
     var reused: Bool
     /// From the attempt's start to the TCP connection's, for a new connection.
@@ -98,15 +98,18 @@ struct ConnectionInfo: Sendable, Equatable {
     var tlsHandshakeTime: Duration?
     /// The protocol version and cipher suite of a new https connection: "TLSv1.3 TLS_AES_256_GCM_SHA384".
     var tls: String?
+    /// Whether a new https connection resumed an earlier session (an abbreviated handshake).
+    var tlsResumed: Bool
 
     /// A connection kept alive from an earlier attempt.
     static let reused = ConnectionInfo(reused: true)
 
-    init(reused: Bool, connectTime: Duration? = nil, tlsHandshakeTime: Duration? = nil, tls: String? = nil) {
+    init(reused: Bool, connectTime: Duration? = nil, tlsHandshakeTime: Duration? = nil, tls: String? = nil, tlsResumed: Bool = false) {
         self.reused = reused
         self.connectTime = connectTime
         self.tlsHandshakeTime = tlsHandshakeTime
         self.tls = tls
+        self.tlsResumed = tlsResumed
     }
 }
 

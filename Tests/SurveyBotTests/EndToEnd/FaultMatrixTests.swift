@@ -175,10 +175,10 @@ private let cases: [FaultCase] = [
 }
 
 /// Reads the reference server's `/__stats`.
-func fetchStats(_ url: String) async throws -> ReferenceServerStats {
+func fetchStats(_ url: String, tls: TLSConfiguration = TLSConfiguration()) async throws -> ReferenceServerStats {
     let target = try HTTPTarget.parse(url).get()
     let group = EventLoopGroup(threads: 1)
-    let client = try HTTPClient(target: target, group: group)
+    let client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(tls: tls))
     let outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true))
     await client.shutdown()
     group.shutdown()

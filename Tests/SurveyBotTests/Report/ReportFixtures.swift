@@ -30,11 +30,15 @@ enum ReportFixtures {
                         start: second)
                 )
             }
+            // Each respondent opens one https connection for the questions and keeps it.
+            let opened = ConnectionInfo(
+                reused: false, connectTime: .microseconds(Int64(70 + respondent)),
+                tlsHandshakeTime: .microseconds(Int64(900 + 10 * respondent)),
+                tls: "TLSv1.3 TLS_AES_256_GCM_SHA384", tlsResumed: respondent % 2 == 1)
             metrics.add(
                 AttemptRecord(
                     endpoint: .questions, attempt: coldStart ? 2 : 1, outcome: .status(200), succeeded: true,
-                    serviceTime: latency(2_000_000),
-                    start: second))
+                    serviceTime: latency(2_000_000), start: second, connection: opened))
             metrics.questions.endCall(succeeded: true, attempts: coldStart ? 2 : 1)
             var unanswered = 0
             for question in 1...10 {
@@ -47,7 +51,7 @@ enum ReportFixtures {
                     metrics.add(
                         AttemptRecord(
                             endpoint: .submit, attempt: attempt, outcome: outcome, succeeded: !fails,
-                            serviceTime: latency(1_500_000 * submitLatencyScale), start: second))
+                            serviceTime: latency(1_500_000 * submitLatencyScale), start: second, connection: .reused))
                     if !fails { break }
                 }
                 let succeeded = !failing

@@ -25,8 +25,11 @@ enum TextReport: ReportRenderer {
         if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
         lines.append(who)
         lines.append("  answers: \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered")
-        let errors = MarkdownReport.errors(report).map { "\($0.endpoint) \($0.kind) \($0.count)" }
+        let errors = MarkdownReport.errors(report).map { error in
+            "\(error.endpoint) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
+        }
         if !errors.isEmpty { lines.append("  errors: " + errors.joined(separator: ", ")) }
+        if let connections = MarkdownReport.connections(figures) { lines.append("  connections: " + connections) }
         lines.append("  throughput: \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         for result in report.thresholds {
             let mark = result.passed ? "ok  " : "FAIL"

@@ -1,0 +1,210 @@
+import Testing
+
+@testable import SurveyEngine
+
+/// The event-loop client and server over TLS on loopback: the same exchanges as over plain
+/// http, plus what only https has — certificates, handshakes, sessions, tickets.
+@Suite struct HTTPSClientServerTests {
+    /// A server with `identity`'s certificate (or a fresh one for localhost, 127.0.0.1 and ::1),
+    /// a client trusting `trusted` (or the server's certificate), and teardown.
+    private func withServer(
+        identity: TLSIdentity? = nil, serverOptions: TLSServerContext.Options = .init(), threads: Int = 1,
+        client tweak: (inout TLSConfiguration) -> Void = { _ in }, host: String = "127.0.0.1",
+        handler: @escaping HTTPServer.Handler = { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200, body: Array("hi".utf8)))) },
+        _ body: (HTTPServer, HTTPClient) async throws -> Void
+    ) async throws {
+        let identity = try identity ?? TLSIdentity.selfSigned(names: ["localhost", "127.0.0.1", "::1"])
+        let group = EventLoopGroup(threads: threads)
+        let context = try TLSServerContext(identity: identity, options: serverOptions)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, tls: context, handler: handler)
+        var tls = TLSConfiguration(trustedCertificates: [identity.certificatePEM])
+        tweak(&tls)
+        let target = HTTPTarget(scheme: .https, host: host, port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(timeout: .seconds(3), tls: tls))
+        do {
+            try await body(server, client)
+        } catch {
+            await client.shutdown()
+            await server.shutdown()
+            group.shutdown()
+            throw error
+        }
+        await client.shutdown()
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    private func request(_ client: HTTPClient, _ method: String = "GET", body: String? = nil) -> HTTPRequest {
+        HTTPRequest(
+            HTTPRequest.Template(method: method, path: "/questions", target: client.target), body: body.map { Array($0.utf8) },
+            collectBody: true)
+    }
+
+    private func failureOf(_ outcome: TransportOutcome) -> TransportFailure? {
+        if case .failure(let failure) = outcome.result { return failure }
+        return nil
+    }
+
+    @Test func requestsGoThroughTLSAndReuseTheConnection() async throws {
+        try await withServer(handler: { request in
+            .respond(EncodedResponse(HTTPServerResponse(status: 200, body: Array("\(request.method) \(request.body.count)".utf8))))
+        }) { server, client in
+            let first = await client.send(request(client))
+            guard case .success(let response) = first.result else {
+                Issue.record("\(first)")
+                return
+            }
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "GET 0")
+            #expect(first.connection?.reused == false)
+            #expect(first.connection?.tls?.hasPrefix("TLSv1.3 ") == true)
+            #expect((first.connection?.tlsHandshakeTime ?? .zero) > .zero)
+            #expect(first.connection?.connectTime != nil)
+            // A bigger body than one TLS record (16 KB) comes back whole, on the same connection.
+            let big = String(repeating: "x", count: 40_000)
+            let second = await client.send(request(client, "POST", body: big))
+            guard case .success(let echoed) = second.result else {
+                Issue.record("\(second)")
+                return
+            }
+            #expect(String(decoding: echoed.body, as: UTF8.self) == "POST 40000")
+            #expect(second.connection == .reused)
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
+    @Test func ticketsArrivingOnAnIdleConnectionDoNotCloseIt() async throws {
+        try await withServer { server, client in
+            for _ in 0..<20 {
+                let outcome = await client.send(request(client))
+                #expect(failureOf(outcome) == nil)
+                // Let TLS 1.3's session tickets reach the idle connection between requests.
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
+    @Test func aNewConnectionResumesTheLastSession() async throws {
+        try await withServer(handler: { _ in .respondAndClose(EncodedResponse(HTTPServerResponse(status: 200))) }) { server, client in
+            // The server closes every connection: each request shakes hands anew, the second one resumed.
+            let first = await client.send(request(client))
+            let second = await client.send(request(client))
+            #expect(failureOf(first) == nil && failureOf(second) == nil)
+            #expect(server.connectionsAccepted == 2)
+            #expect(first.connection?.reused == false && second.connection?.reused == false)
+            #expect(first.connection?.tlsResumed == false)
+            #expect(second.connection?.tlsResumed == true)
+        }
+    }
+
+    @Test func anUntrustedCertificateIsACertificateFailureWithItsReason() async throws {
+        let stranger = try TLSIdentity.selfSigned(names: ["127.0.0.1"])
+        try await withServer(client: { $0.trustedCertificates = [stranger.certificatePEM] }) {
+            _, client in
+            let outcome = await client.send(request(client))
+            let failure = try #require(failureOf(outcome))
+            #expect(failure.kind == .tlsCertificate)
+            #expect(failure.detail == "self-signed certificate" || failure.detail == "self signed certificate")
+            #expect(!failure.requestSent)
+            #expect(outcome.connection?.reused == false)
+        }
+    }
+
+    @Test func aCertificateForAnotherHostIsRefusedUnlessTheServerNameSaysSo() async throws {
+        let identity = try TLSIdentity.selfSigned(names: ["survey.example"])
+        try await withServer(identity: identity) { _, client in
+            let failure = try #require(failureOf(await client.send(request(client))))
+            #expect(failure.kind == .tlsCertificate)
+            #expect(failure.detail?.contains("mismatch") == true)
+        }
+        try await withServer(identity: identity, client: { $0.serverName = "survey.example" }) { _, client in
+            #expect(failureOf(await client.send(request(client))) == nil)
+        }
+    }
+
+    @Test func insecureAcceptsAnyCertificate() async throws {
+        try await withServer(client: { $0 = TLSConfiguration(verify: false) }) { _, client in
+            #expect(failureOf(await client.send(request(client))) == nil)
+        }
+    }
+
+    @Test func aVersionTheServerDoesNotSpeakIsAHandshakeFailure() async throws {
+        try await withServer(serverOptions: .init(maximumVersion: .tls12), client: { $0.minimumVersion = .tls13 }) { _, client in
+            let failure = try #require(failureOf(await client.send(request(client))))
+            #expect(failure.kind == .tlsHandshake)
+            #expect(failure.detail?.contains("protocol version") == true)
+        }
+    }
+
+    @Test func tlsToAPlainHTTPServerIsAHandshakeFailure() async throws {
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
+            .respond(EncodedResponse(HTTPServerResponse(status: 200)))
+        }
+        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(timeout: .seconds(3)))
+        let outcome = await client.send(request(client))
+        await client.shutdown()
+        await server.shutdown()
+        group.shutdown()
+        #expect(failureOf(outcome)?.kind == .tlsHandshake)
+    }
+
+    @Test func aServerThatWantsAClientCertificateGetsOne() async throws {
+        let clientIdentity = try TLSIdentity.selfSigned(names: ["survey-bot"])
+        let directory = try TLSFixtures()
+        let certificate = try directory.file("client.pem", clientIdentity.certificatePEM)
+        let key = try directory.file("client.key", clientIdentity.privateKeyPEM)
+        let options = TLSServerContext.Options(trustedClientCertificates: [clientIdentity.certificatePEM])
+        try await withServer(serverOptions: options) { server, client in
+            #expect(failureOf(await client.send(request(client))) != nil, "no certificate given")
+        }
+        try await withServer(
+            serverOptions: options,
+            client: {
+                $0.clientCertificateFile = certificate
+                $0.clientKeyFile = key
+            }
+        ) {
+            _, client in
+            #expect(failureOf(await client.send(request(client))) == nil)
+        }
+    }
+
+    @Test func aBadCAFileIsRefusedWhenTheClientIsMade() throws {
+        let group = EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let directory = try TLSFixtures()
+        let garbage = try directory.file("ca.pem", "not a certificate\n")
+        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 1)
+        #expect {
+            _ = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(tls: TLSConfiguration(caFile: garbage)))
+        } throws: { error in
+            "\(error)".hasPrefix("CA file \(garbage): ")
+        }
+        // http needs no TLS context: the same configuration is fine.
+        _ = try HTTPClient(
+            target: HTTPTarget(scheme: .http, host: "127.0.0.1", port: 1), group: group,
+            configuration: HTTPClientConfiguration(tls: TLSConfiguration(caFile: garbage)))
+    }
+
+    @Test func manyConcurrentHTTPSRequestsAllArrive() async throws {
+        try await withServer(threads: 2) { server, client in
+            let failures = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        var failures = 0
+                        for _ in 0..<25 where failureOf(await client.send(request(client))) != nil { failures += 1 }
+                        return failures
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            #expect(failures == 0)
+            // Callers off the loops are spread over both, so each loop's pool may open one
+            // connection per task: at most 32 for 400 requests, kept alive and reused.
+            #expect(server.connectionsAccepted <= 32)
+        }
+    }
+}
