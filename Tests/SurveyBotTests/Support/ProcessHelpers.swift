@@ -1,15 +1,41 @@
 import Foundation
 import Synchronization
 
-/// The `survey-bot` executable built beside the tests.
-func executablePath() -> String {
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for candidate in [directory, directory.deletingLastPathComponent()] {
-        let path = candidate.appendingPathComponent("survey-bot").path
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-    }
-    return repositoryPath(".build/debug/survey-bot")
+/// Why an end-to-end test cannot run the executable.
+struct MissingExecutable: Error, CustomStringConvertible {
+    var description: String
 }
+
+/// The `survey-bot` executable in the build directory of the running test bundle.
+///
+/// SurveyBotTests depends on the `survey-bot` target (Package.swift), so whatever builds this
+/// bundle — `swift test`, `swift build --build-tests`, `swift build --product
+/// survey-botPackageTests` — first builds the executable from the same source into the same
+/// directory. No other place is looked at: a `survey-bot` found elsewhere (`.build/debug`
+/// beside a bundle built with another `--scratch-path`, say) may be from older source, and an
+/// end-to-end test run against it would pass or fail for reasons that are not in the code.
+func executablePath() throws(MissingExecutable) -> String {
+    try builtExecutable.get()
+}
+
+private let builtExecutable: Result<String, MissingExecutable> = {
+    // On Linux the test bundle is itself the running executable.
+    guard let bundle = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+        return .failure(MissingExecutable(description: "cannot tell where the test bundle is: /proc/self/exe is unreadable"))
+    }
+    let directory = URL(fileURLWithPath: bundle).deletingLastPathComponent().path
+    let path = directory + "/survey-bot"
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        return .failure(
+            MissingExecutable(
+                description: """
+                    no survey-bot executable beside the test bundle \(bundle): building the tests builds it there \
+                    (SurveyBotTests depends on the survey-bot target), so this bundle was built some other way; \
+                    rebuild with `swift build --build-tests` rather than run an older survey-bot
+                    """))
+    }
+    return .success(path)
+}()
 
 /// A child process of the real executable, with its output collected.
 final class RunningTool: @unchecked Sendable {
@@ -22,10 +48,9 @@ final class RunningTool: @unchecked Sendable {
     private let outPipe = Pipe()
     private let errPipe = Pipe()
 
-    init(_ arguments: [String], executable: String = executablePath(), directory: String? = nil, environment: [String: String]? = nil)
-        throws
-    {
-        process.executableURL = URL(fileURLWithPath: executable)
+    /// Starts `executable` (by default the `survey-bot` built from this source) with `arguments`.
+    init(_ arguments: [String], executable: String? = nil, directory: String? = nil, environment: [String: String]? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: try executable ?? executablePath())
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if let environment { process.environment = environment }
