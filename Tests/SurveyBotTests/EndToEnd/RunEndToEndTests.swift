@@ -90,7 +90,7 @@ private let faultyPlan = """
         let sentAt = ContinuousClock.now
         run.signal(SIGINT)
         let status = await run.wait(seconds: 30)
-        let stopped = ContinuousClock.now - sentAt
+        let stopped = try #require(run.exitedAt) - sentAt
         let stats = try await fetchStats(url)
         server.signal(SIGTERM)
         _ = await server.wait(seconds: 10)

@@ -47,9 +47,12 @@ final class RunningTool: @unchecked Sendable {
     private final class Output: Sendable {
         /// Bytes, not text, until read: a chunk may end inside a multi-byte character.
         let bytes = Mutex<(out: [UInt8], err: [UInt8], openPipes: Int)>(([], [], 2))
+        let exitedAt = Mutex<ContinuousClock.Instant?>(nil)
     }
 
     private let output = Output()
+    /// When the process was started.
+    private(set) var startedAt = ContinuousClock.now
 
     /// Starts `executable` (by default the `survey-bot` built from this source) with `arguments`.
     init(_ arguments: [String], executable: String? = nil, directory: String? = nil, environment: [String: String]? = nil) throws {
@@ -61,6 +64,10 @@ final class RunningTool: @unchecked Sendable {
         let errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
+        // Noted on Foundation's thread as the process ends, not when a test gets round to
+        // asking: on a busy machine the test's own task may wait seconds for a thread.
+        process.terminationHandler = { [output] _ in output.exitedAt.withLock { $0 = .now } }
+        startedAt = .now
         try process.run()
         Self.drain(outPipe.fileHandleForReading, into: output) { $0.out += $1 }
         Self.drain(errPipe.fileHandleForReading, into: output) { $0.err += $1 }
@@ -89,6 +96,12 @@ final class RunningTool: @unchecked Sendable {
         thread.start()
     }
 
+    /// When the process was seen to end; nil while it runs.
+    var exitedAt: ContinuousClock.Instant? { output.exitedAt.withLock { $0 } }
+
+    /// From start to end, once it ended.
+    var lifetime: Duration? { exitedAt.map { $0 - startedAt } }
+
     var standardOutput: String { output.bytes.withLock { String(decoding: $0.out, as: UTF8.self) } }
     var standardError: String { output.bytes.withLock { String(decoding: $0.err, as: UTF8.self) } }
 
@@ -100,8 +113,8 @@ final class RunningTool: @unchecked Sendable {
         }
         process.waitUntilExit()
         // The pipes end when the last process holding them exits: at once, unless the tool left
-        // a child behind, which the deadline bounds.
-        _ = await eventually(within: 10) { output.bytes.withLock { $0.openPipes == 0 } }
+        // a child behind, which the deadline bounds. The exit time is noted just after the exit.
+        _ = await eventually(within: 10) { output.bytes.withLock { $0.openPipes == 0 } && exitedAt != nil }
         return process.terminationStatus
     }
 
