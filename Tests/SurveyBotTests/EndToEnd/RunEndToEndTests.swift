@@ -4,6 +4,8 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 
+// The 2 s timeout is far above a loopback answer even on a busy machine, so that only the
+// server's hangs time out and the report's timeouts can be checked against them one for one.
 private let faultyPlan = """
     name: e2e
     target: http://127.0.0.1:1
@@ -27,9 +29,6 @@ private let faultyPlan = """
     report:
       formats: [json, markdown, junit]
     """
-
-// The timeout is far above a loopback answer even on a busy machine, so that only the
-// server's hangs time out and the report's timeouts can be checked against them one for one.
 
 /// The real executable against the reference server on loopback, with faults on.
 @Suite(.serialized) struct RunEndToEndTests {

@@ -52,7 +52,7 @@ final class RunningTool: @unchecked Sendable {
 
     private let output = Output()
     /// When the process was started.
-    private(set) var startedAt = ContinuousClock.now
+    let startedAt: ContinuousClock.Instant
 
     /// Starts `executable` (by default the `survey-bot` built from this source) with `arguments`.
     init(_ arguments: [String], executable: String? = nil, directory: String? = nil, environment: [String: String]? = nil) throws {
