@@ -28,7 +28,9 @@ let package = Package(
         // The benchmark driver of bench/*.sh: the raw HTTP client at a fixed concurrency.
         .executableTarget(name: "survey-bench", dependencies: ["SurveyEngine"]),
         .testTarget(name: "SurveyEngineTests", dependencies: ["SurveyEngine"]),
-        .testTarget(name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine"], exclude: ["Report/Golden"]),
+        // `survey-bot` is a dependency so that building the tests, by any route, builds the
+        // executable the end-to-end tests run from the same source; see `executablePath()`.
+        .testTarget(name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine", "survey-bot"], exclude: ["Report/Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,25 +14,40 @@ import Testing
             target: builtin
             respondents: 100000
             concurrency: 4
-            think: 200ms
+            think: 1s
             answers:
               "*": yes
             report:
               formats: [json, junit]
             """)
-        let run = try RunningTool(["run", plan, "--out", directory.path, "--quiet"])
-        try await Task.sleep(for: .milliseconds(600))
+        // Not quiet: the start-up line names the builtin server, whose stats tell when the four
+        // first respondents have asked for their questions. Thinking 1 s before each of ten
+        // answers, none of them can finish for 9 s more, nor a fifth start.
+        let run = try RunningTool(["run", plan, "--out", directory.path])
+        #expect(await run.waitForError(" — "), "\(run.standardError)")
+        let url = try #require(builtinServerURL(in: run.standardError), "\(run.standardError)")
+        let underWay = try await eventually { try await fetchStats(url).requests("questions") >= 4 }
+        #expect(underWay, "the run never got going: \(run.standardError)")
         run.signal(SIGTERM)
-        #expect(await run.wait(seconds: 20) == 130)
+        #expect(await run.wait(seconds: 30) == 130, "\(run.standardError)")
         let report = try RunReport.read(path: directory.path + "/term-latest.json")
         #expect(report.interrupted)
-        #expect(report.respondents.abandonedReasons["interrupted"] == 4)
+        #expect(report.respondents.started == 4)
+        #expect(report.respondents.abandonedReasons == ["interrupted": 4])
         let junit = try String(contentsOfFile: directory.path + "/term-latest.xml", encoding: .utf8)
         #expect(junit.contains("the run was interrupted before its end"))
     }
 
+    /// The URL in `running NAME against builtin server at URL — …`.
+    private func builtinServerURL(in text: String) -> String? {
+        guard let start = text.range(of: "builtin server at ")?.upperBound,
+            let end = text[start...].range(of: " — ")?.lowerBound
+        else { return nil }
+        return String(text[start..<end])
+    }
+
     /// Kills runs with SIGKILL at moments spread over their life, report writing included:
-    /// the latest report is always absent or whole, never cut.
+    /// the latest report is never cut, and never lost to a later run that was killed.
     @Test func killingARunNeverLeavesATruncatedReport() async throws {
         let directory = try TemporaryDirectory()
         let plan = try directory.write(
@@ -47,24 +62,29 @@ import Testing
             report:
               formats: [json, markdown]
             """)
-        var whole = 0
-        for round in 0..<12 {
+        let latest = directory.path + "/kill-latest.json"
+        // A whole run first: its report is the one each killed run may only replace whole. Its
+        // length spreads the kills below over the life of a run, from start-up to the last write.
+        // On a busy machine a run lives longer; the kills then spread over its first 2 s only,
+        // so that the test does not grow with the load (twelve rounds sleep 6.5 lives in all).
+        let whole = try RunningTool(["run", plan, "--out", directory.path, "--quiet"])
+        #expect(await whole.wait(seconds: 60) == 0, "\(whole.standardError)")
+        let life = min(try #require(whole.lifetime), .seconds(2))
+        _ = try RunReport.read(path: latest)
+        for round in 1...12 {
             let run = try RunningTool(["run", plan, "--out", directory.path, "--quiet"])
-            try await Task.sleep(for: .milliseconds(40 * round))
+            // Where in the run the kill lands varies with the machine's pace; the verdict does not.
+            try await Task.sleep(for: life * Double(round) / 12)
             run.signal(SIGKILL)
             _ = await run.wait(seconds: 20)
-            let latest = directory.path + "/kill-latest.json"
-            if FileManager.default.fileExists(atPath: latest) {
-                _ = try RunReport.read(path: latest)
-                whole += 1
-            }
+            // Still there and whole, from this run or an earlier one: a report is renamed over
+            // the last one only once it is complete.
+            #expect(FileManager.default.fileExists(atPath: latest), "round \(round)")
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
-                _ = try RunReport.read(path: directory.path + "/" + name)
+                #expect(throws: Never.self, "round \(round): \(name)") { try RunReport.read(path: directory.path + "/" + name) }
             }
         }
-        // Late kills come after the first report was written: it must have survived them.
-        #expect(whole > 0)
     }
 
     @Test func aTokenInThePlanNeverAppearsInAnyOutput() async throws {
@@ -166,19 +186,21 @@ private let canMountPrivately: Bool = {
             name: fills
             respondents: 100000
             concurrency: 2
-            duration: 1500ms
+            duration: 30s
             answers:
               "*": yes
             report:
               formats: [json, markdown]
             """)
         let (server, url) = try await startServer([])
-        // Filled once the run has started, that is once the report directory passed its checks.
+        // Filled once the run has started, that is once the report directory passed its checks;
+        // then SIGTERM ends the run, so that its report is written only after the disk is full
+        // however long filling took (the 30 s duration only bounds a run the signal missed).
         let fill =
-            #"until grep -q running "$log" || ! kill -0 $run 2>/dev/null; do sleep 0.05; done; dd if=/dev/zero of="$2/reports/filler" bs=4k 2>/dev/null"#
+            #"until grep -q running "$log" || ! kill -0 $run 2>/dev/null; do sleep 0.05; done; dd if=/dev/zero of="$2/reports/filler" bs=4k 2>/dev/null; kill -TERM $run"#
         let volume = try TemporaryDirectory()
         let run = try runOnTinyVolume(volume, size: "1200k", plan: plan, target: url, then: fill)
-        let status = await run.wait(seconds: 30)
+        let status = await run.wait(seconds: 60)
         server.signal(SIGTERM)
         _ = await server.wait(seconds: 10)
         #expect(status == 1, "\(run.standardError)")

@@ -11,14 +11,17 @@ import Testing
 @Suite struct PlanFuzzTests {
     static var cases: Int { Int(ProcessInfo.processInfo.environment["SURVEY_BOT_FUZZ_PLANS"] ?? "") ?? 10_000 }
 
-    @Test func tenThousandMutatedPlansNeverEscapeTheFile() throws {
+    @Test func tenThousandMutatedPlansNeverEscapeTheFile() async throws {
         let seeds = try ["smoke", "stress", "flaky"].map { name in
             Array(try String(contentsOfFile: repositoryPath("plans/\(name).plan"), encoding: .utf8).utf8)
         }
         let cases = Self.cases
-        let report = PlanFuzzer.run(cases: cases, seed: 0x5EED, plans: seeds)
+        let report = await PlanFuzzer.run(cases: cases, seed: 0x5EED, plans: seeds)
         #expect(report.escapes.isEmpty, "diagnostics outside the file:\n\(report.escapes.prefix(5).joined(separator: "\n"))")
-        // The mutations must actually break plans, or the test proves nothing.
+        // The mutations must actually break plans, or the test proves nothing. Bounds, not the
+        // exact counts (6,786 and 3,214 today): these check the fuzzer's mix, which any count
+        // above them serves equally well, and the counts move with every edit of the example
+        // plans the mutants start from. What the parser must do is exact: no escapes.
         #expect(report.invalid > cases / 2, "only \(report.invalid) of \(cases) mutants were invalid")
         #expect(report.valid > cases / 100, "only \(report.valid) of \(cases) mutants stayed valid")
         print("plan fuzz: \(cases) mutants, \(report.invalid) invalid, \(report.valid) valid, \(report.escapes.count) escapes")

@@ -4,9 +4,12 @@ import Testing
 @testable import SurveyEngine
 
 /// A reference server with `faults` on loopback and a client for it.
+///
+/// The default timeout is far above any loopback answer, so that a machine busy with other
+/// work cannot turn a test's answer into a `timeout`; tests of the timeout set a short one.
 private func withReferenceServer(
     _ faults: ServerFaults = ServerFaults(), seed: UInt64 = 7, questions: ReferenceServerConfiguration.Questions = .builtin(count: 10),
-    timeout: Duration = .seconds(2), _ body: (ReferenceServer, HTTPClient, HTTPTarget) async throws -> Void
+    timeout: Duration = .seconds(30), _ body: (ReferenceServer, HTTPClient, HTTPTarget) async throws -> Void
 ) async throws {
     var configuration = ReferenceServerConfiguration()
     configuration.faults = faults
@@ -85,11 +88,18 @@ private func label(_ outcome: TransportOutcome) -> String {
             faults.slowRate = 1
             faults.trickleInterval = .milliseconds(50)
         }
-        try await withReferenceServer(faults, timeout: .milliseconds(300)) { server, client, target in
+        // A short timeout where the fault is that no answer comes; elsewhere the default, far
+        // above any loopback answer, so that a busy machine cannot turn the answer into a timeout.
+        let timesOut = expected == "timeout"
+        try await withReferenceServer(faults, timeout: timesOut ? .milliseconds(300) : .seconds(30)) { server, client, target in
             let outcome = await client.send(submit(target))
             #expect(label(outcome) == expected)
-            // Nothing outlives its timeout by more than the deadline sweep and a little slack.
-            #expect(outcome.serviceTime < .milliseconds(450))
+            if timesOut {
+                // Never before the timeout; after it by the deadline sweep, or by more when the
+                // loop waits for a core: generous on that side, still far below the 30 s default.
+                #expect(outcome.serviceTime >= .milliseconds(300))
+                #expect(outcome.serviceTime < .seconds(3))
+            }
             #expect(server.stats().requests("submit") == 1)
         }
     }
@@ -128,7 +138,9 @@ private func label(_ outcome: TransportOutcome) -> String {
             }
         }
         #expect(runs[0] == runs[1])
-        #expect(runs[0].contains("400") && runs[0].contains("500") && runs[0].contains("200"))
+        // Seed 42's draws for the first 40 submits, the same in every version: a plan that names
+        // a seed replays the same faults next year too. (It also proves all three outcomes occur.)
+        #expect(runs[0].reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 } == ["200": 24, "400": 8, "500": 8])
         try await withReferenceServer(faults, seed: 43) { _, client, target in
             var labels: [String] = []
             for _ in 0..<40 { labels.append(label(await client.send(submit(target)))) }
@@ -151,7 +163,8 @@ private func label(_ outcome: TransportOutcome) -> String {
             #expect(stats == server.stats())
             #expect(stats.requests("submit") == 30)
             #expect(stats.requests("questions") == 5)
-            #expect(stats.endpoints["submit"]?["400", default: 0] ?? 0 > 0)
+            // Seed 7's fail draws for the first 30 submits, sent one after another: 17 fall under 50%.
+            #expect(stats.endpoints["submit"] == ["200": 13, "400": 17])
         }
     }
 

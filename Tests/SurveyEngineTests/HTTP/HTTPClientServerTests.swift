@@ -3,8 +3,11 @@ import Testing
 @testable import SurveyEngine
 
 /// A loopback server with `handler`, a client for it, and teardown; runs `body`.
+///
+/// The default timeout is far above any loopback answer, so that a machine busy with other
+/// work cannot turn a test's answer into a `timeout`; tests of the timeout set a short one.
 private func withServer(
-    timeout: Duration = .seconds(2), maxBody: Int = 1 << 20, handler: @escaping HTTPServer.Handler,
+    timeout: Duration = .seconds(30), maxBody: Int = 1 << 20, handler: @escaping HTTPServer.Handler,
     _ body: (HTTPServer, HTTPClient, HTTPTarget, EventLoopGroup) async throws -> Void
 ) async throws {
     let group = EventLoopGroup(threads: 2)
@@ -161,10 +164,13 @@ private func deadPort() async throws -> Int {
             let outcome = await client.send(get("/", target))
             let elapsed = ContinuousClock.now - start
             expectFailure(outcome, .timeout)
+            // Never early: that much is logic, and exact.
             #expect(elapsed >= .milliseconds(200))
-            // Measured on the loop that ended the attempt: the deadline sweep is 5 ms late at most,
-            // whatever else the machine is doing to the test's own threads.
-            #expect(outcome.serviceTime >= .milliseconds(200) && outcome.serviceTime < .milliseconds(400))
+            #expect(outcome.serviceTime >= .milliseconds(200))
+            // Late by the 5 ms deadline sweep on a quiet machine; by more when the loop's thread
+            // waits for a core. The bound is generous on that side and still tells this 200 ms
+            // deadline from the client's 5 s default or from a deadline that never fires.
+            #expect(outcome.serviceTime < .seconds(2))
         }
     }
 
@@ -174,7 +180,7 @@ private func deadPort() async throws -> Int {
             _, client, target, _ in
             expectFailure(await client.send(get("/", target)), .timeout)
         }
-        try await withServer(timeout: .seconds(5), handler: { _ in .trickle(response, interval: .microseconds(100)) }) {
+        try await withServer(handler: { _ in .trickle(response, interval: .microseconds(100)) }) {
             _, client, target, _ in
             expectStatus(await client.send(get("/", target)), 200, body: "slow")
         }
@@ -214,6 +220,9 @@ private func deadPort() async throws -> Int {
                 return await tasks.reduce(0, +)
             }
             #expect(statuses == 2000)
+            // A bound, not a count: how many connections the loops open depends on how the
+            // twenty tasks interleave (a task may find another's connection idle or not). What
+            // is determined is that connections are reused: never more than one per task.
             #expect(server.connectionsAccepted <= 20)
         }
     }

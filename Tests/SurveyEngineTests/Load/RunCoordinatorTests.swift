@@ -9,15 +9,22 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
 }
 
 @Suite struct RunCoordinatorTests {
-    @Test func closedModelNeverExceedsItsConcurrency() async {
-        let transport = ScriptedTransport(delay: .milliseconds(1), survey())
+    @Test func closedModelRunsExactlyItsConcurrencyAtOnce() async {
+        // Requests wait at the latch until four are waiting, then the latch stays open: each of
+        // the four workers has its respondent's request in flight at that moment, and no fifth
+        // worker exists to add one. So the most at once is exactly the concurrency.
+        let latch = Latch()
+        let transport = ScriptedTransport(gate: latch.wait, survey())
         let coordinator = RunCoordinator(
             configuration: configuration(.closed(respondents: 40), concurrency: 4), target: target, transport: transport)
-        let result = await coordinator.run()
+        async let run = coordinator.run()
+        let allFourWaited = await eventually { transport.inFlight >= 4 }
+        latch.open()
+        let result = await run
+        #expect(allFourWaited)
         #expect(result.metrics.respondentsStarted == 40)
         #expect(result.metrics.respondentsCompleted == 40)
-        #expect(transport.maxInFlight <= 4)
-        #expect(transport.maxInFlight >= 2)
+        #expect(transport.maxInFlight == 4)
         #expect(!result.interrupted)
     }
 
@@ -40,28 +47,36 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
             configuration: configuration(.open(rate: Rate(perSecond: 50), ramp: []), concurrency: 1000, duration: .seconds(20)),
             target: target, transport: transport, clock: clock.clock)
         let result = await coordinator.run()
-        // 50/s for 20 s: 1,000 arrivals, all started; the arrivals span the 20 s.
+        // 50/s for 20 s: 1,000 arrivals, all started, the n-th at n × 20 ms. Only the arrival
+        // loop sleeps (the transport answers at once and nobody thinks), so virtual time ends
+        // at the last arrival: 999 × 20 ms = 19.98 s, to the nanosecond.
         #expect(result.metrics.respondentsStarted == 1000)
         #expect(result.metrics.dropped == 0)
-        let rate = Double(result.metrics.respondentsStarted) / result.elapsed.seconds
-        #expect(abs(rate - 50) / 50 < 0.02)
+        #expect(result.elapsed == .milliseconds(19_980))
+        #expect(clock.sleeps.reduce(0, +) == 19_980_000_000)
     }
 
     @Test func openModelDropsArrivalsBeyondTheCap() async {
         let clock = VirtualClock()
-        // No request is answered before the last arrival: only the first five can ever start.
-        let transport = ScriptedTransport(
-            gate: {
-                while clock.now < 1_999_000_000 { try? await Task.sleep(for: .milliseconds(1)) }
-            }, survey())
+        // No request is answered until the arrival loop has decided every arrival (started or
+        // dropped) and every started respondent's request waits at the latch: the first five
+        // arrivals fill the cap and hold it to the end, so each of the other 995 is dropped.
+        let latch = Latch()
+        let transport = ScriptedTransport(gate: latch.wait, survey())
         let coordinator = RunCoordinator(
             configuration: configuration(.open(rate: Rate(perSecond: 1000), ramp: []), concurrency: 5, duration: .seconds(1)),
             target: target, transport: transport, clock: clock.clock)
-        let result = await coordinator.run()
-        // Five start at once; a sixth may slip in at the very last arrival, when the gate opens.
-        #expect(result.metrics.respondentsStarted + result.metrics.dropped == 1000)
-        #expect((5...6).contains(result.metrics.respondentsStarted))
-        #expect(transport.maxInFlight <= 5)
+        async let run = coordinator.run()
+        let allDecided = await eventually {
+            let metrics = coordinator.recorder.snapshot()
+            return metrics.respondentsStarted + metrics.dropped == 1000 && transport.inFlight == metrics.respondentsStarted
+        }
+        latch.open()
+        let result = await run
+        #expect(allDecided)
+        #expect(result.metrics.respondentsStarted == 5)
+        #expect(result.metrics.dropped == 995)
+        #expect(transport.maxInFlight == 5)
     }
 
     @Test func shardsTogetherDoTheWholeRun() async {
@@ -86,17 +101,23 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
     }
 
     @Test func stopEndsTheRunEarly() async {
-        let transport = ScriptedTransport(delay: .milliseconds(2), survey())
+        // The stop comes while both workers' first respondents wait for their questions: each
+        // gets them, sees the stop before its first answer, and no worker starts another.
+        let latch = Latch()
+        let transport = ScriptedTransport(gate: latch.wait, survey())
         let coordinator = RunCoordinator(
             configuration: configuration(.closed(respondents: 10_000), concurrency: 2), target: target, transport: transport)
-        Task {
-            try? await Task.sleep(for: .milliseconds(30))
-            coordinator.stop()
-        }
-        let result = await coordinator.run()
+        async let run = coordinator.run()
+        let bothWaiting = await eventually { transport.inFlight >= 2 }
+        coordinator.stop()
+        latch.open()
+        let result = await run
+        #expect(bothWaiting)
         #expect(result.interrupted)
-        #expect(result.metrics.respondentsStarted < 10_000)
-        #expect(result.metrics.respondentsStarted == result.metrics.respondentsCompleted + result.metrics.respondentsAbandoned)
+        #expect(result.metrics.respondentsStarted == 2)
+        #expect(result.metrics.respondentsCompleted == 0)
+        #expect(result.metrics.abandoned == [.interrupted: 2])
+        #expect(transport.sent.map(\.method) == ["GET", "GET"])
     }
 
     @Test func shardSharesAddUp() {

@@ -12,16 +12,15 @@ final class ScriptedTransport: Transport {
     }
 
     private let script: @Sendable (Sent, Int) -> TransportOutcome
-    private let delay: Duration?
     private let gate: (@Sendable () async -> Void)?
     private let state = Mutex<(sent: [Sent], seen: [String: Int], inFlight: Int, maxInFlight: Int)>(([], [:], 0, 0))
 
     /// `script` gets the request and how many requests with the same method, path and body came
     /// before it (0 for the first), so "fail twice then succeed" is easy to say.
-    /// `gate`, when given, is awaited by every request before it is answered.
-    init(delay: Duration? = nil, gate: (@Sendable () async -> Void)? = nil, _ script: @escaping @Sendable (Sent, Int) -> TransportOutcome) {
+    /// `gate`, when given, is awaited by every request before it is answered (a `Latch`'s
+    /// `wait`, say): a test holds requests in flight by an event it controls, not by time.
+    init(gate: (@Sendable () async -> Void)? = nil, _ script: @escaping @Sendable (Sent, Int) -> TransportOutcome) {
         self.script = script
-        self.delay = delay
         self.gate = gate
     }
 
@@ -37,7 +36,6 @@ final class ScriptedTransport: Transport {
             state.sent.append(sent)
             return count
         }
-        if let delay { try? await Task.sleep(for: delay) }
         if let gate { await gate() }
         state.withLock { $0.inFlight -= 1 }
         return script(sent, previous)
@@ -47,6 +45,45 @@ final class ScriptedTransport: Transport {
 
     var sent: [Sent] { state.withLock { $0.sent } }
     var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+    /// Requests sent and not yet answered (waiting at the gate, when there is one).
+    var inFlight: Int { state.withLock { $0.inFlight } }
+}
+
+/// Holds every caller of `wait()` until `open()` is called; after that, `wait()` returns at
+/// once. As a transport's gate it keeps requests in flight for exactly as long as a test needs.
+final class Latch: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiting.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}
+
+/// Checks `condition` every millisecond until it holds or `seconds` have passed; true when it
+/// held. For waiting on the tasks of a run under test instead of sleeping a fixed time: the
+/// deadline only bounds a test that would otherwise hang, it never decides an outcome.
+func eventually(within seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
 }
 
 /// Virtual time: `sleep` moves the clock forward at once and is remembered.
