@@ -123,18 +123,6 @@ import Testing
     }
 }
 
-/// Whether this process may mount a tmpfs in a private mount namespace.
-private let canMountPrivately: Bool = {
-    guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-    probe.arguments = ["-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]
-    probe.standardError = FileHandle.nullDevice
-    guard (try? probe.run()) != nil else { return false }
-    probe.waitUntilExit()
-    return probe.terminationStatus == 0
-}()
-
 /// A full disk, made real: the run's report directory is a tiny tmpfs mounted in a private mount
 /// namespace (`unshare -m`), which vanishes with the process. Needs root, as CI has.
 @Suite(.enabled(if: canMountPrivately)) struct DiskFullTests {

@@ -149,3 +149,15 @@ func startServer(_ options: [String]) async throws -> (RunningTool, String) {
     let line = server.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
     return (server, String(line.dropFirst("listening on ".count)))
 }
+
+/// Whether this process may mount a tmpfs in a private mount namespace.
+let canMountPrivately: Bool = {
+    guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    probe.arguments = ["-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]
+    probe.standardError = FileHandle.nullDevice
+    guard (try? probe.run()) != nil else { return false }
+    probe.waitUntilExit()
+    return probe.terminationStatus == 0
+}()
