@@ -1,11 +1,11 @@
 /// Where the survey API lives: scheme, host, port and an optional base path that prefixes the
 /// plan's API paths (`http://127.0.0.1:8080/v1` + `/questions` → `/v1/questions`).
 public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
-    /// How to reach the target, which also decides the transport.
+    /// How to reach the target: plain or over TLS.
     public enum Scheme: String, Sendable, Hashable {
         /// Plain HTTP/1.1 on the event loops (`HTTPClient`); port 80 by default.
         case http
-        /// HTTP over TLS through URLSession (`URLSessionTransport`); port 443 by default.
+        /// HTTP over TLS, on the same event loops (`HTTPClient` with a `TLSClientContext`); port 443 by default.
         case https
 
         fileprivate var defaultPort: Int { self == .http ? 80 : 443 }
