@@ -5,6 +5,10 @@
 // (SSL_CTX_set_min_proto_version, SSL_set_tlsext_host_name, SSL_CTX_set_mode, BIO_get_mem_data,
 // EVP_PKEY_CTX_set_ec_paramgen_curve_nid in 1.1), this file calls the function the macro expands to,
 // with the constants of OpenSSL's headers written out below.
+//
+// One file of about 700 lines, on purpose: the table of resolved functions is file-static and
+// filled by one X-macro, and every wrapper below calls through it; splitting the file would make
+// that table a global symbol that any other C file could reach before it is loaded.
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
