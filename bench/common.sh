@@ -133,3 +133,20 @@ overhead_table() {
         "GET /questions" "$1" "$2" "$(awk -v a="$2" -v b="$1" 'BEGIN { printf "%.1f", a - b }')" \
         "POST /question/submit" "$3" "$4" "$(awk -v a="$4" -v b="$3" 'BEGIN { printf "%.1f", a - b }')"
 }
+
+# serve_against_nginx URL NGINX_RPS [SERVE OPTIONS…]: `survey-bot serve` on URL's port with the
+# options, wrk against it at $concurrency for $duration, and its rate beside nginx's.
+serve_against_nginx() {
+    local url=$1 nginx_rps=$2 port
+    shift 2
+    port=${url##*:}
+    port=${port%%/*}
+    "$bot" serve --port "$port" "$@" >"$out/serve-$port.log" 2>&1 &
+    serve_pid=$!
+    trap 'kill $nginx_pid $serve_pid 2>/dev/null || true' EXIT
+    wait_for_port "$port"
+    local serve_rps
+    serve_rps=$(wrk -t2 -c"$concurrency" -d"${duration}s" "$url/questions" | tee "$out/wrk-serve-$port.txt" | wrk_rps)
+    printf '%-28s %10s req/s\n' "nginx" "$nginx_rps" "survey-bot serve" "$serve_rps"
+    printf 'survey-bot serve / nginx: %s\n' "$(ratio "$serve_rps" "$nginx_rps")"
+}

@@ -22,10 +22,4 @@ printf '%-28s %10s req/s\n' "wrk" "$wrk_nginx" "hey" "$hey_nginx" "survey-bot cl
 printf 'survey-bot / wrk: %s   survey-bot / hey: %s\n' "$(ratio "$bot_nginx" "$wrk_nginx")" "$(ratio "$bot_nginx" "$hey_nginx")"
 
 echo "== server: wrk against nginx and against survey-bot serve, concurrency $concurrency"
-"$bot" serve --port 18081 >"$out/serve.log" 2>&1 &
-serve_pid=$!
-trap 'kill $nginx_pid $serve_pid 2>/dev/null || true' EXIT
-wait_for_port 18081
-wrk_ref=$(wrk -t2 -c"$concurrency" -d"${duration}s" http://127.0.0.1:18081/questions | tee "$out/wrk-serve.txt" | wrk_rps)
-printf '%-28s %10s req/s\n' "nginx" "$wrk_nginx" "survey-bot serve" "$wrk_ref"
-printf 'survey-bot serve / nginx: %s\n' "$(ratio "$wrk_ref" "$wrk_nginx")"
+serve_against_nginx http://127.0.0.1:18081 "$wrk_nginx"

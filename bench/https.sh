@@ -58,10 +58,4 @@ read -r bot_get_p50 bot_post_p50 < <(report_p50 "$out/https-latency/latency-late
 overhead_table "$get" "$bot_get_p50" "$post" "$bot_post_p50"
 
 echo "== server: wrk against nginx and against survey-bot serve over https, concurrency $concurrency"
-"$bot" serve --port 18444 --tls-cert "$tls/server.crt" --tls-key "$tls/server.key" >"$out/serve-https.log" 2>&1 &
-serve_pid=$!
-trap 'kill $nginx_pid $serve_pid 2>/dev/null || true' EXIT
-wait_for_port 18444
-wrk_ref=$(wrk -t2 -c"$concurrency" -d"${duration}s" https://127.0.0.1:18444/questions | tee "$out/wrk-serve-https.txt" | wrk_rps)
-printf '%-28s %10s req/s\n' "nginx" "$wrk_get" "survey-bot serve" "$wrk_ref"
-printf 'survey-bot serve / nginx: %s\n' "$(ratio "$wrk_ref" "$wrk_get")"
+serve_against_nginx https://127.0.0.1:18444 "$wrk_get" --tls-cert "$tls/server.crt" --tls-key "$tls/server.key"

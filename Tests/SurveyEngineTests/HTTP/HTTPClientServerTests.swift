@@ -14,17 +14,7 @@ private func withServer(
     let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, handler: handler)
     let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
     let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: timeout, maxBodyBytes: maxBody))
-    do {
-        try await body(server, client, target, group)
-    } catch {
-        await client.shutdown()
-        await server.shutdown()
-        group.shutdown()
-        throw error
-    }
-    await client.shutdown()
-    await server.shutdown()
-    group.shutdown()
+    try await tearingDown(client, server, group) { try await body(server, client, target, group) }
 }
 
 private func get(_ path: String, _ target: HTTPTarget, method: String = "GET") -> HTTPRequest {

@@ -21,17 +21,7 @@ import Testing
         tweak(&tls)
         let target = HTTPTarget(scheme: .https, host: host, port: server.port)
         let client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(timeout: .seconds(3), tls: tls))
-        do {
-            try await body(server, client)
-        } catch {
-            await client.shutdown()
-            await server.shutdown()
-            group.shutdown()
-            throw error
-        }
-        await client.shutdown()
-        await server.shutdown()
-        group.shutdown()
+        try await tearingDown(client, server, group) { try await body(server, client) }
     }
 
     private func request(_ client: HTTPClient, _ method: String = "GET", body: String? = nil) -> HTTPRequest {

@@ -1,0 +1,17 @@
+@testable import SurveyEngine
+
+/// Runs `body`, then shuts `client`, `server` and `group` down in that order — whether `body`
+/// returned or threw, so that a failing test leaves no loop thread or socket behind.
+func tearingDown(_ client: HTTPClient, _ server: HTTPServer, _ group: EventLoopGroup, after body: () async throws -> Void) async throws {
+    let result: Result<Void, any Error>
+    do {
+        try await body()
+        result = .success(())
+    } catch {
+        result = .failure(error)
+    }
+    await client.shutdown()
+    await server.shutdown()
+    group.shutdown()
+    try result.get()
+}
