@@ -9,12 +9,13 @@ import CEpoll
 /// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`,
 /// is registered on that one loop, and is always in exactly one of its pool's lists (busy or
 /// idle) or closed.
-final class ClientConnection: EventHandler {
+final class ClientConnection: EventHandler, Slotted {
     private enum Phase { case connecting, handshaking, busy, idle, closed }
 
     let fd: Int32
     unowned let pool: ConnectionPool
-    var busySlot = -1
+    /// Its place in the pool's busy list.
+    var slot = -1
     private var token: UInt64 = 0
     private var registered = false
     private var phase = Phase.connecting

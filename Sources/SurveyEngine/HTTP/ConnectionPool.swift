@@ -64,22 +64,14 @@ final class ConnectionPool: @unchecked Sendable {
             Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
             connection = ClientConnection(fd: fd, pool: self)
         }
-        connection.busySlot = busy.count
-        busy.append(connection)
+        busy.appendSlotted(connection)
         scheduleSweep()
         connection.begin(request, continuation, started: now)
     }
 
-    /// Takes a connection off the busy list (swap-remove).
+    /// Takes a connection off the busy list.
     func leaveBusy(_ connection: ClientConnection) {
-        let slot = connection.busySlot
-        guard slot >= 0, slot < busy.count, busy[slot] === connection else { return }
-        let last = busy.removeLast()
-        if slot < busy.count {
-            busy[slot] = last
-            last.busySlot = slot
-        }
-        connection.busySlot = -1
+        busy.removeSlotted(connection)
     }
 
     func removeIdle(_ connection: ClientConnection) {

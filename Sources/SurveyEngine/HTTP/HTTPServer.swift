@@ -169,22 +169,14 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
             counters.accepted.add(1, ordering: .relaxed)
             counters.open.add(1, ordering: .relaxed)
             let connection = ServerConnection(fd: fd, state: self, tls: session)
-            connection.slot = connections.count
-            connections.append(connection)
+            connections.appendSlotted(connection)
             connection.open()
         }
     }
 
     func remove(_ connection: ServerConnection) {
         counters.open.subtract(1, ordering: .relaxed)
-        let slot = connection.slot
-        guard slot >= 0, slot < connections.count, connections[slot] === connection else { return }
-        let last = connections.removeLast()
-        if slot < connections.count {
-            connections[slot] = last
-            last.slot = slot
-        }
-        connection.slot = -1
+        connections.removeSlotted(connection)
     }
 
     func stop() {

@@ -6,9 +6,10 @@ import CEpoll
 
 /// One accepted connection — TCP, and TLS over it when the server has a certificate: reads
 /// requests, hands them to the handler, carries out its action. Loop thread only.
-final class ServerConnection: EventHandler {
+final class ServerConnection: EventHandler, Slotted {
     let fd: Int32
     unowned let state: ServerLoopState
+    /// Its place in its loop's list of connections.
     var slot = -1
     private var token: UInt64 = 0
     private var stream: SocketStream
