@@ -253,7 +253,7 @@ final class ClientConnection: EventHandler, Slotted {
             sessionSaved = true
         }
         let response = TransportResponse(
-            status: parser.status, body: parser.collectBody ? parser.body : [],
+            status: parser.status, body: parser.collectBody ? parser.takeBody() : [],
             retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) })
         let outcome = TransportOutcome.response(response, serviceTime: elapsed(), connection: info)
         let continuation = self.continuation

@@ -80,6 +80,14 @@ struct HTTPMessageParser {
     /// Whether any byte of the current message has arrived.
     var hasStarted: Bool { sawBytes }
 
+    /// Hands the collected body over and keeps none of it: the next message's body starts
+    /// small, instead of a connection keeping its largest body's capacity for its whole life.
+    mutating func takeBody() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &body)
+        return taken
+    }
+
     /// Forgets the message, keeping buffers' capacity, to read the next one.
     mutating func reset() {
         status = 0

@@ -1,23 +1,24 @@
 import Synchronization
 
 /// What every respondent of a run shares: the requests, the answers, the policies, the
-/// transport, the clock, where to record, and the stop flag.
-struct SurveyContext: Sendable {
-    var questionsRequest: HTTPRequest.Template
-    var submitRequest: HTTPRequest.Template
-    var answers: AnswerBook
-    var order: QuestionOrder
-    var think: DurationRange
-    var retry: RetryPolicies
-    var budget: RetryBudget
-    var transport: any Transport
-    var clock: EngineClock
-    var recorder: MetricsRecorder
-    var stop: StopFlag
+/// transport, the clock, where to record, and the stop flag. A class, so that the frames of
+/// ten thousand waiting respondents each hold one reference to it rather than a copy.
+final class SurveyContext: Sendable {
+    let questionsRequest: HTTPRequest.Template
+    let submitRequest: HTTPRequest.Template
+    let answers: AnswerBook
+    let order: QuestionOrder
+    let think: DurationRange
+    let retry: RetryPolicies
+    let budget: RetryBudget
+    let transport: any Transport
+    let clock: EngineClock
+    let recorder: MetricsRecorder
+    let stop: StopFlag
     /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
-    var runStart: UInt64
-    var seed: UInt64
-    var questionsCache: QuestionsCache
+    let runStart: UInt64
+    let seed: UInt64
+    let questionsCache: QuestionsCache
 
     /// The context of a run of `configuration` against `target`, with its seed resolved.
     init(
@@ -68,6 +69,8 @@ struct Respondent: Sendable {
     /// The event-loop lane it records into.
     let lane: Int
     private var random: SplitMix64
+    /// The questions, once fetched.
+    private var questions: [SurveyQuestion] = []
 
     init(index: Int, seed: UInt64, startLag: Duration = .zero, lane: Int) {
         self.index = index
@@ -77,6 +80,12 @@ struct Respondent: Sendable {
     }
 
     /// Takes the survey once and records every attempt and the ending.
+    ///
+    /// The async functions here keep their frames small: every awaiting respondent holds its
+    /// frames in its task's memory (slabs of about 1 KB), and ten thousand of them thinking at
+    /// once multiply every spilled temporary. The work between two awaits is done by plain
+    /// functions (`settle`, `nextSubmit`), kept out of line so that their locals live on the
+    /// thread's stack, not in the frames.
     @discardableResult
     mutating func run(_ context: SurveyContext) async -> RespondentResult {
         context.recorder.respondentStarted(lane: lane)
@@ -86,114 +95,159 @@ struct Respondent: Sendable {
     }
 
     private mutating func takeSurvey(_ context: SurveyContext) async -> RespondentResult {
-        var questions: [SurveyQuestion] = []
-        let lane = self.lane
-        let fetched = await call(.questions, HTTPRequest(context.questionsRequest, collectBody: true), context) { response in
-            guard case .success(let list) = context.questionsCache.questions(in: response.body, lane: lane) else { return false }
-            questions = list
-            return true
-        }
-        switch fetched {
+        switch await call(.questions, HTTPRequest(context.questionsRequest, collectBody: true), context) {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
         case .interrupted: return RespondentResult(ending: .abandoned(.interrupted), submitted: 0, unanswered: 0)
         }
-        switch context.order {
+        putInOrder(context.order)
+        var tally = RespondentResult(ending: .completed, submitted: 0, unanswered: 0)
+        var next = 0
+        while next < questions.count {
+            let question = next
+            next += 1
+            if context.stop.isRaised {
+                tally.ending = .abandoned(.interrupted)
+                return tally
+            }
+            guard let submit = nextSubmit(question, context) else {
+                tally.unanswered += 1
+                continue
+            }
+            if await !pause(submit.think, context) {
+                tally.ending = .abandoned(.interrupted)
+                return tally
+            }
+            switch await call(.submit, submit.request, context) {
+            case .succeeded: tally.submitted += 1
+            case .failed: tally.unanswered += 1
+            case .interrupted:
+                tally.unanswered += 1
+                tally.ending = .abandoned(.interrupted)
+                return tally
+            }
+        }
+        if tally.unanswered > 0 { tally.ending = .finishedWithUnanswered }
+        questions = []
+        return tally
+    }
+
+    /// Orders the fetched questions as the plan says.
+    @inline(never)
+    private mutating func putInOrder(_ order: QuestionOrder) {
+        switch order {
         case .sequential: break
         case .reverse: questions.reverse()
         case .random: questions.shuffle(using: &random)
         }
-        var submitted = 0
-        var unanswered = 0
-        for question in questions {
-            if context.stop.isRaised {
-                return RespondentResult(ending: .abandoned(.interrupted), submitted: submitted, unanswered: unanswered)
-            }
-            guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else {
-                context.recorder.answerMissing(lane: lane)
-                unanswered += 1
-                continue
-            }
-            let answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
-            let think = context.think.sample(using: &random)
-            if await !pause(think.clampedNanoseconds, context) {
-                return RespondentResult(ending: .abandoned(.interrupted), submitted: submitted, unanswered: unanswered)
-            }
-            let body = Self.submitBody(id: question.id, answer: answer)
-            switch await call(.submit, HTTPRequest(context.submitRequest, body: body), context, accept: { _ in true }) {
-            case .succeeded: submitted += 1
-            case .failed: unanswered += 1
-            case .interrupted:
-                unanswered += 1
-                return RespondentResult(ending: .abandoned(.interrupted), submitted: submitted, unanswered: unanswered)
-            }
+    }
+
+    /// The submit of the `index`-th question and the think time before it; nil (and counted as
+    /// missing) when the plan has no answer for it.
+    @inline(never)
+    private mutating func nextSubmit(_ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
+        let question = questions[index]
+        guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else {
+            context.recorder.answerMissing(lane: lane)
+            return nil
         }
-        return RespondentResult(
-            ending: unanswered == 0 ? .completed : .finishedWithUnanswered, submitted: submitted, unanswered: unanswered)
+        let answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
+        let think = context.think.sample(using: &random).clampedNanoseconds
+        return (HTTPRequest(context.submitRequest, body: Self.submitBody(id: question.id, answer: answer)), think)
     }
 
     private enum CallResult { case succeeded, failed, interrupted }
 
-    /// One logical call with its retries. `accept` checks a 2xx body against the contract; a
-    /// body it refuses counts as `malformed_response`.
-    private mutating func call(
-        _ endpoint: Endpoint, _ request: HTTPRequest, _ context: SurveyContext, accept: (TransportResponse) -> Bool
-    ) async -> CallResult {
-        let policy = context.retry[endpoint]
-        context.budget.callStarted()
+    /// Where a call stands between its attempts.
+    private struct CallState {
         var attempt = 1
         var previousDelay: Duration?
         var denied = 0
+    }
+
+    /// What comes after an attempt: the call's end, or a retry after a delay.
+    private enum Next {
+        case done(CallResult)
+        case retry(after: UInt64)
+    }
+
+    /// One logical call with its retries. A questions body must keep the survey contract; one
+    /// that does not counts as `malformed_response`.
+    private mutating func call(_ endpoint: Endpoint, _ request: HTTPRequest, _ context: SurveyContext) async -> CallResult {
+        context.budget.callStarted()
+        var state = CallState()
         while true {
             let start = context.clock.now()
-            let response = await context.transport.send(request)
-            let outcome: AttemptOutcome
-            var retryAfter: Duration?
-            var succeeded = false
-            var detail: String?
-            switch response.result {
-            case .success(let response):
-                if (200..<300).contains(response.status) {
-                    succeeded = accept(response)
-                    outcome = succeeded ? .status(response.status) : .error(.malformedResponse)
-                } else {
-                    outcome = .status(response.status)
-                    if let header = response.retryAfter, response.status == 429 || response.status == 503 {
-                        retryAfter = RetryAfter.delay(header)
-                    }
+            let outcome = await context.transport.send(request)
+            switch settle(endpoint, outcome, started: start, state: &state, context) {
+            case .done(let result):
+                return result
+            case .retry(let delay):
+                if await !pause(delay, context) {
+                    context.recorder.endCall(endpoint, succeeded: false, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
+                    return .interrupted
                 }
-            case .failure(let failure):
-                outcome = .error(failure.kind)
-                detail = failure.detail
+                state.attempt += 1
             }
-            let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
-            context.recorder.record(
-                AttemptRecord(
-                    endpoint: endpoint, attempt: attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
-                    startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail),
-                lane: lane)
-            if succeeded {
-                context.recorder.endCall(endpoint, succeeded: true, attempts: attempt, retriesDenied: denied, lane: lane)
-                return .succeeded
-            }
-            let decision = policy.decide(
-                afterAttempt: attempt, outcome: outcome, retryAfter: retryAfter, previousDelay: previousDelay, using: &random)
-            guard case .retry(let delay) = decision, !context.stop.isRaised else {
-                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, lane: lane)
-                return context.stop.isRaised ? .interrupted : .failed
-            }
-            guard context.budget.withdraw() else {
-                denied += 1
-                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, lane: lane)
-                return .failed
-            }
-            if await !pause(delay.clampedNanoseconds, context) {
-                context.recorder.endCall(endpoint, succeeded: false, attempts: attempt, retriesDenied: denied, lane: lane)
-                return .interrupted
-            }
-            previousDelay = delay
-            attempt += 1
         }
+    }
+
+    /// Classifies and records an attempt, and decides what follows it by the endpoint's policy,
+    /// the run's retry budget and the stop flag.
+    @inline(never)
+    private mutating func settle(
+        _ endpoint: Endpoint, _ response: TransportOutcome, started start: UInt64, state: inout CallState, _ context: SurveyContext
+    ) -> Next {
+        let outcome: AttemptOutcome
+        var retryAfter: Duration?
+        var succeeded = false
+        var detail: String?
+        switch response.result {
+        case .success(let response):
+            if (200..<300).contains(response.status) {
+                succeeded = endpoint == .submit || accept(questionsIn: response.body, context)
+                outcome = succeeded ? .status(response.status) : .error(.malformedResponse)
+            } else {
+                outcome = .status(response.status)
+                if let header = response.retryAfter, response.status == 429 || response.status == 503 {
+                    retryAfter = RetryAfter.delay(header)
+                }
+            }
+        case .failure(let failure):
+            outcome = .error(failure.kind)
+            detail = failure.detail
+        }
+        let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
+        context.recorder.record(
+            AttemptRecord(
+                endpoint: endpoint, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
+                startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail),
+            lane: lane)
+        func end(_ result: CallResult) -> Next {
+            context.recorder.endCall(
+                endpoint, succeeded: result == .succeeded, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
+            return .done(result)
+        }
+        if succeeded { return end(.succeeded) }
+        let decision = context.retry[endpoint].decide(
+            afterAttempt: state.attempt, outcome: outcome, retryAfter: retryAfter, previousDelay: state.previousDelay, using: &random)
+        guard case .retry(let delay) = decision, !context.stop.isRaised else {
+            return end(context.stop.isRaised ? .interrupted : .failed)
+        }
+        guard context.budget.withdraw() else {
+            state.denied += 1
+            return end(.failed)
+        }
+        state.previousDelay = delay
+        return .retry(after: delay.clampedNanoseconds)
+    }
+
+    /// Reads a questions body, keeping its questions; false when it breaks the contract.
+    @inline(never)
+    private mutating func accept(questionsIn body: [UInt8], _ context: SurveyContext) -> Bool {
+        guard case .success(let list) = context.questionsCache.questions(in: body, lane: lane) else { return false }
+        questions = list
+        return true
     }
 
     /// `{"id":<id>,"answer":"<answer>"}`, written as bytes.
