@@ -36,7 +36,7 @@ start_nginx() {
     local listen="$port" tls=""
     if [ $# -ge 3 ]; then
         listen="$port ssl"
-        tls="ssl_certificate $2; ssl_certificate_key $3;"
+        tls="ssl_certificate $2; ssl_certificate_key $3; ssl_protocols TLSv1.2 TLSv1.3;"
     fi
     sed -e "s|@DIR@|$dir|g" -e "s|@PORT@|$listen|g" -e "s|@TLS@|$tls|g" "$root/bench/nginx.conf.in" >"$dir/nginx.conf"
     local nginx=nginx

@@ -4,18 +4,35 @@
 # 0.5–1 s before every answer (bench/plans/crowd.plan). Peak resident set by /usr/bin/time -v,
 # and the straight line through the three: the base and the cost of one more respondent.
 #
-#   bench/memory.sh [SCHEME=http]      # https: nginx over TLS with a throwaway CA
+#   bench/memory.sh [SCHEME=http] [START=burst]
+#
+# SCHEME https: nginx over TLS with a throwaway certificate (P-256) that survey-bot trusts.
+# START burst: every respondent starts at once (the closed model); ramp: they arrive evenly over
+# 5 s (the open model), and since each lives about 7.5 s, all of them are alive at the end of
+# the arrivals. Over https a burst measures the handshake storm (every TLS connection holds its
+# handshake buffers at once); a ramp measures respondents that hold an established connection.
 source "$(dirname "$0")/common.sh"
 scheme=${1:-http}
+start=${2:-burst}
 command -v /usr/bin/time >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq time >/dev/null; }
 need_packages
 build_release
 ulimit -n 200000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+# Every respondent holds a socket while it waits: the largest size is what the descriptor limit
+# allows, 30,000 where it may.
+largest=30000
+limit=$(ulimit -n)
+if [ "$limit" != unlimited ] && [ "$limit" -lt $((largest + 1000)) ]; then
+    largest=$(((limit - 1000) / 1000 * 1000))
+    echo "note: ulimit -n is $limit here (the hard limit); the largest size is $largest instead of 30000" >&2
+fi
 extra=()
 if [ "$scheme" = https ]; then
     tls="$out/tls-memory"
     rm -rf "$tls" && mkdir -p "$tls"
-    openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=localhost" -addext "subjectAltName=IP:127.0.0.1" \
+    # P-256, as most public sites now use: an RSA handshake costs each side several times more.
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj "/CN=localhost" \
+        -addext "subjectAltName=IP:127.0.0.1" \
         -keyout "$tls/server.key" -out "$tls/server.crt" 2>/dev/null
     start_nginx 18445 "$tls/server.crt" "$tls/server.key"
     target=https://127.0.0.1:18445
@@ -25,10 +42,13 @@ else
     target=http://127.0.0.1:18082
 fi
 
+echo "== $scheme, respondents starting: $start"
 : >"$out/memory-$scheme.txt"
-for n in 1000 10000 30000; do
+for n in 1000 10000 "$largest"; do
     rm -rf "$out/crowd-$n"
-    /usr/bin/time -v "$bot" run "$root/bench/plans/crowd.plan" --target "$target" --respondents "$n" --concurrency "$n" \
+    load=(--respondents "$n")
+    [ "$start" = ramp ] && load=(--rate "$((n / 5))/s" --duration 5s)
+    /usr/bin/time -v "$bot" run "$root/bench/plans/crowd.plan" --target "$target" "${load[@]}" --concurrency "$n" \
         "${extra[@]}" --out "$out/crowd-$n" --quiet 2>"$out/crowd-$n-time.txt" || true
     peak=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$out/crowd-$n-time.txt")
     python3 - "$out/crowd-$n/crowd-latest.json" "$peak" "$n" <<'PY' | tee -a "$out/memory-$scheme.txt"
