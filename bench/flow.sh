@@ -4,6 +4,10 @@
 # `survey-bot run plans/stress.plan --concurrency 50` against the same nginx. Prints req/s and
 # the ratio of survey-bot's attempts per second to wrk's requests per second.
 #
+# Then the same with one thread each: `survey-bot run --threads 1` against `wrk -t1` running the
+# flow's mix itself (a Lua script sending 10 POSTs to each GET), so that neither side has more
+# of the machine.
+#
 #   bench/flow.sh [CONCURRENCY=50] [DURATION=5]
 source "$(dirname "$0")/common.sh"
 concurrency=${1:-50}
@@ -35,3 +39,20 @@ weighted=$(mix_rate "$wrk_post" "$wrk_get")
 printf '%-40s %10s req/s\n' "wrk POST /question/submit" "$wrk_post" "wrk GET /questions" "$wrk_get" \
     "wrk, the flow's mix (10 POST : 1 GET)" "$weighted" "survey-bot run (respondent flow)" "$bot_rate"
 printf 'survey-bot run / wrk (same mix): %s\n' "$(ratio "$bot_rate" "$weighted")"
+
+echo "== one thread each: wrk -t1 with the flow's mix (10 POST : 1 GET) vs survey-bot run --threads 1, concurrency $concurrency"
+cat >"$out/mix.lua" <<'LUA'
+local n = 0
+request = function()
+    n = n + 1
+    if n % 11 == 0 then return wrk.format("GET", "/questions") end
+    return wrk.format("POST", "/question/submit", { ["Content-Type"] = "application/json" }, '{"id":3,"answer":"fine"}')
+end
+LUA
+wrk_mix=$(wrk -t1 -c"$concurrency" -d"${duration}s" -s "$out/mix.lua" "$base" | tee "$out/wrk-mix-t1.txt" | wrk_rps)
+rm -rf "$out/flow-t1"
+"$bot" run "$root/plans/stress.plan" --threads 1 --concurrency "$concurrency" --duration "${duration}s" --target "$base" \
+    --out "$out/flow-t1" --format json --quiet || true
+bot_t1=$(report_rate "$out/flow-t1/stress-latest.json")
+printf '%-40s %10s req/s\n' "wrk -t1, the flow's mix" "$wrk_mix" "survey-bot run --threads 1" "$bot_t1"
+printf 'survey-bot run --threads 1 / wrk -t1 (same mix): %s\n' "$(ratio "$bot_t1" "$wrk_mix")"

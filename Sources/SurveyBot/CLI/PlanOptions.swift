@@ -8,12 +8,18 @@ enum PlanOptions {
         OptionSpec("duration", value: "duration", help: "Wall-time cap (closed model) or arrival window (open model), like 2m."),
         OptionSpec("target", value: "url", help: "'builtin' or the survey API's base URL, like http://127.0.0.1:8080."),
         OptionSpec("seed", value: "n", help: "Seed for answer choice, order, jitter and builtin faults."),
+        OptionSpec(
+            "threads", value: "n", help: "Event loops (threads) of the run, like wrk's -t (engine.threads).", default: "one per core"),
         OptionSpec("set", value: "key.path=value", help: "Set any plan key, like retry.submit.attempts=4.", repeatable: true),
         OptionSpec(
             "insecure", help: "Accept any TLS certificate (tls.verify: false), with a warning: for a staging server's self-signed one."),
     ]
 
-    private static let direct: Set<String> = ["concurrency", "respondents", "rate", "duration", "target", "seed"]
+    /// Options that set one plan key each, by its path.
+    private static let direct: [String: String] = [
+        "concurrency": "concurrency", "respondents": "respondents", "rate": "rate", "duration": "duration", "target": "target",
+        "seed": "seed", "threads": "engine.threads",
+    ]
 
     /// The overrides given on the command line, in the order given.
     static func overrides(from arguments: ParsedArguments) throws(UsageError) -> PlanOverrides {
@@ -25,8 +31,8 @@ enum PlanOptions {
                 } catch {
                     throw UsageError(error.description)
                 }
-            } else if direct.contains(name) {
-                overrides.set(name, to: value, option: "--\(name)")
+            } else if let key = direct[name] {
+                overrides.set(key, to: value, option: "--\(name)")
             }
         }
         if arguments.flag("insecure") { overrides.set("tls.verify", to: "false", option: "--insecure", spelling: "--insecure") }

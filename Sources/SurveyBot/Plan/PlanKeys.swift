@@ -3,7 +3,7 @@ import SurveyEngine
 /// Every key of the plan format, once: the table `PlanKey` describes. The order is the order of
 /// the key reference and of "known keys" in errors.
 enum PlanKeys {
-    static let all: [PlanKey] = topLevel + api + retry + tls + builtin + report
+    static let all: [PlanKey] = topLevel + api + retry + tls + engine + builtin + report
 
     /// The keys by path.
     static let byPath: [String: PlanKey] = Dictionary(all.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -60,6 +60,7 @@ enum PlanKeys {
             applyDefault: { $0.run.answers = AnswerBook(fallback: ["ok"]) }, decode: { $0.readAnswers($1, into: &$2) }),
         .block("retry", "retry policies"),
         .block("tls", "how `https://` targets are verified, and the client's own certificate"),
+        .block("engine", "how survey-bot itself runs: its threads"),
         .custom(
             "thresholds", .entries, kind: "block", default: "none", "pass/fail criteria",
             applyDefault: { $0.thresholds = [] }, decode: { $0.readThresholds($1, into: &$2) }),
@@ -159,6 +160,13 @@ enum PlanKeys {
         .value(
             "tls.min_version", .word, default: TLSConfiguration().minimumVersion, into: \.run.client.tls.minimumVersion,
             "the oldest TLS version accepted"),
+    ]
+
+    private static let engine: [PlanKey] = [
+        .optional(
+            "engine.threads", .integer(in: 1...256, "engine.threads"), default: "one per core", into: \.run.threads,
+            "event loops (threads) for respondents and connections, like wrk's `-t`; fewer than the cores leave cores to a server on the same machine"
+        )
     ]
 
     private static let builtin: [PlanKey] = [

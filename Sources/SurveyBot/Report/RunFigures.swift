@@ -51,6 +51,8 @@ struct RunFigures: Sendable {
         var tls: [String: Int] = [:]
         /// New https connections that resumed an earlier session.
         var tlsResumed = 0
+        /// Requests sent again on a new connection after their kept-alive one was found closed.
+        var reconnects = 0
     }
 
     /// The figures of a report: its counts and histograms, read once.
@@ -81,6 +83,7 @@ struct RunFigures: Sendable {
                 if let histogram = part.tlsHandshakeHistogram?.histogram { handshake.merge(histogram) }
                 connections.tls.merge(part.tls ?? [:], uniquingKeysWith: +)
                 connections.tlsResumed += part.tlsResumed ?? 0
+                connections.reconnects += part.reconnects ?? 0
             }
         }
         if connect.count > 0 { connections.connect = RunReport.LatencySummary(connect) }

@@ -137,5 +137,6 @@ extension RunReport.Connections {
         (tlsHandshakeMs, tlsHandshakeHistogram) = summary(metrics.tlsHandshakeTime)
         tls = metrics.tlsParameters.isEmpty ? nil : metrics.tlsParameters
         tlsResumed = metrics.tlsParameters.isEmpty ? nil : metrics.tlsResumed
+        reconnects = metrics.reconnects
     }
 }

@@ -81,6 +81,7 @@ extension RunReport {
                 }
                 counts.tlsParameters = connections.tls ?? [:]
                 counts.tlsResumed = connections.tlsResumed ?? 0
+                counts.reconnects = connections.reconnects ?? 0
             }
             for (name, sample) in part.errorSamples ?? [:] {
                 if let kind = ErrorKind(rawValue: name) { counts.errorSamples[kind] = sample }

@@ -81,6 +81,7 @@ extension RunReport {
                 problems += [
                     count(connections.new, "\(prefix).connections.new"), count(connections.reused, "\(prefix).connections.reused"),
                     count(connections.tlsResumed ?? 0, "\(prefix).connections.tls_resumed"),
+                    count(connections.reconnects ?? 0, "\(prefix).connections.reconnects"),
                 ]
                 problems += (connections.tls ?? [:]).map { count($0.value, "\(prefix).connections.tls.\($0.key)") }
                 if let record = connections.connectHistogram { histograms.append((record, "connections.connect_histogram")) }

@@ -95,9 +95,12 @@ struct RunReport: Codable, Sendable, Equatable {
         var tls: [String: Int]?
         /// New https connections that resumed an earlier session.
         var tlsResumed: Int?
+        /// Requests sent again on a new connection because their kept-alive one was found
+        /// closed by the server before any byte of a response (counted in `new`, not as attempts).
+        var reconnects: Int?
 
         enum CodingKeys: String, CodingKey {
-            case new, reused, tls
+            case new, reused, tls, reconnects
             case tlsResumed = "tls_resumed"
             case connectMs = "connect_ms"
             case connectHistogram = "connect_histogram"

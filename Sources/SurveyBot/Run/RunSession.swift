@@ -84,7 +84,7 @@ final class RunSession {
         }
         onStop("output") { output.stop() }
 
-        let group = EventLoopGroup()
+        let group = EventLoopGroup(threads: plan.run.threads ?? EventLoopGroup.coreCount)
         onStop("event loops") { group.shutdown() }
 
         var configuration = plan.run

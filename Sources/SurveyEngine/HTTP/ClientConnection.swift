@@ -26,6 +26,9 @@ final class ClientConnection: EventHandler, Slotted {
     private var watching: SocketStream.Wait = .readable
     private var peerClosed = false
     private var continuation: UnsafeContinuation<TransportOutcome, Never>?
+    /// The request in flight, kept to send it again if the server turns out to have closed this
+    /// kept-alive connection before reading it (`ConnectionPool.reconnect`).
+    private var request: HTTPRequest?
     private var started: UInt64 = 0
     private var connectDeadline: UInt64 = 0
     private var deadline: UInt64 = 0
@@ -34,6 +37,8 @@ final class ClientConnection: EventHandler, Slotted {
     private var connectedAt: UInt64 = 0
     /// Whether the session has been saved for resumption since the handshake.
     private var sessionSaved = false
+    /// This exchange is a request sent again on a new connection (`ConnectionPool.reconnect`).
+    private var reconnect = false
 
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
     private static let writable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue
@@ -45,9 +50,13 @@ final class ClientConnection: EventHandler, Slotted {
         parser = HTTPMessageParser(role: .response, maxHeadBytes: pool.maxHeadBytes, maxBodyBytes: pool.maxBodyBytes)
     }
 
-    func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>, started: UInt64) {
+    /// Starts an exchange; `reconnect` says it is a request sent again after its kept-alive
+    /// connection was found closed, which its connection figures then count.
+    func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>, started: UInt64, reconnect: Bool) {
         self.continuation = continuation
+        self.request = request
         self.started = started
+        self.reconnect = reconnect
         deadline = started &+ pool.timeout
         connectDeadline = started &+ pool.connectTimeout
         parser.reset()
@@ -115,7 +124,7 @@ final class ClientConnection: EventHandler, Slotted {
         connectedAt = MonotonicClock.now()
         let connectTime = Duration.nanoseconds(Int64(connectedAt &- started))
         guard let context = pool.tls else {
-            info = ConnectionInfo(reused: false, connectTime: connectTime)
+            info = ConnectionInfo(reused: false, connectTime: connectTime, reconnected: reconnect)
             phase = .busy
             return flush()
         }
@@ -126,7 +135,7 @@ final class ClientConnection: EventHandler, Slotted {
             return fail(.tlsHandshake, detail: error.reason)
         }
         stream = SocketStream(fd: fd, tls: session)
-        info = ConnectionInfo(reused: false, connectTime: connectTime)
+        info = ConnectionInfo(reused: false, connectTime: connectTime, reconnected: reconnect)
         phase = .handshaking
         shakeHands(session)
     }
@@ -223,18 +232,11 @@ final class ClientConnection: EventHandler, Slotted {
         }
     }
 
-    /// Whether an idle connection can carry another request: the peer has not closed it (a
-    /// close may still be on its way, unseen by epoll) and has sent nothing unasked.
+    /// Whether an idle connection can carry another request: the peer has not closed it as far
+    /// as epoll has told. A close still on its way costs no failure: the request is sent again on
+    /// a new connection (`ConnectionPool.reconnect`), so no syscall is spent here on every request.
     func isStillOpen() -> Bool {
-        guard phase == .idle, !peerClosed else { return false }
-        if stream.tls != nil {
-            // Peeking at the socket would see TLS records; the session says what they are.
-            if case .wait = stream.read(into: pool.loop.readBuffer) { return true }
-            return false
-        }
-        var byte: UInt8 = 0
-        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+        phase == .idle && !peerClosed
     }
 
     func checkDeadline(now: UInt64) {
@@ -258,6 +260,7 @@ final class ClientConnection: EventHandler, Slotted {
         let outcome = TransportOutcome.response(response, serviceTime: elapsed(), connection: info)
         let continuation = self.continuation
         self.continuation = nil
+        request = nil
         if reusable {
             phase = .idle
             pool.idle.append(self)
@@ -276,11 +279,21 @@ final class ClientConnection: EventHandler, Slotted {
 
     func fail(_ kind: ErrorKind, detail: String? = nil) {
         pool.leaveBusy(self)
+        // The server closed this kept-alive connection before any byte of a response: it closed
+        // an idle connection as the request left, and did not take the request up. Go's net/http
+        // sends it again the same way; a reset, or a close after part of a response, stays a failure.
+        if kind == .connectionClosed, info.reused, !reconnect, !parser.hasStarted, let request, let continuation {
+            self.continuation = nil
+            self.request = nil
+            close(cleanly: false)
+            return pool.reconnect(request, continuation, started: started)
+        }
         let sent = phase != .connecting && phase != .handshaking && written > 0
         let connection = phase == .connecting ? nil : info
         let outcome = TransportOutcome.failure(kind, requestSent: sent, serviceTime: elapsed(), detail: detail, connection: connection)
         let continuation = self.continuation
         self.continuation = nil
+        request = nil
         close(cleanly: false)
         continuation?.resume(returning: outcome)
     }

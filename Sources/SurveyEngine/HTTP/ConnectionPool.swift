@@ -37,12 +37,8 @@ final class ConnectionPool: @unchecked Sendable {
         maxHeadBytes = configuration.maxHeadBytes
     }
 
+    /// Sends `request` on the last idle connection that the peer has not closed, or on a new one.
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
-        let now = MonotonicClock.now()
-        guard let address else {
-            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
-            return
-        }
         var reusable: ClientConnection?
         while let candidate = idle.popLast() {
             if candidate.isStillOpen() {
@@ -50,6 +46,25 @@ final class ConnectionPool: @unchecked Sendable {
                 break
             }
             candidate.close()
+        }
+        send(request, continuation, on: reusable, started: MonotonicClock.now(), reconnect: false)
+    }
+
+    /// Sends `request` again on a new connection: the kept-alive one it went out on turned out
+    /// closed by the server before any byte of a response came back — the race of an idle
+    /// connection closing as a request leaves, which the server never read as one to answer.
+    /// Once per attempt, within the attempt's deadline (it keeps its start).
+    func reconnect(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>, started: UInt64) {
+        send(request, continuation, on: nil, started: started, reconnect: true)
+    }
+
+    private func send(
+        _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>, on reusable: ClientConnection?,
+        started: UInt64, reconnect: Bool
+    ) {
+        guard let address else {
+            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
+            return
         }
         let connection: ClientConnection
         if let reusable {
@@ -66,7 +81,7 @@ final class ConnectionPool: @unchecked Sendable {
         }
         busy.appendSlotted(connection)
         scheduleSweep()
-        connection.begin(request, continuation, started: now)
+        connection.begin(request, continuation, started: started, reconnect: reconnect)
     }
 
     /// Takes a connection off the busy list.

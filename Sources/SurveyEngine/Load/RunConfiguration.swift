@@ -27,13 +27,18 @@ public struct RunConfiguration: Sendable, Hashable {
     public var client: HTTPClientConfiguration
     /// The slice of the load this process runs (`--shard i/n`); `.whole` by default.
     public var shard: Shard
+    /// How many event loops (threads) run the respondents and their connections; nil for one
+    /// per core. Like wrk's `-t`: fewer loops than cores leave cores to the server under test.
+    public var threads: Int?
 
     /// A configuration; every part but the load has a default fit for a small test.
     public init(
         load: LoadModel, concurrency: Int = 1, duration: Duration? = nil, think: DurationRange = .zero, order: QuestionOrder = .sequential,
         seed: UInt64? = nil, api: SurveyAPI = SurveyAPI(), answers: AnswerBook = AnswerBook(fallback: ["ok"]),
-        retry: RetryPolicies = RetryPolicies(), client: HTTPClientConfiguration = HTTPClientConfiguration(), shard: Shard = .whole
+        retry: RetryPolicies = RetryPolicies(), client: HTTPClientConfiguration = HTTPClientConfiguration(), shard: Shard = .whole,
+        threads: Int? = nil
     ) {
+        self.threads = threads
         self.load = load
         self.concurrency = concurrency
         self.duration = duration

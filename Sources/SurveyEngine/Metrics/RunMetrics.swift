@@ -37,6 +37,9 @@ public struct EndpointMetrics: Sendable, Hashable {
     public var tlsParameters: [String: Int] = [:]
     /// New https connections that resumed an earlier session instead of a full handshake.
     public var tlsResumed = 0
+    /// Attempts sent again on a new connection because their kept-alive one was found closed
+    /// by the server before any byte of a response: not a retry of the plan's, not a failure.
+    public var reconnects = 0
     /// For each error kind with more to say than its name, the first thing said: why a
     /// certificate was refused, which alert ended a handshake.
     public var errorSamples: [ErrorKind: String] = [:]
@@ -68,6 +71,7 @@ public struct EndpointMetrics: Sendable, Hashable {
                 if let time = connection.tlsHandshakeTime { tlsHandshakeTime.record(time) }
                 if let tls = connection.tls { tlsParameters[tls, default: 0] += 1 }
                 if connection.tlsResumed { tlsResumed += 1 }
+                if connection.reconnected { reconnects += 1 }
             }
         }
     }
@@ -102,6 +106,7 @@ public struct EndpointMetrics: Sendable, Hashable {
         tlsHandshakeTime.merge(other.tlsHandshakeTime)
         tlsParameters.merge(other.tlsParameters, uniquingKeysWith: +)
         tlsResumed += other.tlsResumed
+        reconnects += other.reconnects
         errorSamples.merge(other.errorSamples) { first, _ in first }
     }
 }

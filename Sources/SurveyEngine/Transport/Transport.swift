@@ -100,12 +100,19 @@ struct ConnectionInfo: Sendable, Hashable {
     var reused: Bool
     /// Whether a new https connection resumed an earlier session (an abbreviated handshake).
     var tlsResumed: Bool
+    /// Whether this new connection carries a request sent again because the kept-alive one it
+    /// first went out on was found closed by the server (`ConnectionPool.reconnect`).
+    var reconnected: Bool
 
     /// A connection kept alive from an earlier attempt.
     static let reused = ConnectionInfo(reused: true)
 
-    init(reused: Bool, connectTime: Duration? = nil, tlsHandshakeTime: Duration? = nil, tls: String? = nil, tlsResumed: Bool = false) {
+    init(
+        reused: Bool, connectTime: Duration? = nil, tlsHandshakeTime: Duration? = nil, tls: String? = nil, tlsResumed: Bool = false,
+        reconnected: Bool = false
+    ) {
         self.reused = reused
+        self.reconnected = reconnected
         connectNanoseconds = connectTime.map { max(1, $0.clampedNanoseconds) } ?? 0
         handshakeNanoseconds = tlsHandshakeTime.map { max(1, $0.clampedNanoseconds) } ?? 0
         self.tls = tls

@@ -103,7 +103,7 @@ enum PlanKeyReference {
         #expect(
             unchecked == [
                 "name", "duration", "rate", "ramp", "connect_timeout", "seed", "retry.budget", "retry.budget_min",
-                "builtin.questions_file", "tls.ca_file", "tls.client_cert", "tls.client_key", "tls.server_name",
+                "builtin.questions_file", "tls.ca_file", "tls.client_cert", "tls.client_key", "tls.server_name", "engine.threads",
             ])
     }
 

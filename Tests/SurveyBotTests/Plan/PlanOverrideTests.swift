@@ -78,4 +78,18 @@ import Testing
         #expect(PlanOverrides.keyPath("thresholds.submit.p95") == ["thresholds", "submit.p95"])
         #expect(PlanOverrides.keyPath("retry.submit.attempts") == ["retry", "submit", "attempts"])
     }
+
+    @Test func threadsSetsTheEngineThreads() throws {
+        let arguments = try #require(
+            {
+                if case .arguments(let parsed) = try ArgumentParser(spec: RunCommand.spec).parse(["p.plan", "--threads", "1"]) {
+                    return parsed
+                }
+                return nil
+            }())
+        let plan = try #require(expectPlan("", overrides: try PlanOptions.overrides(from: arguments)))
+        #expect(plan.run.threads == 1)
+        #expect(try #require(expectPlan("")).run.threads == nil, "one per core unless asked")
+        expectSingleError(lines("engine:", "  threads: 0"), line: 2, column: 12, contains: "engine.threads must be between 1 and 256")
+    }
 }

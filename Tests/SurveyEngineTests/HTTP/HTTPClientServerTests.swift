@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SurveyEngine
@@ -252,5 +253,59 @@ private func deadPort() async throws -> Int {
             }
             await client.shutdown()
         }
+    }
+}
+
+@Suite struct ReconnectTests {
+    @Test func aKeptAliveConnectionClosedUnderARequestIsReplacedNotFailed() async throws {
+        // A server that answers the first request, then closes that connection when the second
+        // comes on it, unanswered — to the client, the race of an idle connection closing as a
+        // request leaves — and answers on a new connection.
+        let server = try ScriptedServer(answers: 2)
+        let group = EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
+        let request = HTTPRequest(HTTPRequest.Template(method: "POST", path: "/question/submit", target: target), body: Array("{}".utf8))
+        let first = await client.send(request)
+        #expect(first.connection?.reused == false)
+        guard case .success = first.result else {
+            Issue.record("the first request was not answered: \(first)")
+            return
+        }
+        let outcome = await client.send(request)
+        await client.shutdown()
+        guard case .success(let response) = outcome.result else {
+            Issue.record("expected an answer, got \(outcome); server read \(server.requestsRead), accepted \(server.connectionsAccepted)")
+            return
+        }
+        #expect(response.status == 200)
+        #expect(outcome.connection?.reconnected == true)
+        #expect(outcome.connection?.reused == false)
+        #expect(server.requestsRead == 3, "the server read the second request twice: once unanswered, once answered")
+        #expect(server.connectionsAccepted == 2)
+    }
+
+    @Test func aResetIsNotSentAgain() async throws {
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { request in
+            request.body.isEmpty ? .respond(EncodedResponse(HTTPServerResponse(status: 200))) : .reset
+        }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
+        var second: TransportOutcome?
+        try await tearingDown(client, server, group) {
+            _ = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
+            let post = HTTPRequest(HTTPRequest.Template(method: "POST", path: "/question/submit", target: target), body: Array("{}".utf8))
+            second = await client.send(post)
+        }
+        // The server read the request and reset: it may have acted on it, so it is not sent again.
+        guard case .failure(let failure)? = second?.result else {
+            Issue.record("expected a failure, got \(String(describing: second))")
+            return
+        }
+        #expect(failure.kind == .connectionReset)
+        #expect(second?.connection?.reused == true)
+        #expect(server.connectionsAccepted == 1)
     }
 }

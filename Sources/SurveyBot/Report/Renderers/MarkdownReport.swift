@@ -101,6 +101,9 @@ enum MarkdownReport: ReportRenderer {
         let connections = figures.connections
         guard connections.new + connections.reused > 0 else { return nil }
         var parts = ["\(connections.new) new, \(connections.reused) reused"]
+        if connections.reconnects > 0 {
+            parts[0] += " (\(connections.reconnects) requests sent again after a kept-alive connection closed)"
+        }
         if let connect = connections.connect {
             parts.append("connect p50 \(Readable.ms(connect.p50)), p95 \(Readable.ms(connect.p95))")
         }
