@@ -259,19 +259,18 @@ struct HTTPSAgainstNginxTests {
         let server = try UnfinishedHandshakeServer(.stayQuiet)
         defer { server.stop() }
         let timeout = Duration.milliseconds(300)
-        let started = ContinuousClock.now
         let outcome = try await send(port: server.port, tls: TLSConfiguration(verify: false), timeout: timeout)
-        let waited = ContinuousClock.now - started
         let failure = try #require(failureOf(outcome))
         #expect(failure.kind == .timeout)
         #expect(failure.detail == nil)
         #expect(!failure.requestSent)
-        // Connected, then stuck in the handshake, until the timeout — deadlines are checked every
-        // 5 ms; the upper bound only allows for a busy machine.
+        // Connected, then stuck in the handshake until the timeout was up. The service time is
+        // the loop thread's own measure (deadlines are checked every 5 ms); the test's task may
+        // resume much later on a busy machine, so its wall clock proves nothing. The upper
+        // bound only allows for a loop thread kept off the CPU.
         #expect(outcome.connection?.connectTime != nil)
         #expect(outcome.connection?.tls == nil && outcome.connection?.tlsHandshakeTime == nil)
-        #expect(outcome.serviceTime >= timeout)
-        #expect(waited < timeout + .seconds(2), "\(waited)")
+        #expect(outcome.serviceTime >= timeout && outcome.serviceTime < timeout + .seconds(1), "\(outcome.serviceTime)")
         #expect(server.seen.clientHellos.map(isClientHello) == [true])
         // The client closed its socket when it gave up.
         #expect(await poll { server.seen.clientsGone == 1 })
