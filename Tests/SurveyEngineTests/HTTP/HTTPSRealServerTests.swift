@@ -3,12 +3,12 @@ import Testing
 
 @testable import SurveyEngine
 
-/// The event-loop client against TLS servers it shares no code with — `openssl s_server` and
-/// nginx on 127.0.0.1 — and against peers that never finish a handshake. Failures are data: each
-/// test checks the `TransportFailure`'s kind and OpenSSL's reason, and where the server keeps an
-/// account of its own (s_server's status page and errors, nginx's log), that it agrees.
-///
-/// Certificates are made in memory for each test: a CA of its own and the certificates it issued.
+// The event-loop client against TLS servers it shares no code with — `openssl s_server` and
+// nginx on 127.0.0.1 — and against peers that never finish a handshake. Failures are data: each
+// test checks the `TransportFailure`'s kind and OpenSSL's reason, and where the server keeps an
+// account of its own (s_server's status page and errors, nginx's log), that it agrees.
+//
+// Certificates are made in memory for each test: a CA of its own and the certificates it issued.
 
 @Suite(.enabled(if: Installed.openssl != nil, "the openssl command is not installed: no s_server to test against (.ci/run installs it)"))
 struct HTTPSAgainstOpenSSLServerTests {
