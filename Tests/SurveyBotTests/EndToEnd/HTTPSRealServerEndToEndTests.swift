@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+@testable import SurveyBot
+
+private func plan(_ url: String, respondents: Int = 12, extra: String = "") -> String {
+    """
+    name: real
+    target: \(url)
+    respondents: \(respondents)
+    concurrency: 4
+    seed: 5
+    answers:
+      "*": yes
+    \(extra)
+    """
+}
+
+/// The real executable against TLS servers it shares no code with — nginx and `openssl
+/// s_server` on 127.0.0.1, with certificates the `openssl` command made (RSA, a private CA) —
+/// and what its JSON report says of each: every attempt counted, TLS failures by kind with
+/// OpenSSL's reason in `error_samples`.
+@Suite(
+    .enabled(
+        if: Installed.openssl != nil && Installed.nginx != nil,
+        "openssl or nginx is not installed: no real TLS server to run against (.ci/run installs both)"))
+struct HTTPSRealServerEndToEndTests {
+    @Test func aRunTrustingTheCAFileCompletesAgainstNginxAndNginxCountsTheSame() async throws {
+        let directory = try TemporaryDirectory()
+        let certificates = OpenSSLCertificates(directory: directory)
+        let authority = try await certificates.makeAuthority()
+        let leaf = try await certificates.issue("server", for: ["127.0.0.1"], days: 2, by: authority)
+        let (server, port) = try await startNginx(in: directory, certificate: leaf.certificate, key: leaf.key, questions: 3)
+        let planPath = try directory.write(
+            "real.plan", plan("https://127.0.0.1:\(port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
+        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet"])
+        let status = await run.wait(seconds: 60)
+        // nginx logs a request once it has answered it: the last may come just after the run ends.
+        _ = await eventually(within: 10) { nginxRequests(in: directory).count >= 48 }
+        let logged = nginxRequests(in: directory)
+        await stop(server)
+        #expect(status == 0, "\(run.standardError)")
+        let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
+        #expect(report.respondents.completed == 12)
+        let questions = try #require(report.endpoints["questions"])
+        let submit = try #require(report.endpoints["submit"])
+        #expect(questions.attempts == 12 && submit.attempts == 36)
+        #expect(questions.errors.isEmpty && submit.errors.isEmpty)
+        // nginx saw exactly the attempts the report counts, each answered 200.
+        #expect(logged.filter { $0 == "GET /questions 200" }.count == questions.attempts)
+        #expect(logged.filter { $0 == "POST /question/submit 200" }.count == submit.attempts)
+        #expect(logged.count == questions.attempts + submit.attempts, "\(logged)")
+        let connections = try #require(questions.connections)
+        #expect(connections.tls?.keys.allSatisfy { $0.hasPrefix("TLSv1.3 ") } == true, "\(connections)")
+    }
+
+    @Test func aSelfSignedNginxIsRefusedEveryTimeAndAcceptedWithInsecure() async throws {
+        let directory = try TemporaryDirectory()
+        let certificate = try await OpenSSLCertificates(directory: directory).selfSigned("server", for: ["127.0.0.1"])
+        let (server, port) = try await startNginx(in: directory, certificate: certificate.certificate, key: certificate.key, questions: 3)
+        let planPath = try directory.write("real.plan", plan("https://127.0.0.1:\(port)"))
+
+        let refused = try RunningTool(["run", planPath, "--out", "\(directory.path)/refused", "--quiet"])
+        #expect(await refused.wait(seconds: 60) == 0, "no thresholds: the verdict is the report's\n\(refused.standardError)")
+        let refusedReport = try RunReport.read(path: "\(directory.path)/refused/real-latest.json")
+        let questions = try #require(refusedReport.endpoints["questions"])
+        // Not retried (a certificate failure is not transient), so one attempt per respondent.
+        #expect(questions.errors == ["tls_certificate": 12])
+        #expect(questions.errorSamples == ["tls_certificate": "self-signed certificate"])
+        #expect(refusedReport.respondents.abandoned == 12)
+        #expect(nginxRequests(in: directory).isEmpty, "no request got past the handshake")
+
+        let accepted = try RunningTool(["run", planPath, "--out", "\(directory.path)/accepted", "--quiet", "--insecure"])
+        #expect(await accepted.wait(seconds: 60) == 0, "\(accepted.standardError)")
+        #expect(accepted.standardError.contains("warning: TLS certificates are not verified"))
+        let acceptedReport = try RunReport.read(path: "\(directory.path)/accepted/real-latest.json")
+        #expect(acceptedReport.plan.insecure)
+        #expect(acceptedReport.respondents.completed == 12)
+        #expect(acceptedReport.endpoints["submit"]?.attempts == 36)
+        #expect(acceptedReport.endpoints["submit"]?.errors.isEmpty == true)
+        await stop(server)
+    }
+
+    /// s_server answers `GET` with its status page, not the survey API; these runs end at the
+    /// handshake, before it matters. OpenSSL 3.0 allows a TLS 1.0 server only at security level
+    /// 0 (it signs with SHA-1), hence `-cipher DEFAULT@SECLEVEL=0`.
+    @Test func openSSLServersRefusedForTheirCertificateOrVersionAreReportedWithTheReason() async throws {
+        let directory = try TemporaryDirectory()
+        let certificates = OpenSSLCertificates(directory: directory)
+        let authority = try await certificates.makeAuthority()
+        let expired = try await certificates.issue("expired", for: ["127.0.0.1"], days: -1, by: authority)
+        let current = try await certificates.issue("current", for: ["127.0.0.1"], days: 2, by: authority)
+        let cases: [(certificate: (certificate: String, key: String), options: [String], kind: String, reason: String)] = [
+            (expired, [], "tls_certificate", "certificate has expired"),
+            (current, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"], "tls_handshake", "tlsv1 alert protocol version"),
+        ]
+        for (index, (certificate, options, kind, reason)) in cases.enumerated() {
+            let (server, port) = try await startOpenSSLServer(certificate: certificate.certificate, key: certificate.key, options: options)
+            let planPath = try directory.write(
+                "real.plan", plan("https://127.0.0.1:\(port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
+            let run = try RunningTool(["run", planPath, "--out", "\(directory.path)/\(index)", "--quiet"])
+            let status = await run.wait(seconds: 60)
+            await stop(server)
+            #expect(status == 0, "\(run.standardError)")
+            let report = try RunReport.read(path: "\(directory.path)/\(index)/real-latest.json")
+            let questions = try #require(report.endpoints["questions"])
+            #expect(questions.errors == [kind: 12], "\(reason)")
+            #expect(questions.errorSamples == [kind: reason])
+            #expect(report.respondents.abandoned == 12)
+        }
+    }
+
+    /// A real server that never answers a ClientHello: s_server stopped with SIGSTOP, whose
+    /// kernel still completes the TCP connections into its listen queue.
+    @Test func aServerThatNeverFinishesTheHandshakeTimesEveryAttemptOutAfterTheTimeout() async throws {
+        let directory = try TemporaryDirectory()
+        let certificate = try await OpenSSLCertificates(directory: directory).selfSigned("server", for: ["127.0.0.1"])
+        let (server, port) = try await startOpenSSLServer(certificate: certificate.certificate, key: certificate.key)
+        server.signal(SIGSTOP)
+        let planPath = try directory.write(
+            "real.plan",
+            plan("https://127.0.0.1:\(port)", respondents: 4, extra: "timeout: 300ms\nretry:\n  questions:\n    attempts: 1\n")
+                + "\ntls:\n  verify: false\n")
+        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet"])
+        let status = await run.wait(seconds: 60)
+        await stop(server)
+        #expect(status == 0, "\(run.standardError)")
+        let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
+        let questions = try #require(report.endpoints["questions"])
+        #expect(questions.errors == ["timeout": 4])
+        #expect(questions.errorSamples == nil)
+        #expect(report.respondents.abandoned == 4)
+        // Each attempt waited out its 300 ms (deadlines are checked every 5 ms); the upper bound
+        // only allows for a busy machine.
+        #expect(questions.serviceTimeMs.min >= 300)
+        #expect(questions.serviceTimeMs.max < 2_300)
+        #expect(questions.connections?.new == 4)
+        #expect(questions.connections?.tls == nil, "no handshake finished")
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+@testable import SurveyEngine
+
+/// `openssl s_server` on 127.0.0.1, on a port it picks itself and prints, answering every GET
+/// with its status page (`-www`: HTTP/1.0, closed after the page), which names the connection's
+/// protocol and cipher and the client's certificate. Its files live in a directory of its own.
+final class OpenSSLServer {
+    let port: Int
+    private let process: PeerProcess
+    private let files: TLSFixtures
+
+    private init(port: Int, process: PeerProcess, files: TLSFixtures) {
+        self.port = port
+        self.process = process
+        self.files = files
+    }
+
+    /// Starts s_server with `identity`'s certificate and key and `options` (`-tls1`, …), and waits
+    /// until it listens; with `clientCA`, it requires a client certificate issued by that CA.
+    static func start(identity: TLSIdentity, requiringClientCertificatesFrom clientCA: TLSIdentity? = nil, options: [String] = [])
+        async throws -> OpenSSLServer
+    {
+        guard let openssl = Installed.openssl else { throw PeerFailure(description: "openssl is not installed") }
+        let files = try TLSFixtures()
+        var arguments = [
+            "s_server", "-accept", "127.0.0.1:0", "-cert", try files.file("server.pem", identity.certificatePEM),
+            "-key", try files.file("server.key", identity.privateKeyPEM), "-www",
+        ]
+        if let clientCA {
+            // -Verify (capital V): a client without a certificate is refused, not let through.
+            arguments += ["-Verify", "1", "-CAfile", try files.file("client-ca.pem", clientCA.certificatePEM)]
+        }
+        let process = try PeerProcess(openssl, arguments + options)
+        // "ACCEPT 127.0.0.1:41589" and a newline once it listens.
+        let port = await process.waitFor { process -> Int? in
+            let output = process.text
+            guard let start = output.range(of: "ACCEPT 127.0.0.1:")?.upperBound, let end = output[start...].firstIndex(of: "\n") else {
+                return nil
+            }
+            return Int(output[start..<end])
+        }
+        guard let port else {
+            process.stop()
+            throw PeerFailure(description: "openssl s_server did not start listening:\n\(process.text)")
+        }
+        return OpenSSLServer(port: port, process: process, files: files)
+    }
+
+    /// What s_server printed so far: its errors, one per failed connection.
+    var log: String { process.text }
+
+    /// Waits until s_server has printed `text`, at most 10 s.
+    func waitForLog(_ text: String) async -> Bool {
+        await process.waitFor { $0.text.contains(text) ? true : nil } ?? false
+    }
+
+    func stop() { process.stop() }
+}
+
+/// nginx serving the survey API over TLS on 127.0.0.1: `GET /questions` from a file, `POST
+/// /question/submit` answered 200, and `GET /close`, answered 200 on a connection nginx then
+/// closes. One process (`master_process off`), so that killing its PID stops it for sure; its
+/// configuration, certificates and logs live in a directory of its own.
+final class NginxServer {
+    /// The body of `GET /questions`.
+    static let questions = #"[{"id":1,"question":"Colour?"},{"id":2,"question":"Food?"}]"#
+
+    let port: Int
+    private let process: PeerProcess
+    private let files: TLSFixtures
+
+    private init(port: Int, process: PeerProcess, files: TLSFixtures) {
+        self.port = port
+        self.process = process
+        self.files = files
+    }
+
+    /// Starts nginx with `identity`'s certificate and key and `protocols` (its `ssl_protocols`:
+    /// 1.22's default leaves TLS 1.3 out, later versions' include it) and waits until it
+    /// listens; with `clientCA`, `ssl_verify_client on` with that CA.
+    static func start(
+        identity: TLSIdentity, protocols: String = "TLSv1.2 TLSv1.3", requiringClientCertificatesFrom clientCA: TLSIdentity? = nil
+    ) async throws -> NginxServer {
+        guard let nginx = Installed.nginx else { throw PeerFailure(description: "nginx is not installed") }
+        let files = try TLSFixtures()
+        let directory = files.directory.path
+        let certificate = try files.file("server.pem", identity.certificatePEM)
+        let key = try files.file("server.key", identity.privateKeyPEM)
+        let clientVerification =
+            try clientCA.map { "ssl_verify_client on; ssl_client_certificate \(try files.file("client-ca.pem", $0.certificatePEM));" } ?? ""
+        _ = try files.file("questions.json", questions)
+        // nginx cannot be told to pick a port: one that was free a moment ago, another if it was taken since.
+        for _ in 0..<3 {
+            guard let port = freeLoopbackPort() else { break }
+            let configuration = try files.file(
+                "nginx.conf",
+                """
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                pid \(directory)/nginx.pid;
+                error_log \(directory)/error.log info;
+                events { worker_connections 64; }
+                http {
+                    log_format requests '$request_method $uri $status $ssl_protocol $ssl_session_reused $ssl_client_verify';
+                    access_log \(directory)/access.log requests;
+                    client_body_temp_path \(directory)/body;
+                    proxy_temp_path \(directory)/proxy;
+                    fastcgi_temp_path \(directory)/fastcgi;
+                    uwsgi_temp_path \(directory)/uwsgi;
+                    scgi_temp_path \(directory)/scgi;
+                    server {
+                        listen 127.0.0.1:\(port) ssl;
+                        ssl_certificate \(certificate);
+                        ssl_certificate_key \(key);
+                        ssl_protocols \(protocols);
+                        \(clientVerification)
+                        location = /questions {
+                            default_type application/json;
+                            alias \(directory)/questions.json;
+                        }
+                        location = /question/submit {
+                            if ($request_method != POST) { return 405; }
+                            return 200 "";
+                        }
+                        location = /close {
+                            keepalive_timeout 0;
+                            return 200 "closed";
+                        }
+                    }
+                }
+
+                """)
+            // -e: the log of start-up errors, before the configuration is read.
+            let process = try PeerProcess(nginx, ["-e", "\(directory)/error.log", "-c", configuration, "-p", "\(directory)/"])
+            if await process.waitFor({ listensOnLoopback(pid: $0.pid, port: port) ? true : nil }) == true {
+                return NginxServer(port: port, process: process, files: files)
+            }
+            process.stop()
+            let errors = (try? String(contentsOfFile: "\(directory)/error.log", encoding: .utf8)) ?? ""
+            guard errors.contains("Address already in use") else {
+                throw PeerFailure(description: "nginx did not start listening:\n\(process.text)\(errors)")
+            }
+        }
+        throw PeerFailure(description: "nginx found no free port on 127.0.0.1")
+    }
+
+    /// The requests nginx logged so far, one line each: method, path, status, TLS protocol,
+    /// whether the session was resumed ("r" or "."), and the client certificate's verdict.
+    var requests: [String] {
+        let log = (try? String(contentsOfFile: files.directory.appendingPathComponent("access.log").path, encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").map(String.init)
+    }
+
+    /// Waits until nginx has logged `count` requests (it logs after it answers), at most 10 s.
+    func waitForRequests(_ count: Int) async -> [String] {
+        await process.waitFor { _ in requests.count >= count ? requests : nil } ?? requests
+    }
+
+    func stop() { process.stop() }
+}
