@@ -8,6 +8,11 @@
 /// Feed it bytes as they arrive, in pieces of any size: a message split at any byte parses the
 /// same as one that arrives whole. It builds no `String`s on the way; only the few headers
 /// that matter are looked at, and the body is kept only when asked for.
+///
+/// The framing follows RFC 9112 §6.3: no body for HEAD, 1xx, 204 and 304; then Transfer-Encoding,
+/// whose final coding decides (`chunked`, or for a response the body runs until the close), over
+/// Content-Length; otherwise a response runs until the close. Lines may end in LF alone, and
+/// empty lines before a start line are skipped (§2.2).
 struct HTTPMessageParser {
     /// Whether the parser reads responses (a client) or requests (a server).
     enum Role { case request, response }
@@ -65,8 +70,9 @@ struct HTTPMessageParser {
     private var headBytes = 0
     private var sawBytes = false
     private var contentLength: Int?
+    /// A Transfer-Encoding field arrived; `chunked` says whether its final coding is chunked.
+    private var transferEncoding = false
     private var chunked = false
-    private var closeDelimited = false
     private var connectionKeepAlive: Bool?
 
     init(role: Role, maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 1 << 20) {
@@ -96,15 +102,24 @@ struct HTTPMessageParser {
         headBytes = 0
         sawBytes = false
         contentLength = nil
+        transferEncoding = false
         chunked = false
-        closeDelimited = false
         connectionKeepAlive = nil
         isHeadRequest = false
     }
 
+    /// Whether `bytes` are only CRs and LFs: what a server may send between responses and the
+    /// next parse skips (RFC 9112 §2.2), so they need not stop a connection's reuse.
+    static func isOnlyEmptyLines(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for byte in bytes where byte != 0x0D && byte != 0x0A { return false }
+        return true
+    }
+
     /// Reads `input`; stops at the end of the message, so bytes after `consumed` are not its.
     mutating func parse(_ input: UnsafeRawBufferPointer) -> Step {
-        guard let base = input.baseAddress, !input.isEmpty else { return state == .complete ? .complete(consumed: 0) : .needMore }
+        guard let base = input.baseAddress, !input.isEmpty else {
+            return state == .complete ? .complete(consumed: 0) : .needMore
+        }
         if state != .complete { sawBytes = true }
         var index = 0
         let count = input.count
@@ -141,14 +156,17 @@ struct HTTPMessageParser {
                 }
                 let end = base.distance(to: UnsafeRawPointer(found))
                 headBytes += end - index + 1
-                if headBytes > maxHeadBytes && state != .chunkSize && state != .chunkEnd { return .failed(.headTooLarge) }
+                if headBytes > maxHeadBytes && state != .chunkSize && state != .chunkEnd {
+                    return .failed(.headTooLarge)
+                }
                 let outcome: Failure?
                 if line.isEmpty {
                     outcome = takeLine(UnsafeRawBufferPointer(start: base + index, count: end - index))
                 } else {
                     var carried: [UInt8] = []
                     swap(&carried, &line)
-                    carried.append(contentsOf: UnsafeRawBufferPointer(start: base + index, count: end - index))
+                    carried.append(
+                        contentsOf: UnsafeRawBufferPointer(start: base + index, count: end - index))
                     outcome = carried.withUnsafeBytes { takeLine($0) }
                     carried.removeAll(keepingCapacity: true)
                     swap(&carried, &line)
@@ -187,10 +205,12 @@ struct HTTPMessageParser {
     /// One line without its LF; a trailing CR is dropped.
     private mutating func takeLine(_ raw: UnsafeRawBufferPointer) -> Failure? {
         var line = raw
-        if let last = line.last, last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
+        if let last = line.last, last == 0x0D {
+            line = UnsafeRawBufferPointer(rebasing: line.dropLast())
+        }
         switch state {
         case .startLine:
-            if line.isEmpty && role == .request { return nil }  // a stray CRLF between requests
+            if line.isEmpty { return nil }  // empty lines before a start line are skipped (RFC 9112 §2.2)
             return role == .response ? takeStatusLine(line) : takeRequestLine(line)
         case .header:
             return line.isEmpty ? endOfHead() : takeHeader(line)
@@ -212,7 +232,9 @@ struct HTTPMessageParser {
         // HTTP/1.x SP DIGIT DIGIT DIGIT [SP reason]
         guard line.count >= 12, line.starts(with: Self.httpSlash1Dot) else { return .malformed }
         guard let minor = Self.digit(line[7]), minor <= 1, line[8] == 0x20 else { return .malformed }
-        guard let a = Self.digit(line[9]), let b = Self.digit(line[10]), let c = Self.digit(line[11]), a >= 1 else { return .malformed }
+        guard let a = Self.digit(line[9]), let b = Self.digit(line[10]), let c = Self.digit(line[11]),
+            a >= 1
+        else { return .malformed }
         guard line.count == 12 || line[12] == 0x20 else { return .malformed }
         minorVersion = minor
         status = a * 100 + b * 10 + c
@@ -223,9 +245,13 @@ struct HTTPMessageParser {
     private mutating func takeRequestLine(_ line: UnsafeRawBufferPointer) -> Failure? {
         // METHOD SP target SP HTTP/1.x
         guard let firstSpace = line.firstIndex(of: 0x20), firstSpace > 0 else { return .malformed }
-        guard let lastSpace = line.lastIndex(of: 0x20), lastSpace > firstSpace + 1 else { return .malformed }
+        guard let lastSpace = line.lastIndex(of: 0x20), lastSpace > firstSpace + 1 else {
+            return .malformed
+        }
         let version = UnsafeRawBufferPointer(rebasing: line[(lastSpace + 1)...])
-        guard version.count == 8, version.starts(with: Self.httpSlash1Dot), let minor = Self.digit(version[7]), minor <= 1 else {
+        guard version.count == 8, version.starts(with: Self.httpSlash1Dot),
+            let minor = Self.digit(version[7]), minor <= 1
+        else {
             return .malformed
         }
         for byte in line[..<firstSpace] where !Self.isTokenByte(byte) { return .malformed }
@@ -256,24 +282,21 @@ struct HTTPMessageParser {
             if let contentLength, contentLength != length { return .malformed }
             contentLength = length
         case 17 where Self.equalsIgnoringCase(name, "transfer-encoding"):
-            // The final coding decides the framing: chunked, or (responses) until the close.
-            let codings = value.split(separator: 0x2C)
-            if let last = codings.last, Self.equalsIgnoringCase(Self.trimmed(last), "chunked") {
-                chunked = true
-            } else if role == .request {
-                return .malformed
-            } else {
-                closeDelimited = true
+            // Field lines of one name are one list (RFC 9110 §5.3): the last coding of the last
+            // line is the final one, and decides the framing when the head ends.
+            transferEncoding = true
+            if let last = Self.lastElement(of: value) {
+                chunked = Self.equalsIgnoringCase(last, "chunked")
             }
         case 10 where Self.equalsIgnoringCase(name, "connection"):
-            for token in value.split(separator: 0x2C) {
-                let token = Self.trimmed(token)
-                if Self.equalsIgnoringCase(token, "close") {
-                    connectionKeepAlive = false
-                } else if Self.equalsIgnoringCase(token, "keep-alive"), connectionKeepAlive == nil {
-                    connectionKeepAlive = true
-                }
+            if Self.list(value, contains: "close") {
+                connectionKeepAlive = false
+            } else if Self.list(value, contains: "keep-alive"), connectionKeepAlive == nil {
+                connectionKeepAlive = true
             }
+        case 16 where role == .response && Self.equalsIgnoringCase(name, "proxy-connection"):
+            // Not standard, but sent by proxies that mean it: only its `close` is taken.
+            if Self.list(value, contains: "close") { connectionKeepAlive = false }
         case 11 where Self.equalsIgnoringCase(name, "retry-after"):
             retryAfter = Array(value)
         default:
@@ -297,13 +320,26 @@ struct HTTPMessageParser {
                 sawBytes = true
                 return nil
             }
+            // Framing that both Transfer-Encoding and Content-Length claim, or Transfer-Encoding in
+            // HTTP/1.0, may be an attempt at response splitting: read it, but not what follows
+            // (RFC 9112 §6.1, §6.3).
+            if transferEncoding && (contentLength != nil || minorVersion == 0) { keepAlive = false }
             if isHeadRequest || status == 204 || status == 304 {
                 state = .complete
                 return nil
             }
         }
-        if chunked {
-            state = .chunkSize
+        if transferEncoding {
+            // The final coding is chunked, or the body runs until the close; a request has no
+            // close to run to (RFC 9112 §6.3).
+            if chunked {
+                state = .chunkSize
+            } else if role == .request {
+                return .malformed
+            } else {
+                keepAlive = false
+                state = .untilClose
+            }
         } else if let contentLength {
             guard contentLength <= maxBodyBytes else { return .bodyTooLarge }
             state = contentLength == 0 ? .complete : .body(remaining: contentLength)
@@ -357,12 +393,15 @@ struct HTTPMessageParser {
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E:
+            true
         default: false
         }
     }
 
-    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<
+        UnsafeRawBufferPointer
+    > {
         var start = bytes.startIndex
         var end = bytes.endIndex
         while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
@@ -370,8 +409,35 @@ struct HTTPMessageParser {
         return bytes[start..<end]
     }
 
+    /// The last non-empty element of a comma-separated list, trimmed; nil when there is none.
+    private static func lastElement(of list: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer>? {
+        var end = list.count
+        while true {
+            var start = end
+            while start > 0 && list[start - 1] != 0x2C { start -= 1 }
+            let element = trimmed(list[start..<end])
+            if !element.isEmpty { return element }
+            guard start > 0 else { return nil }
+            end = start - 1
+        }
+    }
+
+    /// Whether a comma-separated list holds `token`, in any case.
+    private static func list(_ list: UnsafeRawBufferPointer, contains token: StaticString) -> Bool {
+        var start = 0
+        while start <= list.count {
+            var end = start
+            while end < list.count && list[end] != 0x2C { end += 1 }
+            if equalsIgnoringCase(trimmed(list[start..<end]), token) { return true }
+            start = end + 1
+        }
+        return false
+    }
+
     /// ASCII case-insensitive comparison with a lowercase literal.
-    private static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lowercase: StaticString) -> Bool {
+    private static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lowercase: StaticString)
+        -> Bool
+    {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         var index = 0
         let literal = lowercase.utf8Start

@@ -184,6 +184,14 @@ private func deadPort() async throws -> Int {
         }
     }
 
+    @Test func aFinalCodingOtherThanChunkedRunsToTheClose() async throws {
+        let response = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 2\r\n\r\nall of it".utf8)
+        try await withServer(handler: { _ in .raw(response) }) { _, client, target, _ in
+            expectStatus(await client.send(get("/", target)), 200, body: "all of it")
+            #expect(await client.openConnectionCount() == 0)
+        }
+    }
+
     @Test func tenMegabyteBodyIsBodyTooLarge() async throws {
         let huge = EncodedResponse(HTTPServerResponse(status: 200, body: [UInt8](repeating: 0x61, count: 10 << 20)))
         try await withServer(handler: { _ in .respond(huge) }) { _, client, target, _ in

@@ -143,6 +143,70 @@ private func expectSameAtEveryBoundary(
         #expect(parse(unframed, maxBody: 12).1 == .failed(.bodyTooLarge))
     }
 
+    @Test func theFinalTransferCodingDecidesTheFraming() {
+        // The final coding of the last Transfer-Encoding line is chunked: the body is chunked.
+        for head in [
+            "Transfer-Encoding: gzip, chunked", "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked", "Transfer-Encoding: chunked,",
+        ] {
+            let message = bytes("HTTP/1.1 200 OK\r\n\(head)\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+            let (parser, progress) = parse(message)
+            #expect(progress == .complete(consumed: message.count), "\(head)")
+            #expect(parser.body == bytes("ok") && parser.keepAlive, "\(head)")
+        }
+        // Otherwise the body runs until the close, over any Content-Length (RFC 9112 §6.3).
+        for head in [
+            "Transfer-Encoding: chunked, gzip", "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip",
+            "Transfer-Encoding: chunkedchunked",
+            "Transfer-Encoding: gzip\r\nContent-Length: 2", "Content-Length: 2\r\nTransfer-Encoding: identity",
+        ] {
+            let message = bytes("HTTP/1.1 200 OK\r\n\(head)\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+            let (parser, progress) = parse(message, endOfStream: true)
+            #expect(progress == .complete(consumed: 0), "\(head)")
+            #expect(parser.body == bytes("2\r\nok\r\n0\r\n\r\n") && !parser.keepAlive, "\(head)")
+            expectSameAtEveryBoundary(message, endOfStream: true)
+        }
+        // A request has no close to run to: its final coding must be chunked.
+        let request = bytes("POST /x HTTP/1.1\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+        #expect(parse(request, role: .request).0.body == bytes("ok"))
+    }
+
+    @Test func transferEncodingWithContentLengthOrInHTTP10EndsReuse() {
+        let both = bytes("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+        let (parser, progress) = parse(both)
+        #expect(progress == .complete(consumed: both.count))
+        #expect(parser.body == bytes("ok") && !parser.keepAlive)
+        let old = bytes("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+        #expect(parse(old).0.body == bytes("ok") && !parse(old).0.keepAlive)
+        let oldKept = bytes("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok")
+        #expect(parse(oldKept).0.keepAlive)
+    }
+
+    @Test func proxyConnectionCloseEndsReuse() {
+        #expect(!parse(bytes("HTTP/1.1 200 OK\r\nProxy-Connection: close\r\nContent-Length: 0\r\n\r\n")).0.keepAlive)
+        #expect(!parse(bytes("HTTP/1.1 200 OK\r\nproxy-connection: Keep-Alive, Close\r\nContent-Length: 0\r\n\r\n")).0.keepAlive)
+        // Only its close is taken: it does not keep an HTTP/1.0 connection alive.
+        #expect(!parse(bytes("HTTP/1.0 200 OK\r\nProxy-Connection: keep-alive\r\nContent-Length: 0\r\n\r\n")).0.keepAlive)
+        #expect(parse(bytes("HTTP/1.1 200 OK\r\nProxy-Connection: keep-alive\r\nContent-Length: 0\r\n\r\n")).0.keepAlive)
+    }
+
+    @Test func skipsEmptyLinesBeforeTheStatusLine() {
+        let message = bytes("\r\n\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        let (parser, progress) = parse(message)
+        #expect(progress == .complete(consumed: message.count))
+        #expect(parser.status == 200 && parser.body == bytes("ok"))
+        expectSameAtEveryBoundary(message)
+        let interim = bytes("HTTP/1.1 100 Continue\r\n\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n")
+        #expect(parse(interim).0.status == 204)
+        // They count against the head's limit.
+        #expect(parse(bytes(String(repeating: "\r\n", count: 600) + "HTTP/1.1 200 OK\r\n\r\n")).1 == .failed(.headTooLarge))
+    }
+
+    @Test func saysWhenBytesAreOnlyEmptyLines() {
+        #expect(bytes("\r\n\n\r").withUnsafeBytes { HTTPMessageParser.isOnlyEmptyLines($0) })
+        #expect([UInt8]().withUnsafeBytes { HTTPMessageParser.isOnlyEmptyLines($0) })
+        #expect(!bytes("\r\nH").withUnsafeBytes { HTTPMessageParser.isOnlyEmptyLines($0) })
+    }
+
     @Test func limitsTheHead() {
         let message = bytes("HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 2000) + "\r\n\r\n")
         #expect(parse(message).1 == .failed(.headTooLarge))
