@@ -5,7 +5,7 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     public var timeout: Duration
     /// The connect alone, when shorter than `timeout`; nil means `timeout`.
     public var connectTimeout: Duration?
-    /// A longer response body is `body_too_large` (and its connection is closed).
+    /// A longer response body is `response_too_large` (and its connection is closed).
     var maxBodyBytes: Int
     /// Longer status line plus headers is `malformed_response`.
     var maxHeadBytes = 64 * 1024

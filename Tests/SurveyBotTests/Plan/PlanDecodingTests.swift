@@ -124,6 +124,12 @@ import Testing
         #expect(d == expected)
     }
 
+    @Test func retryOnTakesTheFormerNameOfResponseTooLarge() throws {
+        let plan = try #require(expectPlan(lines("retry:", "  questions:", "    on: [5xx, body_too_large]")))
+        #expect(plan.run.retry.questions.retryOn.matches(.responseTooLarge))
+        #expect(plan.run.retry.questions.retryOn.description == "[5xx, response_too_large]")
+    }
+
     @Test func parsesRatesPercentagesAndRanges() throws {
         #expect(try ValueKind<Rate>.rate.read("20/s").get() == Rate(perSecond: 20))
         #expect(try ValueKind<Rate>.rate.read("600/m").get() == Rate(perSecond: 10))

@@ -192,10 +192,10 @@ private func deadPort() async throws -> Int {
         }
     }
 
-    @Test func tenMegabyteBodyIsBodyTooLarge() async throws {
+    @Test func tenMegabyteBodyIsResponseTooLarge() async throws {
         let huge = EncodedResponse(HTTPServerResponse(status: 200, body: [UInt8](repeating: 0x61, count: 10 << 20)))
         try await withServer(handler: { _ in .respond(huge) }) { _, client, target, _ in
-            expectFailure(await client.send(get("/", target)), .bodyTooLarge)
+            expectFailure(await client.send(get("/", target)), .responseTooLarge)
             // The connection is gone, not left half-read: the next attempt starts clean.
             #expect(await client.openConnectionCount() == 0)
         }
