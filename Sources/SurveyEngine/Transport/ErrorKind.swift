@@ -13,8 +13,8 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Bytes arrived that are not HTTP/1.1 (bad status line, bad headers, bad chunking), or a
     /// body the survey contract cannot read (questions that are not a list of id/question).
     case malformedResponse = "malformed_response"
-    /// The response body exceeded the configured limit, declared or as it arrived; the
-    /// connection was closed.
+    /// The response body exceeded the configured limit (`HTTPClientConfiguration.maxBodyBytes`,
+    /// a plan's `max_body`), declared or as it arrived; the connection was closed.
     case responseTooLarge = "response_too_large"
     /// The target's host name did not resolve.
     case dns
