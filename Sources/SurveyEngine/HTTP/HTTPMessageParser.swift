@@ -266,7 +266,8 @@ struct HTTPMessageParser {
         guard let minor = Self.digit(line[7]), minor <= 1, line[8] == 0x20 else { return .malformed }
         guard let a = Self.digit(line[9]), let b = Self.digit(line[10]), let c = Self.digit(line[11]), a >= 1 else { return .malformed }
         guard line.count == 12 || line[12] == 0x20 else { return .malformed }
-        for byte in line[12...] where !Self.isFieldValueByte(byte) { return .malformed }  // the reason phrase
+        let reason = UnsafeRawBufferPointer(rebasing: line[12...])
+        for byte in reason where !Self.isFieldValueByte(byte) { return .malformed }
         minorVersion = minor
         status = a * 100 + b * 10 + c
         state = .header
@@ -466,13 +467,15 @@ struct HTTPMessageParser {
     /// when it is not `token ":" field-value` (RFC 9110 §5.1, §5.5).
     private static func field(_ line: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return nil }
-        for byte in line[..<colon] where !isTokenByte(byte) { return nil }
+        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        for byte in name where !isTokenByte(byte) { return nil }
         var start = colon + 1
         var end = line.count
         while start < end && (line[start] == 0x20 || line[start] == 0x09) { start += 1 }
         while end > start && (line[end - 1] == 0x20 || line[end - 1] == 0x09) { end -= 1 }
-        for byte in line[start..<end] where !isFieldValueByte(byte) { return nil }
-        return (UnsafeRawBufferPointer(rebasing: line[..<colon]), UnsafeRawBufferPointer(rebasing: line[start..<end]))
+        let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
+        for byte in value where !isFieldValueByte(byte) { return nil }
+        return (name, value)
     }
 
     /// Field-value bytes (RFC 9110 §5.5): HTAB, SP, VCHAR and obs-text; no other control
