@@ -3,6 +3,7 @@
 //
 //   survey-bench URL [--concurrency 50] [--duration 5] [--threads N] [--method POST --body '{…}']
 //                    [--ca-file PEM | --insecure]   (https: trust this CA, or verify nothing)
+//                    [--max-body BYTES]             (a longer response body is response_too_large; 1048576)
 //
 // Prints one line: requests, errors (by kind), seconds, req/s.
 import Foundation
@@ -22,6 +23,7 @@ var url: String?
 var method = "GET"
 var body: [UInt8]?
 var tls = TLSConfiguration()
+var maxBody = HTTPClientConfiguration().maxBodyBytes
 while let argument = arguments.first {
     arguments.removeFirst()
     func value() -> String {
@@ -44,6 +46,9 @@ while let argument = arguments.first {
         tls.caFile = value()
     case "--insecure":
         tls.verify = false
+    case "--max-body":
+        guard let number = Int(value()), number > 0 else { fail("--max-body takes a positive number of bytes") }
+        maxBody = number
     case "--threads", "-t":
         guard let number = Int(value()), number > 0 else { fail("--threads takes a positive number") }
         threads = number
@@ -60,7 +65,8 @@ let path = parsed.basePath.isEmpty ? "/" : parsed.basePath
 let group = EventLoopGroup(threads: threads)
 let client: HTTPClient
 do {
-    client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(timeout: .seconds(5), tls: tls))
+    client = try HTTPClient(
+        target: target, group: group, configuration: HTTPClientConfiguration(timeout: .seconds(5), maxBodyBytes: maxBody, tls: tls))
 } catch {
     fail(error.description)
 }

@@ -49,6 +49,11 @@ enum PlanKeys {
         .optional(
             "connect_timeout", .positiveDuration("connect_timeout"), default: "the `timeout`", into: \.run.client.connectTimeout,
             "per TCP connect"),
+        .value(
+            "max_body", .byteSize(in: 1...(1 << 30), "max_body"), default: HTTPClientConfiguration().maxBodyBytes,
+            into: \.run.client.maxBodyBytes,
+            "the largest response body read, kept in memory; a longer one, declared or as it arrives, fails the attempt as "
+                + "`response_too_large`"),
         .value("think", .durationRange, default: .zero, into: \.run.think, "the pause before each submit, drawn uniformly"),
         .value("order", .word, default: QuestionOrder.sequential, into: \.run.order, "the order in which a respondent walks the questions"),
         .optional(

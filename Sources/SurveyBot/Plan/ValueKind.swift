@@ -88,6 +88,72 @@ extension ValueKind where Value == Int {
     }
 }
 
+extension ValueKind where Value == Int {
+    /// `1MiB`, `512KiB`, `2MB`, `1.5GiB`, or a count of bytes: `1000000`. KiB, MiB and GiB are
+    /// powers of 1024; KB, MB and GB powers of 1000; the unit in any case, a space before it allowed.
+    static let byteSize = ValueKind(
+        expected: "a byte size like 1MiB, 512KiB, 2MB or 1000000", summary: "byte size", format: ByteSize.text
+    ) { text in
+        ByteSize.parse(text)
+    }
+
+    /// A byte size within `range`, naming `what` in the error.
+    static func byteSize(in range: ClosedRange<Int>, _ what: String) -> ValueKind<Int> {
+        let (low, high) = (ByteSize.text(range.lowerBound), ByteSize.text(range.upperBound))
+        return byteSize.checked(summary: "byte size \(low)–\(high)") { value in
+            if value < range.lowerBound { return "\(what) must be at least \(low), found \(ByteSize.text(value))" }
+            if value > range.upperBound { return "\(what) must be at most \(high), found \(ByteSize.text(value))" }
+            return nil
+        }
+    }
+}
+
+/// The spelling of byte sizes.
+private enum ByteSize {
+    static let units: [(name: String, bytes: Int)] = [
+        ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1000), ("B", 1),
+    ]
+
+    /// In the largest unit that holds it whole: `1MiB`, `2MB`, `1000001B`.
+    @Sendable static func text(_ bytes: Int) -> String {
+        let unit = units.first { bytes != 0 && bytes % $0.bytes == 0 } ?? ("B", 1)
+        return "\(bytes / unit.bytes)\(unit.name)"
+    }
+
+    @Sendable static func parse(_ text: String) -> ValueParse<Int> {
+        let trimmed = text.trimmingCharacters(in: " ")
+        var rest = Substring(trimmed.replacingUnderscoresBetweenDigits)
+        let negative = rest.first == "-"
+        if negative || rest.first == "+" { rest = rest.dropFirst() }
+        let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+        let unit = rest.dropFirst(number.count).trimmingCharacters(in: " ")
+        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+        guard number.contains(where: \.isNumber), parts.count <= 2, unit.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            return .wrongKind
+        }
+        if negative { return .invalid("a byte size cannot be negative, found '\(trimmed)'") }
+        guard let multiplier = unit.isEmpty ? 1 : units.first(where: { $0.name.lowercased() == unit.lowercased() })?.bytes else {
+            if ["k", "m", "g"].contains(unit.lowercased()) {
+                let prefix = unit.uppercased()
+                return .invalid(
+                    "'\(trimmed)' is ambiguous: write \(number)\(prefix)iB for powers of 1024 or \(number)\(prefix)B for powers of 1000")
+            }
+            return .invalid("unknown unit '\(unit)' in '\(trimmed)': use B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024)")
+        }
+        // Exactly, in integers: whole · multiplier + fraction · multiplier / 10^digits.
+        let fraction = parts.count == 2 ? parts[1] : ""
+        guard fraction.count <= 9, let whole = parts[0].isEmpty ? 0 : Int(parts[0]), let numerator = fraction.isEmpty ? 0 : Int(fraction)
+        else { return .invalid("'\(trimmed)' is too large") }
+        var denominator = 1
+        for _ in 0..<fraction.count { denominator *= 10 }
+        let (wholeBytes, overflow) = whole.multipliedReportingOverflow(by: multiplier)
+        let (fractionBytes, remainder) = (numerator * multiplier).quotientAndRemainder(dividingBy: denominator)
+        guard !overflow, wholeBytes <= Int.max - fractionBytes else { return .invalid("'\(trimmed)' is too large") }
+        guard remainder == 0 else { return .invalid("'\(trimmed)' is not a whole number of bytes") }
+        return .value(wholeBytes + fractionBytes)
+    }
+}
+
 extension ValueKind where Value == UInt64 {
     static let seed = ValueKind(expected: "a non-negative integer seed", summary: "non-negative integer", format: { String($0) }) { text in
         let digits = text.replacingUnderscoresBetweenDigits

@@ -60,7 +60,7 @@ extension RunReport {
                 counts.statuses[status] = count
             }
             for (name, count) in part.errors {
-                if let kind = ErrorKind(rawValue: name) { counts.errors[kind] = count }
+                if let kind = ErrorKind(name: name) { counts.errors[kind] = count }
             }
             guard let latency = part.correctedHistogram.histogram, let service = part.serviceTimeHistogram.histogram else {
                 throw MergeError(description: "\(path): the \(endpoint.rawValue) histogram is damaged")
@@ -84,7 +84,7 @@ extension RunReport {
                 counts.reconnects = connections.reconnects ?? 0
             }
             for (name, sample) in part.errorSamples ?? [:] {
-                if let kind = ErrorKind(rawValue: name) { counts.errorSamples[kind] = sample }
+                if let kind = ErrorKind(name: name) { counts.errorSamples[kind] = sample }
             }
             metrics[endpoint] = counts
         }

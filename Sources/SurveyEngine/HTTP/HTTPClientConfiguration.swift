@@ -5,8 +5,9 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     public var timeout: Duration
     /// The connect alone, when shorter than `timeout`; nil means `timeout`.
     public var connectTimeout: Duration?
-    /// A longer response body is `body_too_large` (and its connection is closed).
-    var maxBodyBytes: Int
+    /// The largest response body read, in bytes (a plan's `max_body`): a longer one, declared or
+    /// as it arrives, is `response_too_large` and its connection is closed. At least 1.
+    public var maxBodyBytes: Int
     /// Longer status line plus headers is `malformed_response`.
     var maxHeadBytes = 64 * 1024
     /// How `https://` targets are verified and whom the client says it is; unused for `http://`.

@@ -27,12 +27,14 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
         var name: String
     }
 
-    /// Every word `add` understands besides status codes and classes.
+    /// Every word `add` understands besides status codes and classes (former names of kinds,
+    /// which it also takes, left out).
     public static let errorNames: [String] = ["connection", "malformed", "tls"] + ErrorKind.allCases.map(\.rawValue)
 
     /// Adds one condition, in any case: a status code from 100 to 599, a class from `1xx` to
     /// `5xx`, `connection` (refused, reset or closed), `malformed`, or an `ErrorKind` raw value
-    /// such as `timeout`. Anything else throws and leaves the conditions as they were.
+    /// such as `timeout` (or a former name: `body_too_large`). Anything else throws and leaves
+    /// the conditions as they were.
     public mutating func add(_ name: String) throws(UnknownName) {
         let lower = name.lowercased()
         if lower.count == 3, let digit = lower.first?.wholeNumberValue, lower.first?.isASCII == true {
@@ -49,8 +51,10 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
             errors.formUnion([.tlsHandshake, .tlsCertificate])
         } else if lower == "malformed" {
             errors.insert(.malformedResponse)
-        } else if let kind = ErrorKind(rawValue: lower) {
+        } else if let kind = ErrorKind(name: lower) {
             errors.insert(kind)
+            names.append(kind.rawValue)  // a former name as the kind is called now
+            return
         } else {
             throw UnknownName(name: name)
         }

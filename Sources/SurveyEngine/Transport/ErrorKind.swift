@@ -13,8 +13,9 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Bytes arrived that are not HTTP/1.1 (bad status line, bad headers, bad chunking), or a
     /// body the survey contract cannot read (questions that are not a list of id/question).
     case malformedResponse = "malformed_response"
-    /// The response body exceeded the configured limit; the connection was closed.
-    case bodyTooLarge = "body_too_large"
+    /// The response body exceeded the configured limit (`HTTPClientConfiguration.maxBodyBytes`,
+    /// a plan's `max_body`), declared or as it arrived; the connection was closed.
+    case responseTooLarge = "response_too_large"
     /// The target's host name did not resolve.
     case dns
     /// The TLS protocol failed (https targets): an alert such as a version or cipher the two ends
@@ -23,6 +24,19 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// The server's certificate did not verify (https targets): untrusted, expired, not yet
     /// valid, or for another host name.
     case tlsCertificate = "tls_certificate"
+
+    /// The kind named `name`: a raw value, or a name a kind had before (`body_too_large`), so
+    /// that plans and reports that use it keep working.
+    public init?(name: String) {
+        guard let kind = ErrorKind(rawValue: name) ?? Self.formerNames[name] else { return nil }
+        self = kind
+    }
+
+    /// Names kinds had before, by the kind they are now.
+    private static let formerNames: [String: ErrorKind] = ["body_too_large": .responseTooLarge]
+
+    /// The former spelling of `responseTooLarge`, for code not yet renamed.
+    static var bodyTooLarge: ErrorKind { .responseTooLarge }
 
     /// By raw value, so that reports list the kinds in a fixed, alphabetical order.
     public static func < (lhs: ErrorKind, rhs: ErrorKind) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -17,7 +17,7 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
     /// How many attempts `endpoint` gets: each of the 4 respondents makes every attempt its
     /// retry policy allows, since every one fails — 2 per questions call (a respondent without
     /// questions abandons), 2 per submit of each of the 10 questions; 1 for a fault the policy
-    /// does not retry (`body_too_large` is not among the plan's `on:`).
+    /// does not retry (`response_too_large` is not among the plan's `on:`).
     var attempts: Int
 
     var testDescription: String { name }
@@ -85,7 +85,7 @@ private let cases: [FaultCase] = [
     FaultCase(
         name: "a 10 MB questions body", serve: [],
         questionsBody: Array("[" + String(repeating: " ", count: 10 << 20) + "]").map { $0.asciiValue! },
-        endpoint: "questions", kind: "body_too_large", attempts: 4),
+        endpoint: "questions", kind: "response_too_large", attempts: 4),
     FaultCase(name: "5xx storm", serve: ["--error-rate", "100%"], endpoint: "questions", kind: "http_5xx", attempts: 8),
     FaultCase(name: "400 storm", serve: ["--fail-rate", "100%"], endpoint: "submit", kind: "http_4xx", attempts: 80),
 ]

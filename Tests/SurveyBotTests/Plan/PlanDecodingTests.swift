@@ -13,6 +13,7 @@ import Testing
         #expect(plan.run.duration == nil)
         #expect(plan.run.client.timeout == .seconds(5))
         #expect(plan.run.client.connectTimeout == nil, "the connect is bounded by the timeout alone")
+        #expect(plan.run.client.maxBodyBytes == 1 << 20)
         #expect(plan.run.think == .zero)
         #expect(plan.run.order == .sequential)
         #expect(plan.run.seed == nil)
@@ -122,6 +123,28 @@ import Testing
             return
         }
         #expect(d == expected)
+    }
+
+    @Test(arguments: [
+        ("1MiB", 1 << 20), ("512KiB", 512 << 10), ("2MB", 2_000_000), ("1000000", 1_000_000), ("1_000_000", 1_000_000),
+        ("1 mib", 1 << 20), ("1.5MiB", 1_572_864), ("0.5kb", 500), ("1GiB", 1 << 30), ("1B", 1), ("64kib", 65536),
+    ])
+    func maxBodyTakesByteSizes(text: String, expected: Int) throws {
+        let plan = try #require(expectPlan(lines("max_body: \(text)")))
+        #expect(plan.run.client.maxBodyBytes == expected)
+    }
+
+    @Test func byteSizesFormatInTheirLargestWholeUnit() {
+        #expect(ValueKind<Int>.byteSize.format(1 << 20) == "1MiB")
+        #expect(ValueKind<Int>.byteSize.format(2_000_000) == "2MB")
+        #expect(ValueKind<Int>.byteSize.format(1_000_001) == "1000001B")
+        #expect(ValueKind<Int>.byteSize.format(0) == "0B")
+    }
+
+    @Test func retryOnTakesTheFormerNameOfResponseTooLarge() throws {
+        let plan = try #require(expectPlan(lines("retry:", "  questions:", "    on: [5xx, body_too_large]")))
+        #expect(plan.run.retry.questions.retryOn.matches(.responseTooLarge))
+        #expect(plan.run.retry.questions.retryOn.description == "[5xx, response_too_large]")
     }
 
     @Test func parsesRatesPercentagesAndRanges() throws {

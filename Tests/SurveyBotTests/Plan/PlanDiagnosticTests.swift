@@ -98,6 +98,21 @@ import Testing
         expectSingleError(lines("retry:", "  submit:", "    initial: 2s", "    max: 1s"), line: 3, column: 14, contains: "is more than")
     }
 
+    @Test func byteSizeErrorsSayWhatIsWrong() {
+        func expectMaxBodyError(_ value: String, _ message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+            expectSingleError(lines("max_body: \(value)"), line: 1, column: 11, contains: message, sourceLocation: sourceLocation)
+        }
+        expectMaxBodyError("lots", "expected a byte size like 1MiB, 512KiB, 2MB or 1000000 for 'max_body', found 'lots'")
+        expectMaxBodyError("0", "max_body must be at least 1B, found 0B")
+        expectMaxBodyError("2GiB", "max_body must be at most 1GiB, found 2GiB")
+        expectMaxBodyError("-1MiB", "a byte size cannot be negative, found '-1MiB'")
+        expectMaxBodyError("1M", "'1M' is ambiguous: write 1MiB for powers of 1024 or 1MB for powers of 1000")
+        expectMaxBodyError("5XB", "unknown unit 'XB' in '5XB': use B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024)")
+        expectMaxBodyError("1.5B", "'1.5B' is not a whole number of bytes")
+        expectMaxBodyError("99999999999999999999", "'99999999999999999999' is too large")
+        expectMaxBodyError("9999999999GiB", "'9999999999GiB' is too large")
+    }
+
     @Test func missingEnvironmentVariableIsNamed() {
         expectSingleError(
             lines("api:", "  headers:", "    Authorization: Bearer ${SURVEY_TOKEN}"), line: 3, column: 27,

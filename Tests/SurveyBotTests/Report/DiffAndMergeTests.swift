@@ -136,6 +136,19 @@ private func slower(by scale: Double) -> RunReport {
         #expect(merged.passed == expected.passed)
     }
 
+    @Test func mergeReadsTheFormerNameOfAnErrorKind() throws {
+        var metrics = RunMetrics()
+        metrics.add(
+            AttemptRecord(
+                endpoint: .questions, attempt: 1, outcome: .error(.responseTooLarge), succeeded: false, serviceTime: .milliseconds(1),
+                start: 0))
+        var old = ReportFixtures.report(metrics: metrics)
+        let count = try #require(old.endpoints["questions"]?.errors["response_too_large"])
+        old.endpoints["questions"]?.errors = ["body_too_large": count]
+        let merged = try RunReport.merged([(path: "old.json", report: old)])
+        #expect(merged.endpoints["questions"]?.errors == ["response_too_large": count])
+    }
+
     @Test func mergeRefusesReportsOfDifferentPlans() throws {
         var other = ReportFixtures.plan
         other.run.concurrency = 99

@@ -185,10 +185,26 @@ private func deadPort() async throws -> Int {
         }
     }
 
-    @Test func tenMegabyteBodyIsBodyTooLarge() async throws {
+    @Test func maxBodyBytesIsTheLargestBodyRead() async throws {
+        let handler: HTTPServer.Handler = { request in ok(String(repeating: "x", count: request.path == "/fits" ? 100 : 101)) }
+        try await withServer(maxBody: 100, handler: handler) { _, client, target, _ in
+            expectStatus(await client.send(get("/fits", target)), 200)
+            expectFailure(await client.send(get("/over", target)), .responseTooLarge)
+        }
+    }
+
+    @Test func aFinalCodingOtherThanChunkedRunsToTheClose() async throws {
+        let response = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 2\r\n\r\nall of it".utf8)
+        try await withServer(handler: { _ in .raw(response) }) { _, client, target, _ in
+            expectStatus(await client.send(get("/", target)), 200, body: "all of it")
+            #expect(await client.openConnectionCount() == 0)
+        }
+    }
+
+    @Test func tenMegabyteBodyIsResponseTooLarge() async throws {
         let huge = EncodedResponse(HTTPServerResponse(status: 200, body: [UInt8](repeating: 0x61, count: 10 << 20)))
         try await withServer(handler: { _ in .respond(huge) }) { _, client, target, _ in
-            expectFailure(await client.send(get("/", target)), .bodyTooLarge)
+            expectFailure(await client.send(get("/", target)), .responseTooLarge)
             // The connection is gone, not left half-read: the next attempt starts clean.
             #expect(await client.openConnectionCount() == 0)
         }

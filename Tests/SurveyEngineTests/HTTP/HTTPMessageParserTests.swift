@@ -143,6 +143,131 @@ private func expectSameAtEveryBoundary(
         #expect(parse(unframed, maxBody: 12).1 == .failed(.bodyTooLarge))
     }
 
+    @Test func limitsTheBodyToExactlyMaxBody() {
+        #expect(parse(bytes("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n123456789012"), maxBody: 12).0.isComplete)
+        #expect(parse(bytes("HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n"), maxBody: 12).1 == .failed(.bodyTooLarge))
+        let chunked = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n4\r\n1234\r\n0\r\n\r\n")
+        #expect(parse(chunked, maxBody: 12).0.body == bytes("123456781234"))
+        let unframed = bytes("HTTP/1.1 200 OK\r\n\r\n123456789012")
+        #expect(parse(unframed, maxBody: 12, endOfStream: true).1 == .complete(consumed: 0))
+        #expect(parse(unframed + [0x33], maxBody: 12).1 == .failed(.bodyTooLarge))
+    }
+
+    @Test func aLengthTooLargeToCountIsTooLarge() {
+        let declared = bytes("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999999\r\n\r\n")
+        #expect(parse(declared).1 == .failed(.bodyTooLarge))
+        let chunk = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0000FFFFFFFFFFFFFFFFFFFF\r\n")
+        #expect(parse(chunk).1 == .failed(.bodyTooLarge))
+        let leadingZeros = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n000000000000000000002\r\nok\r\n0\r\n\r\n")
+        #expect(parse(leadingZeros).0.body == bytes("ok"))
+    }
+
+    @Test func theFinalTransferCodingDecidesTheFraming() {
+        // The final coding of the last Transfer-Encoding line is chunked: the body is chunked.
+        for head in [
+            "Transfer-Encoding: gzip, chunked", "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked", "Transfer-Encoding: chunked,",
+        ] {
+            let message = bytes("HTTP/1.1 200 OK\r\n\(head)\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+            let (parser, progress) = parse(message)
+            #expect(progress == .complete(consumed: message.count), "\(head)")
+            #expect(parser.body == bytes("ok") && parser.keepAlive, "\(head)")
+        }
+        // Otherwise the body runs until the close, over any Content-Length (RFC 9112 §6.3).
+        for head in [
+            "Transfer-Encoding: chunked, gzip", "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip",
+            "Transfer-Encoding: chunkedchunked",
+            "Transfer-Encoding: gzip\r\nContent-Length: 2", "Content-Length: 2\r\nTransfer-Encoding: identity",
+        ] {
+            let message = bytes("HTTP/1.1 200 OK\r\n\(head)\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+            let (parser, progress) = parse(message, endOfStream: true)
+            #expect(progress == .complete(consumed: 0), "\(head)")
+            #expect(parser.body == bytes("2\r\nok\r\n0\r\n\r\n") && !parser.keepAlive, "\(head)")
+            expectSameAtEveryBoundary(message, endOfStream: true)
+        }
+        // A request has no close to run to: its final coding must be chunked.
+        let request = bytes("POST /x HTTP/1.1\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+        #expect(parse(request, role: .request).0.body == bytes("ok"))
+    }
+
+    @Test func transferEncodingWithContentLengthOrInHTTP10EndsReuse() {
+        let both = bytes("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+        let (parser, progress) = parse(both)
+        #expect(progress == .complete(consumed: both.count))
+        #expect(parser.body == bytes("ok") && !parser.keepAlive)
+        let old = bytes("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+        #expect(parse(old).0.body == bytes("ok") && !parse(old).0.keepAlive)
+        let oldKept = bytes("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok")
+        #expect(parse(oldKept).0.keepAlive)
+    }
+
+    @Test func proxyConnectionCloseEndsReuse() {
+        #expect(!parse(bytes("HTTP/1.1 200 OK\r\nProxy-Connection: close\r\nContent-Length: 0\r\n\r\n")).0.keepAlive)
+        #expect(!parse(bytes("HTTP/1.1 200 OK\r\nproxy-connection: Keep-Alive, Close\r\nContent-Length: 0\r\n\r\n")).0.keepAlive)
+        // Only its close is taken: it does not keep an HTTP/1.0 connection alive.
+        #expect(!parse(bytes("HTTP/1.0 200 OK\r\nProxy-Connection: keep-alive\r\nContent-Length: 0\r\n\r\n")).0.keepAlive)
+        #expect(parse(bytes("HTTP/1.1 200 OK\r\nProxy-Connection: keep-alive\r\nContent-Length: 0\r\n\r\n")).0.keepAlive)
+    }
+
+    @Test func skipsEmptyLinesBeforeTheStatusLine() {
+        let message = bytes("\r\n\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        let (parser, progress) = parse(message)
+        #expect(progress == .complete(consumed: message.count))
+        #expect(parser.status == 200 && parser.body == bytes("ok"))
+        expectSameAtEveryBoundary(message)
+        let interim = bytes("HTTP/1.1 100 Continue\r\n\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n")
+        #expect(parse(interim).0.status == 204)
+        // They count against the head's limit.
+        #expect(parse(bytes(String(repeating: "\r\n", count: 600) + "HTTP/1.1 200 OK\r\n\r\n")).1 == .failed(.headTooLarge))
+    }
+
+    @Test func saysWhenBytesAreOnlyEmptyLines() {
+        #expect(bytes("\r\n\n\r").withUnsafeBytes { HTTPMessageParser.isOnlyEmptyLines($0) })
+        #expect([UInt8]().withUnsafeBytes { HTTPMessageParser.isOnlyEmptyLines($0) })
+        #expect(!bytes("\r\nH").withUnsafeBytes { HTTPMessageParser.isOnlyEmptyLines($0) })
+    }
+
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\rContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 O\u{0}K\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nFoo: 1\rBar: 2\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nFoo: a\u{7F}b\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\n Foo: b\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nA: b\r\n  folded\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nbad trailer\r\n\r\n",
+    ])
+    func rejectsControlCharactersAndLinesStartingWithWhitespace(_ text: String) {
+        #expect(parse(bytes(text)).1 == .failed(.malformed))
+    }
+
+    @Test func aFieldLineFailsAtItsFirstBadByte() {
+        for text in [
+            "HTTP/1.1 200 OK\r\n Host", "HTTP/1.1 200 OK\r\nFo@", "HTTP/1.1 200 OK\r\nFoo: B\u{2}", "HTTP/1.1 200 OK\r\nFoo: 1\rB",
+            "HTTP/1.1 200 OK\r\n:x",
+        ] {
+            #expect(parse(bytes(text)).1 == .failed(.malformed), "\(text)")
+            #expect(parse(bytes(text), cuts: [18, 19, 20]).1 == .failed(.malformed), "\(text)")
+        }
+        #expect(parse(bytes("HTTP/1.1 200 OK\r\nFoo: bar\r")).1 == .needMore)
+    }
+
+    @Test(arguments: [
+        ("5;a=b", true), ("5;a=\"b; c\";d", true), ("5 ; a = b ;c", true), ("5;a=\"q\\\"uote\"", true), ("5", true),
+        ("5 ", false), ("5 x", false), ("5;", false), ("5;a=", false), ("5;a=\"open", false), ("5;a b", false), (";a", false),
+    ])
+    func checksChunkExtensions(_ line: String, valid: Bool) {
+        let message = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(line)\r\nhello\r\n0\r\n\r\n")
+        let progress = parse(message).1
+        #expect(progress == (valid ? .complete(consumed: message.count) : .failed(.malformed)), "\(line)")
+    }
+
+    @Test func manyChunksDoNotCountAgainstTheHead() {
+        let message = bytes(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "1\r\nx\r\n", count: 1000) + "0\r\n\r\n")
+        let (parser, progress) = parse(message)
+        #expect(progress == .complete(consumed: message.count))
+        #expect(parser.bodyBytes == 1000)
+    }
+
     @Test func limitsTheHead() {
         let message = bytes("HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 2000) + "\r\n\r\n")
         #expect(parse(message).1 == .failed(.headTooLarge))

@@ -105,7 +105,7 @@ import Testing
         var random = SplitMix64(seed: 0)
         #expect(policy.decide(afterAttempt: 1, outcome: .status(404), using: &random) == .notRetryable)
         #expect(policy.decide(afterAttempt: 1, outcome: .error(.malformedResponse), using: &random) == .notRetryable)
-        #expect(policy.decide(afterAttempt: 1, outcome: .error(.bodyTooLarge), using: &random) == .notRetryable)
+        #expect(policy.decide(afterAttempt: 1, outcome: .error(.responseTooLarge), using: &random) == .notRetryable)
     }
 
     @Test func retryAfterWinsButIsFlooredAndCapped() {
@@ -137,5 +137,15 @@ import Testing
         #expect(throws: RetryConditions.UnknownName(name: "6xx")) { try RetryConditions(names: ["6xx"]) }
         #expect(throws: RetryConditions.UnknownName(name: "99")) { try RetryConditions(names: ["99"]) }
         #expect(throws: RetryConditions.UnknownName(name: "sometimes")) { try RetryConditions(names: ["sometimes"]) }
+    }
+
+    @Test func conditionsTakeTheFormerNameOfAKind() throws {
+        let conditions = try RetryConditions(names: ["Body_Too_Large"])
+        #expect(conditions.matches(.responseTooLarge))
+        #expect(conditions == (try RetryConditions(names: ["response_too_large"])))
+        #expect(conditions.description == "[response_too_large]")
+        #expect(ErrorKind(name: "body_too_large") == .responseTooLarge)
+        #expect(ErrorKind(name: "response_too_large") == .responseTooLarge)
+        #expect(ErrorKind(name: "too_large") == nil)
     }
 }
