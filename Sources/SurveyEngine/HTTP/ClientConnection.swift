@@ -40,6 +40,8 @@ final class ClientConnection: EventHandler, Slotted {
     /// This exchange is a request sent again on a new connection (`ConnectionPool.reconnect`).
     private var reconnect = false
 
+    /// The most request buffer an idle connection keeps.
+    private static let keptOutputCapacity = 16 * 1024
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
     private static let writable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue
 
@@ -261,6 +263,8 @@ final class ClientConnection: EventHandler, Slotted {
         let continuation = self.continuation
         self.continuation = nil
         request = nil
+        // A large request's buffer is not kept for the connection's life: the next one starts small.
+        if output.capacity > Self.keptOutputCapacity { output = [] }
         if reusable {
             phase = .idle
             pool.idle.append(self)
@@ -323,7 +327,7 @@ final class ClientConnection: EventHandler, Slotted {
     private static func kind(for failure: HTTPMessageParser.Failure) -> ErrorKind {
         switch failure {
         case .malformed, .headTooLarge: .malformedResponse
-        case .bodyTooLarge: .bodyTooLarge
+        case .bodyTooLarge: .responseTooLarge
         case .closed: .connectionClosed
         }
     }

@@ -35,9 +35,6 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Names kinds had before, by the kind they are now.
     private static let formerNames: [String: ErrorKind] = ["body_too_large": .responseTooLarge]
 
-    /// The former spelling of `responseTooLarge`, for code not yet renamed.
-    static var bodyTooLarge: ErrorKind { .responseTooLarge }
-
     /// By raw value, so that reports list the kinds in a fixed, alphabetical order.
     public static func < (lhs: ErrorKind, rhs: ErrorKind) -> Bool { lhs.rawValue < rhs.rawValue }
 }
