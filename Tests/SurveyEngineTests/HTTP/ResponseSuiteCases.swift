@@ -16,6 +16,7 @@ enum ResponseSuite {
 
     static let llhttp: [ResponseCase] = [
         // llhttp test/response/connection.md: "Proxy-Connection"
+        // The same bytes are also the case "http-parser PROXY_CONNECTION" (run once).
         ResponseCase(
             "llhttp connection.md: Proxy-Connection",
             [
@@ -55,17 +56,9 @@ enum ResponseSuite {
             [.close(204)],
             .unread(15)),
         // llhttp test/response/connection.md: "HTTP/1.1 with keep-alive disabled, content-length (lenient)" [lenient-data-after-close]
+        // The same bytes are also the case "llhttp connection.md: HTTP/1.1 with keep-alive disabled, content-length" (run once).
         ResponseCase(
             "llhttp connection.md: HTTP/1.1 with keep-alive disabled, content-length (lenient)",
-            [
-                "HTTP/1.1 200 No content", "Content-Length: 5", "Connection: close", "",
-                "2ad731e3-4dcd-4f70-b871-0ad284b29ffc",
-            ],
-            [.close(200, "2ad73")],
-            .unread(31)),
-        // llhttp test/response/connection.md: "HTTP/1.1 with keep-alive disabled, content-length"
-        ResponseCase(
-            "llhttp connection.md: HTTP/1.1 with keep-alive disabled, content-length",
             [
                 "HTTP/1.1 200 No content", "Content-Length: 5", "Connection: close", "",
                 "2ad731e3-4dcd-4f70-b871-0ad284b29ffc",
@@ -80,6 +73,7 @@ enum ResponseSuite {
             .unread(15),
             differs: ("the lenient mode reads on after `Connection: close`; the client closes the connection " + "(RFC 9112 §9.6)")),
         // llhttp test/response/connection.md: "HTTP 101 response with Upgrade and Content-Length header"
+        // The same bytes are also the case "http-parser HTTP_101_RESPONSE_WITH_UPGRADE_HEADER_AND_CONTENT_LENGTH" (run once).
         ResponseCase(
             "llhttp connection.md: HTTP 101 response with Upgrade and Content-Length header",
             [
@@ -89,6 +83,7 @@ enum ResponseSuite {
             .failed(.malformed),
             differs: "a 101 fails: the client never asks to switch protocols (RFC 9110 §7.8, §15.2.2)"),
         // llhttp test/response/connection.md: "HTTP 101 response with Upgrade and Transfer-Encoding header"
+        // The same bytes are also the case "http-parser HTTP_101_RESPONSE_WITH_UPGRADE_HEADER_AND_TRANSFER_ENCODING" (run once).
         ResponseCase(
             "llhttp connection.md: HTTP 101 response with Upgrade and Transfer-Encoding header",
             [
@@ -98,18 +93,21 @@ enum ResponseSuite {
             .failed(.malformed),
             differs: "a 101 fails: the client never asks to switch protocols (RFC 9110 §7.8, §15.2.2)"),
         // llhttp test/response/connection.md: "HTTP 200 response with Upgrade header"
+        // The same bytes are also the case "http-parser HTTP_200_RESPONSE_WITH_UPGRADE_HEADER" (run once).
         ResponseCase(
             "llhttp connection.md: HTTP 200 response with Upgrade header",
             ["HTTP/1.1 200 OK", "Connection: upgrade", "Upgrade: h2c", "", "body"],
             [.close(200, "body")],
             .atClose),
         // llhttp test/response/connection.md: "HTTP 200 response with Upgrade header and Content-Length"
+        // The same bytes are also the case "http-parser HTTP_200_RESPONSE_WITH_UPGRADE_HEADER_AND_CONTENT_LENGTH" (run once).
         ResponseCase(
             "llhttp connection.md: HTTP 200 response with Upgrade header and Content-Length",
             ["HTTP/1.1 200 OK", "Connection: upgrade", "Upgrade: h2c", "Content-Length: 4", "", "body"],
             [.keepAlive(200, "body")],
             .clean),
         // llhttp test/response/connection.md: "HTTP 200 response with Upgrade header and Transfer-Encoding"
+        // The same bytes are also the case "http-parser HTTP_200_RESPONSE_WITH_UPGRADE_HEADER_AND_TRANSFER_ENCODING" (run once).
         ResponseCase(
             "llhttp connection.md: HTTP 200 response with Upgrade header and Transfer-Encoding",
             [
@@ -177,6 +175,7 @@ enum ResponseSuite {
             ],
             .atClose),
         // llhttp test/response/content-length.md: "Content-Length-X"
+        // The same bytes are also the case "http-parser CONTENT_LENGTH_X" (run once).
         ResponseCase(
             "llhttp content-length.md: Content-Length-X",
             ["HTTP/1.1 200 OK", "Content-Length-X: 0", "Transfer-Encoding: chunked", "", "2", "OK", "0", "", ""],
@@ -195,6 +194,7 @@ enum ResponseSuite {
             ["HTTP/1.1 200 OK", "Content-Length:\t42\t", "", ""],
             .cutShort),
         // llhttp test/response/finish.md: "It should be safe to finish with cb after empty response" [finish]
+        // The same bytes are also the case "llhttp sample.md: Empty body should not trigger spurious span callbacks", "http-parser NO_BODY_HTTP11_KA_200" (run once).
         ResponseCase(
             "llhttp finish.md: It should be safe to finish with cb after empty response",
             ["HTTP/1.1 200 OK", "", ""],
@@ -310,69 +310,24 @@ enum ResponseSuite {
             .failed(.malformed),
             differs: "the lenient mode reads any version; only HTTP/1.x is read (RFC 9112 §2.3)"),
         // llhttp test/response/pausing.md: "on_message_begin"
+        // The same bytes are also the case "llhttp pausing.md: on_message_complete", "llhttp pausing.md: on_version_complete", "llhttp pausing.md: on_status_complete", "llhttp pausing.md: on_header_field_complete", "llhttp pausing.md: on_header_value_complete", "llhttp pausing.md: on_headers_complete" (run once).
         ResponseCase(
             "llhttp pausing.md: on_message_begin",
             ["HTTP/1.1 200 OK", "Content-Length: 3", "", "abc"],
             [.keepAlive(200, "abc")],
             .clean),
-        // llhttp test/response/pausing.md: "on_message_complete"
-        ResponseCase(
-            "llhttp pausing.md: on_message_complete",
-            ["HTTP/1.1 200 OK", "Content-Length: 3", "", "abc"],
-            [.keepAlive(200, "abc")],
-            .clean),
-        // llhttp test/response/pausing.md: "on_version_complete"
-        ResponseCase(
-            "llhttp pausing.md: on_version_complete",
-            ["HTTP/1.1 200 OK", "Content-Length: 3", "", "abc"],
-            [.keepAlive(200, "abc")],
-            .clean),
-        // llhttp test/response/pausing.md: "on_status_complete"
-        ResponseCase(
-            "llhttp pausing.md: on_status_complete",
-            ["HTTP/1.1 200 OK", "Content-Length: 3", "", "abc"],
-            [.keepAlive(200, "abc")],
-            .clean),
-        // llhttp test/response/pausing.md: "on_header_field_complete"
-        ResponseCase(
-            "llhttp pausing.md: on_header_field_complete",
-            ["HTTP/1.1 200 OK", "Content-Length: 3", "", "abc"],
-            [.keepAlive(200, "abc")],
-            .clean),
-        // llhttp test/response/pausing.md: "on_header_value_complete"
-        ResponseCase(
-            "llhttp pausing.md: on_header_value_complete",
-            ["HTTP/1.1 200 OK", "Content-Length: 3", "", "abc"],
-            [.keepAlive(200, "abc")],
-            .clean),
-        // llhttp test/response/pausing.md: "on_headers_complete"
-        ResponseCase(
-            "llhttp pausing.md: on_headers_complete",
-            ["HTTP/1.1 200 OK", "Content-Length: 3", "", "abc"],
-            [.keepAlive(200, "abc")],
-            .clean),
         // llhttp test/response/pausing.md: "on_chunk_header"
+        // The same bytes are also the case "llhttp pausing.md: on_chunk_complete" (run once).
         ResponseCase(
             "llhttp pausing.md: on_chunk_header",
             ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked", "", "a", "0123456789", "0", "", ""],
             [.keepAlive(200, "0123456789")],
             .clean),
         // llhttp test/response/pausing.md: "on_chunk_extension_name"
+        // The same bytes are also the case "llhttp pausing.md: on_chunk_extension_value" (run once).
         ResponseCase(
             "llhttp pausing.md: on_chunk_extension_name",
             ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked", "", "a;foo=bar", "0123456789", "0", "", ""],
-            [.keepAlive(200, "0123456789")],
-            .clean),
-        // llhttp test/response/pausing.md: "on_chunk_extension_value"
-        ResponseCase(
-            "llhttp pausing.md: on_chunk_extension_value",
-            ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked", "", "a;foo=bar", "0123456789", "0", "", ""],
-            [.keepAlive(200, "0123456789")],
-            .clean),
-        // llhttp test/response/pausing.md: "on_chunk_complete"
-        ResponseCase(
-            "llhttp pausing.md: on_chunk_complete",
-            ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked", "", "a", "0123456789", "0", "", ""],
             [.keepAlive(200, "0123456789")],
             .clean),
         // llhttp test/response/pipelining.md: "Should parse multiple events"
@@ -407,12 +362,6 @@ enum ResponseSuite {
             "llhttp sample.md: Error on invalid response start",
             ["HTTPER/1.1 200 OK", "", ""],
             .failed(.malformed)),
-        // llhttp test/response/sample.md: "Empty body should not trigger spurious span callbacks"
-        ResponseCase(
-            "llhttp sample.md: Empty body should not trigger spurious span callbacks",
-            ["HTTP/1.1 200 OK", "", ""],
-            [.close(200)],
-            .atClose),
         // llhttp test/response/sample.md: "Google 301"
         ResponseCase(
             "llhttp sample.md: Google 301",
@@ -428,6 +377,7 @@ enum ResponseSuite {
             ],
             .cutShort),
         // llhttp test/response/sample.md: "amazon.com"
+        // The same bytes are also the case "http-parser AMAZON_COM" (run once).
         ResponseCase(
             "llhttp sample.md: amazon.com",
             [
@@ -445,18 +395,21 @@ enum ResponseSuite {
             [.keepAlive(301, "\n")],
             .clean),
         // llhttp test/response/sample.md: "No headers and no body"
+        // The same bytes are also the case "http-parser NO_HEADERS_NO_BODY_404" (run once).
         ResponseCase(
             "llhttp sample.md: No headers and no body",
             ["HTTP/1.1 404 Not Found", "", ""],
             [.close(404)],
             .atClose),
         // llhttp test/response/sample.md: "No reason phrase"
+        // The same bytes are also the case "http-parser NO_REASON_PHRASE" (run once).
         ResponseCase(
             "llhttp sample.md: No reason phrase",
             ["HTTP/1.1 301", "", ""],
             [.close(301)],
             .atClose),
         // llhttp test/response/sample.md: "Empty reason phrase after space"
+        // The same bytes are also the case "http-parser EMPTY_REASON_PHRASE_AFTER_SPACE" (run once).
         ResponseCase(
             "llhttp sample.md: Empty reason phrase after space",
             ["HTTP/1.1 200 ", "", ""],
@@ -473,6 +426,7 @@ enum ResponseSuite {
             .atClose,
             differs: ("lines ending in a bare LF are read, as the lenient variant does (RFC 9112 §2.2 lets a " + "recipient accept LF)")),
         // llhttp test/response/sample.md: "No carriage ret (lenient)" [lenient-optional-cr-before-lf]
+        // The same bytes are also the case "http-parser NO_CARRIAGE_RET" (run once).
         ResponseCase(
             "llhttp sample.md: No carriage ret (lenient)",
             [
@@ -482,6 +436,7 @@ enum ResponseSuite {
             [.close(200, "these headers are from http://news.ycombinator.com/")],
             .atClose),
         // llhttp test/response/sample.md: "Underscore in header key"
+        // The same bytes are also the case "http-parser UNDERSTORE_HEADER_KEY" (run once).
         ResponseCase(
             "llhttp sample.md: Underscore in header key",
             [
@@ -491,6 +446,7 @@ enum ResponseSuite {
             [.keepAlive(200)],
             .clean),
         // llhttp test/response/sample.md: "bonjourmadame.fr"
+        // The same bytes are also the case "http-parser BONJOUR_MADAME_FR" (run once).
         ResponseCase(
             "llhttp sample.md: bonjourmadame.fr",
             [
@@ -501,6 +457,7 @@ enum ResponseSuite {
             [.keepAlive(301)],
             .clean),
         // llhttp test/response/sample.md: "Spaces in header value"
+        // The same bytes are also the case "http-parser RES_FIELD_UNDERSCORE" (run once).
         ResponseCase(
             "llhttp sample.md: Spaces in header value",
             [
@@ -522,6 +479,7 @@ enum ResponseSuite {
             ],
             .failed(.malformed)),
         // llhttp test/response/sample.md: "Non ASCII in status line"
+        // The same bytes are also the case "http-parser NON_ASCII_IN_STATUS_LINE" (run once).
         ResponseCase(
             "llhttp sample.md: Non ASCII in status line",
             [
@@ -531,12 +489,14 @@ enum ResponseSuite {
             [.close(500)],
             .clean),
         // llhttp test/response/sample.md: "HTTP version 0.9"
+        // The same bytes are also the case "http-parser HTTP_VERSION_0_9" (run once).
         ResponseCase(
             "llhttp sample.md: HTTP version 0.9",
             ["HTTP/0.9 200 OK", "", ""],
             .failed(.malformed),
             differs: "HTTP/0.9 had no status line: only HTTP/1.x is read (RFC 9112 §2.3)"),
         // llhttp test/response/sample.md: "No Content-Length, no Transfer-Encoding"
+        // The same bytes are also the case "http-parser NO_CONTENT_LENGTH_NO_TRANSFER_ENCODING_RESPONSE" (run once).
         ResponseCase(
             "llhttp sample.md: No Content-Length, no Transfer-Encoding",
             ["HTTP/1.1 200 OK", "Content-Type: text/plain", "", "hello world"],
@@ -669,18 +629,6 @@ enum ResponseSuite {
                         + "    </SOAP-ENV:Fault>\n  </SOAP-ENV:Body>\n</SOAP-ENV:Envelope>"))
             ],
             .atClose),
-        // http-parser test.c responses[NO_HEADERS_NO_BODY_404]: "404 no headers no body"
-        ResponseCase(
-            "http-parser NO_HEADERS_NO_BODY_404",
-            ["HTTP/1.1 404 Not Found", "", ""],
-            [.close(404)],
-            .atClose),
-        // http-parser test.c responses[NO_REASON_PHRASE]: "301 no response phrase"
-        ResponseCase(
-            "http-parser NO_REASON_PHRASE",
-            ["HTTP/1.1 301", "", ""],
-            [.close(301)],
-            .atClose),
         // http-parser test.c responses[TRAILING_SPACE_ON_CHUNKED_BODY]: "200 trailing space on chunked body"
         ResponseCase(
             "http-parser TRAILING_SPACE_ON_CHUNKED_BODY",
@@ -691,77 +639,6 @@ enum ResponseSuite {
             .failed(.malformed),
             differs: ("whitespace after a chunk size with no extension is outside the chunk grammar (RFC 9112 "
                 + "§7.1); llhttp rejects it too")),
-        // http-parser test.c responses[NO_CARRIAGE_RET]: "no carriage ret"
-        ResponseCase(
-            "http-parser NO_CARRIAGE_RET",
-            [
-                ("HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\nConnection: close\n"
-                    + "\nthese headers are from http://news.ycombinator.com/")
-            ],
-            [.close(200, "these headers are from http://news.ycombinator.com/")],
-            .atClose),
-        // http-parser test.c responses[PROXY_CONNECTION]: "proxy connection"
-        ResponseCase(
-            "http-parser PROXY_CONNECTION",
-            [
-                "HTTP/1.1 200 OK", "Content-Type: text/html; charset=UTF-8", "Content-Length: 11",
-                "Proxy-Connection: close", "Date: Thu, 31 Dec 2009 20:55:48 +0000", "", "hello world",
-            ],
-            [.close(200, "hello world")],
-            .clean),
-        // http-parser test.c responses[UNDERSTORE_HEADER_KEY]: "underscore header key"
-        ResponseCase(
-            "http-parser UNDERSTORE_HEADER_KEY",
-            [
-                "HTTP/1.1 200 OK", "Server: DCLK-AdSvr", "Content-Type: text/xml", "Content-Length: 0",
-                "DCLK_imp: v7;x;114750856;0-0;0;17820020;0/0;21603567/21621457/1;;~okv=;dcmt=text/xml;;~cs=o", "", "",
-            ],
-            [.keepAlive(200)],
-            .clean),
-        // http-parser test.c responses[BONJOUR_MADAME_FR]: "bonjourmadame.fr"
-        ResponseCase(
-            "http-parser BONJOUR_MADAME_FR",
-            [
-                "HTTP/1.0 301 Moved Permanently", "Date: Thu, 03 Jun 2010 09:56:32 GMT", "Server: Apache/2.2.3 (Red Hat)",
-                "Cache-Control: public", "Pragma: ", "Location: http://www.bonjourmadame.fr/", "Vary: Accept-Encoding",
-                "Content-Length: 0", "Content-Type: text/html; charset=UTF-8", "Connection: keep-alive", "", "",
-            ],
-            [.keepAlive(301)],
-            .clean),
-        // http-parser test.c responses[RES_FIELD_UNDERSCORE]: "field underscore"
-        ResponseCase(
-            "http-parser RES_FIELD_UNDERSCORE",
-            [
-                "HTTP/1.1 200 OK", "Date: Tue, 28 Sep 2010 01:14:13 GMT", "Server: Apache",
-                "Cache-Control: no-cache, must-revalidate", "Expires: Mon, 26 Jul 1997 05:00:00 GMT",
-                ".et-Cookie: PlaxoCS=1274804622353690521; path=/; domain=.plaxo.com", "Vary: Accept-Encoding",
-                "_eep-Alive: timeout=45", "_onnection: Keep-Alive", "Transfer-Encoding: chunked",
-                "Content-Type: text/html", "Connection: close", "", "0", "", "",
-            ],
-            [.close(200)],
-            .clean),
-        // http-parser test.c responses[NON_ASCII_IN_STATUS_LINE]: "non-ASCII in status line"
-        ResponseCase(
-            "http-parser NON_ASCII_IN_STATUS_LINE",
-            [
-                "HTTP/1.1 500 Oriëntatieprobleem", "Date: Fri, 5 Nov 2010 23:07:12 GMT+2", "Content-Length: 0",
-                "Connection: close", "", "",
-            ],
-            [.close(500)],
-            .clean),
-        // http-parser test.c responses[HTTP_VERSION_0_9]: "http version 0.9"
-        ResponseCase(
-            "http-parser HTTP_VERSION_0_9",
-            ["HTTP/0.9 200 OK", "", ""],
-            .failed(.malformed),
-            differs: "HTTP/0.9 had no status line: only HTTP/1.x is read (RFC 9112 §2.3)"),
-        // http-parser test.c responses[NO_CONTENT_LENGTH_NO_TRANSFER_ENCODING_RESPONSE]:
-        // "neither content-length nor transfer-encoding response"
-        ResponseCase(
-            "http-parser NO_CONTENT_LENGTH_NO_TRANSFER_ENCODING_RESPONSE",
-            ["HTTP/1.1 200 OK", "Content-Type: text/plain", "", "hello world"],
-            [.close(200, "hello world")],
-            .atClose),
         // http-parser test.c responses[NO_BODY_HTTP10_KA_200]: "HTTP/1.0 with keep-alive and EOF-terminated 200 status"
         ResponseCase(
             "http-parser NO_BODY_HTTP10_KA_200",
@@ -774,12 +651,6 @@ enum ResponseSuite {
             ["HTTP/1.0 204 No content", "Connection: keep-alive", "", ""],
             [.keepAlive(204)],
             .clean),
-        // http-parser test.c responses[NO_BODY_HTTP11_KA_200]: "HTTP/1.1 with an EOF-terminated 200 status"
-        ResponseCase(
-            "http-parser NO_BODY_HTTP11_KA_200",
-            ["HTTP/1.1 200 OK", "", ""],
-            [.close(200)],
-            .atClose),
         // http-parser test.c responses[NO_BODY_HTTP11_KA_204]: "HTTP/1.1 with a 204 status"
         ResponseCase(
             "http-parser NO_BODY_HTTP11_KA_204",
@@ -808,84 +679,12 @@ enum ResponseSuite {
             ],
             .failed(.malformed),
             differs: ("a field name with a space is not a token (RFC 9110 §5.1, RFC 9112 §5.1); only the " + "non-strict build accepts it")),
-        // http-parser test.c responses[AMAZON_COM]: "amazon.com"
-        ResponseCase(
-            "http-parser AMAZON_COM",
-            [
-                "HTTP/1.1 301 MovedPermanently", "Date: Wed, 15 May 2013 17:06:33 GMT", "Server: Server",
-                "x-amz-id-1: 0GPHKXSJQ826RK7GZEB2",
-                ("p3p: policyref=\"http://www.amazon.com/w3c/p3p.xml\",CP=\"CAO DSP LAW CUR ADM IVAo IVDo "
-                    + "CONo OTPo OUR DELi PUBi OTRi BUS PHY ONL UNI PUR FIN COM NAV INT DEM CNT STA HEA PRE LOC " + "GOV OTC \""),
-                "x-amz-id-2: STN69VZxIFSz9YJLbz1GDbxpbjG6Qjmmq5E3DxRhOUw+Et0p4hr7c/Q8qNcx4oAD",
-                ("Location: http://www.amazon.com/Dan-Brown/e/B000AP9DSU/ref=s9_pop_gw_al1?_encoding=UTF8&refineme"
-                    + "ntId=618073011&pf_rd_m=ATVPDKIKX0DER&pf_rd_s=center-2&pf_rd_r=0SHYY5BZXN3KR20BNFAY&pf_rd_t=101&p"
-                    + "f_rd_p=1263340922&pf_rd_i=507846"),
-                "Vary: Accept-Encoding,User-Agent", "Content-Type: text/html; charset=ISO-8859-1",
-                "Transfer-Encoding: chunked", "", "1", "\n", "0", "", "",
-            ],
-            [.keepAlive(301, "\n")],
-            .clean),
-        // http-parser test.c responses[EMPTY_REASON_PHRASE_AFTER_SPACE]: "empty reason phrase after space"
-        ResponseCase(
-            "http-parser EMPTY_REASON_PHRASE_AFTER_SPACE",
-            ["HTTP/1.1 200 ", "", ""],
-            [.close(200)],
-            .atClose),
-        // http-parser test.c responses[CONTENT_LENGTH_X]: "Content-Length-X"
-        ResponseCase(
-            "http-parser CONTENT_LENGTH_X",
-            ["HTTP/1.1 200 OK", "Content-Length-X: 0", "Transfer-Encoding: chunked", "", "2", "OK", "0", "", ""],
-            [.keepAlive(200, "OK")],
-            .clean),
         // http-parser test.c responses[HTTP_101_RESPONSE_WITH_UPGRADE_HEADER]: "HTTP 101 response with Upgrade header"
         ResponseCase(
             "http-parser HTTP_101_RESPONSE_WITH_UPGRADE_HEADER",
             ["HTTP/1.1 101 Switching Protocols", "Connection: upgrade", "Upgrade: h2c", "", "proto"],
             .failed(.malformed),
             differs: "a 101 fails: the client never asks to switch protocols (RFC 9110 §7.8, §15.2.2)"),
-        // http-parser test.c responses[HTTP_101_RESPONSE_WITH_UPGRADE_HEADER_AND_CONTENT_LENGTH]:
-        // "HTTP 101 response with Upgrade and Content-Length header"
-        ResponseCase(
-            "http-parser HTTP_101_RESPONSE_WITH_UPGRADE_HEADER_AND_CONTENT_LENGTH",
-            [
-                "HTTP/1.1 101 Switching Protocols", "Connection: upgrade", "Upgrade: h2c", "Content-Length: 4", "",
-                "bodyproto",
-            ],
-            .failed(.malformed),
-            differs: "a 101 fails: the client never asks to switch protocols (RFC 9110 §7.8, §15.2.2)"),
-        // http-parser test.c responses[HTTP_101_RESPONSE_WITH_UPGRADE_HEADER_AND_TRANSFER_ENCODING]:
-        // "HTTP 101 response with Upgrade and Transfer-Encoding header"
-        ResponseCase(
-            "http-parser HTTP_101_RESPONSE_WITH_UPGRADE_HEADER_AND_TRANSFER_ENCODING",
-            [
-                "HTTP/1.1 101 Switching Protocols", "Connection: upgrade", "Upgrade: h2c", "Transfer-Encoding: chunked",
-                "", "2", "bo", "2", "dy", "0", "", "proto",
-            ],
-            .failed(.malformed),
-            differs: "a 101 fails: the client never asks to switch protocols (RFC 9110 §7.8, §15.2.2)"),
-        // http-parser test.c responses[HTTP_200_RESPONSE_WITH_UPGRADE_HEADER]: "HTTP 200 response with Upgrade header"
-        ResponseCase(
-            "http-parser HTTP_200_RESPONSE_WITH_UPGRADE_HEADER",
-            ["HTTP/1.1 200 OK", "Connection: upgrade", "Upgrade: h2c", "", "body"],
-            [.close(200, "body")],
-            .atClose),
-        // http-parser test.c responses[HTTP_200_RESPONSE_WITH_UPGRADE_HEADER_AND_CONTENT_LENGTH]:
-        // "HTTP 200 response with Upgrade and Content-Length header"
-        ResponseCase(
-            "http-parser HTTP_200_RESPONSE_WITH_UPGRADE_HEADER_AND_CONTENT_LENGTH",
-            ["HTTP/1.1 200 OK", "Connection: upgrade", "Upgrade: h2c", "Content-Length: 4", "", "body"],
-            [.keepAlive(200, "body")],
-            .clean),
-        // http-parser test.c responses[HTTP_200_RESPONSE_WITH_UPGRADE_HEADER_AND_TRANSFER_ENCODING]:
-        // "HTTP 200 response with Upgrade and Transfer-Encoding header"
-        ResponseCase(
-            "http-parser HTTP_200_RESPONSE_WITH_UPGRADE_HEADER_AND_TRANSFER_ENCODING",
-            [
-                "HTTP/1.1 200 OK", "Connection: upgrade", "Upgrade: h2c", "Transfer-Encoding: chunked", "", "2", "bo",
-                "2", "dy", "0", "", "",
-            ],
-            [.keepAlive(200, "body")],
-            .clean),
         // http-parser test.c responses[HTTP_200_MULTI_TE_NOT_LAST_CHUNKED]:
         // "HTTP 200 response with `chunked` being *not last* Transfer-Encoding"
         ResponseCase(

@@ -166,9 +166,11 @@ extension ResponseCase {
         }
     }
 
+    /// 85 llhttp and 53 http-parser cases; the 29 whose bytes and reading are the same in both
+    /// suites (or twice in one) are listed once, with a comment naming their twin.
     @Test func suitesAreWhole() {
-        #expect(ResponseSuite.llhttp.count == 85)
-        #expect(ResponseSuite.httpParser.count == 53)
+        #expect(ResponseSuite.llhttp.count == 75)
+        #expect(ResponseSuite.httpParser.count == 34)
         #expect(Set(ResponseSuite.all.map(\.source)).count == ResponseSuite.all.count, "each case named once")
     }
 
@@ -178,7 +180,7 @@ extension ResponseCase {
         let reusable = ResponseSuite.all.filter {
             $0.expected.end == .clean && $0.expected.messages.allSatisfy(\.keepAlive) && !$0.head && $0.input.count < 4096
         }
-        #expect(reusable.count > 20)
+        #expect(reusable.count == 20)
         for first in reusable {
             for second in reusable {
                 let pair = ResponseCase(first.source + " + " + second.source, bytes: first.input + second.input, [], .clean)
