@@ -3,6 +3,7 @@ import SurveyEngine
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 private let plan = """
     name: secure

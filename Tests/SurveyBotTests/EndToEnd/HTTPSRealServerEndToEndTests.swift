@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 private func plan(_ url: String, respondents: Int = 12, extra: String = "") -> String {
     """

@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 @Suite struct NothingLostTests {
     @Test func sigtermWritesAPartialReportLikeSigint() async throws {

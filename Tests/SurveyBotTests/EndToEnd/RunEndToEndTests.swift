@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 // The 2 s timeout is far above a loopback answer even on a busy machine, so that only the
 // server's hangs time out and the report's timeouts can be checked against them one for one.

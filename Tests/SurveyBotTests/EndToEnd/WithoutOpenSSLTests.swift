@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 /// The executable on a machine without OpenSSL, made real: in a private mount namespace every
 /// libssl the loader could find is covered with /dev/null. Needs root, as CI has.

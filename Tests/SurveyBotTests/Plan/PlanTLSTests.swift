@@ -2,6 +2,7 @@ import SurveyEngine
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 /// The `tls` keys, `--insecure` and `builtin.tls`: decoded into the engine's TLSConfiguration,
 /// and their files checked when the plan is, at their keys.

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 
+@testable import SurveyTestSupport
+
 /// Why an end-to-end test cannot run the executable.
 struct MissingExecutable: Error, CustomStringConvertible {
     var description: String

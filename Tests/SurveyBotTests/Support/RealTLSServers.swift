@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import SurveyTestSupport
+
 /// The independent programs the real-server tests run, where they are installed.
 enum Installed {
     /// `openssl` on the PATH.

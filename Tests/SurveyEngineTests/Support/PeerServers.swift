@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 /// `openssl s_server` on 127.0.0.1, on a port it picks itself and prints, answering every GET
 /// with its status page (`-www`: HTTP/1.0, closed after the page), which names the connection's
@@ -8,9 +9,9 @@ import Foundation
 final class OpenSSLServer {
     let port: Int
     private let process: PeerProcess
-    private let files: TLSFixtures
+    private let files: TemporaryDirectory
 
-    private init(port: Int, process: PeerProcess, files: TLSFixtures) {
+    private init(port: Int, process: PeerProcess, files: TemporaryDirectory) {
         self.port = port
         self.process = process
         self.files = files
@@ -22,14 +23,14 @@ final class OpenSSLServer {
         async throws -> OpenSSLServer
     {
         guard let openssl = Installed.openssl else { throw PeerFailure(description: "openssl is not installed") }
-        let files = try TLSFixtures()
+        let files = try TemporaryDirectory()
         var arguments = [
-            "s_server", "-accept", "127.0.0.1:0", "-cert", try files.file("server.pem", identity.certificatePEM),
-            "-key", try files.file("server.key", identity.privateKeyPEM), "-www",
+            "s_server", "-accept", "127.0.0.1:0", "-cert", try files.write("server.pem", identity.certificatePEM),
+            "-key", try files.write("server.key", identity.privateKeyPEM), "-www",
         ]
         if let clientCA {
             // -Verify (capital V): a client without a certificate is refused, not let through.
-            arguments += ["-Verify", "1", "-CAfile", try files.file("client-ca.pem", clientCA.certificatePEM)]
+            arguments += ["-Verify", "1", "-CAfile", try files.write("client-ca.pem", clientCA.certificatePEM)]
         }
         let process = try PeerProcess(openssl, arguments + options)
         // "ACCEPT 127.0.0.1:41589" and a newline once it listens.
@@ -68,9 +69,9 @@ final class NginxServer {
 
     let port: Int
     private let process: PeerProcess
-    private let files: TLSFixtures
+    private let files: TemporaryDirectory
 
-    private init(port: Int, process: PeerProcess, files: TLSFixtures) {
+    private init(port: Int, process: PeerProcess, files: TemporaryDirectory) {
         self.port = port
         self.process = process
         self.files = files
@@ -83,17 +84,18 @@ final class NginxServer {
         identity: TLSIdentity, protocols: String = "TLSv1.2 TLSv1.3", requiringClientCertificatesFrom clientCA: TLSIdentity? = nil
     ) async throws -> NginxServer {
         guard let nginx = Installed.nginx else { throw PeerFailure(description: "nginx is not installed") }
-        let files = try TLSFixtures()
-        let directory = files.directory.path
-        let certificate = try files.file("server.pem", identity.certificatePEM)
-        let key = try files.file("server.key", identity.privateKeyPEM)
+        let files = try TemporaryDirectory()
+        let directory = files.path
+        let certificate = try files.write("server.pem", identity.certificatePEM)
+        let key = try files.write("server.key", identity.privateKeyPEM)
         let clientVerification =
-            try clientCA.map { "ssl_verify_client on; ssl_client_certificate \(try files.file("client-ca.pem", $0.certificatePEM));" } ?? ""
-        _ = try files.file("questions.json", questions)
+            try clientCA.map { "ssl_verify_client on; ssl_client_certificate \(try files.write("client-ca.pem", $0.certificatePEM));" }
+            ?? ""
+        try files.write("questions.json", questions)
         // nginx cannot be told to pick a port: one that was free a moment ago, another if it was taken since.
         for _ in 0..<3 {
             guard let port = freeLoopbackPort() else { break }
-            let configuration = try files.file(
+            let configuration = try files.write(
                 "nginx.conf",
                 """
                 daemon off;
@@ -149,7 +151,7 @@ final class NginxServer {
     /// The requests nginx logged so far, one line each: method, path, status, TLS protocol,
     /// whether the session was resumed ("r" or "."), and the client certificate's verdict.
     var requests: [String] {
-        let log = (try? String(contentsOfFile: files.directory.appendingPathComponent("access.log").path, encoding: .utf8)) ?? ""
+        let log = (try? String(contentsOfFile: "\(files.path)/access.log", encoding: .utf8)) ?? ""
         return log.split(separator: "\n").map(String.init)
     }
 

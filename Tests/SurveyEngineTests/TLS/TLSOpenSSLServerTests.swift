@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -16,10 +17,10 @@ private let opensslCommand: String? = (ProcessInfo.processInfo.environment["PATH
 @Suite(.enabled(if: opensslCommand != nil, "the openssl command is not installed: no independent TLS peer to test against"))
 struct TLSOpenSSLServerTests {
     @Test func verifiesTalksAndResumesWithOpenSSLsServer() async throws {
-        let fixtures = try TLSFixtures()
+        let files = try TemporaryDirectory()
         let identity = try TLSIdentity.selfSigned(names: ["localhost", "127.0.0.1"])
-        let certificate = try fixtures.file("server.pem", identity.certificatePEM)
-        let key = try fixtures.file("server.key", identity.privateKeyPEM)
+        let certificate = try files.write("server.pem", identity.certificatePEM)
+        let key = try files.write("server.key", identity.privateKeyPEM)
         let (server, port) = try #require(await Self.startServer(certificate: certificate, key: key))
         defer { Self.stop(server) }
         let client = try TLSFixtures.client(trusting: [identity])

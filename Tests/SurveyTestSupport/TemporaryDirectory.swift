@@ -18,6 +18,9 @@ final class TemporaryDirectory {
         return file
     }
 
+    /// The full path of `name` in the directory, where nothing has been written.
+    func missing(_ name: String) -> String { "\(path)/\(name)" }
+
     deinit {
         try? FileManager.default.removeItem(atPath: path)
     }
