@@ -34,7 +34,7 @@ struct HTTPSRealServerEndToEndTests {
         let (server, port) = try await startNginx(in: directory, certificate: leaf.certificate, key: leaf.key, questions: 3)
         let planPath = try directory.write(
             "real.plan", plan("https://127.0.0.1:\(port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
-        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet"])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
         // nginx logs a request once it has answered it: the last may come just after the run ends.
         _ = await eventually(within: 10) { nginxRequests(in: directory).count >= 48 }
@@ -61,7 +61,7 @@ struct HTTPSRealServerEndToEndTests {
         let (server, port) = try await startNginx(in: directory, certificate: certificate.certificate, key: certificate.key, questions: 3)
         let planPath = try directory.write("real.plan", plan("https://127.0.0.1:\(port)"))
 
-        let refused = try RunningTool(["run", planPath, "--out", "\(directory.path)/refused", "--quiet"])
+        let refused = try ChildProcess(surveyBot: ["run", planPath, "--out", "\(directory.path)/refused", "--quiet"])
         #expect(await refused.wait(seconds: 60) == 0, "no thresholds: the verdict is the report's\n\(refused.standardError)")
         let refusedReport = try RunReport.read(path: "\(directory.path)/refused/real-latest.json")
         let questions = try #require(refusedReport.endpoints["questions"])
@@ -71,7 +71,7 @@ struct HTTPSRealServerEndToEndTests {
         #expect(refusedReport.respondents.abandoned == 12)
         #expect(nginxRequests(in: directory).isEmpty, "no request got past the handshake")
 
-        let accepted = try RunningTool(["run", planPath, "--out", "\(directory.path)/accepted", "--quiet", "--insecure"])
+        let accepted = try ChildProcess(surveyBot: ["run", planPath, "--out", "\(directory.path)/accepted", "--quiet", "--insecure"])
         #expect(await accepted.wait(seconds: 60) == 0, "\(accepted.standardError)")
         #expect(accepted.standardError.contains("warning: TLS certificates are not verified"))
         let acceptedReport = try RunReport.read(path: "\(directory.path)/accepted/real-latest.json")
@@ -99,7 +99,7 @@ struct HTTPSRealServerEndToEndTests {
             let (server, port) = try await startOpenSSLServer(certificate: certificate.certificate, key: certificate.key, options: options)
             let planPath = try directory.write(
                 "real.plan", plan("https://127.0.0.1:\(port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
-            let run = try RunningTool(["run", planPath, "--out", "\(directory.path)/\(index)", "--quiet"])
+            let run = try ChildProcess(surveyBot: ["run", planPath, "--out", "\(directory.path)/\(index)", "--quiet"])
             let status = await run.wait(seconds: 60)
             await stop(server)
             #expect(status == 0, "\(run.standardError)")
@@ -122,7 +122,7 @@ struct HTTPSRealServerEndToEndTests {
             "real.plan",
             plan("https://127.0.0.1:\(port)", respondents: 4, extra: "timeout: 300ms\nretry:\n  questions:\n    attempts: 1\n")
                 + "\ntls:\n  verify: false\n")
-        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet"])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
         await stop(server)
         #expect(status == 0, "\(run.standardError)")

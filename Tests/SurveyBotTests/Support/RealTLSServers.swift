@@ -68,7 +68,7 @@ struct OpenSSLCertificates {
 
     private func openssl(_ arguments: [String]) async throws {
         guard let openssl = Installed.openssl else { throw RealServerFailure(description: "openssl is not installed") }
-        let tool = try RunningTool(arguments, executable: openssl)
+        let tool = try ChildProcess(openssl, arguments)
         let status = await tool.wait(seconds: 30)
         guard status == 0 else {
             throw RealServerFailure(description: "openssl \(arguments.joined(separator: " ")) exited \(status):\n\(tool.standardError)")
@@ -78,17 +78,16 @@ struct OpenSSLCertificates {
 
 /// A server process of a test, killed by its PID (SIGKILL: children inherit the test process's
 /// blocked signals, SIGTERM included) and reaped.
-func stop(_ server: RunningTool) async {
+func stop(_ server: ChildProcess) async {
     server.signal(SIGKILL)
     _ = await server.wait(seconds: 10)
 }
 
 /// `openssl s_server -www` with `certificate`, `key` and `options` on a port of 127.0.0.1 it
 /// picks and prints; returns once it listens.
-func startOpenSSLServer(certificate: String, key: String, options: [String] = []) async throws -> (RunningTool, port: Int) {
+func startOpenSSLServer(certificate: String, key: String, options: [String] = []) async throws -> (ChildProcess, port: Int) {
     guard let openssl = Installed.openssl else { throw RealServerFailure(description: "openssl is not installed") }
-    let server = try RunningTool(
-        ["s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-www"] + options, executable: openssl)
+    let server = try ChildProcess(openssl, ["s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-www"] + options)
     // "ACCEPT 127.0.0.1:41589" and a newline once it listens.
     func port() -> Int? {
         let output = server.standardOutput
@@ -109,7 +108,7 @@ func startOpenSSLServer(certificate: String, key: String, options: [String] = []
 /// configuration and logs in `directory`; returns once it listens. One process
 /// (`master_process off`), so that killing its PID stops it for sure.
 func startNginx(in directory: TemporaryDirectory, certificate: String, key: String, questions: Int) async throws -> (
-    RunningTool, port: Int
+    ChildProcess, port: Int
 ) {
     guard let nginx = Installed.nginx else { throw RealServerFailure(description: "nginx is not installed") }
     let path = directory.path
@@ -153,7 +152,7 @@ func startNginx(in directory: TemporaryDirectory, certificate: String, key: Stri
 
             """)
         // -e: the log of start-up errors, before the configuration is read.
-        let server = try RunningTool(["-e", "\(path)/error.log", "-c", configuration, "-p", "\(path)/"], executable: nginx)
+        let server = try ChildProcess(nginx, ["-e", "\(path)/error.log", "-c", configuration, "-p", "\(path)/"])
         let pid = server.process.processIdentifier
         if await eventually(within: 10, { listensOnLoopback(pid: pid, port: port) || !server.process.isRunning }),
             listensOnLoopback(pid: pid, port: port)

@@ -142,10 +142,10 @@ struct HTTPSAgainstOpenSSLServerTests {
         defer { server.stop() }
         // It does speak TLS 1.0, to a client that offers it.
         let openssl = try #require(Installed.openssl)
-        let legacy = try PeerProcess(
+        let legacy = try ChildProcess(
             openssl, ["s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
         defer { legacy.stop() }
-        #expect(await legacy.waitFor { $0.text.contains("Protocol  : TLSv1\n") ? true : nil } == true, "\(legacy.text)")
+        #expect(await legacy.waitFor { $0.allOutput.contains("Protocol  : TLSv1\n") ? true : nil } == true, "\(legacy.allOutput)")
 
         // survey-bot offers TLS 1.2 and 1.3 only; certificates aside, the versions do not meet.
         let outcome = try await send(port: server.port, tls: TLSConfiguration(verify: false))

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 @testable import SurveyEngine
 
@@ -23,68 +22,6 @@ enum Installed {
 /// Why a peer could not be started, with what it said.
 struct PeerFailure: Error, CustomStringConvertible {
     var description: String
-}
-
-/// A server process a test starts, with its standard output and error collected together.
-///
-/// `stop()` kills it by its PID with SIGKILL (a child of the test process inherits its blocked
-/// signal mask, SIGTERM included) and reaps it; so does `deinit`, for a test that stops early.
-final class PeerProcess: @unchecked Sendable {
-    let process = Process()
-    private final class Output: Sendable {
-        let bytes = Mutex<(text: [UInt8], open: Bool)>(([], true))
-    }
-    private let output = Output()
-
-    /// Starts `executable` with `arguments`, standard input empty.
-    init(_ executable: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        // read(2) on a thread of its own until the pipe ends, when the process has exited.
-        let handle = pipe.fileHandleForReading
-        let output = self.output
-        Thread {
-            var buffer = [UInt8](repeating: 0, count: 1 << 14)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                output.bytes.withLock { $0.text += buffer[..<count] }
-            }
-            try? handle.close()
-            output.bytes.withLock { $0.open = false }
-        }.start()
-    }
-
-    deinit { stop() }
-
-    var pid: Int32 { process.processIdentifier }
-
-    /// Everything it wrote so far, standard output and error interleaved.
-    var text: String { output.bytes.withLock { String(decoding: $0.text, as: UTF8.self) } }
-
-    /// Polls `probe` every 10 ms until it answers, the process has exited (and `probe` has seen
-    /// all it wrote), or `seconds` have passed.
-    func waitFor<T>(within seconds: Double = 10, _ probe: (PeerProcess) -> T?) async -> T? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while true {
-            let ended = !process.isRunning && !output.bytes.withLock { $0.open }
-            if let found = probe(self) { return found }
-            if ended || ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
-    /// Kills it by its PID and reaps it; does nothing the second time.
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
 }
 
 /// A port on 127.0.0.1 the kernel handed out a moment ago, for a server that cannot be told to

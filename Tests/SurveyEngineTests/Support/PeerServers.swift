@@ -8,10 +8,10 @@ import Foundation
 /// protocol and cipher and the client's certificate. Its files live in a directory of its own.
 final class OpenSSLServer {
     let port: Int
-    private let process: PeerProcess
+    private let process: ChildProcess
     private let files: TemporaryDirectory
 
-    private init(port: Int, process: PeerProcess, files: TemporaryDirectory) {
+    private init(port: Int, process: ChildProcess, files: TemporaryDirectory) {
         self.port = port
         self.process = process
         self.files = files
@@ -32,10 +32,10 @@ final class OpenSSLServer {
             // -Verify (capital V): a client without a certificate is refused, not let through.
             arguments += ["-Verify", "1", "-CAfile", try files.write("client-ca.pem", clientCA.certificatePEM)]
         }
-        let process = try PeerProcess(openssl, arguments + options)
+        let process = try ChildProcess(openssl, arguments + options)
         // "ACCEPT 127.0.0.1:41589" and a newline once it listens.
         let port = await process.waitFor { process -> Int? in
-            let output = process.text
+            let output = process.allOutput
             guard let start = output.range(of: "ACCEPT 127.0.0.1:")?.upperBound, let end = output[start...].firstIndex(of: "\n") else {
                 return nil
             }
@@ -43,17 +43,17 @@ final class OpenSSLServer {
         }
         guard let port else {
             process.stop()
-            throw PeerFailure(description: "openssl s_server did not start listening:\n\(process.text)")
+            throw PeerFailure(description: "openssl s_server did not start listening:\n\(process.allOutput)")
         }
         return OpenSSLServer(port: port, process: process, files: files)
     }
 
     /// What s_server printed so far: its errors, one per failed connection.
-    var log: String { process.text }
+    var log: String { process.allOutput }
 
     /// Waits until s_server has printed `text`, at most 10 s.
     func waitForLog(_ text: String) async -> Bool {
-        await process.waitFor { $0.text.contains(text) ? true : nil } ?? false
+        await process.waitFor { $0.allOutput.contains(text) ? true : nil } ?? false
     }
 
     func stop() { process.stop() }
@@ -68,10 +68,10 @@ final class NginxServer {
     static let questions = #"[{"id":1,"question":"Colour?"},{"id":2,"question":"Food?"}]"#
 
     let port: Int
-    private let process: PeerProcess
+    private let process: ChildProcess
     private let files: TemporaryDirectory
 
-    private init(port: Int, process: PeerProcess, files: TemporaryDirectory) {
+    private init(port: Int, process: ChildProcess, files: TemporaryDirectory) {
         self.port = port
         self.process = process
         self.files = files
@@ -135,14 +135,14 @@ final class NginxServer {
 
                 """)
             // -e: the log of start-up errors, before the configuration is read.
-            let process = try PeerProcess(nginx, ["-e", "\(directory)/error.log", "-c", configuration, "-p", "\(directory)/"])
+            let process = try ChildProcess(nginx, ["-e", "\(directory)/error.log", "-c", configuration, "-p", "\(directory)/"])
             if await process.waitFor({ listensOnLoopback(pid: $0.pid, port: port) ? true : nil }) == true {
                 return NginxServer(port: port, process: process, files: files)
             }
             process.stop()
             let errors = (try? String(contentsOfFile: "\(directory)/error.log", encoding: .utf8)) ?? ""
             guard errors.contains("Address already in use") else {
-                throw PeerFailure(description: "nginx did not start listening:\n\(process.text)\(errors)")
+                throw PeerFailure(description: "nginx did not start listening:\n\(process.allOutput)\(errors)")
             }
         }
         throw PeerFailure(description: "nginx found no free port on 127.0.0.1")
