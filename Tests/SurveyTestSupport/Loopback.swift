@@ -1,38 +1,25 @@
 import Foundation
 
-@testable import SurveyEngine
-
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The independent programs the real-server tests run, where they are installed.
-enum Installed {
-    /// `openssl` on the PATH.
-    static let openssl = find("openssl")
-    /// `nginx` on the PATH, or in /usr/sbin where Debian puts it (not on every user's PATH).
-    static let nginx = find("nginx", also: ["/usr/sbin"])
-
-    private static func find(_ name: String, also extra: [String] = []) -> String? {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
-        return (path + extra).map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-}
-
-/// Why a peer could not be started, with what it said.
-struct PeerFailure: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// A port on 127.0.0.1 the kernel handed out a moment ago, for a server that cannot be told to
 /// pick one itself; nil if no socket could be bound.
 func freeLoopbackPort() -> Int? {
-    guard let loopback = try? SocketAddress.resolve(host: "127.0.0.1", port: 0).get().first else { return nil }
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    guard loopback.withSockAddr({ bind(fd, $0, $1) }) == 0 else { return nil }
-    return SocketAddress.local(of: fd)?.port
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
 }
 
 /// Whether process `pid` itself holds a TCP socket listening on 127.0.0.1:`port`: the sockets of
@@ -47,15 +34,10 @@ func listensOnLoopback(pid: Int32, port: Int) -> Bool {
         names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\($0)") }
             .filter { $0.hasPrefix("socket:[") }.map { String($0.dropFirst("socket:[".count).dropLast()) })
     // "  sl  local_address rem_address   st tx_queue:rx_queue tr:tm->when retrnsmt   uid  timeout inode"
-    let local = "0100007F:" + String(port, radix: 16, uppercase: true).leftPadded(to: 4)
+    let hex = String(port, radix: 16, uppercase: true)
+    let local = "0100007F:" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     return table.split(separator: "\n").dropFirst().contains { line in
         let fields = line.split(separator: " ")
         return fields.count > 9 && fields[1] == local && fields[3] == "0A" && sockets.contains(String(fields[9]))
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
