@@ -295,16 +295,10 @@ private func withClient(
         group.shutdown()
         throw error
     }
-    let result: Result<Void, any Error>
-    do {
-        try await body(client)
-        result = .success(())
-    } catch {
-        result = .failure(error)
+    try await tearingDown(after: { try await body(client) }) {
+        await client.shutdown()
+        group.shutdown()
     }
-    await client.shutdown()
-    group.shutdown()
-    try result.get()
 }
 
 /// One `GET /questions` from a new client: what came of it.
