@@ -41,9 +41,8 @@ final class OpenSSLServer {
         async throws -> OpenSSLServer
     {
         let files = try TemporaryDirectory()
-        var arguments = [
-            "-cert", try files.write("server.pem", identity.certificatePEM), "-key", try files.write("server.key", identity.privateKeyPEM),
-        ]
+        let server = try files.write(identity, as: "server")
+        var arguments = ["-cert", server.certificate, "-key", server.key]
         if let clientCA {
             // -Verify (capital V): a client without a certificate is refused, not let through.
             arguments += ["-Verify", "1", "-CAfile", try files.write("client-ca.pem", clientCA.certificatePEM)]
@@ -120,9 +119,9 @@ final class NginxServer {
         questions: String = NginxServer.questions
     ) async throws -> NginxServer {
         let files = try TemporaryDirectory()
+        let server = try files.write(identity, as: "server")
         return try await start(
-            in: files, certificate: try files.write("server.pem", identity.certificatePEM),
-            key: try files.write("server.key", identity.privateKeyPEM),
+            in: files, certificate: server.certificate, key: server.key,
             clientCA: try clientCA.map { try files.write("client-ca.pem", $0.certificatePEM) }, protocols: protocols,
             questions: questions)
     }

@@ -20,8 +20,7 @@ private let plan = """
     @Test func aRunTrustingThePrivateCAReportsEveryAttemptAndTheServerAgrees() async throws {
         let directory = try TemporaryDirectory()
         let identity = try TLSIdentity.selfSigned(names: ["127.0.0.1"])
-        let certificate = try directory.write("server.pem", identity.certificatePEM)
-        let key = try directory.write("server.key", identity.privateKeyPEM)
+        let (certificate, key) = try directory.write(identity, as: "server")
         let (server, url) = try await startServer(["--tls-cert", certificate, "--tls-key", key, "--questions", "4"])
         #expect(url.hasPrefix("https://127.0.0.1:"))
         let planPath = try directory.write("secure.plan", plan + "\ntarget: \(url)\ntls:\n  ca_file: \(certificate)\n")

@@ -145,8 +145,7 @@ import Testing
     @Test func aServerThatWantsAClientCertificateGetsOne() async throws {
         let clientIdentity = try TLSIdentity.selfSigned(names: ["survey-bot"])
         let directory = try TemporaryDirectory()
-        let certificate = try directory.write("client.pem", clientIdentity.certificatePEM)
-        let key = try directory.write("client.key", clientIdentity.privateKeyPEM)
+        let (certificate, key) = try directory.write(clientIdentity, as: "client")
         let options = TLSServerContext.Options(trustedClientCertificates: [clientIdentity.certificatePEM])
         try await withServer(serverOptions: options) { server, client in
             #expect(failureOf(await client.send(request(client))) != nil, "no certificate given")

@@ -132,8 +132,7 @@ import Testing
         let clientIdentity = try TLSIdentity.selfSigned(names: ["survey-bot client"])
         let server = try TLSServerContext(
             identity: serverIdentity, options: .init(maximumVersion: version, trustedClientCertificates: [clientIdentity.certificatePEM]))
-        let certificate = try files.write("client.pem", clientIdentity.certificatePEM)
-        let key = try files.write("client.key", clientIdentity.privateKeyPEM)
+        let (certificate, key) = try files.write(clientIdentity, as: "client")
         let withCertificate = try TLSFixtures.client(trusting: [serverIdentity]) {
             $0.clientCertificateFile = certificate
             $0.clientKeyFile = key
@@ -158,8 +157,7 @@ import Testing
         let trusted = try TLSIdentity.selfSigned(names: ["trusted client"])
         let stranger = try TLSIdentity.selfSigned(names: ["stranger"])
         let server = try TLSServerContext(identity: serverIdentity, options: .init(trustedClientCertificates: [trusted.certificatePEM]))
-        let certificate = try files.write("stranger.pem", stranger.certificatePEM)
-        let key = try files.write("stranger.key", stranger.privateKeyPEM)
+        let (certificate, key) = try files.write(stranger, as: "stranger")
         let client = try TLSFixtures.client(trusting: [serverIdentity]) {
             $0.clientCertificateFile = certificate
             $0.clientKeyFile = key

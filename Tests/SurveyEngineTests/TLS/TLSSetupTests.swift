@@ -56,8 +56,7 @@ import Testing
     @Test func unreadableOrInvalidClientFilesNameTheFile() throws {
         let files = try TemporaryDirectory()
         let identity = try TLSIdentity.selfSigned(names: ["client"])
-        let certificate = try files.write("client.pem", identity.certificatePEM)
-        let key = try files.write("client.key", identity.privateKeyPEM)
+        let (certificate, key) = try files.write(identity, as: "client")
         let garbage = try files.write("garbage.pem", "garbage\n")
         let absent = files.missing("absent.pem")
         #expect(try setupError(TLSConfiguration(clientCertificateFile: absent, clientKeyFile: key)).file == absent)
@@ -77,8 +76,7 @@ import Testing
     @Test func serverFilesAreCheckedLikeTheClients() throws {
         let files = try TemporaryDirectory()
         let identity = try TLSIdentity.selfSigned(names: ["localhost"])
-        let certificate = try files.write("server.pem", identity.certificatePEM)
-        let key = try files.write("server.key", identity.privateKeyPEM)
+        let (certificate, key) = try files.write(identity, as: "server")
         let otherKey = try files.write("other.key", try TLSIdentity.selfSigned(names: ["x"]).privateKeyPEM)
         let server = try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key)
         let pair = try TLSPair(client: try TLSFixtures.client(trusting: [identity]), server: server)
