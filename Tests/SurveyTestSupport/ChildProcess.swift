@@ -14,7 +14,7 @@ import Synchronization
 /// inherits its blocked signal mask, SIGTERM included) and reaps it; so does `deinit`, for a
 /// test that stops early (a failed `#require`), so that nothing is left running behind it.
 final class ChildProcess: @unchecked Sendable {
-    let process = Process()
+    private let process = Process()
     private final class Output: Sendable {
         /// Bytes, not text, until read: a chunk may end inside a multi-byte character.
         let bytes = Mutex<(out: [UInt8], err: [UInt8], openPipes: Int)>(([], [], 2))
