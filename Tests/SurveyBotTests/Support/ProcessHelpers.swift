@@ -49,7 +49,7 @@ extension ChildProcess {
 func startServer(_ options: [String]) async throws -> (ChildProcess, String) {
     let server = try ChildProcess(surveyBot: ["serve", "--port", "0"] + options)
     guard await server.waitForOutput("\n") else {
-        server.signal(SIGKILL)
+        server.stop()
         struct NoURL: Error {}
         throw NoURL()
     }
