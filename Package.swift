@@ -27,10 +27,15 @@ let package = Package(
         .executableTarget(name: "survey-bot", dependencies: ["SurveyBot"]),
         // The benchmark driver of bench/*.sh: the raw HTTP client at a fixed concurrency.
         .executableTarget(name: "survey-bench", dependencies: ["SurveyEngine"]),
-        .testTarget(name: "SurveyEngineTests", dependencies: ["SurveyEngine"]),
+        // What both test targets use, once: temporary directories, polling, child processes and
+        // the real TLS servers (openssl s_server, nginx) they start. No product depends on it.
+        .target(name: "SurveyTestSupport", dependencies: ["SurveyEngine"], path: "Tests/SurveyTestSupport"),
+        .testTarget(name: "SurveyEngineTests", dependencies: ["SurveyEngine", "SurveyTestSupport"]),
         // `survey-bot` is a dependency so that building the tests, by any route, builds the
         // executable the end-to-end tests run from the same source; see `executablePath()`.
-        .testTarget(name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine", "survey-bot"], exclude: ["Report/Golden"]),
+        .testTarget(
+            name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine", "SurveyTestSupport", "survey-bot"],
+            exclude: ["Report/Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 @Suite struct CommandLineTests {
     @Test func rootHelpListsSubcommandsAndExitCodes() async {

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 /// The executable is only a doorway to SurveyBot, so what it prints must be what the library
 /// prints in-process, to the byte. A `survey-bot` left over from an older build fails here as
@@ -11,7 +12,7 @@ import Testing
     @Test func helpPrintedByTheExecutableIsTheLibrarysHelp() async throws {
         for arguments in [["--help"], ["run", "--help"]] {
             let expected = await runCommand(arguments)
-            let run = try RunningTool(arguments)
+            let run = try ChildProcess(surveyBot: arguments)
             #expect(await run.wait(seconds: 30) == 0, "\(arguments): \(run.standardError)")
             #expect(run.standardOutput == expected.out, "\(arguments)")
             #expect(run.standardError.isEmpty, "\(arguments)")
@@ -19,7 +20,7 @@ import Testing
     }
 
     @Test func versionPrintedByTheExecutableIsTheLibrarysVersion() async throws {
-        let run = try RunningTool(["--version"])
+        let run = try ChildProcess(surveyBot: ["--version"])
         #expect(await run.wait(seconds: 30) == 0)
         #expect(run.standardOutput == "\(SurveyEngine.version)\n")
     }

@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 /// One row of the fault matrix: how the server misbehaves and what the report must say.
 struct FaultCase: Sendable, CustomTestStringConvertible {
@@ -95,7 +96,7 @@ private let cases: [FaultCase] = [
     func faultIsClassifiedCountedAndBounded(_ fault: FaultCase) async throws {
         let directory = try TemporaryDirectory()
         let planPath = try directory.write("fault.plan", plan)
-        var server: RunningTool?
+        var server: ChildProcess?
         var url = "http://127.0.0.1:1"
         if var options = fault.serve {
             if let body = fault.questionsBody {
@@ -108,7 +109,7 @@ private let cases: [FaultCase] = [
             url = started.1
         }
         let timeout = fault.kind == "timeout" ? shortTimeout : 10
-        let run = try RunningTool([
+        let run = try ChildProcess(surveyBot: [
             "run", planPath, "--target", url, "--out", directory.path, "--quiet", "--set", "timeout=\(Int(timeout * 1000))ms",
         ])
         let status = await run.wait(seconds: boundSeconds(timeout: timeout) + 10)
@@ -170,7 +171,7 @@ private let cases: [FaultCase] = [
         let (server, url) = try await startServer(["--latency", "5ms"])
         // Thinking 20 ms before each answer, the 200 respondents need 10 s or more against a live
         // server: the one killed below dies with most of them still to come, whatever the pace.
-        let run = try RunningTool(["run", planPath, "--target", url, "--out", directory.path, "--quiet", "--set", "think=20ms"])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet", "--set", "think=20ms"])
         let underWay = try await eventually { try await fetchStats(url).requests("submit") >= 1 }
         #expect(underWay, "the run never got going: \(run.standardError)")
         server.signal(SIGKILL)
@@ -194,7 +195,8 @@ private let cases: [FaultCase] = [
         let directory = try TemporaryDirectory()
         let planPath = try directory.write("fault.plan", plan)
         let (server, url) = try await startServer(options)
-        let run = try RunningTool(["run", planPath, "--target", url, "--out", directory.path, "--quiet"] + set.flatMap { ["--set", $0] })
+        let run = try ChildProcess(
+            surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet"] + set.flatMap { ["--set", $0] })
         let status = await run.wait(seconds: 30)
         let stats = try await fetchStats(url)
         server.signal(SIGTERM)

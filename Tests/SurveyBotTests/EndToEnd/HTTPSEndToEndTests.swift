@@ -3,6 +3,7 @@ import SurveyEngine
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 private let plan = """
     name: secure
@@ -19,12 +20,11 @@ private let plan = """
     @Test func aRunTrustingThePrivateCAReportsEveryAttemptAndTheServerAgrees() async throws {
         let directory = try TemporaryDirectory()
         let identity = try TLSIdentity.selfSigned(names: ["127.0.0.1"])
-        let certificate = try directory.write("server.pem", identity.certificatePEM)
-        let key = try directory.write("server.key", identity.privateKeyPEM)
+        let (certificate, key) = try directory.write(identity, as: "server")
         let (server, url) = try await startServer(["--tls-cert", certificate, "--tls-key", key, "--questions", "4"])
         #expect(url.hasPrefix("https://127.0.0.1:"))
         let planPath = try directory.write("secure.plan", plan + "\ntarget: \(url)\ntls:\n  ca_file: \(certificate)\n")
-        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet"])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
         let stats = try await fetchStats(url, tls: TLSConfiguration(caFile: certificate))
         server.signal(SIGTERM)
@@ -44,7 +44,7 @@ private let plan = """
         let directory = try TemporaryDirectory()
         let (server, url) = try await startServer(["--tls-self-signed"])
         let planPath = try directory.write("secure.plan", plan + "\ntarget: \(url)\n")
-        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet"])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
         server.signal(SIGTERM)
         #expect(await server.wait(seconds: 10) == 0)
@@ -62,7 +62,7 @@ private let plan = """
         let directory = try TemporaryDirectory()
         let (server, url) = try await startServer(["--tls-self-signed"])
         let planPath = try directory.write("secure.plan", plan + "\ntarget: \(url)\n")
-        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet", "--insecure"])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet", "--insecure"])
         let status = await run.wait(seconds: 60)
         server.signal(SIGTERM)
         #expect(await server.wait(seconds: 10) == 0)
@@ -76,7 +76,7 @@ private let plan = """
     @Test func builtinTLSRehearsesHTTPSWithNoSetUp() async throws {
         let directory = try TemporaryDirectory()
         let planPath = try directory.write("secure.plan", plan + "\nbuiltin:\n  tls: true\n  questions: 3\n")
-        let run = try RunningTool(["run", planPath, "--out", directory.path])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path])
         let status = await run.wait(seconds: 60)
         #expect(status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("builtin server at https://127.0.0.1:"))
@@ -92,7 +92,7 @@ private let plan = """
         let directory = try TemporaryDirectory()
         let certificate = try directory.write("server.pem", try TLSIdentity.selfSigned(names: ["a"]).certificatePEM)
         let key = try directory.write("other.key", try TLSIdentity.selfSigned(names: ["b"]).privateKeyPEM)
-        let serve = try RunningTool(["serve", "--port", "0", "--tls-cert", certificate, "--tls-key", key])
+        let serve = try ChildProcess(surveyBot: ["serve", "--port", "0", "--tls-cert", certificate, "--tls-key", key])
         #expect(await serve.wait(seconds: 20) == 2)
         #expect(serve.standardError.contains("does not match"), "\(serve.standardError)")
     }

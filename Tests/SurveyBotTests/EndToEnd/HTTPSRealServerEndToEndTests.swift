@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 private func plan(_ url: String, respondents: Int = 12, extra: String = "") -> String {
     """
@@ -30,15 +31,15 @@ struct HTTPSRealServerEndToEndTests {
         let certificates = OpenSSLCertificates(directory: directory)
         let authority = try await certificates.makeAuthority()
         let leaf = try await certificates.issue("server", for: ["127.0.0.1"], days: 2, by: authority)
-        let (server, port) = try await startNginx(in: directory, certificate: leaf.certificate, key: leaf.key, questions: 3)
+        let server = try await NginxServer.start(
+            certificate: leaf.certificate, key: leaf.key, questions: NginxServer.numberedQuestions(3))
         let planPath = try directory.write(
-            "real.plan", plan("https://127.0.0.1:\(port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
-        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet"])
+            "real.plan", plan("https://127.0.0.1:\(server.port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
         // nginx logs a request once it has answered it: the last may come just after the run ends.
-        _ = await eventually(within: 10) { nginxRequests(in: directory).count >= 48 }
-        let logged = nginxRequests(in: directory)
-        await stop(server)
+        let logged = await server.waitForRequests(48)
+        server.stop()
         #expect(status == 0, "\(run.standardError)")
         let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
         #expect(report.respondents.completed == 12)
@@ -47,8 +48,8 @@ struct HTTPSRealServerEndToEndTests {
         #expect(questions.attempts == 12 && submit.attempts == 36)
         #expect(questions.errors.isEmpty && submit.errors.isEmpty)
         // nginx saw exactly the attempts the report counts, each answered 200.
-        #expect(logged.filter { $0 == "GET /questions 200" }.count == questions.attempts)
-        #expect(logged.filter { $0 == "POST /question/submit 200" }.count == submit.attempts)
+        #expect(logged.filter { $0.hasPrefix("GET /questions 200 ") }.count == questions.attempts)
+        #expect(logged.filter { $0.hasPrefix("POST /question/submit 200 ") }.count == submit.attempts)
         #expect(logged.count == questions.attempts + submit.attempts, "\(logged)")
         let connections = try #require(questions.connections)
         #expect(connections.tls?.keys.allSatisfy { $0.hasPrefix("TLSv1.3 ") } == true, "\(connections)")
@@ -57,10 +58,11 @@ struct HTTPSRealServerEndToEndTests {
     @Test func aSelfSignedNginxIsRefusedEveryTimeAndAcceptedWithInsecure() async throws {
         let directory = try TemporaryDirectory()
         let certificate = try await OpenSSLCertificates(directory: directory).selfSigned("server", for: ["127.0.0.1"])
-        let (server, port) = try await startNginx(in: directory, certificate: certificate.certificate, key: certificate.key, questions: 3)
-        let planPath = try directory.write("real.plan", plan("https://127.0.0.1:\(port)"))
+        let server = try await NginxServer.start(
+            certificate: certificate.certificate, key: certificate.key, questions: NginxServer.numberedQuestions(3))
+        let planPath = try directory.write("real.plan", plan("https://127.0.0.1:\(server.port)"))
 
-        let refused = try RunningTool(["run", planPath, "--out", "\(directory.path)/refused", "--quiet"])
+        let refused = try ChildProcess(surveyBot: ["run", planPath, "--out", "\(directory.path)/refused", "--quiet"])
         #expect(await refused.wait(seconds: 60) == 0, "no thresholds: the verdict is the report's\n\(refused.standardError)")
         let refusedReport = try RunReport.read(path: "\(directory.path)/refused/real-latest.json")
         let questions = try #require(refusedReport.endpoints["questions"])
@@ -68,9 +70,9 @@ struct HTTPSRealServerEndToEndTests {
         #expect(questions.errors == ["tls_certificate": 12])
         #expect(questions.errorSamples == ["tls_certificate": "self-signed certificate"])
         #expect(refusedReport.respondents.abandoned == 12)
-        #expect(nginxRequests(in: directory).isEmpty, "no request got past the handshake")
+        #expect(server.requests.isEmpty, "no request got past the handshake")
 
-        let accepted = try RunningTool(["run", planPath, "--out", "\(directory.path)/accepted", "--quiet", "--insecure"])
+        let accepted = try ChildProcess(surveyBot: ["run", planPath, "--out", "\(directory.path)/accepted", "--quiet", "--insecure"])
         #expect(await accepted.wait(seconds: 60) == 0, "\(accepted.standardError)")
         #expect(accepted.standardError.contains("warning: TLS certificates are not verified"))
         let acceptedReport = try RunReport.read(path: "\(directory.path)/accepted/real-latest.json")
@@ -78,7 +80,7 @@ struct HTTPSRealServerEndToEndTests {
         #expect(acceptedReport.respondents.completed == 12)
         #expect(acceptedReport.endpoints["submit"]?.attempts == 36)
         #expect(acceptedReport.endpoints["submit"]?.errors.isEmpty == true)
-        await stop(server)
+        server.stop()
     }
 
     /// s_server answers `GET` with its status page, not the survey API; these runs end at the
@@ -95,12 +97,12 @@ struct HTTPSRealServerEndToEndTests {
             (current, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"], "tls_handshake", "tlsv1 alert protocol version"),
         ]
         for (index, (certificate, options, kind, reason)) in cases.enumerated() {
-            let (server, port) = try await startOpenSSLServer(certificate: certificate.certificate, key: certificate.key, options: options)
+            let server = try await OpenSSLServer.start(certificate: certificate.certificate, key: certificate.key, options: options)
             let planPath = try directory.write(
-                "real.plan", plan("https://127.0.0.1:\(port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
-            let run = try RunningTool(["run", planPath, "--out", "\(directory.path)/\(index)", "--quiet"])
+                "real.plan", plan("https://127.0.0.1:\(server.port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
+            let run = try ChildProcess(surveyBot: ["run", planPath, "--out", "\(directory.path)/\(index)", "--quiet"])
             let status = await run.wait(seconds: 60)
-            await stop(server)
+            server.stop()
             #expect(status == 0, "\(run.standardError)")
             let report = try RunReport.read(path: "\(directory.path)/\(index)/real-latest.json")
             let questions = try #require(report.endpoints["questions"])
@@ -115,15 +117,15 @@ struct HTTPSRealServerEndToEndTests {
     @Test func aServerThatNeverFinishesTheHandshakeTimesEveryAttemptOutAfterTheTimeout() async throws {
         let directory = try TemporaryDirectory()
         let certificate = try await OpenSSLCertificates(directory: directory).selfSigned("server", for: ["127.0.0.1"])
-        let (server, port) = try await startOpenSSLServer(certificate: certificate.certificate, key: certificate.key)
+        let server = try await OpenSSLServer.start(certificate: certificate.certificate, key: certificate.key)
         server.signal(SIGSTOP)
         let planPath = try directory.write(
             "real.plan",
-            plan("https://127.0.0.1:\(port)", respondents: 4, extra: "timeout: 300ms\nretry:\n  questions:\n    attempts: 1\n")
+            plan("https://127.0.0.1:\(server.port)", respondents: 4, extra: "timeout: 300ms\nretry:\n  questions:\n    attempts: 1\n")
                 + "\ntls:\n  verify: false\n")
-        let run = try RunningTool(["run", planPath, "--out", directory.path, "--quiet"])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
-        await stop(server)
+        server.stop()
         #expect(status == 0, "\(run.standardError)")
         let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
         let questions = try #require(report.endpoints["questions"])

@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 @Suite struct NothingLostTests {
     @Test func sigtermWritesAPartialReportLikeSigint() async throws {
@@ -23,7 +24,7 @@ import Testing
         // Not quiet: the start-up line names the builtin server, whose stats tell when the four
         // first respondents have asked for their questions. Thinking 1 s before each of ten
         // answers, none of them can finish for 9 s more, nor a fifth start.
-        let run = try RunningTool(["run", plan, "--out", directory.path])
+        let run = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path])
         #expect(await run.waitForError(" — "), "\(run.standardError)")
         let url = try #require(builtinServerURL(in: run.standardError), "\(run.standardError)")
         let underWay = try await eventually { try await fetchStats(url).requests("questions") >= 4 }
@@ -67,12 +68,12 @@ import Testing
         // length spreads the kills below over the life of a run, from start-up to the last write.
         // On a busy machine a run lives longer; the kills then spread over its first 2 s only,
         // so that the test does not grow with the load (twelve rounds sleep 6.5 lives in all).
-        let whole = try RunningTool(["run", plan, "--out", directory.path, "--quiet"])
+        let whole = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path, "--quiet"])
         #expect(await whole.wait(seconds: 60) == 0, "\(whole.standardError)")
         let life = min(try #require(whole.lifetime), .seconds(2))
         _ = try RunReport.read(path: latest)
         for round in 1...12 {
-            let run = try RunningTool(["run", plan, "--out", directory.path, "--quiet"])
+            let run = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path, "--quiet"])
             // Where in the run the kill lands varies with the machine's pace; the verdict does not.
             try await Task.sleep(for: life * Double(round) / 12)
             run.signal(SIGKILL)
@@ -107,7 +108,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["SURVEY_TOKEN"] = token
         environment["SURVEY_ANSWER"] = token + "-answer"
-        let run = try RunningTool(["run", plan, "--out", directory.path], environment: environment)
+        let run = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path], environment: environment)
         #expect(await run.wait(seconds: 30) == 0, "\(run.standardError)")
         #expect(!run.standardOutput.contains(token))
         #expect(!run.standardError.contains(token))
@@ -130,7 +131,7 @@ import Testing
     /// `mount`, and `then` run by the shell while survey-bot runs (its stderr goes to `$log`).
     private func runOnTinyVolume(
         _ mount: TemporaryDirectory, size: String, plan: String, target: String, then: String = ""
-    ) throws -> RunningTool {
+    ) throws -> ChildProcess {
         let script = """
             mount -t tmpfs -o size=$1 tmpfs "$2" || exit 99
             log=$(mktemp)
@@ -143,8 +144,7 @@ import Testing
             ls -a "$2/reports" >&2
             exit $status
             """
-        return try RunningTool(
-            ["-m", "sh", "-c", script, "sh", size, mount.path, executablePath(), plan, target], executable: "/usr/bin/unshare")
+        return try ChildProcess("/usr/bin/unshare", ["-m", "sh", "-c", script, "sh", size, mount.path, executablePath(), plan, target])
     }
 
     @Test func aFullDiskIsRefusedBeforeAnyTraffic() async throws {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 // The 2 s timeout is far above a loopback answer even on a busy machine, so that only the
 // server's hangs time out and the report's timeouts can be checked against them one for one.
@@ -39,7 +40,7 @@ private let faultyPlan = """
             "--fail-rate", "20%", "--error-rate", "10%", "--reset-rate", "3%", "--malformed-rate", "3%", "--hang-rate", "1%",
             "--cold-start", "3", "--seed", "11",
         ])
-        let run = try RunningTool(["run", plan, "--target", url, "--out", directory.path, "--quiet"])
+        let run = try ChildProcess(surveyBot: ["run", plan, "--target", url, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
         let stats = try await fetchStats(url)
         server.signal(SIGTERM)
@@ -80,7 +81,7 @@ private let faultyPlan = """
         // server has seen all eight first respondents ask for their questions and one submit:
         // the run is under way (its signal handling too), and for the next 9 s none of the
         // eight can have finished its survey, nor a ninth have started.
-        let run = try RunningTool(["run", plan, "--target", url, "--out", directory.path, "--quiet", "--set", "think=1s"])
+        let run = try ChildProcess(surveyBot: ["run", plan, "--target", url, "--out", directory.path, "--quiet", "--set", "think=1s"])
         let underWay = try await eventually {
             let stats = try await fetchStats(url)
             return stats.requests("questions") >= 8 && stats.requests("submit") >= 1
@@ -116,7 +117,7 @@ private let faultyPlan = """
         let (server, url) = try await startServer(["--hang-rate", "100%"])
         // Every request hangs for the 60 s timeout: after the first signal the run would wait for
         // them, so only the second can end it within the 20 s this test waits.
-        let run = try RunningTool(["run", plan, "--target", url, "--out", directory.path, "--quiet", "--set", "timeout=60s"])
+        let run = try ChildProcess(surveyBot: ["run", plan, "--target", url, "--out", directory.path, "--quiet", "--set", "timeout=60s"])
         let underWay = try await eventually { try await fetchStats(url).requests("questions") >= 1 }
         #expect(underWay, "the run never got going: \(run.standardError)")
         run.signal(SIGINT)
@@ -134,7 +135,7 @@ private let faultyPlan = """
     @Test func badPlanSendsNothingAndExits2() async throws {
         let directory = try TemporaryDirectory()
         let plan = try directory.write("bad.plan", "target: builtin\nconcurency: 5\n")
-        let run = try RunningTool(["run", plan, "--out", directory.path])
+        let run = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path])
         #expect(await run.wait(seconds: 30) == 2)
         #expect(run.standardError.contains("bad.plan:2:1: error: unknown key 'concurency'"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bad.plan"])
@@ -143,7 +144,7 @@ private let faultyPlan = """
     @Test func unwritableReportDirectoryIsRefusedBeforeTheRun() async throws {
         let directory = try TemporaryDirectory()
         let blocker = try directory.write("file", "not a directory")
-        let run = try RunningTool(["run", repositoryPath("plans/smoke.plan"), "--out", blocker + "/reports"])
+        let run = try ChildProcess(surveyBot: ["run", repositoryPath("plans/smoke.plan"), "--out", blocker + "/reports"])
         #expect(await run.wait(seconds: 30) == 2)
         #expect(run.standardError.contains("cannot create the report directory"))
         #expect(run.standardError.contains("nothing was sent"))

@@ -2,19 +2,20 @@ import Foundation
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 /// The executable on a machine without OpenSSL, made real: in a private mount namespace every
 /// libssl the loader could find is covered with /dev/null. Needs root, as CI has.
 @Suite(.enabled(if: canMountPrivately)) struct WithoutOpenSSLTests {
     /// `survey-bot ARGUMENTS…` with libssl hidden; its stderr is in the tool's standard error.
-    private func withoutOpenSSL(_ arguments: [String]) throws -> RunningTool {
+    private func withoutOpenSSL(_ arguments: [String]) throws -> ChildProcess {
         let script = """
             for library in $(ldconfig -p | awk '/libssl\\.so\\.(3|1\\.1) / { print $NF }') /usr/lib/x86_64-linux-gnu/libssl.so.3; do
                 [ -e "$library" ] && { mount --bind /dev/null "$library" || exit 99; }
             done
             exec "$@"
             """
-        return try RunningTool(["-m", "sh", "-c", script, "sh", executablePath()] + arguments, executable: "/usr/bin/unshare")
+        return try ChildProcess("/usr/bin/unshare", ["-m", "sh", "-c", script, "sh", executablePath()] + arguments)
     }
 
     @Test func httpRunsAndHTTPSIsRefusedNamingTheLibrary() async throws {

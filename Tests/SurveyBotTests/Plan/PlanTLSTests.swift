@@ -2,6 +2,7 @@ import SurveyEngine
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 /// The `tls` keys, `--insecure` and `builtin.tls`: decoded into the engine's TLSConfiguration,
 /// and their files checked when the plan is, at their keys.
@@ -10,8 +11,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let identity = try TLSIdentity.selfSigned(names: ["staging.example"])
         let ca = try directory.write("ca.pem", identity.certificatePEM)
-        let certificate = try directory.write("client.pem", identity.certificatePEM)
-        let key = try directory.write("client.key", identity.privateKeyPEM)
+        let (certificate, key) = try directory.write(identity, as: "client")
         let plan = try #require(
             expectPlan(
                 lines(

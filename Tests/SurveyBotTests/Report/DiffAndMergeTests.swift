@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 private func verdict(_ diff: ReportDiff, _ endpoint: String, _ metric: String) -> ReportDiff.Verdict? {
     diff.rows.first { $0.endpoint == endpoint && $0.metric == metric }?.verdict

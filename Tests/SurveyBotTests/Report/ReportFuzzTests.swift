@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 /// Seeded mutations of a valid report fed to `report`, `diff` and `merge`: truncation, numbers
 /// swapped for huge, negative, non-finite or wrongly typed values, deleted and duplicated lines,

@@ -3,6 +3,7 @@ import SurveyEngine
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 /// The figures every consumer reads — thresholds, diff, renderers — and how reports are written.
 @Suite struct RunFiguresTests {

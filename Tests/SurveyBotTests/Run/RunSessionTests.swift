@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyTestSupport
 
 /// The session's teardown on each path. Serialized: a session installs the process's
 /// SIGINT/SIGTERM handling while it runs, and two at once would take it from each other.

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 /// A reference server with `faults` on loopback and a client for it.
 ///
@@ -19,12 +20,11 @@ private func withReferenceServer(
     let server = try ReferenceServer(configuration: configuration, group: group)
     let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
     let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: timeout))
-    var failure: (any Error)?
-    do { try await body(server, client, target) } catch { failure = error }
-    await client.shutdown()
-    await server.shutdown()
-    group.shutdown()
-    if let failure { throw failure }
+    try await tearingDown(after: { try await body(server, client, target) }) {
+        await client.shutdown()
+        await server.shutdown()
+        group.shutdown()
+    }
 }
 
 private func questions(_ target: HTTPTarget) -> HTTPRequest {

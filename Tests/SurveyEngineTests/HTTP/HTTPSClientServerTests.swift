@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 /// The event-loop client and server over TLS on loopback: the same exchanges as over plain
 /// http, plus what only https has — certificates, handshakes, sessions, tickets.
@@ -143,9 +144,8 @@ import Testing
 
     @Test func aServerThatWantsAClientCertificateGetsOne() async throws {
         let clientIdentity = try TLSIdentity.selfSigned(names: ["survey-bot"])
-        let directory = try TLSFixtures()
-        let certificate = try directory.file("client.pem", clientIdentity.certificatePEM)
-        let key = try directory.file("client.key", clientIdentity.privateKeyPEM)
+        let directory = try TemporaryDirectory()
+        let (certificate, key) = try directory.write(clientIdentity, as: "client")
         let options = TLSServerContext.Options(trustedClientCertificates: [clientIdentity.certificatePEM])
         try await withServer(serverOptions: options) { server, client in
             #expect(failureOf(await client.send(request(client))) != nil, "no certificate given")
@@ -165,8 +165,8 @@ import Testing
     @Test func aBadCAFileIsRefusedWhenTheClientIsMade() throws {
         let group = EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        let directory = try TLSFixtures()
-        let garbage = try directory.file("ca.pem", "not a certificate\n")
+        let directory = try TemporaryDirectory()
+        let garbage = try directory.write("ca.pem", "not a certificate\n")
         let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 1)
         #expect {
             _ = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(tls: TLSConfiguration(caFile: garbage)))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 // The event-loop client against TLS servers it shares no code with — `openssl s_server` and
 // nginx on 127.0.0.1 — and against peers that never finish a handshake. Failures are data: each
@@ -16,8 +17,8 @@ struct HTTPSAgainstOpenSSLServerTests {
         let authority = try TLSIdentity(names: ["Survey Test CA"], isAuthority: true)
         let server = try await OpenSSLServer.start(identity: try TLSIdentity(names: ["localhost", "127.0.0.1"], issuer: authority))
         defer { server.stop() }
-        let fixtures = try TLSFixtures()
-        let trusting = TLSConfiguration(caFile: try fixtures.file("ca.pem", authority.certificatePEM))
+        let files = try TemporaryDirectory()
+        let trusting = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
         var byName = trusting
         byName.serverName = "localhost"
         for tls in [trusting, byName] {
@@ -51,8 +52,8 @@ struct HTTPSAgainstOpenSSLServerTests {
         let authority = try TLSIdentity(names: ["Survey Test CA"], isAuthority: true)
         let server = try await OpenSSLServer.start(identity: try TLSIdentity(names: ["survey.example"], issuer: authority))
         defer { server.stop() }
-        let fixtures = try TLSFixtures()
-        let trusting = TLSConfiguration(caFile: try fixtures.file("ca.pem", authority.certificatePEM))
+        let files = try TemporaryDirectory()
+        let trusting = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
         let cases: [(serverName: String?, reason: String?)] = [
             (nil, "IP address mismatch"), ("localhost", "hostname mismatch"), ("survey.example", nil),
         ]
@@ -72,8 +73,8 @@ struct HTTPSAgainstOpenSSLServerTests {
 
     @Test func anExpiredOrNotYetValidCertificateIsRefusedWithItsReason() async throws {
         let authority = try TLSIdentity(names: ["Survey Test CA"], isAuthority: true)
-        let fixtures = try TLSFixtures()
-        let tls = TLSConfiguration(caFile: try fixtures.file("ca.pem", authority.certificatePEM))
+        let files = try TemporaryDirectory()
+        let tls = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
         let day = Duration.seconds(86_400)
         let cases: [(notBefore: Duration, notAfter: Duration, reason: String)] = [
             (day * -2, day * -1, "certificate has expired"), (day, day * 2, "certificate is not yet valid"),
@@ -96,11 +97,11 @@ struct HTTPSAgainstOpenSSLServerTests {
         let server = try await OpenSSLServer.start(
             identity: try TLSIdentity(names: ["127.0.0.1"], issuer: authority), requiringClientCertificatesFrom: clientAuthority)
         defer { server.stop() }
-        let fixtures = try TLSFixtures()
-        let trusting = TLSConfiguration(caFile: try fixtures.file("ca.pem", authority.certificatePEM))
+        let files = try TemporaryDirectory()
+        let trusting = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
         var identified = trusting
-        identified.clientCertificateFile = try fixtures.file("client.pem", respondent.certificatePEM)
-        identified.clientKeyFile = try fixtures.file("client.key", respondent.privateKeyPEM)
+        identified.clientCertificateFile = try files.write("client.pem", respondent.certificatePEM)
+        identified.clientKeyFile = try files.write("client.key", respondent.privateKeyPEM)
 
         let shown = try await send(port: server.port, tls: identified)
         let response = try #require(responseOf(shown), "\(shown)")
@@ -141,10 +142,10 @@ struct HTTPSAgainstOpenSSLServerTests {
         defer { server.stop() }
         // It does speak TLS 1.0, to a client that offers it.
         let openssl = try #require(Installed.openssl)
-        let legacy = try PeerProcess(
+        let legacy = try ChildProcess(
             openssl, ["s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
         defer { legacy.stop() }
-        #expect(await legacy.waitFor { $0.text.contains("Protocol  : TLSv1\n") ? true : nil } == true, "\(legacy.text)")
+        #expect(await legacy.waitFor { $0.allOutput.contains("Protocol  : TLSv1\n") ? true : nil } == true, "\(legacy.allOutput)")
 
         // survey-bot offers TLS 1.2 and 1.3 only; certificates aside, the versions do not meet.
         let outcome = try await send(port: server.port, tls: TLSConfiguration(verify: false))
@@ -164,8 +165,8 @@ struct HTTPSAgainstNginxTests {
         let server = try await NginxServer.start(
             identity: try TLSIdentity(names: ["localhost", "127.0.0.1"], issuer: authority), protocols: version)
         defer { server.stop() }
-        let fixtures = try TLSFixtures()
-        let tls = TLSConfiguration(caFile: try fixtures.file("ca.pem", authority.certificatePEM))
+        let files = try TemporaryDirectory()
+        let tls = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
         try await withClient(port: server.port, tls: tls) { client in
             let questions = await client.send(request(client, "GET", "/questions"))
             let list = try #require(responseOf(questions), "\(questions)")
@@ -205,12 +206,12 @@ struct HTTPSAgainstNginxTests {
         let server = try await NginxServer.start(
             identity: try TLSIdentity(names: ["127.0.0.1"], issuer: authority), requiringClientCertificatesFrom: clientAuthority)
         defer { server.stop() }
-        let fixtures = try TLSFixtures()
-        let trusting = TLSConfiguration(caFile: try fixtures.file("ca.pem", authority.certificatePEM))
+        let files = try TemporaryDirectory()
+        let trusting = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
         func presenting(_ identity: TLSIdentity, as name: String) throws -> TLSConfiguration {
             var tls = trusting
-            tls.clientCertificateFile = try fixtures.file("\(name).pem", identity.certificatePEM)
-            tls.clientKeyFile = try fixtures.file("\(name).key", identity.privateKeyPEM)
+            tls.clientCertificateFile = try files.write("\(name).pem", identity.certificatePEM)
+            tls.clientKeyFile = try files.write("\(name).key", identity.privateKeyPEM)
             return tls
         }
         let respondent = try presenting(try TLSIdentity(names: ["respondent.survey-bot"], issuer: clientAuthority), as: "respondent")
@@ -273,7 +274,7 @@ struct HTTPSAgainstNginxTests {
         #expect(outcome.serviceTime >= timeout && outcome.serviceTime < timeout + .seconds(1), "\(outcome.serviceTime)")
         #expect(server.seen.clientHellos.map(isClientHello) == [true])
         // The client closed its socket when it gave up.
-        #expect(await poll { server.seen.clientsGone == 1 })
+        #expect(await eventually(within: 10) { server.seen.clientsGone == 1 })
     }
 }
 
@@ -294,16 +295,10 @@ private func withClient(
         group.shutdown()
         throw error
     }
-    let result: Result<Void, any Error>
-    do {
-        try await body(client)
-        result = .success(())
-    } catch {
-        result = .failure(error)
+    try await tearingDown(after: { try await body(client) }) {
+        await client.shutdown()
+        group.shutdown()
     }
-    await client.shutdown()
-    group.shutdown()
-    try result.get()
 }
 
 /// One `GET /questions` from a new client: what came of it.
@@ -328,14 +323,4 @@ private func responseOf(_ outcome: TransportOutcome) -> TransportResponse? {
 private func failureOf(_ outcome: TransportOutcome) -> TransportFailure? {
     if case .failure(let failure) = outcome.result { return failure }
     return nil
-}
-
-/// Checks `condition` every 10 ms until it holds, at most 10 s.
-private func poll(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return true
 }

@@ -74,18 +74,6 @@ final class Latch: Sendable {
     }
 }
 
-/// Checks `condition` every millisecond until it holds or `seconds` have passed; true when it
-/// held. For waiting on the tasks of a run under test instead of sleeping a fixed time: the
-/// deadline only bounds a test that would otherwise hang, it never decides an outcome.
-func eventually(within seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
-}
-
 /// Virtual time: `sleep` moves the clock forward at once and is remembered.
 final class VirtualClock: Sendable {
     private let state = Mutex<(now: UInt64, sleeps: [UInt64])>((1_000_000_000, []))

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 #if canImport(Glibc)
     import Glibc

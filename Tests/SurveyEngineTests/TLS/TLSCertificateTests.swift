@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -81,14 +82,14 @@ import Testing
     }
 
     @Test func certificateOfAnUnknownAuthorityFailsAndTheCAFileTrustsIt() throws {
-        let fixtures = try TLSFixtures()
+        let files = try TemporaryDirectory()
         let authority = try TLSIdentity(names: ["Survey Test CA"], isAuthority: true)
         let leaf = try TLSIdentity(names: ["localhost"], issuer: authority)
         let stranger = try TLSIdentity.selfSigned(names: ["localhost"])
         #expect(
             try clientStep(against: leaf, trusting: [stranger])
                 == .failed(TLSFailure(.certificate, reason: "unable to get local issuer certificate")))
-        let caFile = try fixtures.file("ca.pem", authority.certificatePEM)
+        let caFile = try files.write("ca.pem", authority.certificatePEM)
         let client = try TLSClientContext(TLSConfiguration(caFile: caFile))
         let pair = try TLSPair(client: client, server: try TLSServerContext(identity: leaf))
         #expect(pair.handshake() == (.done, .done))
@@ -126,13 +127,12 @@ import Testing
 
     @Test(arguments: [TLSConfiguration.Version.tls12, .tls13])
     func serverRequiringAClientCertificateAcceptsOneAndRefusesNone(version: TLSConfiguration.Version) throws {
-        let fixtures = try TLSFixtures()
+        let files = try TemporaryDirectory()
         let serverIdentity = try TLSIdentity.selfSigned(names: ["localhost"])
         let clientIdentity = try TLSIdentity.selfSigned(names: ["survey-bot client"])
         let server = try TLSServerContext(
             identity: serverIdentity, options: .init(maximumVersion: version, trustedClientCertificates: [clientIdentity.certificatePEM]))
-        let certificate = try fixtures.file("client.pem", clientIdentity.certificatePEM)
-        let key = try fixtures.file("client.key", clientIdentity.privateKeyPEM)
+        let (certificate, key) = try files.write(clientIdentity, as: "client")
         let withCertificate = try TLSFixtures.client(trusting: [serverIdentity]) {
             $0.clientCertificateFile = certificate
             $0.clientKeyFile = key
@@ -152,13 +152,12 @@ import Testing
     }
 
     @Test func untrustedClientCertificateFailsAsCertificateOnTheServer() throws {
-        let fixtures = try TLSFixtures()
+        let files = try TemporaryDirectory()
         let serverIdentity = try TLSIdentity.selfSigned(names: ["localhost"])
         let trusted = try TLSIdentity.selfSigned(names: ["trusted client"])
         let stranger = try TLSIdentity.selfSigned(names: ["stranger"])
         let server = try TLSServerContext(identity: serverIdentity, options: .init(trustedClientCertificates: [trusted.certificatePEM]))
-        let certificate = try fixtures.file("stranger.pem", stranger.certificatePEM)
-        let key = try fixtures.file("stranger.key", stranger.privateKeyPEM)
+        let (certificate, key) = try files.write(stranger, as: "stranger")
         let client = try TLSFixtures.client(trusting: [serverIdentity]) {
             $0.clientCertificateFile = certificate
             $0.clientKeyFile = key

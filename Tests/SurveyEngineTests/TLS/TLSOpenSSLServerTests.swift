@@ -2,26 +2,21 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The `openssl` command on the PATH, if any.
-private let opensslCommand: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    .map { "\($0)/openssl" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-
 /// The shim against an independent peer: `openssl s_server` on 127.0.0.1, over a real TCP socket
 /// stepped with poll(2) as the event loop would step it with epoll.
-@Suite(.enabled(if: opensslCommand != nil, "the openssl command is not installed: no independent TLS peer to test against"))
+@Suite(.enabled(if: Installed.openssl != nil, "the openssl command is not installed: no independent TLS peer to test against"))
 struct TLSOpenSSLServerTests {
     @Test func verifiesTalksAndResumesWithOpenSSLsServer() async throws {
-        let fixtures = try TLSFixtures()
         let identity = try TLSIdentity.selfSigned(names: ["localhost", "127.0.0.1"])
-        let certificate = try fixtures.file("server.pem", identity.certificatePEM)
-        let key = try fixtures.file("server.key", identity.privateKeyPEM)
-        let (server, port) = try #require(await Self.startServer(certificate: certificate, key: key))
-        defer { Self.stop(server) }
+        let server = try await OpenSSLServer.start(identity: identity, options: ["-alpn", "http/1.1"])
+        defer { server.stop() }
+        let port = server.port
         let client = try TLSFixtures.client(trusting: [identity])
 
         let first = try Self.exchange(client, port: port, host: "localhost", resuming: nil)
@@ -104,56 +99,6 @@ struct TLSOpenSSLServerTests {
         while ContinuousClock.now < deadline {
             var entry = pollfd(fd: fd, events: events, revents: 0)
             if poll(&entry, 1, 100) > 0 { return true }
-        }
-        return false
-    }
-
-    /// Starts s_server on a free loopback port and waits until it accepts; nil if it never does.
-    private static func startServer(certificate: String, key: String) async throws -> (Process, Int)? {
-        let openssl = try #require(opensslCommand)
-        // A port that was free a moment ago; another try if s_server still could not have it.
-        for _ in 0..<3 {
-            let port = try #require(freePort())
-            let server = Process()
-            server.executableURL = URL(fileURLWithPath: openssl)
-            server.arguments = [
-                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-alpn", "http/1.1", "-quiet",
-            ]
-            server.standardInput = FileHandle.nullDevice
-            server.standardOutput = FileHandle.nullDevice
-            server.standardError = FileHandle.nullDevice
-            try server.run()
-            if await waitUntilListening(port, while: server) { return (server, port) }
-            stop(server)
-        }
-        return nil
-    }
-
-    /// SIGKILL by PID: a child of the test process inherits its blocked signal mask, SIGTERM included.
-    private static func stop(_ process: Process) {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    /// A port the kernel hands out for loopback, free a moment ago.
-    private static func freePort() -> Int? {
-        guard let loopback = try? SocketAddress.resolve(host: "127.0.0.1", port: 0).get().first else { return nil }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        guard loopback.withSockAddr({ bind(fd, $0, $1) }) == 0 else { return nil }
-        return SocketAddress.local(of: fd)?.port
-    }
-
-    /// Whether something accepts TCP connections on the port within 10 s, while `process` runs.
-    private static func waitUntilListening(_ port: Int, while process: Process) async -> Bool {
-        guard let address = try? SocketAddress.resolve(host: "127.0.0.1", port: port).get().first else { return false }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            let connected = address.withSockAddr { connect(fd, $0, $1) } == 0
-            close(fd)
-            if connected { return true }
-            try? await Task.sleep(for: .milliseconds(20))
         }
         return false
     }

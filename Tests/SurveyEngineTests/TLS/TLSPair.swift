@@ -113,29 +113,8 @@ extension TLSStep {
     }
 }
 
-/// Certificates made for a test, and files in a directory of its own that it removes.
-final class TLSFixtures {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("survey-bot-tls-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// Writes `text` to a file named `name` in the fixture's directory; returns its path.
-    func file(_ name: String, _ text: String) throws -> String {
-        let url = directory.appendingPathComponent(name)
-        try Data(text.utf8).write(to: url)
-        return url.path
-    }
-
-    /// A path in the fixture's directory where nothing is.
-    func missing(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
+/// TLS set-ups the tests share; their files go in a `TemporaryDirectory`.
+enum TLSFixtures {
     /// A client that trusts exactly `identities`, verifying, with `tweak` applied to its configuration.
     static func client(trusting identities: [TLSIdentity], _ tweak: (inout TLSConfiguration) -> Void = { _ in }) throws -> TLSClientContext
     {

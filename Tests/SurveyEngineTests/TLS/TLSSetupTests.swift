@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 /// Loading OpenSSL, and the setup errors that stop a run before anything is sent.
 @Suite struct TLSSetupTests {
@@ -27,25 +28,25 @@ import Testing
     }
 
     @Test func keyNotMatchingTheCertificateNamesTheKeyFile() throws {
-        let fixtures = try TLSFixtures()
-        let certificate = try fixtures.file("client.pem", try TLSIdentity.selfSigned(names: ["a"]).certificatePEM)
-        let key = try fixtures.file("other.key", try TLSIdentity.selfSigned(names: ["b"]).privateKeyPEM)
+        let files = try TemporaryDirectory()
+        let certificate = try files.write("client.pem", try TLSIdentity.selfSigned(names: ["a"]).certificatePEM)
+        let key = try files.write("other.key", try TLSIdentity.selfSigned(names: ["b"]).privateKeyPEM)
         let error = try setupError(TLSConfiguration(clientCertificateFile: certificate, clientKeyFile: key))
         #expect(error.file == key)
         #expect(error.description == "client key \(key): does not match the certificate \(certificate) (key values mismatch)")
     }
 
     @Test func missingCAFileNamesTheFile() throws {
-        let fixtures = try TLSFixtures()
-        let path = fixtures.missing("ca.pem")
+        let files = try TemporaryDirectory()
+        let path = files.missing("ca.pem")
         let error = try setupError(TLSConfiguration(caFile: path))
         #expect(error == TLSSetupError("CA file", file: path, reason: "No such file or directory"))
         #expect(error.description == "CA file \(path): No such file or directory")
     }
 
     @Test func garbageCAFileNamesTheFileAndOpenSSLsReason() throws {
-        let fixtures = try TLSFixtures()
-        let path = try fixtures.file("ca.pem", "this is not a certificate\n")
+        let files = try TemporaryDirectory()
+        let path = try files.write("ca.pem", "this is not a certificate\n")
         let error = try setupError(TLSConfiguration(caFile: path))
         #expect(error.subject == "CA file")
         #expect(error.file == path)
@@ -53,12 +54,11 @@ import Testing
     }
 
     @Test func unreadableOrInvalidClientFilesNameTheFile() throws {
-        let fixtures = try TLSFixtures()
+        let files = try TemporaryDirectory()
         let identity = try TLSIdentity.selfSigned(names: ["client"])
-        let certificate = try fixtures.file("client.pem", identity.certificatePEM)
-        let key = try fixtures.file("client.key", identity.privateKeyPEM)
-        let garbage = try fixtures.file("garbage.pem", "garbage\n")
-        let absent = fixtures.missing("absent.pem")
+        let (certificate, key) = try files.write(identity, as: "client")
+        let garbage = try files.write("garbage.pem", "garbage\n")
+        let absent = files.missing("absent.pem")
         #expect(try setupError(TLSConfiguration(clientCertificateFile: absent, clientKeyFile: key)).file == absent)
         #expect(try setupError(TLSConfiguration(clientCertificateFile: certificate, clientKeyFile: absent)).file == absent)
         #expect(try setupError(TLSConfiguration(clientCertificateFile: garbage, clientKeyFile: key)).subject == "client certificate")
@@ -74,11 +74,10 @@ import Testing
     }
 
     @Test func serverFilesAreCheckedLikeTheClients() throws {
-        let fixtures = try TLSFixtures()
+        let files = try TemporaryDirectory()
         let identity = try TLSIdentity.selfSigned(names: ["localhost"])
-        let certificate = try fixtures.file("server.pem", identity.certificatePEM)
-        let key = try fixtures.file("server.key", identity.privateKeyPEM)
-        let otherKey = try fixtures.file("other.key", try TLSIdentity.selfSigned(names: ["x"]).privateKeyPEM)
+        let (certificate, key) = try files.write(identity, as: "server")
+        let otherKey = try files.write("other.key", try TLSIdentity.selfSigned(names: ["x"]).privateKeyPEM)
         let server = try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key)
         let pair = try TLSPair(client: try TLSFixtures.client(trusting: [identity]), server: server)
         #expect(pair.handshake() == (.done, .done))

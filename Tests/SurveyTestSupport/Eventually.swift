@@ -1,6 +1,6 @@
 /// Checks `condition` every 10 ms until it holds or `seconds` have passed; true when it held.
 ///
-/// For waiting on another process or thread instead of sleeping a fixed time: on a quiet
+/// For waiting on another process, thread or task instead of sleeping a fixed time: on a quiet
 /// machine it returns as soon as the condition holds, and on a busy one it keeps waiting. The
 /// deadline only bounds a test that would otherwise hang; it never decides an outcome.
 func eventually(within seconds: Double = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {

@@ -1,40 +1,67 @@
 import Foundation
+import SurveyEngine
 
-@testable import SurveyEngine
+/// The independent programs the real-server tests run, where they are installed.
+enum Installed {
+    /// `openssl` on the PATH.
+    static let openssl = find("openssl")
+    /// `nginx` on the PATH, or in /usr/sbin where Debian puts it (not on every user's PATH).
+    static let nginx = find("nginx", also: ["/usr/sbin"])
+
+    private static func find(_ name: String, also extra: [String] = []) -> String? {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+        return (path + extra).map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// Why a peer or its certificates could not be made, with what it said.
+struct PeerFailure: Error, CustomStringConvertible {
+    var description: String
+}
 
 /// `openssl s_server` on 127.0.0.1, on a port it picks itself and prints, answering every GET
 /// with its status page (`-www`: HTTP/1.0, closed after the page), which names the connection's
-/// protocol and cipher and the client's certificate. Its files live in a directory of its own.
+/// protocol and cipher and the client's certificate. Killed by its PID when stopped.
 final class OpenSSLServer {
     let port: Int
-    private let process: PeerProcess
-    private let files: TLSFixtures
+    private let process: ChildProcess
+    /// The files written for it, when its certificates were made in memory.
+    private let files: TemporaryDirectory?
 
-    private init(port: Int, process: PeerProcess, files: TLSFixtures) {
+    private init(port: Int, process: ChildProcess, files: TemporaryDirectory?) {
         self.port = port
         self.process = process
         self.files = files
     }
 
-    /// Starts s_server with `identity`'s certificate and key and `options` (`-tls1`, …), and waits
-    /// until it listens; with `clientCA`, it requires a client certificate issued by that CA.
+    /// Starts s_server with `identity`'s certificate and key, written to a directory of its own,
+    /// and `options` (`-tls1`, …), and waits until it listens; with `clientCA`, it requires a
+    /// client certificate issued by that CA.
     static func start(identity: TLSIdentity, requiringClientCertificatesFrom clientCA: TLSIdentity? = nil, options: [String] = [])
         async throws -> OpenSSLServer
     {
-        guard let openssl = Installed.openssl else { throw PeerFailure(description: "openssl is not installed") }
-        let files = try TLSFixtures()
-        var arguments = [
-            "s_server", "-accept", "127.0.0.1:0", "-cert", try files.file("server.pem", identity.certificatePEM),
-            "-key", try files.file("server.key", identity.privateKeyPEM), "-www",
-        ]
+        let files = try TemporaryDirectory()
+        let server = try files.write(identity, as: "server")
+        var arguments = ["-cert", server.certificate, "-key", server.key]
         if let clientCA {
             // -Verify (capital V): a client without a certificate is refused, not let through.
-            arguments += ["-Verify", "1", "-CAfile", try files.file("client-ca.pem", clientCA.certificatePEM)]
+            arguments += ["-Verify", "1", "-CAfile", try files.write("client-ca.pem", clientCA.certificatePEM)]
         }
-        let process = try PeerProcess(openssl, arguments + options)
+        return try await start(arguments + options, files: files)
+    }
+
+    /// Starts s_server with the certificate and key in the PEM files `certificate` and `key` and
+    /// `options`, and waits until it listens.
+    static func start(certificate: String, key: String, options: [String] = []) async throws -> OpenSSLServer {
+        try await start(["-cert", certificate, "-key", key] + options, files: nil)
+    }
+
+    private static func start(_ arguments: [String], files: TemporaryDirectory?) async throws -> OpenSSLServer {
+        guard let openssl = Installed.openssl else { throw PeerFailure(description: "openssl is not installed") }
+        let process = try ChildProcess(openssl, ["s_server", "-accept", "127.0.0.1:0", "-www"] + arguments)
         // "ACCEPT 127.0.0.1:41589" and a newline once it listens.
         let port = await process.waitFor { process -> Int? in
-            let output = process.text
+            let output = process.allOutput
             guard let start = output.range(of: "ACCEPT 127.0.0.1:")?.upperBound, let end = output[start...].firstIndex(of: "\n") else {
                 return nil
             }
@@ -42,18 +69,21 @@ final class OpenSSLServer {
         }
         guard let port else {
             process.stop()
-            throw PeerFailure(description: "openssl s_server did not start listening:\n\(process.text)")
+            throw PeerFailure(description: "openssl s_server did not start listening:\n\(process.allOutput)")
         }
         return OpenSSLServer(port: port, process: process, files: files)
     }
 
     /// What s_server printed so far: its errors, one per failed connection.
-    var log: String { process.text }
+    var log: String { process.allOutput }
 
     /// Waits until s_server has printed `text`, at most 10 s.
     func waitForLog(_ text: String) async -> Bool {
-        await process.waitFor { $0.text.contains(text) ? true : nil } ?? false
+        await process.waitFor { $0.allOutput.contains(text) ? true : nil } ?? false
     }
+
+    /// Sends it signal `number`: SIGSTOP, say, for a server that accepts and never answers.
+    func signal(_ number: Int32) { process.signal(number) }
 
     func stop() { process.stop() }
 }
@@ -61,16 +91,21 @@ final class OpenSSLServer {
 /// nginx serving the survey API over TLS on 127.0.0.1: `GET /questions` from a file, `POST
 /// /question/submit` answered 200, and `GET /close`, answered 200 on a connection nginx then
 /// closes. One process (`master_process off`), so that killing its PID stops it for sure; its
-/// configuration, certificates and logs live in a directory of its own.
+/// configuration, logs and certificates made in memory live in a directory of its own.
 final class NginxServer {
-    /// The body of `GET /questions`.
+    /// The body of `GET /questions` unless the server is given other questions.
     static let questions = #"[{"id":1,"question":"Colour?"},{"id":2,"question":"Food?"}]"#
 
-    let port: Int
-    private let process: PeerProcess
-    private let files: TLSFixtures
+    /// A body of `GET /questions` with `count` questions, "Question 1?" and on.
+    static func numberedQuestions(_ count: Int) -> String {
+        "[" + (1...count).map { #"{"id":\#($0),"question":"Question \#($0)?"}"# }.joined(separator: ",") + "]"
+    }
 
-    private init(port: Int, process: PeerProcess, files: TLSFixtures) {
+    let port: Int
+    private let process: ChildProcess
+    private let files: TemporaryDirectory
+
+    private init(port: Int, process: ChildProcess, files: TemporaryDirectory) {
         self.port = port
         self.process = process
         self.files = files
@@ -80,20 +115,37 @@ final class NginxServer {
     /// 1.22's default leaves TLS 1.3 out, later versions' include it) and waits until it
     /// listens; with `clientCA`, `ssl_verify_client on` with that CA.
     static func start(
-        identity: TLSIdentity, protocols: String = "TLSv1.2 TLSv1.3", requiringClientCertificatesFrom clientCA: TLSIdentity? = nil
+        identity: TLSIdentity, protocols: String = "TLSv1.2 TLSv1.3", requiringClientCertificatesFrom clientCA: TLSIdentity? = nil,
+        questions: String = NginxServer.questions
+    ) async throws -> NginxServer {
+        let files = try TemporaryDirectory()
+        let server = try files.write(identity, as: "server")
+        return try await start(
+            in: files, certificate: server.certificate, key: server.key,
+            clientCA: try clientCA.map { try files.write("client-ca.pem", $0.certificatePEM) }, protocols: protocols,
+            questions: questions)
+    }
+
+    /// Starts nginx with the certificate and key in the PEM files `certificate` and `key` and
+    /// `protocols`, and waits until it listens.
+    static func start(certificate: String, key: String, protocols: String = "TLSv1.2 TLSv1.3", questions: String = NginxServer.questions)
+        async throws -> NginxServer
+    {
+        try await start(
+            in: try TemporaryDirectory(), certificate: certificate, key: key, clientCA: nil, protocols: protocols, questions: questions)
+    }
+
+    private static func start(
+        in files: TemporaryDirectory, certificate: String, key: String, clientCA: String?, protocols: String, questions: String
     ) async throws -> NginxServer {
         guard let nginx = Installed.nginx else { throw PeerFailure(description: "nginx is not installed") }
-        let files = try TLSFixtures()
-        let directory = files.directory.path
-        let certificate = try files.file("server.pem", identity.certificatePEM)
-        let key = try files.file("server.key", identity.privateKeyPEM)
-        let clientVerification =
-            try clientCA.map { "ssl_verify_client on; ssl_client_certificate \(try files.file("client-ca.pem", $0.certificatePEM));" } ?? ""
-        _ = try files.file("questions.json", questions)
+        let directory = files.path
+        let clientVerification = clientCA.map { "ssl_verify_client on; ssl_client_certificate \($0);" } ?? ""
+        try files.write("questions.json", questions)
         // nginx cannot be told to pick a port: one that was free a moment ago, another if it was taken since.
         for _ in 0..<3 {
             guard let port = freeLoopbackPort() else { break }
-            let configuration = try files.file(
+            let configuration = try files.write(
                 "nginx.conf",
                 """
                 daemon off;
@@ -101,7 +153,7 @@ final class NginxServer {
                 worker_processes 1;
                 pid \(directory)/nginx.pid;
                 error_log \(directory)/error.log info;
-                events { worker_connections 64; }
+                events { worker_connections 256; }
                 http {
                     log_format requests '$request_method $uri $status $ssl_protocol $ssl_session_reused $ssl_client_verify';
                     access_log \(directory)/access.log requests;
@@ -133,14 +185,14 @@ final class NginxServer {
 
                 """)
             // -e: the log of start-up errors, before the configuration is read.
-            let process = try PeerProcess(nginx, ["-e", "\(directory)/error.log", "-c", configuration, "-p", "\(directory)/"])
+            let process = try ChildProcess(nginx, ["-e", "\(directory)/error.log", "-c", configuration, "-p", "\(directory)/"])
             if await process.waitFor({ listensOnLoopback(pid: $0.pid, port: port) ? true : nil }) == true {
                 return NginxServer(port: port, process: process, files: files)
             }
             process.stop()
             let errors = (try? String(contentsOfFile: "\(directory)/error.log", encoding: .utf8)) ?? ""
             guard errors.contains("Address already in use") else {
-                throw PeerFailure(description: "nginx did not start listening:\n\(process.text)\(errors)")
+                throw PeerFailure(description: "nginx did not start listening:\n\(process.allOutput)\(errors)")
             }
         }
         throw PeerFailure(description: "nginx found no free port on 127.0.0.1")
@@ -149,7 +201,7 @@ final class NginxServer {
     /// The requests nginx logged so far, one line each: method, path, status, TLS protocol,
     /// whether the session was resumed ("r" or "."), and the client certificate's verdict.
     var requests: [String] {
-        let log = (try? String(contentsOfFile: files.directory.appendingPathComponent("access.log").path, encoding: .utf8)) ?? ""
+        let log = (try? String(contentsOfFile: "\(files.path)/access.log", encoding: .utf8)) ?? ""
         return log.split(separator: "\n").map(String.init)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SurveyEngine
 
 /// A fresh directory under the system's temporary directory, removed when released.
 final class TemporaryDirectory {
@@ -18,7 +19,17 @@ final class TemporaryDirectory {
         return file
     }
 
+    /// The full path of `name` in the directory, where nothing has been written.
+    func missing(_ name: String) -> String { "\(path)/\(name)" }
+
     deinit {
         try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+extension TemporaryDirectory {
+    /// Writes `identity`'s certificate and private key as `name`.pem and `name`.key; returns their paths.
+    func write(_ identity: TLSIdentity, as name: String) throws -> (certificate: String, key: String) {
+        (try write("\(name).pem", identity.certificatePEM), try write("\(name).key", identity.privateKeyPEM))
     }
 }
