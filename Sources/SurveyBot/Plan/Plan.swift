@@ -27,7 +27,8 @@ struct Plan: Sendable, Hashable {
         var includeAnswers: Bool
     }
 
-    /// The report title; the plan file's name without `.plan` unless `name:` says otherwise.
+    /// The report title; the plan file's name without `.plan` unless `name:` says otherwise. A
+    /// name is only ever shown, so a part from the environment is kept as `${NAME}`.
     var name: String
     var target: Target
     /// What the engine runs: load, respondents, retries, client limits.
@@ -36,16 +37,20 @@ struct Plan: Sendable, Hashable {
     /// Used when `target` is `builtin`.
     var builtin: ReferenceServerConfiguration
     var report: ReportSettings
-    /// Dotted key paths (`api.headers.Authorization`) whose values came from the environment.
-    /// Reports show them as `<redacted>`.
-    var environmentKeys: Set<String>
+    /// The values that took any part from the environment, by dotted key path
+    /// (`api.headers.Authorization`), each list item in order: what `Plan+Display.swift` shows
+    /// in their place.
+    var environmentText: [String: [PlanText]]
+
+    /// The key paths whose values took any part from the environment.
+    var environmentKeys: Set<String> { Set(environmentText.keys) }
 
     /// A plan with every key at its default (`PlanKeys.all`), named `name`.
     static func defaults(name: String) -> Plan {
         var plan = Plan(
             name: name, target: .builtin, run: RunConfiguration(load: .closed(respondents: 1)), thresholds: [],
             builtin: ReferenceServerConfiguration(), report: ReportSettings(formats: [], directory: "", includeAnswers: false),
-            environmentKeys: [])
+            environmentText: [:])
         for key in PlanKeys.all { key.applyDefault(&plan) }
         return plan
     }
@@ -66,7 +71,7 @@ extension Plan {
         }
         if let duration = run.duration { parts.append("for \(duration.compactDescription)") }
         parts.append("concurrency \(run.concurrency)")
-        parts.append("target \(target)")
+        parts.append("target \(shownTarget)")
         if !thresholds.isEmpty { parts.append("\(thresholds.count) threshold\(thresholds.count == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")
     }

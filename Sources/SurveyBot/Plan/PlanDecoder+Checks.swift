@@ -90,7 +90,8 @@ extension PlanDecoder {
                 case "minimum TLS version": "tls.min_version"
                 default: plan.target == .builtin ? "builtin.tls" : "target"
                 }
-            self.error(error.description, at: seen[key]?.value.location ?? seen["target"]?.value.location ?? root)
+            let message = Plan.redacting(error.description, paths: Plan.pathKeys.compactMap { environmentText[$0]?.first })
+            self.error(message, at: seen[key]?.value.location ?? seen["target"]?.value.location ?? root)
         }
     }
 }

@@ -52,14 +52,14 @@ extension PlanDecoder {
     }
 
     private mutating func thresholdValue(_ s: PlanScalar, scope: Threshold.Scope, metric: Threshold.Metric, path: String) -> Threshold? {
-        let text = s.text.trimmingCharacters(in: " ")
-        guard let comparison = Threshold.Comparison.allCases.first(where: { text.hasPrefix($0.rawValue) }) else {
-            error("expected a comparison like \"< 300ms\" or \">= 95%\" for '\(path)', found '\(s.text)'", at: s.location)
+        let text = s.source.trimmingSpaces()
+        guard let comparison = Threshold.Comparison.allCases.first(where: { text.value.hasPrefix($0.rawValue) }) else {
+            error("expected a comparison like \"< 300ms\" or \">= 95%\" for '\(path)', found '\(s.display)'", at: s.location)
             return nil
         }
-        let limitText = String(text.dropFirst(comparison.rawValue.count)).trimmingCharacters(in: " ")
         var limitScalar = s
-        limitScalar.text = limitText
+        limitScalar.source = text.dropFirst(comparison.rawValue.unicodeScalars.count).trimmingSpaces()
+        let limitText = limitScalar.text
         let limit: Double?
         switch metric.unit {
         case .latency:

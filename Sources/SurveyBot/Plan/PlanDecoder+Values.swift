@@ -11,7 +11,7 @@ extension PlanDecoder {
             plan.target = .builtin
         } else if let suggestion = Suggestions.closest(to: s.text, in: ["builtin"]) {
             error(
-                "expected 'builtin' or a URL like http://127.0.0.1:8080 for 'target', found '\(s.text)' (did you mean '\(suggestion)'?)",
+                "expected 'builtin' or a URL like http://127.0.0.1:8080 for 'target', found '\(s.display)' (did you mean '\(suggestion)'?)",
                 at: s.location)
         } else if let url = parse(s, "target", .url) {
             plan.target = .url(url)
@@ -143,7 +143,7 @@ extension PlanDecoder {
                 let words = RetryConditions.errorNames + ["4xx", "5xx"]
                 let hint = Suggestions.closest(to: name.text, in: words).map { " (did you mean '\($0)'?)" } ?? ""
                 self.error(
-                    "unknown retry condition '\(name.text)'\(hint); expected status codes like 400 or 5xx, or "
+                    "unknown retry condition '\(name.display)'\(hint); expected status codes like 400 or 5xx, or "
                         + RetryConditions.errorNames.joined(separator: ", "),
                     at: name.location)
             }

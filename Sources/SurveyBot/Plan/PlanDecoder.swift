@@ -5,7 +5,8 @@ import SurveyEngine
 /// at the first. Checks between keys follow in `PlanDecoder+Checks.swift`.
 struct PlanDecoder {
     private(set) var diagnostics: [Diagnostic] = []
-    private(set) var environmentKeys: Set<String> = []
+    /// The values that took any part from the environment, by key path (`Plan.environmentText`).
+    private(set) var environmentText: [String: [PlanText]] = [:]
     /// The entries read, by key path: checks between keys need their places.
     private(set) var seen: [String: PlanEntry] = [:]
     /// Cross-checks between keys (answers covering every builtin question) only run on a tree
@@ -18,7 +19,9 @@ struct PlanDecoder {
         decodeBlock(root, path: "", into: &plan)
         check(&plan, root: root.location)
         guard diagnostics.isEmpty else { return nil }
-        plan.environmentKeys = environmentKeys
+        plan.environmentText = environmentText
+        // The name is only ever shown, never sent: only its shown form is kept.
+        if let name = environmentText["name"]?.first { plan.name = name.display }
         return plan
     }
 
@@ -71,7 +74,7 @@ struct PlanDecoder {
     mutating func scalar(_ node: PlanNode, keyLocation: SourceLocation, path: String, expected: String) -> PlanScalar? {
         switch node {
         case .scalar(let s):
-            if s.isFromEnvironment { environmentKeys.insert(path) }
+            if s.isFromEnvironment { environmentText[path] = [s.source] }
             return s
         case .invalid:
             return nil
@@ -89,9 +92,20 @@ struct PlanDecoder {
         switch kind.parse(s.text) {
         case .value(let v): return v
         case .wrongKind:
-            error("expected \(kind.expected) for '\(path)', found '\(s.text)'", at: s.location)
-        case .invalid(let reason):
+            error("expected \(kind.expected) for '\(path)', found '\(s.display)'", at: s.location)
+        case .invalid(let reason) where !s.isFromEnvironment:
             error(reason, at: s.location)
+        case .invalid:
+            // The reason would quote the value. The same check of the shown text words it with
+            // `${NAME}` instead; when that text passes, only the variable is named.
+            if case .invalid(let shownReason) = kind.parse(s.display) {
+                error(shownReason, at: s.location)
+            } else {
+                let expected = kind.summary.replacingOccurrences(of: "`", with: "'")
+                error(
+                    "invalid value for '\(path)' from '\(s.display)': expected \(expected) (a value from the environment is not shown)",
+                    at: s.location)
+            }
         }
         return nil
     }
@@ -106,13 +120,15 @@ struct PlanDecoder {
     mutating func scalarList(_ entry: PlanEntry, _ path: String, expected: String) -> [PlanScalar]? {
         switch entry.value {
         case .scalar(let s):
-            if s.isFromEnvironment { environmentKeys.insert(path) }
+            if s.isFromEnvironment { environmentText[path] = [s.source] }
             return [s]
         case .list(let items, _):
             var scalars: [PlanScalar] = []
             for item in items {
                 if let s = scalar(item, keyLocation: item.location, path: path, expected: expected) { scalars.append(s) }
             }
+            // The whole list, in order, so that it can be shown item by item.
+            if scalars.contains(where: \.isFromEnvironment) { environmentText[path] = scalars.map(\.source) }
             return scalars
         case .empty:
             return []

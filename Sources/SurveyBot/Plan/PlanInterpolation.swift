@@ -1,19 +1,13 @@
-/// `${NAME}` and `${NAME:-default}` in plan values, replaced from the environment. A value that
-/// took any part from the environment is marked, so that reports never show it.
+/// `${NAME}` and `${NAME:-default}` in plan values, replaced from the environment. Each part
+/// taken from the environment is kept as such (`PlanText`), so that whatever prints the value
+/// shows `${NAME}` instead.
 struct PlanInterpolation {
     let environment: [String: String]
 
-    /// Text after substitution, and whether any of it came from the environment.
-    struct Interpolated {
-        var text: String
-        var fromEnvironment: Bool
-    }
-
     /// Replaces every variable in a bare piece of text. Nil after an error, which is added to
     /// `diagnostics`.
-    func substitute(_ slice: ArraySlice<Unicode.Scalar>, in cursor: LineCursor, diagnostics: inout [Diagnostic]) -> Interpolated? {
-        var text = String.UnicodeScalarView()
-        var fromEnvironment = false
+    func substitute(_ slice: ArraySlice<Unicode.Scalar>, in cursor: LineCursor, diagnostics: inout [Diagnostic]) -> PlanText? {
+        var text = PlanText()
         var i = slice.startIndex
         while i < slice.endIndex {
             if slice[i] == "$" && i + 1 < slice.endIndex && slice[i + 1] == "{" {
@@ -22,20 +16,19 @@ struct PlanInterpolation {
                     diagnostics.append(Diagnostic("unterminated '${': missing '}'", at: cursor.location(i)))
                     return nil
                 }
-                text.append(contentsOf: variable.value.text.unicodeScalars)
-                fromEnvironment = fromEnvironment || variable.value.fromEnvironment
+                text.append(variable.value)
                 i = variable.end
             } else {
                 text.append(slice[i])
                 i += 1
             }
         }
-        return Interpolated(text: String(text), fromEnvironment: fromEnvironment)
+        return text
     }
 
     /// Reads `${NAME}` or `${NAME:-default}` starting at `start` (the `$`): its value, and the
     /// index just past the closing brace. Nil after an error, which is added to `diagnostics`.
-    func variable(at start: Int, in cursor: LineCursor, diagnostics: inout [Diagnostic]) -> (value: Interpolated, end: Int)? {
+    func variable(at start: Int, in cursor: LineCursor, diagnostics: inout [Diagnostic]) -> (value: PlanText, end: Int)? {
         let scalars = cursor.scalars
         var i = start + 2
         var name = String.UnicodeScalarView()
@@ -70,10 +63,12 @@ struct PlanInterpolation {
             return nil
         }
         if let value = environment[variable] {
-            return (Interpolated(text: value, fromEnvironment: true), i + 1)
+            var text = PlanText()
+            text.append(variable: variable, value: value)
+            return (text, i + 1)
         }
         if let defaultValue {
-            return (Interpolated(text: defaultValue, fromEnvironment: false), i + 1)
+            return (PlanText(defaultValue), i + 1)
         }
         diagnostics.append(
             Diagnostic(

@@ -104,6 +104,11 @@ struct PlanLexer {
                 error("expected ':' after the quoted key", at: probe.here)
                 return .broken
             }
+            guard !quoted.isFromEnvironment else {
+                // A key is a name, shown in errors and reports (a header's name): it is written in the plan.
+                error("a key cannot come from the environment: '\(quoted.display)' (${…} works in values)", at: keyLocation)
+                return .broken
+            }
             key = quoted.text
             cursor = probe
         } else {
@@ -162,7 +167,7 @@ struct PlanLexer {
             guard let value = interpolation.substitute(cursor.scalars[begin..<end], in: cursor, diagnostics: &diagnostics) else {
                 return .invalid(at: start)
             }
-            return .scalar(PlanScalar(value.text, at: start, isFromEnvironment: value.fromEnvironment))
+            return .scalar(PlanScalar(value, at: start))
         }
     }
 
@@ -178,8 +183,7 @@ struct PlanLexer {
         let quote = cursor.scalars[cursor.position]
         let location = cursor.here
         cursor.position += 1
-        var text = String.UnicodeScalarView()
-        var fromEnvironment = false
+        var text = PlanText()
         while let c = cursor.current {
             if c == quote {
                 if quote == "'" && cursor.peek(1) == "'" {
@@ -188,7 +192,7 @@ struct PlanLexer {
                     continue
                 }
                 cursor.position += 1
-                return PlanScalar(String(text), at: location, isQuoted: true, isFromEnvironment: fromEnvironment)
+                return PlanScalar(text, at: location, isQuoted: true)
             }
             if quote == "\"" && c == "\\" {
                 guard let next = cursor.peek(1) else { break }
@@ -209,8 +213,7 @@ struct PlanLexer {
                     if reportErrors { diagnostics += errors }
                     return nil
                 }
-                text.append(contentsOf: variable.value.text.unicodeScalars)
-                fromEnvironment = fromEnvironment || variable.value.fromEnvironment
+                text.append(variable.value)
                 cursor.position = variable.end
                 continue
             }
@@ -261,7 +264,7 @@ struct PlanLexer {
                 guard let value = interpolation.substitute(cursor.scalars[begin..<end], in: cursor, diagnostics: &diagnostics) else {
                     return nil
                 }
-                items.append(.scalar(PlanScalar(value.text, at: itemLocation, isFromEnvironment: value.fromEnvironment)))
+                items.append(.scalar(PlanScalar(value, at: itemLocation)))
             }
             cursor.skipSpaces()
             if cursor.current == "," {

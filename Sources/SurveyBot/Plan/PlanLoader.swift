@@ -40,8 +40,11 @@ struct PlanLoader: Sendable {
                 located.sortedBySource().map { diagnostic in
                     var d = diagnostic
                     if case .file = d.location.origin, d.location.line >= 1, d.location.line <= lines.count {
-                        d.sourceLine = lines[d.location.line - 1]
+                        d.sourceLine = URLDisplay.redacting(lines[d.location.line - 1])
                     }
+                    // User info and query values are secrets wherever they were written.
+                    d.message = URLDisplay.redacting(d.message)
+                    if case .option(let spelling) = d.location.origin { d.location.origin = .option(URLDisplay.redacting(spelling)) }
                     return d
                 }))
     }

@@ -1,20 +1,31 @@
 /// A scalar as written in a plan: a bare word or a quoted string, after `${VAR}` substitution.
 struct PlanScalar: Sendable, Hashable {
-    /// The text after escapes and environment substitution.
-    var text: String
+    /// The text after escapes and environment substitution, with where each part came from.
+    var source: PlanText
     /// True for `"…"` and `'…'`: a quoted scalar is never read as a number or keyword by kind.
     var isQuoted: Bool
-    /// True when any part of the text came from an environment variable; such values are
-    /// secrets until proven otherwise and are redacted in every report.
-    var isFromEnvironment: Bool
     var location: SourceLocation
 
-    init(_ text: String, at location: SourceLocation, isQuoted: Bool = false, isFromEnvironment: Bool = false) {
-        self.text = text
+    init(_ source: PlanText, at location: SourceLocation, isQuoted: Bool = false) {
+        self.source = source
         self.location = location
         self.isQuoted = isQuoted
-        self.isFromEnvironment = isFromEnvironment
     }
+
+    /// A scalar written in the plan, none of it from the environment.
+    init(_ text: String, at location: SourceLocation, isQuoted: Bool = false) {
+        self.init(PlanText(text), at: location, isQuoted: isQuoted)
+    }
+
+    /// The text after escapes and environment substitution: what is sent.
+    var text: String { source.value }
+
+    /// The text as every error and report shows it: `${NAME}` for each part from the environment.
+    var display: String { source.display }
+
+    /// True when any part of the text came from an environment variable; such values are
+    /// secrets until proven otherwise and are shown by the variable's name.
+    var isFromEnvironment: Bool { source.isFromEnvironment }
 }
 
 /// One `key: value` of a mapping.
@@ -50,7 +61,7 @@ indirect enum PlanNode: Sendable, Hashable {
     /// How the node reads in an "expected X, found Y" message.
     var kindDescription: String {
         switch self {
-        case .scalar(let s): return "'\(s.text)'"
+        case .scalar(let s): return "'\(s.display)'"
         case .list: return "a list"
         case .mapping: return "a mapping"
         case .empty: return "nothing"

@@ -26,7 +26,7 @@ struct PlanOverrides: Sendable, Hashable {
     /// A `--set key.path=value` override. Throws a message when the text has no `=` or no key.
     mutating func set(assignment: String) throws(OverrideError) {
         guard let equals = assignment.firstIndex(of: "=") else {
-            throw OverrideError(description: "--set expects key.path=value, found '\(assignment)'")
+            throw OverrideError(description: "--set expects key.path=value, found '\(URLDisplay.redacting(assignment))'")
         }
         let key = String(assignment[..<equals])
         let value = String(assignment[assignment.index(after: equals)...])

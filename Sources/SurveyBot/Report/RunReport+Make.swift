@@ -5,7 +5,6 @@ extension RunReport {
     /// The facts of a run that are not in its metrics.
     struct RunFacts {
         var plan: Plan
-        var target: String
         var startedAt: Date
         var endedAt: Date
         var elapsed: Duration
@@ -20,7 +19,7 @@ extension RunReport {
         let plan = facts.plan
         var report = RunReport(
             schema: schemaVersion, tool: Tool(name: "survey-bot", version: SurveyEngine.version), name: plan.name, passed: true,
-            interrupted: facts.interrupted, target: plan.environmentKeys.contains("target") ? redacted : facts.target,
+            interrupted: facts.interrupted, target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
             shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),

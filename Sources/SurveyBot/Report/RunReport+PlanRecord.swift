@@ -1,11 +1,11 @@
 import SurveyEngine
 
 extension RunReport.PlanRecord {
+    /// The plan as shown (`Plan+Display.swift`): values from the environment by their
+    /// variables' names, query values `***`, header values never.
     init(_ plan: Plan) {
-        let secret = plan.environmentKeys
-        func shown(_ path: String, _ value: String) -> String { secret.contains(path) ? RunReport.redacted : value }
-        name = shown("name", plan.name)
-        target = shown("target", plan.target.description)
+        name = plan.name
+        target = plan.shownTarget
         switch plan.run.load {
         case .closed(let respondents): load = "closed: \(respondents) respondents"
         case .open(let rate, let ramp):
@@ -20,19 +20,10 @@ extension RunReport.PlanRecord {
         connectTimeout = (plan.run.client.connectTimeout ?? plan.run.client.timeout).compactDescription
         think = plan.run.think.description
         order = plan.run.order.rawValue
-        api = ["questions": plan.run.api.questions.description, "submit": plan.run.api.submit.description]
+        api = ["questions": plan.shownCall(.questions), "submit": plan.shownCall(.submit)]
         // Header values are credentials more often than not: never written.
         headers = Dictionary(plan.run.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })
-        if plan.report.includeAnswers {
-            var book: [String: [String]] = [:]
-            for (id, choices) in plan.run.answers.byQuestion {
-                book[String(id)] = secret.contains("answers.\(id)") ? [RunReport.redacted] : choices
-            }
-            if let fallback = plan.run.answers.fallback { book["*"] = secret.contains("answers.*") ? [RunReport.redacted] : fallback }
-            answers = book
-        } else {
-            answers = nil
-        }
+        answers = plan.report.includeAnswers ? plan.shownAnswers : nil
         func describe(_ policy: RetryPolicy) -> String {
             var text = "\(policy.attempts) attempts, \(policy.backoff.strategy.rawValue)"
             if policy.backoff.strategy != .none {
@@ -51,8 +42,8 @@ extension RunReport.PlanRecord {
             let questions: String
             switch plan.builtin.questions {
             case .builtin(let count): questions = "\(count) questions"
-            case .file(let path): questions = "questions from \(path)"
-            case .raw(let path): questions = "questions body from \(path), unchecked"
+            case .file(let path): questions = "questions from \(plan.shownPath(path))"
+            case .raw(let path): questions = "questions body from \(plan.shownPath(path)), unchecked"
             }
             let faults = plan.builtin.faults
             var parts = [questions]

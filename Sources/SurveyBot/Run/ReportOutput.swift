@@ -52,9 +52,21 @@ final class ReportOutput {
         }
     }
 
-    /// A plan name made safe for a file name: letters, digits, `-`, `_`, `.`.
+    /// A plan name made safe for a file name: letters, digits, `-`, `_`, `.`, each run of other
+    /// characters one `-` between words, none at the ends. The name is the shown one, so a part
+    /// from the environment is its variable's name: `nightly-${BRANCH}` → `nightly-BRANCH`.
     static func safeFileName(_ name: String) -> String {
-        let cleaned = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") ? $0 : "-" })
+        var cleaned = ""
+        var skipped = false
+        for c in name {
+            guard c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_" || c == ".") else {
+                skipped = true
+                continue
+            }
+            if skipped && !cleaned.isEmpty && cleaned.last != "-" && c != "-" { cleaned.append("-") }
+            skipped = false
+            cleaned.append(c)
+        }
         return cleaned.isEmpty || cleaned.hasPrefix(".") ? "run" + cleaned : cleaned
     }
 }

@@ -80,7 +80,7 @@ final class RunSession {
         do throws(ReportWriter.WriteError) {
             try output.prepare()
         } catch {
-            throw SetupError(description: error.description)
+            throw SetupError(description: plan.redacting(error.description))
         }
         onStop("output") { output.stop() }
 
@@ -96,7 +96,7 @@ final class RunSession {
         do throws(TLSSetupError) {
             transport = try HTTPClient(target: target, group: group, configuration: configuration.client)
         } catch {
-            throw SetupError(description: error.description)
+            throw SetupError(description: plan.redacting(error.description))
         }
         onStop("transport") { await transport.shutdown() }
 
@@ -116,14 +116,14 @@ final class RunSession {
             )
         }
         if !options.quiet {
-            let place = plan.target == .builtin ? "builtin server at \(target)" : target.description
+            let place = plan.target == .builtin ? "builtin server at \(target)" : plan.shownTarget
             console.printError("survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary)")
         }
 
         let startedAt = Date()
         let result = await coordinator.run()
         let facts = RunReport.RunFacts(
-            plan: plan, target: plan.target == .builtin ? "builtin" : target.description, startedAt: startedAt, endedAt: Date(),
+            plan: plan, startedAt: startedAt, endedAt: Date(),
             elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted)
         let report = RunReport.make(metrics: result.metrics, facts: facts)
         output.finish(report, started: startedAt)
@@ -145,7 +145,7 @@ final class RunSession {
         do throws(ReferenceServer.StartError) {
             server = try ReferenceServer(configuration: builtin, host: "127.0.0.1", port: 0, group: group)
         } catch {
-            throw SetupError(description: error.description)
+            throw SetupError(description: plan.redacting(error.description))
         }
         onStop("builtin server") { await server.shutdown() }
         let missing = plan.run.answers.unanswerable(among: server.questions.map(\.id))
@@ -180,12 +180,12 @@ final class RunSession {
         if let failure = output.failure {
             // The numbers are not lost with the files: the summary goes to stdout, --quiet or not.
             console.out(TextReport.render(report))
-            console.printError("Error: \(failure.description); the summary above is all that is left of this run")
+            console.printError("Error: \(plan.redacting(failure.description)); the summary above is all that is left of this run")
             return .failure
         }
         if !options.quiet {
             console.out(TextReport.render(report))
-            for file in output.written { console.print("report: \(file)") }
+            for file in output.written { console.print("report: \(plan.redacting(file))") }
         }
         if report.interrupted { return .interrupted }
         return report.passed ? .success : .failure

@@ -68,7 +68,7 @@ enum ReportFixtures {
     static func report(metrics: RunMetrics = metrics(), plan: Plan = plan, shard: Shard = .whole, interrupted: Bool = false) -> RunReport {
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
-            plan: plan, target: "builtin", startedAt: start, endedAt: start.addingTimeInterval(2.5), elapsed: .milliseconds(2500), seed: 42,
+            plan: plan, startedAt: start, endedAt: start.addingTimeInterval(2.5), elapsed: .milliseconds(2500), seed: 42,
             shard: shard, interrupted: interrupted)
         return RunReport.make(metrics: metrics, facts: facts)
     }

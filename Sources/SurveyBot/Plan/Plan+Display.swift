@@ -1,0 +1,86 @@
+import SurveyEngine
+
+/// How a plan's values are shown wherever they are printed or written — the start line,
+/// `validate`, the report and its file names, errors — as opposed to what is sent.
+///
+/// One rule: a part of a value that came from the environment is shown as `${NAME}`, except the
+/// scheme, host and port of the target; query values are `***` (`URLDisplay`); header values
+/// are never shown at all (`RunReport.redacted`). Values parsed into numbers, durations, rates,
+/// percentages or keywords are shown as parsed: once parsed they can hold nothing else, and the
+/// report's own figures show them anyway (`respondents: ${N}` starts N respondents).
+extension Plan {
+    /// The target as shown: `builtin`, or the URL with its port, and its base path with
+    /// `${NAME}` for each part from the environment (`http://127.0.0.1:8080/v1/${TENANT}`).
+    var shownTarget: String {
+        guard case .url(let url) = target else { return "builtin" }
+        guard let text = environmentText["target"]?.first else { return url.description }
+        let origin = HTTPTarget(scheme: url.scheme, host: url.host, port: url.port).description
+        // The base path is what follows the authority, less its trailing slashes (`HTTPTarget.parse`).
+        let scalars = Array(text.value.unicodeScalars)
+        var start = 0
+        while start + 2 < scalars.count, !(scalars[start] == ":" && scalars[start + 1] == "/" && scalars[start + 2] == "/") {
+            start += 1
+        }
+        start += 3
+        while start < scalars.count, scalars[start] != "/" { start += 1 }
+        var end = scalars.count
+        while end > start, scalars[end - 1] == "/" { end -= 1 }
+        guard start < end else { return origin }
+        return origin + text.slice(start..<end).display
+    }
+
+    /// An API call as shown, `GET /questions?token=***`: its method and path with `${NAME}` for
+    /// each part from the environment, and its query values as `***`.
+    func shownCall(_ endpoint: Endpoint) -> String {
+        let call = endpoint == .questions ? run.api.questions : run.api.submit
+        guard let text = environmentText["api.\(endpoint.rawValue)"]?.first else { return URLDisplay.redacting(call.description) }
+        // As `ValueKind.call` reads it: `METHOD /path`, or `/path` with the default method. A
+        // variable holding both (`${CALL}`) is shown whole.
+        let words = text.split(separator: " ")
+        let shownWords = text.display.split(separator: " ")
+        switch (words.count, shownWords.count) {
+        case (2, 2): return "\(words[0].display) \(URLDisplay.redacting(words[1].display))"
+        case (1, 1):
+            let method = call.description.prefix { $0 != " " }
+            return "\(method) \(URLDisplay.redacting(words[0].display))"
+        default: return URLDisplay.redacting(text.display)
+        }
+    }
+
+    /// The answers by question id (`"*"` for the rest), each as shown.
+    var shownAnswers: [String: [String]] {
+        var book: [String: [String]] = [:]
+        func shown(_ key: String, _ choices: [String]) -> [String] {
+            environmentText["answers.\(key)"].map { $0.map(\.display) } ?? choices
+        }
+        for (id, choices) in run.answers.byQuestion { book[String(id)] = shown(String(id), choices) }
+        if let fallback = run.answers.fallback { book["*"] = shown("*", fallback) }
+        return book
+    }
+
+    /// A file or directory the plan names, as shown: `${NAME}` for each part from the environment.
+    func shownPath(_ path: String) -> String {
+        for key in Self.pathKeys {
+            if let text = environmentText[key]?.first, text.value == path { return text.display }
+        }
+        return path
+    }
+
+    /// An error of something the plan's paths were given to — a TLS file, the report directory —
+    /// with each such path that came from the environment shown instead, longest first.
+    func redacting(_ message: String) -> String {
+        Self.redacting(message, paths: Self.pathKeys.compactMap { environmentText[$0]?.first })
+    }
+
+    /// `message` with the value of each of `paths` replaced by its display.
+    static func redacting(_ message: String, paths: [PlanText]) -> String {
+        var message = message
+        for path in paths.filter({ $0.isFromEnvironment && !$0.value.isEmpty }).sorted(by: { $0.value.count > $1.value.count }) {
+            message = message.replacingOccurrences(of: path.value, with: path.display)
+        }
+        return message
+    }
+
+    /// The keys whose values are paths of files or directories.
+    static let pathKeys = ["report.dir", "tls.ca_file", "tls.client_cert", "tls.client_key", "builtin.questions_file"]
+}
