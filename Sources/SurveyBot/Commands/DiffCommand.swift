@@ -38,9 +38,9 @@ enum DiffCommand: Subcommand {
                 default: "95%"),
         ],
         exitCodes: """
-              0  no regression: every change is within noise or tolerance
-              1  a regression: a figure got significantly worse beyond its tolerance, or an endpoint is missing
-              2  bad input: usage, or a report that cannot be read or has another schema
+              0  no regression: every change is noise, within tolerance or not judged
+              1  a regression beyond tolerance and noise, or an endpoint missing in NEW
+              2  bad input: usage, an unreadable report, or another report schema
             """)
 
     static let metricNames = [

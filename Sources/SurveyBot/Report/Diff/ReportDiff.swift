@@ -121,47 +121,51 @@ struct ReportDiff {
         self.newPath = newPath
         self.tolerances = tolerances
         self.confidence = confidence
-        var fixed: [Int: Row] = [:]
-        var comparisons: [(index: Int, comparison: Comparison)] = []
-        var index = 0
+        // Rows in order: an endpoint missing from one run is a row as it stands; a figure of
+        // both runs becomes a row once every figure has been tested.
+        enum Entry {
+            case row(Row)
+            case comparison(Comparison)
+        }
+        var entries: [Entry] = []
         for name in ["questions", "submit"] {
             let baseCalls = base.endpoints[name]?.calls ?? 0
             let newCalls = new.endpoints[name]?.calls ?? 0
             if baseCalls == 0 && newCalls == 0 { continue }
             if newCalls == 0 || baseCalls == 0 {
-                fixed[index] = Row(
-                    endpoint: name, metric: "calls", unit: .count, base: Double(baseCalls), new: Double(newCalls),
-                    verdict: newCalls == 0 ? .missing : .added)
-                index += 1
+                entries.append(
+                    .row(
+                        Row(
+                            endpoint: name, metric: "calls", unit: .count, base: Double(baseCalls), new: Double(newCalls),
+                            verdict: newCalls == 0 ? .missing : .added)))
                 continue
             }
             guard let before = base.endpoints[name], let after = new.endpoints[name] else { continue }
-            for comparison in Comparison.endpoint(name, before, after, base: base, new: new, confidence: confidence) {
-                comparisons.append((index, comparison))
-                index += 1
-            }
+            entries += Comparison.endpoint(name, before, after, base: base, new: new, confidence: confidence).map(Entry.comparison)
         }
         if base.respondents.started > 0 && new.respondents.started > 0 {
             let figure = { (report: RunReport) in
                 DiffFigure.proportion(part: report.respondents.completed, whole: report.respondents.started, confidence: confidence)
             }
-            comparisons.append(
-                (
-                    index,
+            entries.append(
+                .comparison(
                     Comparison(
                         endpoint: "survey", metric: "completion_rate", unit: .ratio, direction: .higherIsBetter, base: figure(base),
-                        new: figure(new))
-                ))
-            index += 1
+                        new: figure(new))))
         }
         // Test every figure that can be judged, then adjust the p-values for testing them all.
-        let tested = comparisons.filter { $0.comparison.gated && $0.comparison.hasEnoughSamples(confidence: confidence) }
-        let raw = tested.map { DiffFigure.pValue($0.comparison.base, $0.comparison.new) ?? 1 }
-        let adjusted = Dictionary(uniqueKeysWithValues: zip(tested.map(\.index), DiffStatistics.holm(raw)))
-        for (index, comparison) in comparisons {
-            fixed[index] = comparison.row(pValue: adjusted[index], confidence: confidence, tolerances: tolerances)
+        let tested = entries.indices.compactMap { index -> (index: Int, pValue: Double)? in
+            guard case .comparison(let comparison) = entries[index], comparison.gated, comparison.hasEnoughSamples(confidence: confidence)
+            else { return nil }
+            return (index, DiffFigure.pValue(comparison.base, comparison.new) ?? 1)
         }
-        rows = (0..<index).compactMap { fixed[$0] }
+        let adjusted = Dictionary(uniqueKeysWithValues: zip(tested.map(\.index), DiffStatistics.holm(tested.map(\.pValue))))
+        rows = entries.indices.map { index in
+            switch entries[index] {
+            case .row(let row): row
+            case .comparison(let comparison): comparison.row(pValue: adjusted[index], confidence: confidence, tolerances: tolerances)
+            }
+        }
     }
 
     var summary: String {
