@@ -68,13 +68,19 @@ struct CommandSpec: Sendable {
     let discussion: String?
     let arguments: [ArgumentSpec]
     let options: [OptionSpec]
+    /// The command's own exit-code table for its help; nil for the table of every command.
+    let exitCodes: String?
 
-    init(name: String, abstract: String, discussion: String? = nil, arguments: [ArgumentSpec] = [], options: [OptionSpec] = []) {
+    init(
+        name: String, abstract: String, discussion: String? = nil, arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
+        exitCodes: String? = nil
+    ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.arguments = arguments
         self.options = options
+        self.exitCodes = exitCodes
     }
 
     static let helpOption = OptionSpec("help", short: "h", help: "Show help information.")
@@ -108,7 +114,7 @@ struct CommandSpec: Sendable {
             if option.repeatable { help += " May be repeated." }
             text += Self.row(option.synopsis, help)
         }
-        text += "\nEXIT CODES:\n\(ExitCode.table)\n"
+        text += "\nEXIT CODES:\n\(exitCodes ?? ExitCode.table)\n"
         return text
     }
 

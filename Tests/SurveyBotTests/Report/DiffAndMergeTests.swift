@@ -47,19 +47,26 @@ private func slower(by scale: Double) -> RunReport {
     }
 
     @Test func changesBelowTheNoiseFloorAreIgnored() {
-        // 0.1 ms → 0.15 ms is +50%, but only 0.05 ms: noise.
-        let row = ReportDiff.row(
-            endpoint: "submit", metric: "p50", unit: .ms, direction: .lowerIsBetter, base: 0.1, new: 0.15, tolerance: 0.1)
-        #expect(row.verdict == .same)
-        let real = ReportDiff.row(
-            endpoint: "submit", metric: "p50", unit: .ms, direction: .lowerIsBetter, base: 1, new: 1.5, tolerance: 0.1)
-        #expect(real.verdict == .regressed)
+        // 0.1 ms → 0.15 ms is +50% and, on a million samples, significant — but only 0.05 ms: noise.
+        func mean(_ value: Double) -> DiffFigure { DiffFigure(value: value, samples: 1_000_000, evidence: .mean(standardError: 0.001)) }
+        func row(_ base: Double, _ new: Double) -> ReportDiff.Row {
+            ReportDiff.Comparison(
+                endpoint: "submit", metric: "mean", unit: .ms, direction: .lowerIsBetter, base: mean(base), new: mean(new)
+            )
+            .row(pValue: 0.0001, confidence: 0.95, tolerances: .init())
+        }
+        #expect(row(0.1, 0.15).verdict == .same)
+        #expect(row(0.1, 0.15).reason == .withinTolerance)
+        #expect(row(1, 1.5).verdict == .regressed)
     }
 
     @Test func successRatesAreJudgedByTheirFailures() {
         // 99% → 95%: a 4% relative drop, but five times the failures.
-        let row = ReportDiff.row(
-            endpoint: "submit", metric: "success_rate", unit: .ratio, direction: .higherIsBetter, base: 0.99, new: 0.95, tolerance: 0.1)
+        let base = DiffFigure.proportion(part: 990, whole: 1000, confidence: 0.95)
+        let new = DiffFigure.proportion(part: 950, whole: 1000, confidence: 0.95)
+        let comparison = ReportDiff.Comparison(
+            endpoint: "submit", metric: "success_rate", unit: .ratio, direction: .higherIsBetter, base: base, new: new)
+        let row = comparison.row(pValue: DiffFigure.pValue(base, new), confidence: 0.95, tolerances: .init())
         #expect(row.verdict == .regressed)
         #expect(row.changePercent == 400)
     }

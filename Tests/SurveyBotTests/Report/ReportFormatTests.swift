@@ -25,6 +25,15 @@ private func expectGolden(_ text: String, _ name: String, sourceLocation: Testin
         try expectGolden(JUnitReport.render(report), "smoke.xml")
     }
 
+    @Test func everyDiffFormatMatchesItsGoldenFile() throws {
+        // The fixture against itself with submits 30% slower: regressions, noise, too few samples.
+        let slower = ReportFixtures.report(metrics: ReportFixtures.metrics(submitLatencyScale: 1.3))
+        let diff = ReportDiff(base: ReportFixtures.report(), new: slower, tolerances: .init(), basePath: "base.json", newPath: "new.json")
+        try expectGolden(TextDiff.render(diff), "diff.txt")
+        try expectGolden(MarkdownDiff.render(diff), "diff.md")
+        try expectGolden(JSONDiff.render(diff), "diff.json")
+    }
+
     @Test func jsonRoundTripsAndRerendersIdentically() throws {
         let report = ReportFixtures.report()
         let directory = try TemporaryDirectory()

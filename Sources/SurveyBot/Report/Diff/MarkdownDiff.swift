@@ -2,22 +2,28 @@
 enum MarkdownDiff: DiffRenderer {
     static func render(_ diff: ReportDiff) -> String {
         var lines = [
-            "## survey-bot diff", "", "`\(diff.basePath)` → `\(diff.newPath)`", "", "| endpoint | metric | base | new | change | verdict |",
+            "## survey-bot diff", "",
+            "`\(diff.basePath)` → `\(diff.newPath)` — tolerance \(Readable.percent(diff.tolerances.default)), "
+                + "confidence \(Readable.percent(diff.confidence))",
+            "", "| endpoint | metric | base | new | change | verdict |",
         ]
         lines.append("|---|---|---:|---:|---:|---|")
         for row in diff.rows {
             let mark =
                 switch row.verdict {
-                case .regressed, .missing: "❌ \(row.verdict.rawValue)"
-                case .improved: "✅ improved"
+                case .regressed, .missing: "❌ \(row.verdictText)"
+                case .improved: "✅ \(row.verdictText)"
                 case .added: "➕ added"
-                case .same: "same"
+                case .same: row.verdictText
                 }
-            lines.append(
-                "| \(row.endpoint) | \(row.metric) | \(ReportDiff.Row.format(row.base, row.unit)) | \(ReportDiff.Row.format(row.new, row.unit)) "
-                    + "| \(row.changeText) | \(mark) |")
+            lines.append("| \(row.endpoint) | \(row.metric) | \(row.baseText) | \(row.newText) | \(row.changeText) | \(mark) |")
         }
-        lines += ["", "**\(diff.summary)**"]
+        lines += [
+            "",
+            "[a, b]: where each figure lies at \(Readable.percent(diff.confidence)) confidence; ~: no change that counts, and why "
+                + "(`within noise`: not significant; `too few samples`: the fewest each run needs).",
+            "", "**\(diff.summary)**",
+        ]
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -1,13 +1,35 @@
-/// Two reports side by side, metric by metric, with a verdict that knows which way is worse:
-/// latency up is worse, success down is worse. A change counts only when it is beyond both the
-/// tolerance (relative) and the noise floor (absolute).
+import SurveyEngine
+
+/// Two reports side by side, figure by figure, each with the interval the data puts it in and
+/// a verdict that knows noise from change: a figure regressed only when it got worse by more
+/// than the tolerance (and the noise floor) and the change is significant at the diff's
+/// confidence, tested for all figures together (Holm). Otherwise it is `~`, with the reason.
+/// docs/diff.md explains the statistics.
 struct ReportDiff {
     enum Verdict: String, Encodable {
-        case same, improved, regressed
+        /// No change that counts (`~`); the row's reason says why.
+        case same
+        case improved, regressed
         /// The endpoint was called in the base run and not in the new one.
         case missing
         /// The endpoint was called in the new run only.
         case added
+    }
+
+    /// Why a row is `~`, or how its change was judged.
+    enum Reason: String, Encodable {
+        /// The change is not significant at the diff's confidence.
+        case withinNoise = "within_noise"
+        /// Significant, but no larger than the tolerance or the noise floor.
+        case withinTolerance = "within_tolerance"
+        /// A run has fewer samples than the figure needs to say anything (`minimum_samples`).
+        case tooFewSamples = "too_few_samples"
+        /// Shown, never judged unless given a tolerance of its own: max, min, attempts per second.
+        case notGated = "not_gated"
+        /// Significant and beyond the tolerance.
+        case significant
+        /// A figure without a test that was given a tolerance of its own: judged by it alone.
+        case toleranceOnly = "tolerance_only"
     }
 
     enum Direction { case lowerIsBetter, higherIsBetter }
@@ -24,127 +46,261 @@ struct ReportDiff {
         var unit: Unit
         var base: Double?
         var new: Double?
+        /// `[lower, upper]` at the diff's confidence; absent when the figure has no interval
+        /// or too few samples for one.
+        var baseInterval: [Double]?
+        var newInterval: [Double]?
+        /// The samples behind each figure: calls, attempts, respondents or latencies.
+        var baseSamples: Int?
+        var newSamples: Int?
         var change: Double?
         /// The relative change in percent, of the "bad" quantity for rates (failures for a
         /// success rate): 99% → 95% success is +400% failures.
         var changePercent: Double?
+        /// The p-value of the change, Holm-adjusted over the diff's tested figures.
+        var pValue: Double?
         var verdict: Verdict
+        var reason: Reason?
+        /// With `too_few_samples`: the fewest samples each run needs.
+        var minimumSamples: Int?
 
         enum CodingKeys: String, CodingKey {
-            case endpoint, metric, unit, base, new, change, verdict
+            case endpoint, metric, unit, base, new, change, verdict, reason
+            case baseInterval = "base_interval"
+            case newInterval = "new_interval"
+            case baseSamples = "base_samples"
+            case newSamples = "new_samples"
             case changePercent = "change_percent"
+            case pValue = "p_value"
+            case minimumSamples = "minimum_samples"
         }
     }
 
-    /// How much worse a metric may get before it counts, as a fraction: `default` for all,
-    /// `overrides` by metric name (`p99`) or endpoint and metric (`submit.p99`).
+    /// How much worse a metric may get before it counts, as a fraction (any size: 1.5 is
+    /// 150%): `default` for all, `overrides` by metric name (`p99`) or endpoint and metric
+    /// (`submit.p99`). An override is also what makes max, min or attempts per second count.
     struct Tolerances {
         var `default` = 0.10
         var overrides: [String: Double] = [:]
 
         func tolerance(endpoint: String, metric: String) -> Double {
-            overrides["\(endpoint).\(metric)"] ?? overrides[metric] ?? `default`
+            explicit(endpoint: endpoint, metric: metric) ?? `default`
+        }
+
+        /// The tolerance given for this metric itself, if any.
+        func explicit(endpoint: String, metric: String) -> Double? {
+            overrides["\(endpoint).\(metric)"] ?? overrides[metric]
         }
     }
 
-    /// Changes smaller than these are noise, whatever their relative size.
+    /// Changes smaller than these never count, however significant: 0.1 → 0.15 ms is +50%
+    /// and, over a million samples, real, but nobody's problem.
     static let latencyFloorMs = 0.2
     static let ratioFloor = 0.005
     static let rateFloor = 1.0
+
+    static let defaultConfidence = 0.95
 
     var rows: [Row]
     /// The two reports' paths, as the user gave them.
     var basePath: String
     var newPath: String
     var tolerances: Tolerances
+    /// The confidence of every interval, and 1 − the chance that two runs of the same plan
+    /// show a regression.
+    var confidence: Double
     var regressions: [Row] { rows.filter { $0.verdict == .regressed || $0.verdict == .missing } }
+    /// Figures a run had too few samples to judge.
+    var tooFewSamples: [Row] { rows.filter { $0.reason == .tooFewSamples } }
 
-    init(base: RunReport, new: RunReport, tolerances: Tolerances, basePath: String = "base", newPath: String = "new") {
+    init(
+        base: RunReport, new: RunReport, tolerances: Tolerances, confidence: Double = defaultConfidence, basePath: String = "base",
+        newPath: String = "new"
+    ) {
         self.basePath = basePath
         self.newPath = newPath
         self.tolerances = tolerances
-        let before = RunFigures(base)
-        let after = RunFigures(new)
-        var rows: [Row] = []
+        self.confidence = confidence
+        // Rows in order: an endpoint missing from one run is a row as it stands; a figure of
+        // both runs becomes a row once every figure has been tested.
+        enum Entry {
+            case row(Row)
+            case comparison(Comparison)
+        }
+        var entries: [Entry] = []
         for name in ["questions", "submit"] {
-            let baseCalls = before.endpoints[name]?.calls ?? 0
-            let newCalls = after.endpoints[name]?.calls ?? 0
+            let baseCalls = base.endpoints[name]?.calls ?? 0
+            let newCalls = new.endpoints[name]?.calls ?? 0
             if baseCalls == 0 && newCalls == 0 { continue }
-            if newCalls == 0 {
-                rows.append(Row(endpoint: name, metric: "calls", unit: .count, base: Double(baseCalls), new: 0, verdict: .missing))
+            if newCalls == 0 || baseCalls == 0 {
+                entries.append(
+                    .row(
+                        Row(
+                            endpoint: name, metric: "calls", unit: .count, base: Double(baseCalls), new: Double(newCalls),
+                            verdict: newCalls == 0 ? .missing : .added)))
                 continue
             }
-            if baseCalls == 0 {
-                rows.append(Row(endpoint: name, metric: "calls", unit: .count, base: 0, new: Double(newCalls), verdict: .added))
-                continue
-            }
-            guard let b = before.endpoints[name], let a = after.endpoints[name] else { continue }
-            func add(_ metric: String, _ unit: Unit, _ direction: Direction, _ value: (RunFigures.Calls) -> Double?) {
-                rows.append(
-                    Self.row(
-                        endpoint: name, metric: metric, unit: unit, direction: direction, base: value(b) ?? 0, new: value(a) ?? 0,
-                        tolerance: tolerances.tolerance(endpoint: name, metric: metric)))
-            }
-            add("success_rate", .ratio, .higherIsBetter) { $0.successRate }
-            add("first_try_success_rate", .ratio, .higherIsBetter) { $0.firstTrySuccessRate }
-            add("error_rate", .ratio, .lowerIsBetter) { $0.errorRate }
-            add("retries_per_call", .ratio, .lowerIsBetter) { $0.retriesPerCall }
-            add("mean", .ms, .lowerIsBetter) { $0.latency?.mean }
-            add("p50", .ms, .lowerIsBetter) { $0.latency?.p50 }
-            add("p90", .ms, .lowerIsBetter) { $0.latency?.p90 }
-            add("p95", .ms, .lowerIsBetter) { $0.latency?.p95 }
-            add("p99", .ms, .lowerIsBetter) { $0.latency?.p99 }
-            add("p999", .ms, .lowerIsBetter) { $0.latency?.p999 }
-            add("max", .ms, .lowerIsBetter) { $0.latency?.max }
-            add("attempts_per_s", .perSecond, .higherIsBetter) { $0.attemptsPerSecond }
+            guard let before = base.endpoints[name], let after = new.endpoints[name] else { continue }
+            entries += Comparison.endpoint(name, before, after, base: base, new: new, confidence: confidence).map(Entry.comparison)
         }
-        if let b = before.completionRate, let a = after.completionRate {
-            rows.append(
-                Self.row(
-                    endpoint: "survey", metric: "completion_rate", unit: .ratio, direction: .higherIsBetter, base: b, new: a,
-                    tolerance: tolerances.tolerance(endpoint: "survey", metric: "completion_rate")))
-        }
-        self.rows = rows
-    }
-
-    static func row(
-        endpoint: String, metric: String, unit: Unit, direction: Direction, base: Double, new: Double, tolerance: Double
-    ) -> Row {
-        let change = new - base
-        let floor =
-            switch unit {
-            case .ms: latencyFloorMs
-            case .ratio: ratioFloor
-            case .perSecond: rateFloor
-            case .count: 0.5
+        if base.respondents.started > 0 && new.respondents.started > 0 {
+            let figure = { (report: RunReport) in
+                DiffFigure.proportion(part: report.respondents.completed, whole: report.respondents.started, confidence: confidence)
             }
-        // Rates near 100% are compared by what they miss: 99% → 95% success is five times the failures.
-        let complement = unit == .ratio && direction == .higherIsBetter
-        let badBase = complement ? 1 - base : base
-        let badNew = complement ? 1 - new : new
-        let relative: Double? = badBase == 0 ? (badNew == 0 ? 0 : nil) : (badNew - badBase) / abs(badBase)
-        var verdict = Verdict.same
-        if abs(change) > floor {
-            let beyond = relative.map { abs($0) > tolerance } ?? true
-            if beyond {
-                let worse = direction == .lowerIsBetter ? change > 0 : change < 0
-                verdict = worse ? .regressed : .improved
+            entries.append(
+                .comparison(
+                    Comparison(
+                        endpoint: "survey", metric: "completion_rate", unit: .ratio, direction: .higherIsBetter, base: figure(base),
+                        new: figure(new))))
+        }
+        // Test every figure that can be judged, then adjust the p-values for testing them all.
+        let tested = entries.indices.compactMap { index -> (index: Int, pValue: Double)? in
+            guard case .comparison(let comparison) = entries[index], comparison.gated, comparison.hasEnoughSamples(confidence: confidence)
+            else { return nil }
+            return (index, DiffFigure.pValue(comparison.base, comparison.new) ?? 1)
+        }
+        let adjusted = Dictionary(uniqueKeysWithValues: zip(tested.map(\.index), DiffStatistics.holm(tested.map(\.pValue))))
+        rows = entries.indices.map { index in
+            switch entries[index] {
+            case .row(let row): row
+            case .comparison(let comparison): comparison.row(pValue: adjusted[index], confidence: confidence, tolerances: tolerances)
             }
         }
-        let percent = relative.map { ($0 * 1000).rounded() / 10 }
-        return Row(
-            endpoint: endpoint, metric: metric, unit: unit, base: rounded(base), new: rounded(new), change: rounded(change),
-            changePercent: percent, verdict: verdict)
-    }
-
-    private static func rounded(_ value: Double) -> Double {
-        (value * 1_000_000).rounded() / 1_000_000
     }
 
     var summary: String {
         let bad = regressions
-        if bad.isEmpty { return "no regressions" }
-        let names = bad.map { "\($0.endpoint) \($0.metric)" }.joined(separator: ", ")
-        return "\(bad.count) regression\(bad.count == 1 ? "" : "s"): \(names)"
+        var text =
+            bad.isEmpty
+            ? "no regressions"
+            : "\(bad.count) regression\(bad.count == 1 ? "" : "s"): " + bad.map { "\($0.endpoint) \($0.metric)" }.joined(separator: ", ")
+        let blind = tooFewSamples.count
+        if blind > 0 { text += "; \(blind) figure\(blind == 1 ? "" : "s") had too few samples to judge" }
+        return text
     }
+}
+
+extension ReportDiff {
+    /// One figure of both runs, before it is judged.
+    struct Comparison {
+        var endpoint: String
+        var metric: String
+        var unit: Unit
+        var direction: Direction
+        var base: DiffFigure
+        var new: DiffFigure
+        /// Judged by default; max, min and attempts per second are shown only.
+        var gated = true
+
+        /// Every figure of an endpoint called in both runs.
+        static func endpoint(
+            _ name: String, _ before: RunReport.EndpointReport, _ after: RunReport.EndpointReport, base: RunReport, new: RunReport,
+            confidence: Double
+        ) -> [Comparison] {
+            var comparisons: [Comparison] = []
+            func add(
+                _ metric: String, _ unit: Unit, _ direction: Direction, gated: Bool = true,
+                _ figure: (RunReport.EndpointReport, RunReport) -> DiffFigure
+            ) {
+                comparisons.append(
+                    Comparison(
+                        endpoint: name, metric: metric, unit: unit, direction: direction, base: figure(before, base),
+                        new: figure(after, new), gated: gated))
+            }
+            add("success_rate", .ratio, .higherIsBetter) { e, _ in .proportion(part: e.succeeded, whole: e.calls, confidence: confidence) }
+            add("first_try_success_rate", .ratio, .higherIsBetter) { e, _ in
+                .proportion(part: e.firstTrySucceeded, whole: e.calls, confidence: confidence)
+            }
+            add("error_rate", .ratio, .lowerIsBetter) { e, _ in
+                .proportion(part: e.failedAttempts, whole: e.attempts, confidence: confidence)
+            }
+            // Retries per call is r / (1 − r) for r, the retries of all attempts: a proportion in disguise.
+            add("retries_per_call", .ratio, .lowerIsBetter) { e, _ in
+                .proportion(part: e.attempts - e.calls, whole: e.attempts, confidence: confidence) { $0 < 1 ? $0 / (1 - $0) : .infinity }
+            }
+            func histogram(_ endpoint: RunReport.EndpointReport) -> Histogram { endpoint.correctedHistogram.histogram ?? Histogram() }
+            add("mean", .ms, .lowerIsBetter) { e, _ in
+                .mean(value: e.correctedLatencyMs.mean, histogram: histogram(e), confidence: confidence)
+            }
+            for (metric, quantile) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("p999", 0.999)] {
+                add(metric, .ms, .lowerIsBetter) { e, _ in
+                    let value = e.correctedLatencyMs.value(Threshold.Metric(rawValue: metric) ?? .p50) ?? 0
+                    return .percentile(quantile, value: value, histogram: histogram(e), confidence: confidence)
+                }
+            }
+            add("min", .ms, .lowerIsBetter, gated: false) { e, _ in
+                DiffFigure(value: e.correctedLatencyMs.min, samples: e.attempts, evidence: .none)
+            }
+            add("max", .ms, .lowerIsBetter, gated: false) { e, _ in
+                DiffFigure(value: e.correctedLatencyMs.max, samples: e.attempts, evidence: .none)
+            }
+            add("attempts_per_s", .perSecond, .higherIsBetter, gated: false) { e, report in
+                DiffFigure(value: RunFigures.perSecond(e.attempts, seconds: report.durationS), samples: e.attempts, evidence: .none)
+            }
+            return comparisons
+        }
+
+        /// The fewest samples each run needs for this figure; nil when it has no test.
+        func minimumSamples(confidence: Double) -> Int? {
+            base.minimumSamples(confidence: confidence)
+        }
+
+        func hasEnoughSamples(confidence: Double) -> Bool {
+            guard let minimum = minimumSamples(confidence: confidence) else { return false }
+            return base.samples >= minimum && new.samples >= minimum
+        }
+
+        /// The row with its verdict: `pValue` is the Holm-adjusted p-value, nil when untested.
+        func row(pValue: Double?, confidence: Double, tolerances: Tolerances) -> Row {
+            let change = new.value - base.value
+            let floor =
+                switch unit {
+                case .ms: ReportDiff.latencyFloorMs
+                case .ratio: ReportDiff.ratioFloor
+                case .perSecond: ReportDiff.rateFloor
+                case .count: 0.5
+                }
+            // Rates near 100% are compared by what they miss: 99% → 95% success is five times the failures.
+            let complement = unit == .ratio && direction == .higherIsBetter
+            let badBase = complement ? 1 - base.value : base.value
+            let badNew = complement ? 1 - new.value : new.value
+            let relative: Double? = badBase == 0 ? (badNew == 0 ? 0 : nil) : (badNew - badBase) / abs(badBase)
+            let explicit = tolerances.explicit(endpoint: endpoint, metric: metric)
+            let tolerance = explicit ?? tolerances.default
+            let beyond = abs(change) > floor && (relative.map { abs($0) > tolerance } ?? true)
+            let worse = direction == .lowerIsBetter ? change > 0 : change < 0
+            let changed: Verdict = worse ? .regressed : .improved
+            var verdict = Verdict.same
+            let reason: Reason
+            var minimum: Int?
+            if !gated {
+                if explicit == nil {
+                    reason = .notGated
+                } else if beyond {
+                    (verdict, reason) = (changed, .toleranceOnly)
+                } else {
+                    reason = .withinTolerance
+                }
+            } else if !hasEnoughSamples(confidence: confidence) {
+                reason = .tooFewSamples
+                minimum = minimumSamples(confidence: confidence)
+            } else if (pValue ?? 1) > 1 - confidence {
+                reason = .withinNoise
+            } else if !beyond {
+                reason = .withinTolerance
+            } else {
+                (verdict, reason) = (changed, .significant)
+            }
+            return Row(
+                endpoint: endpoint, metric: metric, unit: unit, base: rounded(base.value), new: rounded(new.value),
+                baseInterval: base.interval.map { [rounded($0.lowerBound), rounded($0.upperBound)] },
+                newInterval: new.interval.map { [rounded($0.lowerBound), rounded($0.upperBound)] }, baseSamples: base.samples,
+                newSamples: new.samples, change: rounded(change), changePercent: relative.map { ($0 * 1000).rounded() / 10 },
+                pValue: pValue.map(rounded), verdict: verdict, reason: reason, minimumSamples: minimum)
+        }
+    }
+}
+
+private func rounded(_ value: Double) -> Double {
+    value.isFinite ? (value * 1_000_000).rounded() / 1_000_000 : value
 }

@@ -1,14 +1,17 @@
 /// A diff as an aligned table for a terminal or a CI log.
 enum TextDiff: DiffRenderer {
     static func render(_ diff: ReportDiff) -> String {
-        var lines = ["diff: \(diff.basePath) → \(diff.newPath) (tolerance \(Readable.percent(diff.tolerances.default)))"]
+        var lines = [
+            "diff: \(diff.basePath) → \(diff.newPath) (tolerance \(Readable.percent(diff.tolerances.default)), "
+                + "confidence \(Readable.percent(diff.confidence)))"
+        ]
         let header = ["endpoint", "metric", "base", "new", "change", "verdict"]
         var table = [header]
         for row in diff.rows {
-            table.append([
-                row.endpoint, row.metric, ReportDiff.Row.format(row.base, row.unit), ReportDiff.Row.format(row.new, row.unit),
-                row.changeText, row.verdict == .same ? "same" : row.verdict.rawValue.uppercased(),
-            ])
+            // What fails the diff stands out in capitals, as in the report's FAIL lines.
+            let failing = row.verdict == .regressed || row.verdict == .missing
+            let verdict = failing ? row.verdictText.uppercasedFirstWord : row.verdictText
+            table.append([row.endpoint, row.metric, row.baseText, row.newText, row.changeText, verdict])
         }
         let widths = (0..<header.count).map { column in table.map { $0[column].count }.max() ?? 0 }
         for line in table {
@@ -20,7 +23,16 @@ enum TextDiff: DiffRenderer {
             while line.hasSuffix(" ") { line.removeLast() }
             lines.append(line)
         }
+        lines.append("[a, b]: where each figure lies at \(Readable.percent(diff.confidence)) confidence; ~: no change that counts")
         lines.append(diff.summary)
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    /// `REGRESSED (p=0.002)` from `regressed (p=0.002)`: the first word in capitals.
+    fileprivate var uppercasedFirstWord: String {
+        guard let space = firstIndex(of: " ") else { return uppercased() }
+        return self[..<space].uppercased() + self[space...]
     }
 }
