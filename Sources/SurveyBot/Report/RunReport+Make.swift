@@ -110,7 +110,8 @@ extension RunReport.EndpointReport {
         var errors: [String: Int] = [:]
         for (code, count) in metrics.statuses {
             status[String(code)] = count
-            if code >= 400 && code < 600 { errors["http_\(code / 100)xx", default: 0] += count }
+            // Redirects too: they are never followed, and the survey API answers none.
+            if code >= 300 && code < 600 { errors["http_\(code / 100)xx", default: 0] += count }
         }
         for (kind, count) in metrics.errors { errors[kind.rawValue] = count }
         self.status = status

@@ -51,7 +51,7 @@ struct RunReport: Codable, Sendable, Equatable {
         var failedAttempts: Int
         /// Per attempt, by status code.
         var status: [String: Int]
-        /// Per attempt, by error kind, with `http_4xx` / `http_5xx` for failed statuses.
+        /// Per attempt, by error kind, with `http_3xx` / `http_4xx` / `http_5xx` for failed statuses.
         var errors: [String: Int]
         /// Per attempt, from its intended start: the latency corrected for coordinated
         /// omission, equal to the service time in the closed model (`latency_ms`).

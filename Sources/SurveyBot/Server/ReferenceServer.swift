@@ -245,9 +245,11 @@ final class ReferenceServerState: Sendable {
         counts = (0..<max(1, loops)).map { _ in Shard() }
         sequence = Endpoint.allCases.map { _ in Sequence() }
         questionsResponse = EncodedResponse(.json(200, rawQuestions ?? Array(SurveyQuestion.json(questions).utf8)))
-        malformedBytes =
-            configuration.faults.malformedKind == .statusLine
-            ? Self.garbage : Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis line is not a header\r\n\r\nok".utf8)
+        switch configuration.faults.malformedKind {
+        case .statusLine: malformedBytes = Self.garbage
+        case .headers: malformedBytes = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis line is not a header\r\n\r\nok".utf8)
+        case .binary: malformedBytes = [0, 0, 0, 4, 0, 0, 0, 0, 0]  // an empty HTTP/2 SETTINGS frame
+        }
     }
 
     func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
