@@ -12,6 +12,10 @@ extension RunReport {
         var seed: UInt64
         var shard: Shard
         var interrupted: Bool
+        /// The limit on open files the run had, for a run that ran out of descriptors.
+        var openFiles: OpenFilesLimit? = nil
+        /// Times the builtin server found no descriptor to accept a connection with.
+        var builtinServerAcceptFailures = 0
     }
 
     /// Builds the report of a run from its metrics, and evaluates the plan's thresholds on it.
@@ -25,22 +29,28 @@ extension RunReport {
             shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: seconds),
-            thresholds: [], plan: PlanRecord(plan))
+            thresholds: [], plan: PlanRecord(plan),
+            localResource: LocalResource(
+                attempts: metrics.localResource, builtinServerAcceptFailures: facts.builtinServerAcceptFailures, openFiles: facts.openFiles)
+        )
         report.evaluateThresholds(plan.thresholds)
         return report
     }
 
-    /// Judges `thresholds` on the report's figures and sets `passed`.
+    /// Judges `thresholds` on the report's figures and sets `passed`: false when a threshold
+    /// failed, or when attempts could not be made for want of local resources.
     mutating func evaluateThresholds(_ thresholds: [Threshold]) {
         let figures = RunFigures(self)
         self.thresholds = thresholds.map { $0.evaluate(figures) }
-        passed = self.thresholds.allSatisfy(\.passed)
+        passed = self.thresholds.allSatisfy(\.passed) && localResource == nil
     }
 
     /// How a run ended, as every renderer words it.
     enum Verdict: Equatable {
         /// Stopped early by a signal: its figures are partial.
         case interrupted
+        /// This many attempts could not be made: the process ran out of descriptors or ports.
+        case localResource(attempts: Int)
         /// `failed` of `of` thresholds failed.
         case failed(Int, of: Int)
         /// Every one of `count` thresholds held.
@@ -51,6 +61,7 @@ extension RunReport {
 
     var verdict: Verdict {
         if interrupted { return .interrupted }
+        if let localResource { return .localResource(attempts: localResource.attempts) }
         let failed = thresholds.filter { !$0.passed }.count
         if failed > 0 { return .failed(failed, of: thresholds.count) }
         return thresholds.isEmpty ? .completed : .passed(thresholds.count)
@@ -60,6 +71,23 @@ extension RunReport {
 
     static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+extension RunReport.LocalResource {
+    /// The record of `attempts` not made and of the builtin server's accepts without a
+    /// descriptor, with the limit on open files; nil when there were neither.
+    init?(attempts: Int, builtinServerAcceptFailures: Int = 0, openFiles: OpenFilesLimit?) {
+        guard attempts > 0 || builtinServerAcceptFailures > 0 else { return nil }
+        self.init(
+            attempts: attempts, builtinServerAcceptFailures: builtinServerAcceptFailures > 0 ? builtinServerAcceptFailures : nil,
+            openFilesLimit: openFiles?.soft, openFilesHardLimit: openFiles?.hard)
+    }
+
+    /// `ulimit -n 40 (hard limit 40)`, or nothing when the limit is not known.
+    var limitText: String? {
+        guard let soft = openFilesLimit, let hard = openFilesHardLimit else { return nil }
+        return "ulimit -n \(OpenFilesLimit(soft: soft, hard: hard))"
     }
 }
 
@@ -100,6 +128,7 @@ extension RunReport.EndpointReport {
     init(_ metrics: EndpointMetrics) {
         calls = metrics.calls
         attempts = metrics.attempts
+        localResource = metrics.localResource
         succeeded = metrics.succeeded
         failed = metrics.failed
         firstTrySucceeded = metrics.firstTrySucceeded

@@ -38,6 +38,12 @@ extension RunReport {
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),
             thresholds: [], plan: first.plan)
+        let local = parts.compactMap(\.report.localResource)
+        let limits = local.first { $0.openFilesLimit != nil }
+        merged.localResource = RunReport.LocalResource(
+            attempts: metrics.localResource, builtinServerAcceptFailures: local.map { $0.builtinServerAcceptFailures ?? 0 }.reduce(0, +),
+            openFiles: limits.flatMap { limit in limit.openFilesLimit.map { OpenFilesLimit(soft: $0, hard: limit.openFilesHardLimit ?? $0) }
+            })
         merged.evaluateThresholds(first.thresholds.map(\.threshold))
         return merged
     }
@@ -50,6 +56,7 @@ extension RunReport {
             var counts = EndpointMetrics()
             counts.calls = part.calls
             counts.attempts = part.attempts
+            counts.localResource = part.localResource ?? 0
             counts.succeeded = part.succeeded
             counts.failed = part.failed
             counts.firstTrySucceeded = part.firstTrySucceeded

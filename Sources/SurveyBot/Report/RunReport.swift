@@ -27,9 +27,13 @@ struct RunReport: Codable, Sendable, Equatable {
     var throughput: Throughput
     var thresholds: [ThresholdResult]
     var plan: PlanRecord
+    /// Present when attempts could not be made because this process ran out of descriptors or
+    /// local ports: such a run does not measure the server, and does not pass.
+    var localResource: LocalResource? = nil
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
+        case localResource = "local_resource"
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case durationS = "duration_s"
@@ -40,9 +44,33 @@ struct RunReport: Codable, Sendable, Equatable {
         var version: String
     }
 
+    /// Attempts this process could not make for want of descriptors or local ports, and the
+    /// limit on open files it ran with.
+    struct LocalResource: Codable, Sendable, Equatable {
+        /// Attempts of both endpoints not made (`local_resource`), in no endpoint's `attempts`.
+        var attempts: Int
+        /// With `target: builtin`: times the in-process server found no descriptor for a
+        /// connection waiting to be accepted, whose answer then came late or not at all.
+        var builtinServerAcceptFailures: Int?
+        /// The soft and hard `RLIMIT_NOFILE` (`ulimit -n`) at the end of the run, when known.
+        var openFilesLimit: UInt64?
+        var openFilesHardLimit: UInt64?
+
+        enum CodingKeys: String, CodingKey {
+            case attempts
+            case builtinServerAcceptFailures = "builtin_server_accept_failures"
+            case openFilesLimit = "open_files_limit"
+            case openFilesHardLimit = "open_files_hard_limit"
+        }
+    }
+
     struct EndpointReport: Codable, Sendable, Equatable {
         var calls: Int
+        /// HTTP attempts sent.
         var attempts: Int
+        /// Attempts not made because this process ran out of descriptors or local ports: in none
+        /// of the other counts. Absent from reports of versions before it.
+        var localResource: Int?
         var succeeded: Int
         var failed: Int
         var firstTrySucceeded: Int
@@ -69,6 +97,7 @@ struct RunReport: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case calls, attempts, succeeded, failed, retries, status, errors, connections
+            case localResource = "local_resource"
             case correctedHistogram = "histogram"
             case errorSamples = "error_samples"
             case firstTrySucceeded = "first_try_succeeded"

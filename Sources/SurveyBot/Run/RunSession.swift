@@ -35,6 +35,8 @@ final class RunSession {
     private var stack: [(name: String, stop: () async -> Void)] = []
     /// What was stopped, in order: the teardown as it happened, for tests.
     private(set) var stopped: [String] = []
+    /// The reference server of a `target: builtin` run, once started.
+    private var builtinServer: ReferenceServer?
 
     init(plan: Plan, path: String, options: Options, console: Console) {
         self.plan = plan
@@ -121,10 +123,17 @@ final class RunSession {
         }
 
         let startedAt = Date()
+        let warning = LocalResourceWarning(console: console)
+        let builtinServer = self.builtinServer
+        let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }
         let result = await coordinator.run()
+        watching.cancel()
+        let acceptFailures = builtinServer?.acceptsWithoutResources ?? 0
+        warning.warn(result.metrics, serverAcceptFailures: acceptFailures)
         let facts = RunReport.RunFacts(
             plan: plan, target: plan.target == .builtin ? "builtin" : target.description, startedAt: startedAt, endedAt: Date(),
-            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted)
+            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
+            openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures)
         let report = RunReport.make(metrics: result.metrics, facts: facts)
         output.finish(report, started: startedAt)
         return report
@@ -148,6 +157,7 @@ final class RunSession {
             throw SetupError(description: error.description)
         }
         onStop("builtin server") { await server.shutdown() }
+        builtinServer = server
         let missing = plan.run.answers.unanswerable(among: server.questions.map(\.id))
         guard missing.isEmpty else {
             let list = missing.prefix(5).map(String.init).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")

@@ -76,6 +76,10 @@ final class ReferenceServer: Sendable {
     /// The address it listens on, as `host:port`.
     var address: SocketAddress { server.address }
 
+    /// Times a connection waiting to be accepted found the process out of descriptors: with
+    /// `target: builtin` the server shares the run's limit on open files.
+    var acceptsWithoutResources: Int { server.acceptsWithoutResources }
+
     /// The counts so far.
     func stats() -> ReferenceServerStats {
         state.snapshot(server: server)

@@ -67,6 +67,9 @@ struct AttemptRecord: Sendable, Hashable {
 public enum AbandonReason: String, Sendable, Hashable, CaseIterable, Comparable {
     /// The questions never came, after every retry.
     case questionsUnavailable = "questions_unavailable"
+    /// The questions could not be asked for: this process ran out of descriptors or local
+    /// ports (`ErrorKind.localResource`) on the last attempt. Not the server's doing.
+    case localResource = "local_resource"
     /// The run was interrupted (Ctrl-C, SIGTERM, or the closed model's duration cap).
     case interrupted
 

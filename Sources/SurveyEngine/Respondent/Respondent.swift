@@ -98,6 +98,7 @@ struct Respondent: Sendable {
         switch await call(.questions, HTTPRequest(context.questionsRequest, collectBody: true), context) {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
+        case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
         case .interrupted: return RespondentResult(ending: .abandoned(.interrupted), submitted: 0, unanswered: 0)
         }
         putInOrder(context.order)
@@ -120,7 +121,7 @@ struct Respondent: Sendable {
             }
             switch await call(.submit, submit.request, context) {
             case .succeeded: tally.submitted += 1
-            case .failed: tally.unanswered += 1
+            case .failed, .notSent: tally.unanswered += 1
             case .interrupted:
                 tally.unanswered += 1
                 tally.ending = .abandoned(.interrupted)
@@ -156,7 +157,9 @@ struct Respondent: Sendable {
         return (HTTPRequest(context.submitRequest, body: Self.submitBody(id: question.id, answer: answer)), think)
     }
 
-    private enum CallResult { case succeeded, failed, interrupted }
+    /// How a call ended: `notSent` is a failure whose last attempt could not be made for want
+    /// of local resources.
+    private enum CallResult { case succeeded, failed, notSent, interrupted }
 
     /// Where a call stands between its attempts.
     private struct CallState {
@@ -231,12 +234,13 @@ struct Respondent: Sendable {
         if succeeded { return end(.succeeded) }
         let decision = context.retry[endpoint].decide(
             afterAttempt: state.attempt, outcome: outcome, retryAfter: retryAfter, previousDelay: state.previousDelay, using: &random)
+        let failed: CallResult = outcome == .error(.localResource) ? .notSent : .failed
         guard case .retry(let delay) = decision, !context.stop.isRaised else {
-            return end(context.stop.isRaised ? .interrupted : .failed)
+            return end(context.stop.isRaised ? .interrupted : failed)
         }
         guard context.budget.withdraw() else {
             state.denied += 1
-            return end(.failed)
+            return end(failed)
         }
         state.previousDelay = delay
         return .retry(after: delay.clampedNanoseconds)

@@ -140,7 +140,9 @@ private func expectSameAtEveryBoundary(
         #expect(parse(bytes("HTTP/1.1 599 Edge\r\nContent-Length: 0\r\n\r\n")).0.status == 599)
     }
 
-    @Test(arguments: ["SSH-2.0-OpenSSH_9.6", "\u{15}\u{3}\u{3}\u{0}\u{2}\u{2}\u{28}", "\u{0}\u{0}\u{12}\u{4}", "http/1.1 200", "HTTP/2 200", "\r\nX"])
+    @Test(arguments: [
+        "SSH-2.0-OpenSSH_9.6", "\u{15}\u{3}\u{3}\u{0}\u{2}\u{2}\u{28}", "\u{0}\u{0}\u{12}\u{4}", "http/1.1 200", "HTTP/2 200", "\r\nX",
+    ])
     func bytesThatCannotBeginAResponseAreMalformedAtOnce(_ text: String) {
         // No line end needed: the first byte that cannot begin `HTTP/1.` fails the parse, so a
         // server that sends such bytes and closes is a malformed answer, not a closed connection.

@@ -14,7 +14,8 @@ import Testing
         let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
         var outcome: TransportOutcome?
         try await tearingDown(client, server, group) {
-            outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target, headers: headers)))
+            outcome = await client.send(
+                HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target, headers: headers)))
         }
         return try #require(outcome)
     }
@@ -41,7 +42,9 @@ import Testing
         // The second server, where the redirect points, must see nothing: not a connection, so
         // not the Authorization header either.
         let group = EventLoopGroup(threads: 1)
-        let elsewhere = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200))) }
+        let elsewhere = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
+            .respond(EncodedResponse(HTTPServerResponse(status: 200)))
+        }
         let location = "http://127.0.0.1:\(elsewhere.port)/questions"
         let redirect = HTTPServerResponse(status: 302, headers: [HTTPHeader(name: "Location", value: location)])
         let outcome = try await outcome(

@@ -38,6 +38,10 @@ enum MarkdownReport: ReportRenderer {
         if report.answers.missing > 0 { answers += ", \(report.answers.missing) with no answer in the plan" }
         lines.append(answers + ".")
         lines.append("")
+        if let local = report.localResource {
+            lines.append("**Not sent:** \(localResource(local)).")
+            lines.append("")
+        }
         lines.append("**Throughput:** \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         if !report.throughput.timeline.isEmpty {
             lines.append("")
@@ -78,10 +82,22 @@ enum MarkdownReport: ReportRenderer {
     static func verdict(_ report: RunReport) -> String {
         switch report.verdict {
         case .interrupted: "⚠️ interrupted"
+        case .localResource: "❌ failed: out of local resources"
         case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
         case .passed(let count): "✅ passed \(count) thresholds"
         case .completed: "✅ completed"
         }
+    }
+
+    /// `37 attempts (local_resource): survey-bot ran out of file descriptors or local ports
+    /// (ulimit -n 40 (hard limit 40)), so this run does not measure the server`.
+    static func localResource(_ local: RunReport.LocalResource) -> String {
+        let limit = local.limitText.map { " (\($0))" } ?? ""
+        var text = "\(local.attempts) attempt\(local.attempts == 1 ? "" : "s") (local_resource)"
+        if let failures = local.builtinServerAcceptFailures {
+            text += " and \(failures) connection\(failures == 1 ? "" : "s") the builtin server could not accept"
+        }
+        return text + ": survey-bot ran out of file descriptors or local ports\(limit), so this run does not measure the server"
     }
 
     /// Every error kind of every endpoint that occurred, in a stable order, with the first

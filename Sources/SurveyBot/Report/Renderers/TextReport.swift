@@ -25,6 +25,7 @@ enum TextReport: ReportRenderer {
         if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
         lines.append(who)
         lines.append("  answers: \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered")
+        if let local = report.localResource { lines.append("  not sent: " + MarkdownReport.localResource(local)) }
         let errors = MarkdownReport.errors(report).map { error in
             "\(error.endpoint) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
         }
@@ -41,6 +42,7 @@ enum TextReport: ReportRenderer {
     static func verdict(_ report: RunReport) -> String {
         switch report.verdict {
         case .interrupted: "INTERRUPTED"
+        case .localResource: "FAILED: out of local resources"
         case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
         case .passed(let count): "passed \(count) thresholds"
         case .completed: "completed"
