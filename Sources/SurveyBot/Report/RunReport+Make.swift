@@ -16,6 +16,8 @@ extension RunReport {
         var openFiles: OpenFilesLimit? = nil
         /// Times the builtin server found no descriptor to accept a connection with.
         var builtinServerAcceptFailures = 0
+        /// What ended the run; `.signal` when `interrupted`, whatever this says.
+        var stoppedBy = StopCause.completed
     }
 
     /// Builds the report of a run from its metrics, and evaluates the plan's thresholds on it.
@@ -24,7 +26,8 @@ extension RunReport {
         let plan = facts.plan
         var report = RunReport(
             schema: schemaVersion, tool: Tool(name: "survey-bot", version: SurveyEngine.version), name: plan.name, passed: true,
-            interrupted: facts.interrupted, target: plan.environmentKeys.contains("target") ? redacted : facts.target,
+            interrupted: facts.interrupted, stoppedBy: (facts.interrupted ? .signal : facts.stoppedBy).rawValue,
+            target: plan.environmentKeys.contains("target") ? redacted : facts.target,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
             shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
@@ -98,7 +101,7 @@ extension RunReport.Respondents {
         self.init(
             started: metrics.respondentsStarted, completed: metrics.respondentsCompleted,
             finishedWithUnanswered: metrics.respondentsFinishedWithUnanswered, abandoned: metrics.respondentsAbandoned,
-            abandonedReasons: reasons, dropped: metrics.dropped)
+            abandonedReasons: reasons, dropped: metrics.dropped, cutShort: metrics.respondentsCutShort)
     }
 }
 

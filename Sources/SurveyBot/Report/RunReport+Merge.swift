@@ -32,7 +32,7 @@ extension RunReport {
         let complete = shardCounts.count == 1 && shards.count == Int(shardCounts.first!)
         var merged = RunReport(
             schema: schemaVersion, tool: first.tool, name: first.name, passed: true, interrupted: parts.contains { $0.report.interrupted },
-            target: first.target, startedAt: started, endedAt: ended, durationS: duration,
+            stoppedBy: mergedStopCause(parts.map(\.report)), target: first.target, startedAt: started, endedAt: ended, durationS: duration,
             shard: complete || shards.isEmpty ? nil : shards.sorted().joined(separator: "+"), seed: first.seed,
             endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
@@ -46,6 +46,14 @@ extension RunReport {
             })
         merged.evaluateThresholds(first.thresholds.map(\.threshold))
         return merged
+    }
+
+    /// What ended shards run as one: a signal if it ended any, else the duration if it ended
+    /// any; `completed` only when every part says so (nil when a part does not say).
+    static func mergedStopCause(_ reports: [RunReport]) -> String? {
+        let causes = reports.map(\.stoppedBy)
+        for cause in [StopCause.signal, .duration] where causes.contains(cause.rawValue) { return cause.rawValue }
+        return causes.allSatisfy({ $0 == StopCause.completed.rawValue }) ? StopCause.completed.rawValue : nil
     }
 
     /// The engine's metrics back from the report's counts and histograms.
@@ -98,6 +106,7 @@ extension RunReport {
         metrics.respondentsStarted = respondents.started
         metrics.respondentsCompleted = respondents.completed
         metrics.respondentsFinishedWithUnanswered = respondents.finishedWithUnanswered
+        metrics.respondentsCutShort = respondents.cutShort ?? 0
         for (name, count) in respondents.abandonedReasons {
             guard let reason = AbandonReason(rawValue: name) else {
                 throw MergeError(description: "\(path): unknown abandon reason '\(name)'")

@@ -52,6 +52,7 @@ extension RunReport {
             count(respondents.started, "respondents.started"), count(respondents.completed, "respondents.completed"),
             count(respondents.finishedWithUnanswered, "respondents.finished_with_unanswered"),
             count(respondents.abandoned, "respondents.abandoned"), count(respondents.dropped, "respondents.dropped"),
+            count(respondents.cutShort ?? 0, "respondents.cut_short"),
             count(answers.submitted, "answers.submitted"), count(answers.unanswered, "answers.unanswered"),
             count(answers.missing, "answers.missing"),
         ]

@@ -14,6 +14,9 @@ struct RunReport: Codable, Sendable, Equatable {
     var name: String
     var passed: Bool
     var interrupted: Bool
+    /// What ended the run: `completed`, `duration` or `signal` (`StopCause`). Absent from reports
+    /// of versions before it.
+    var stoppedBy: String?
     var target: String
     var startedAt: String
     var endedAt: String
@@ -34,6 +37,7 @@ struct RunReport: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
         case localResource = "local_resource"
+        case stoppedBy = "stopped_by"
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case durationS = "duration_s"
@@ -167,9 +171,12 @@ struct RunReport: Codable, Sendable, Equatable {
         var abandoned: Int
         var abandonedReasons: [String: Int]
         var dropped: Int
+        /// Still under way when the duration expired. Absent from reports of versions before it.
+        var cutShort: Int?
 
         enum CodingKeys: String, CodingKey {
             case started, completed, abandoned, dropped
+            case cutShort = "cut_short"
             case finishedWithUnanswered = "finished_with_unanswered"
             case abandonedReasons = "abandoned_reasons"
         }
@@ -202,6 +209,8 @@ struct RunReport: Codable, Sendable, Equatable {
         var load: String
         var concurrency: Int
         var duration: String?
+        /// With a duration: how long attempts in flight may go on after it.
+        var grace: String?
         var timeout: String
         var connectTimeout: String
         var think: String
@@ -214,7 +223,7 @@ struct RunReport: Codable, Sendable, Equatable {
         var insecure: Bool
 
         enum CodingKeys: String, CodingKey {
-            case name, target, load, concurrency, duration, timeout, think, order, api, headers, answers, retry, builtin, insecure
+            case name, target, load, concurrency, duration, grace, timeout, think, order, api, headers, answers, retry, builtin, insecure
             case connectTimeout = "connect_timeout"
         }
     }

@@ -133,7 +133,7 @@ final class RunSession {
         let facts = RunReport.RunFacts(
             plan: plan, target: plan.target == .builtin ? "builtin" : target.description, startedAt: startedAt, endedAt: Date(),
             elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
-            openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures)
+            openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures, stoppedBy: result.stoppedBy)
         let report = RunReport.make(metrics: result.metrics, facts: facts)
         output.finish(report, started: startedAt)
         return report

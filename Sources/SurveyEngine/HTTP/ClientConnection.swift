@@ -59,8 +59,8 @@ final class ClientConnection: EventHandler, Slotted {
         self.request = request
         self.started = started
         self.reconnect = reconnect
-        deadline = started &+ pool.timeout
-        connectDeadline = started &+ pool.connectTimeout
+        deadline = min(started &+ pool.timeout, request.cutoff ?? .max)
+        connectDeadline = min(started &+ pool.connectTimeout, deadline)
         parser.reset()
         parser.collectBody = request.collectBody
         parser.isHeadRequest = request.template.method == "HEAD"

@@ -63,6 +63,7 @@ public final class MetricsRecorder: Sendable {
                 progress.respondentsStarted += metrics.respondentsStarted
                 progress.respondentsFinished +=
                     metrics.respondentsCompleted + metrics.respondentsFinishedWithUnanswered + metrics.respondentsAbandoned
+                    + metrics.respondentsCutShort
                 progress.attempts += metrics.attempts
                 progress.failedAttempts += metrics.questions.failedAttempts + metrics.submit.failedAttempts
                 progress.localResource += metrics.localResource

@@ -142,6 +142,9 @@ public struct RunMetrics: Sendable, Hashable {
     public var respondentsFinishedWithUnanswered = 0
     /// Respondents that stopped before the end, by reason.
     public var abandoned: [AbandonReason: Int] = [:]
+    /// Respondents still under way when the run's duration expired, apart from the abandoned:
+    /// `started = completed + finishedWithUnanswered + abandoned + cutShort`.
+    public var respondentsCutShort = 0
     /// Open model: arrivals not started because `concurrency` respondents were in flight.
     public var dropped = 0
     /// Answers submitted successfully.
@@ -196,6 +199,7 @@ public struct RunMetrics: Sendable, Hashable {
         case .completed: respondentsCompleted += 1
         case .finishedWithUnanswered: respondentsFinishedWithUnanswered += 1
         case .abandoned(let reason): abandoned[reason, default: 0] += 1
+        case .cutShort: respondentsCutShort += 1
         }
     }
 
@@ -208,6 +212,7 @@ public struct RunMetrics: Sendable, Hashable {
         respondentsCompleted += other.respondentsCompleted
         respondentsFinishedWithUnanswered += other.respondentsFinishedWithUnanswered
         abandoned.merge(other.abandoned, uniquingKeysWith: +)
+        respondentsCutShort += other.respondentsCutShort
         dropped += other.dropped
         answersSubmitted += other.answersSubmitted
         answersUnanswered += other.answersUnanswered

@@ -78,6 +78,44 @@ private let warning = "warning: survey-bot ran out of file descriptors or local 
         #expect(report.localResource != nil)
     }
 
+    @Test func aHangingServerCannotKeepARunPastItsDurationAndGrace() async throws {
+        // Every request hangs; each attempt's own timeout is 10 s and the questions are retried.
+        // The 1 s duration and 500 ms grace end the run at 1.5 s all the same.
+        let directory = try TemporaryDirectory()
+        let planPath = try directory.write(
+            "capped.plan",
+            """
+            name: capped
+            respondents: 1000
+            concurrency: 4
+            duration: 1s
+            grace: 500ms
+            timeout: 10s
+            report:
+              formats: [json]
+            """)
+        let (server, url) = try await startServer(["--hang-rate", "100%"])
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet"])
+        let status = await run.wait(seconds: 60)
+        let elapsed = try #require(run.lifetime)
+        let stats = try await fetchStats(url)
+        server.signal(SIGTERM)
+        _ = await server.wait(seconds: 10)
+
+        #expect(status == 0, "no thresholds: \(run.standardError)")
+        // 1.5 s, plus the start of a process and the 5 ms deadline sweep; far from the 10 s timeout.
+        #expect(elapsed < .milliseconds(4500), "took \(elapsed)")
+        let report = try RunReport.read(path: directory.path + "/capped-latest.json")
+        #expect(report.stoppedBy == "duration")
+        #expect(report.durationS >= 1.5 && report.durationS < 4, "\(report.durationS)")
+        #expect(report.respondents.started == 4)
+        #expect(report.respondents.cutShort == 4)
+        #expect(report.respondents.abandoned == 0 && report.respondents.completed == 0)
+        #expect(report.endpoints["questions"]?.errors == ["timeout": 4])
+        #expect(report.endpoints["questions"]?.attempts == stats.requests("questions"))
+        #expect(report.plan.grace == "500ms")
+    }
+
     @Test func theSoftLimitIsRaisedToTheHardLimitAtStart() async throws {
         // A soft limit of 40 under a hard limit high enough for the run: raised at start, as Go
         // programs do, it is no limit, and the run passes.

@@ -89,6 +89,48 @@ import Testing
                 "not sent: 1 attempt (local_resource): survey-bot ran out of file descriptors or local ports, so"))
     }
 
+    @Test func aRunStoppedByItsDurationSaysSoAndCountsRespondentsCutShort() throws {
+        var metrics = ReportFixtures.metrics()
+        metrics.respondentsStarted += 2
+        metrics.add(RespondentResult(ending: .cutShort, submitted: 3, unanswered: 1))
+        metrics.add(RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0))
+        var plan = ReportFixtures.plan
+        plan.run.duration = .seconds(90)
+        plan.run.grace = .milliseconds(500)
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let facts = RunReport.RunFacts(
+            plan: plan, target: "builtin", startedAt: start, endedAt: start, elapsed: .milliseconds(90_500), seed: 42, shard: .whole,
+            interrupted: false, stoppedBy: .duration)
+        let report = RunReport.make(metrics: metrics, facts: facts)
+        #expect(report.stoppedBy == "duration")
+        #expect(report.respondents.cutShort == 2)
+        let respondents = report.respondents
+        #expect(
+            respondents.started == respondents.completed + respondents.finishedWithUnanswered + respondents.abandoned + 2,
+            "cut short apart from completed and abandoned")
+        #expect(report.plan.duration == "1m30s" && report.plan.grace == "500ms")
+        let json = try JSONValue.parse(Array(report.jsonText().utf8)).get()
+        #expect(json["stopped_by"] == .string("duration"))
+        #expect(json["respondents"]?["cut_short"] == .integer(2))
+        #expect(TextReport.render(report).contains("in 90.5 s against builtin, stopped at its duration"))
+        #expect(TextReport.render(report).contains(", 2 cut short by the duration"))
+        #expect(MarkdownReport.render(report).contains("90.5 s, stopped at its duration"))
+        // Read back and merged with a shard that completed, it stays a run the duration stopped.
+        let directory = try TemporaryDirectory()
+        let read = try RunReport.read(path: try directory.write("r.json", report.jsonText()))
+        #expect(read == report)
+        let other = RunReport.make(
+            metrics: ReportFixtures.metrics(),
+            facts: RunReport.RunFacts(
+                plan: plan, target: "builtin", startedAt: start, endedAt: start, elapsed: .seconds(2), seed: 42, shard: .whole,
+                interrupted: false))
+        #expect(other.stoppedBy == "completed" && other.respondents.cutShort == 0)
+        let merged = try RunReport.merged([("a.json", read), ("b.json", other)])
+        #expect(merged.stoppedBy == "duration")
+        #expect(merged.respondents.cutShort == 2)
+        #expect(ReportFixtures.report(interrupted: true).stoppedBy == "signal")
+    }
+
     @Test func aPlanRetriesNoRedirectMalformedAnswerOrLocalFailureByDefault() throws {
         let plan = try PlanLoader(environment: [:]).load(text: "target: builtin\n", path: "p.plan").get()
         var random = SplitMix64(seed: 1)

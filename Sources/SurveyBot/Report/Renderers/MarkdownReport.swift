@@ -8,7 +8,8 @@ enum MarkdownReport: ReportRenderer {
         var lines: [String] = []
         lines.append("# survey-bot: \(report.name)")
         lines.append("")
-        lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s")
+        let stopped = report.stoppedBy == StopCause.duration.rawValue ? ", stopped at its duration" : ""
+        lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s\(stopped)")
         if let shard = report.shard { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
         lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
@@ -31,6 +32,7 @@ enum MarkdownReport: ReportRenderer {
                 " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
                 + ")"
         }
+        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) arrivals dropped at the concurrency cap" }
         lines.append(who + ".")
         lines.append("")
