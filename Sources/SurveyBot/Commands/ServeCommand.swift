@@ -53,7 +53,14 @@ enum ServeCommand: Subcommand {
         }
         let host = arguments.value("host") ?? "127.0.0.1"
         let signals = SignalWatcher()
-        let group = EventLoopGroup(threads: threads)
+        let group: EventLoopGroup
+        do throws(EventLoopGroup.StartError) {
+            group = try EventLoopGroup.start(threads: threads)
+        } catch {
+            signals.restoreDefaults()
+            context.console.printError("Error: \(error.description)")
+            return .validationFailure
+        }
         let server: ReferenceServer
         do throws(ReferenceServer.StartError) {
             server = try ReferenceServer(configuration: configuration, host: host, port: port, group: group)

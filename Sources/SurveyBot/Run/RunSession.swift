@@ -86,7 +86,13 @@ final class RunSession {
         }
         onStop("output") { output.stop() }
 
-        let group = EventLoopGroup(threads: plan.run.threads ?? EventLoopGroup.coreCount)
+        let group: EventLoopGroup
+        do throws(EventLoopGroup.StartError) {
+            group = try EventLoopGroup.start(threads: plan.run.threads ?? EventLoopGroup.coreCount)
+        } catch {
+            let limit = OpenFilesLimit.current().map { "; open files are limited to \($0) by ulimit -n" } ?? ""
+            throw SetupError(description: error.description + limit)
+        }
         onStop("event loops") { group.shutdown() }
 
         var configuration = plan.run

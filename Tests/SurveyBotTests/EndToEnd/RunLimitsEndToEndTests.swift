@@ -116,6 +116,28 @@ private let warning = "warning: survey-bot ran out of file descriptors or local 
         #expect(report.plan.grace == "500ms")
     }
 
+    @Test func tooFewDescriptorsForTheEventLoopsIsAnErrorNotACrash() async throws {
+        // 64 loops need 128 descriptors of their own; 32 are allowed. Before, a precondition
+        // stopped the process (SIGILL, exit 132) with "eventfd failed: errno 24".
+        let directory = try TemporaryDirectory()
+        let planPath = try directory.write("crowded.plan", crowdedPlan)
+        let (server, url) = try await startServer([])
+        let run = try surveyBot(
+            ulimit: "-n 32", ["run", planPath, "--target", url, "--out", directory.path, "--quiet", "--threads", "64"])
+        let status = await run.wait(seconds: 60)
+        let stats = try await fetchStats(url)
+        server.signal(SIGTERM)
+        _ = await server.wait(seconds: 10)
+        #expect(status == 2, "exit \(status): \(run.standardError)")
+        #expect(run.standardError.contains("Error: cannot start event loop"), "\(run.standardError)")
+        #expect(run.standardError.contains("Too many open files (EMFILE)"), "\(run.standardError)")
+        #expect(run.standardError.contains("limited to 32 (hard limit 32) by ulimit -n; nothing was sent"), "\(run.standardError)")
+        #expect(stats.requests("questions") + stats.requests("submit") == 0)
+        let serve = try surveyBot(ulimit: "-n 32", ["serve", "--port", "0", "--threads", "64"])
+        #expect(await serve.wait(seconds: 30) == 2, "\(serve.standardError)")
+        #expect(serve.standardError.contains("Error: cannot start event loop"), "\(serve.standardError)")
+    }
+
     @Test func theSoftLimitIsRaisedToTheHardLimitAtStart() async throws {
         // A soft limit of 40 under a hard limit high enough for the run: raised at start, as Go
         // programs do, it is no limit, and the run passes.
