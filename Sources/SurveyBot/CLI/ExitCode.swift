@@ -15,7 +15,8 @@ public struct ExitCode: Sendable, Hashable, CustomStringConvertible {
 
     /// The run completed and every threshold passed; a diff found no regression.
     static let success = ExitCode(0)
-    /// A threshold failed, or a diff found a regression.
+    /// A threshold failed, the run ran out of local resources (file descriptors, ports), or a
+    /// diff found a regression.
     static let failure = ExitCode(1)
     /// Bad input: usage, a plan, an unreadable report. Nothing was sent to the target.
     static let validationFailure = ExitCode(2)
@@ -28,7 +29,8 @@ public struct ExitCode: Sendable, Hashable, CustomStringConvertible {
     /// The exit-code table printed by `--help` and copied into the README.
     static let table = """
             0  the run passed every threshold (diff: no regression)
-            1  a threshold failed (diff: a regression was found)
+            1  a threshold failed, or survey-bot ran out of file descriptors or ports
+               (diff: a regression was found)
             2  bad input: usage, plan or report file; nothing was sent
           130  interrupted (SIGINT/SIGTERM); a partial report was written
         """

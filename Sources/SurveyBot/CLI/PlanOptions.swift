@@ -5,7 +5,9 @@ enum PlanOptions {
         OptionSpec("respondents", value: "n", help: "Closed model: respondents in total (switches an open plan to closed)."),
         OptionSpec(
             "rate", value: "rate", help: "Open model: new respondents per second or minute, like 20/s (switches a closed plan to open)."),
-        OptionSpec("duration", value: "duration", help: "Wall-time cap (closed model) or arrival window (open model), like 2m."),
+        OptionSpec(
+            "duration", value: "duration",
+            help: "Hard cap on the run, like 2m: then no attempt starts, and one in flight gets the plan's grace at most."),
         OptionSpec("target", value: "url", help: "'builtin' or the survey API's base URL, like http://127.0.0.1:8080."),
         OptionSpec("seed", value: "n", help: "Seed for answer choice, order, jitter and builtin faults."),
         OptionSpec(

@@ -81,7 +81,12 @@ public enum SurveyBotCommand {
 
     /// Runs with the process's own environment and standard streams. `arguments` are the
     /// command line without the program name; the result is the status to exit with.
+    ///
+    /// The process's soft limit on open files is raised to its hard limit first, as Go's
+    /// runtime does: a load test's connections should meet the limit the administrator set, not
+    /// a default kept low for `select()`.
     public static func main(arguments: [String]) async -> ExitCode {
+        OpenFilesLimit.raiseSoftToHard()
         let environment = ProcessEnvironment.current
         return await main(arguments: arguments, environment: environment, console: .standard(environment: environment))
     }

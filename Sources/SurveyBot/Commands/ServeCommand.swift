@@ -24,7 +24,8 @@ enum ServeCommand: Subcommand {
             OptionSpec("reset-rate", value: "p", help: "Share of requests whose connection is reset.", default: "0%"),
             OptionSpec("malformed-rate", value: "p", help: "Share of requests answered with bytes that are not HTTP.", default: "0%"),
             OptionSpec(
-                "malformed-kind", value: "kind", help: "What a malformed answer breaks: status (the status line) or headers.",
+                "malformed-kind", value: "kind",
+                help: "What a malformed answer breaks: status (the status line), headers, or binary (not HTTP at all).",
                 default: "status"),
             OptionSpec("slow-rate", value: "p", help: "Share of answers trickled out byte by byte.", default: "0%"),
             OptionSpec("trickle", value: "duration", help: "Pause between the bytes of a slow answer.", default: "100ms"),
@@ -52,7 +53,14 @@ enum ServeCommand: Subcommand {
         }
         let host = arguments.value("host") ?? "127.0.0.1"
         let signals = SignalWatcher()
-        let group = EventLoopGroup(threads: threads)
+        let group: EventLoopGroup
+        do throws(EventLoopGroup.StartError) {
+            group = try EventLoopGroup.start(threads: threads)
+        } catch {
+            signals.restoreDefaults()
+            context.console.printError("Error: \(error.description)")
+            return .validationFailure
+        }
         let server: ReferenceServer
         do throws(ReferenceServer.StartError) {
             server = try ReferenceServer(configuration: configuration, host: host, port: port, group: group)
@@ -101,7 +109,7 @@ enum ServeCommand: Subcommand {
         faults.hangRate = try option(arguments, "hang-rate", .fraction) ?? 0
         if let kind = arguments.value("malformed-kind") {
             guard let parsed = ServerFaults.MalformedKind(rawValue: kind) else {
-                throw UsageError("--malformed-kind \(kind): expected status or headers")
+                throw UsageError("--malformed-kind \(kind): expected status, headers or binary")
             }
             faults.malformedKind = parsed
         }

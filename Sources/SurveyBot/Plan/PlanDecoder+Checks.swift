@@ -11,6 +11,9 @@ extension PlanDecoder {
 
     /// One load model: `respondents` (closed) or `rate`/`ramp` (open), with what each needs.
     private mutating func checkLoad(_ plan: Plan) {
+        if let grace = seen["grace"], plan.run.duration == nil {
+            error("'grace' needs 'duration': it is how long attempts in flight may go on once the duration expires", at: grace.keyLocation)
+        }
         let rate = seen["rate"]
         let ramp = seen["ramp"]
         guard rate != nil || ramp != nil else { return }

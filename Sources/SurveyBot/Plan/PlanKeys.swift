@@ -33,7 +33,12 @@ enum PlanKeys {
             "at most this many respondents at once (in the open model, arrivals beyond it are dropped and counted)"),
         .optional(
             "duration", .positiveDuration("duration"), into: \.run.duration,
-            "closed model: a wall-time cap (no new respondents start after it); open model: how long new respondents keep arriving"),
+            "a hard cap on the run, both models: once it expires no attempt starts, attempts in flight get at most `grace`, and "
+                + "respondents still under way are counted as cut short; in the open model, also how long new respondents keep arriving"),
+        .optional(
+            "grace", .duration, default: "the `timeout`", into: \.run.grace,
+            "with `duration`: how long an attempt in flight when the duration expires may go on (never longer than its own "
+                + "`timeout`) before it is cut and counted as a `timeout`; the run ends within `duration` + `grace`"),
         .custom(
             "rate", kind: "rate", default: "none",
             "**open model**: new respondents per unit of time; needs `duration` unless `ramp` is given",

@@ -11,6 +11,8 @@ struct RunFigures: Sendable {
         var calls = 0
         /// HTTP attempts sent.
         var attempts = 0
+        /// Attempts not made for want of local resources: in no other figure but `retries`.
+        var localResource = 0
         var succeeded = 0
         var firstTrySucceeded = 0
         var failedAttempts = 0
@@ -19,12 +21,15 @@ struct RunFigures: Sendable {
         /// The run's length in seconds, for rates per second.
         var seconds: Double
 
-        var retries: Int { attempts - calls }
+        /// Attempts beyond the first of each call, those not made for want of local resources
+        /// included.
+        var retries: Int { attempts + localResource - calls }
         /// Calls that finally succeeded, of all calls.
         var successRate: Double? { ratio(succeeded, calls) }
         /// Calls that succeeded on their first attempt, of all calls.
         var firstTrySuccessRate: Double? { ratio(firstTrySucceeded, calls) }
-        /// Attempts that failed, of all attempts.
+        /// Attempts that failed, of the attempts sent: one never sent (`local_resource`) is not
+        /// the server's failure, and is in neither count.
         var errorRate: Double? { ratio(failedAttempts, attempts) }
         /// Retries sent per call.
         var retriesPerCall: Double? { ratio(retries, calls) }
@@ -66,12 +71,14 @@ struct RunFigures: Sendable {
         var handshake = Histogram()
         for (name, endpoint) in report.endpoints {
             var calls = Calls(
-                calls: endpoint.calls, attempts: endpoint.attempts, succeeded: endpoint.succeeded,
+                calls: endpoint.calls, attempts: endpoint.attempts, localResource: endpoint.localResource ?? 0,
+                succeeded: endpoint.succeeded,
                 firstTrySucceeded: endpoint.firstTrySucceeded, failedAttempts: endpoint.failedAttempts, seconds: seconds)
             if endpoint.attempts > 0 { calls.latency = endpoint.correctedLatencyMs }
             endpoints[name] = calls
             survey.calls += endpoint.calls
             survey.attempts += endpoint.attempts
+            survey.localResource += endpoint.localResource ?? 0
             survey.succeeded += endpoint.succeeded
             survey.firstTrySucceeded += endpoint.firstTrySucceeded
             survey.failedAttempts += endpoint.failedAttempts

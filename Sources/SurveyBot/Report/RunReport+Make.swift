@@ -11,6 +11,12 @@ extension RunReport {
         var seed: UInt64
         var shard: Shard
         var interrupted: Bool
+        /// The limit on open files the run had, for a run that ran out of descriptors.
+        var openFiles: OpenFilesLimit? = nil
+        /// Times the builtin server found no descriptor to accept a connection with.
+        var builtinServerAcceptFailures = 0
+        /// What ended the run; `.signal` when `interrupted`, whatever this says.
+        var stoppedBy = StopCause.completed
     }
 
     /// Builds the report of a run from its metrics, and evaluates the plan's thresholds on it.
@@ -19,27 +25,34 @@ extension RunReport {
         let plan = facts.plan
         var report = RunReport(
             schema: schemaVersion, tool: Tool(name: "survey-bot", version: SurveyEngine.version), name: plan.name, passed: true,
-            interrupted: facts.interrupted, target: plan.shownTarget,
+            interrupted: facts.interrupted, stoppedBy: (facts.interrupted ? .signal : facts.stoppedBy).rawValue,
+            target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
             shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: seconds),
-            thresholds: [], plan: PlanRecord(plan))
+            thresholds: [], plan: PlanRecord(plan),
+            localResource: LocalResource(
+                attempts: metrics.localResource, builtinServerAcceptFailures: facts.builtinServerAcceptFailures, openFiles: facts.openFiles)
+        )
         report.evaluateThresholds(plan.thresholds)
         return report
     }
 
-    /// Judges `thresholds` on the report's figures and sets `passed`.
+    /// Judges `thresholds` on the report's figures and sets `passed`: false when a threshold
+    /// failed, or when attempts could not be made for want of local resources.
     mutating func evaluateThresholds(_ thresholds: [Threshold]) {
         let figures = RunFigures(self)
         self.thresholds = thresholds.map { $0.evaluate(figures) }
-        passed = self.thresholds.allSatisfy(\.passed)
+        passed = self.thresholds.allSatisfy(\.passed) && localResource == nil
     }
 
     /// How a run ended, as every renderer words it.
     enum Verdict: Equatable {
         /// Stopped early by a signal: its figures are partial.
         case interrupted
+        /// This many attempts could not be made: the process ran out of descriptors or ports.
+        case localResource(attempts: Int)
         /// `failed` of `of` thresholds failed.
         case failed(Int, of: Int)
         /// Every one of `count` thresholds held.
@@ -50,6 +63,7 @@ extension RunReport {
 
     var verdict: Verdict {
         if interrupted { return .interrupted }
+        if let localResource { return .localResource(attempts: localResource.attempts) }
         let failed = thresholds.filter { !$0.passed }.count
         if failed > 0 { return .failed(failed, of: thresholds.count) }
         return thresholds.isEmpty ? .completed : .passed(thresholds.count)
@@ -62,6 +76,23 @@ extension RunReport {
     }
 }
 
+extension RunReport.LocalResource {
+    /// The record of `attempts` not made and of the builtin server's accepts without a
+    /// descriptor, with the limit on open files; nil when there were neither.
+    init?(attempts: Int, builtinServerAcceptFailures: Int = 0, openFiles: OpenFilesLimit?) {
+        guard attempts > 0 || builtinServerAcceptFailures > 0 else { return nil }
+        self.init(
+            attempts: attempts, builtinServerAcceptFailures: builtinServerAcceptFailures > 0 ? builtinServerAcceptFailures : nil,
+            openFilesLimit: openFiles?.soft, openFilesHardLimit: openFiles?.hard)
+    }
+
+    /// `ulimit -n 40 (hard limit 40)`, or nothing when the limit is not known.
+    var limitText: String? {
+        guard let soft = openFilesLimit, let hard = openFilesHardLimit else { return nil }
+        return "ulimit -n \(OpenFilesLimit(soft: soft, hard: hard))"
+    }
+}
+
 extension RunReport.Respondents {
     init(_ metrics: RunMetrics) {
         var reasons: [String: Int] = [:]
@@ -69,7 +100,7 @@ extension RunReport.Respondents {
         self.init(
             started: metrics.respondentsStarted, completed: metrics.respondentsCompleted,
             finishedWithUnanswered: metrics.respondentsFinishedWithUnanswered, abandoned: metrics.respondentsAbandoned,
-            abandonedReasons: reasons, dropped: metrics.dropped)
+            abandonedReasons: reasons, dropped: metrics.dropped, cutShort: metrics.respondentsCutShort)
     }
 }
 
@@ -99,6 +130,7 @@ extension RunReport.EndpointReport {
     init(_ metrics: EndpointMetrics) {
         calls = metrics.calls
         attempts = metrics.attempts
+        localResource = metrics.localResource
         succeeded = metrics.succeeded
         failed = metrics.failed
         firstTrySucceeded = metrics.firstTrySucceeded
@@ -109,7 +141,8 @@ extension RunReport.EndpointReport {
         var errors: [String: Int] = [:]
         for (code, count) in metrics.statuses {
             status[String(code)] = count
-            if code >= 400 && code < 600 { errors["http_\(code / 100)xx", default: 0] += count }
+            // Redirects too: they are never followed, and the survey API answers none.
+            if code >= 300 && code < 600 { errors["http_\(code / 100)xx", default: 0] += count }
         }
         for (kind, count) in metrics.errors { errors[kind.rawValue] = count }
         self.status = status

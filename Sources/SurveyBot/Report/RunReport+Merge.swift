@@ -32,14 +32,28 @@ extension RunReport {
         let complete = shardCounts.count == 1 && shards.count == Int(shardCounts.first!)
         var merged = RunReport(
             schema: schemaVersion, tool: first.tool, name: first.name, passed: true, interrupted: parts.contains { $0.report.interrupted },
-            target: first.target, startedAt: started, endedAt: ended, durationS: duration,
+            stoppedBy: mergedStopCause(parts.map(\.report)), target: first.target, startedAt: started, endedAt: ended, durationS: duration,
             shard: complete || shards.isEmpty ? nil : shards.sorted().joined(separator: "+"), seed: first.seed,
             endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),
             thresholds: [], plan: first.plan)
+        let local = parts.compactMap(\.report.localResource)
+        let limits = local.first { $0.openFilesLimit != nil }
+        merged.localResource = RunReport.LocalResource(
+            attempts: metrics.localResource, builtinServerAcceptFailures: local.map { $0.builtinServerAcceptFailures ?? 0 }.reduce(0, +),
+            openFiles: limits.flatMap { limit in limit.openFilesLimit.map { OpenFilesLimit(soft: $0, hard: limit.openFilesHardLimit ?? $0) }
+            })
         merged.evaluateThresholds(first.thresholds.map(\.threshold))
         return merged
+    }
+
+    /// What ended shards run as one: a signal if it ended any, else the duration if it ended
+    /// any; `completed` only when every part says so (nil when a part does not say).
+    static func mergedStopCause(_ reports: [RunReport]) -> String? {
+        let causes = reports.map(\.stoppedBy)
+        for cause in [StopCause.signal, .duration] where causes.contains(cause.rawValue) { return cause.rawValue }
+        return causes.allSatisfy({ $0 == StopCause.completed.rawValue }) ? StopCause.completed.rawValue : nil
     }
 
     /// The engine's metrics back from the report's counts and histograms.
@@ -50,6 +64,7 @@ extension RunReport {
             var counts = EndpointMetrics()
             counts.calls = part.calls
             counts.attempts = part.attempts
+            counts.localResource = part.localResource ?? 0
             counts.succeeded = part.succeeded
             counts.failed = part.failed
             counts.firstTrySucceeded = part.firstTrySucceeded
@@ -91,6 +106,7 @@ extension RunReport {
         metrics.respondentsStarted = respondents.started
         metrics.respondentsCompleted = respondents.completed
         metrics.respondentsFinishedWithUnanswered = respondents.finishedWithUnanswered
+        metrics.respondentsCutShort = respondents.cutShort ?? 0
         for (name, count) in respondents.abandonedReasons {
             guard let reason = AbandonReason(rawValue: name) else {
                 throw MergeError(description: "\(path): unknown abandon reason '\(name)'")

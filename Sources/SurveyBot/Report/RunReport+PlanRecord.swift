@@ -16,6 +16,7 @@ extension RunReport.PlanRecord {
         }
         concurrency = plan.run.concurrency
         duration = plan.run.duration?.compactDescription
+        grace = plan.run.duration == nil ? nil : (plan.run.grace ?? plan.run.client.timeout).compactDescription
         timeout = plan.run.client.timeout.compactDescription
         connectTimeout = (plan.run.client.connectTimeout ?? plan.run.client.timeout).compactDescription
         think = plan.run.think.description

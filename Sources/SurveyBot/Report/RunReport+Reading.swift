@@ -52,9 +52,14 @@ extension RunReport {
             count(respondents.started, "respondents.started"), count(respondents.completed, "respondents.completed"),
             count(respondents.finishedWithUnanswered, "respondents.finished_with_unanswered"),
             count(respondents.abandoned, "respondents.abandoned"), count(respondents.dropped, "respondents.dropped"),
+            count(respondents.cutShort ?? 0, "respondents.cut_short"),
             count(answers.submitted, "answers.submitted"), count(answers.unanswered, "answers.unanswered"),
             count(answers.missing, "answers.missing"),
         ]
+        if let localResource {
+            problems.append(count(localResource.attempts, "local_resource.attempts"))
+            problems.append(count(localResource.builtinServerAcceptFailures ?? 0, "local_resource.builtin_server_accept_failures"))
+        }
         problems += respondents.abandonedReasons.map { count($0.value, "respondents.abandoned_reasons.\($0.key)") }
         if throughput.timeline.count != throughput.failuresTimeline.count {
             problems.append("'throughput.timeline' and 'throughput.failures_timeline' differ in length")
@@ -65,6 +70,7 @@ extension RunReport {
             let prefix = "endpoints.\(name)"
             problems += [
                 count(endpoint.calls, "\(prefix).calls"), count(endpoint.attempts, "\(prefix).attempts"),
+                count(endpoint.localResource ?? 0, "\(prefix).local_resource"),
                 count(endpoint.succeeded, "\(prefix).succeeded"), count(endpoint.failed, "\(prefix).failed"),
                 count(endpoint.firstTrySucceeded, "\(prefix).first_try_succeeded"),
                 count(endpoint.retriesDenied, "\(prefix).retries_denied"), count(endpoint.failedAttempts, "\(prefix).failed_attempts"),

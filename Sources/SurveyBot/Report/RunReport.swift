@@ -14,6 +14,9 @@ struct RunReport: Codable, Sendable, Equatable {
     var name: String
     var passed: Bool
     var interrupted: Bool
+    /// What ended the run: `completed`, `duration` or `signal` (`StopCause`). Absent from reports
+    /// of versions before it.
+    var stoppedBy: String?
     var target: String
     var startedAt: String
     var endedAt: String
@@ -27,9 +30,14 @@ struct RunReport: Codable, Sendable, Equatable {
     var throughput: Throughput
     var thresholds: [ThresholdResult]
     var plan: PlanRecord
+    /// Present when attempts could not be made because this process ran out of descriptors or
+    /// local ports: such a run does not measure the server, and does not pass.
+    var localResource: LocalResource? = nil
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
+        case localResource = "local_resource"
+        case stoppedBy = "stopped_by"
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case durationS = "duration_s"
@@ -40,9 +48,33 @@ struct RunReport: Codable, Sendable, Equatable {
         var version: String
     }
 
+    /// Attempts this process could not make for want of descriptors or local ports, and the
+    /// limit on open files it ran with.
+    struct LocalResource: Codable, Sendable, Equatable {
+        /// Attempts of both endpoints not made (`local_resource`), in no endpoint's `attempts`.
+        var attempts: Int
+        /// With `target: builtin`: times the in-process server found no descriptor for a
+        /// connection waiting to be accepted, whose answer then came late or not at all.
+        var builtinServerAcceptFailures: Int?
+        /// The soft and hard `RLIMIT_NOFILE` (`ulimit -n`) at the end of the run, when known.
+        var openFilesLimit: UInt64?
+        var openFilesHardLimit: UInt64?
+
+        enum CodingKeys: String, CodingKey {
+            case attempts
+            case builtinServerAcceptFailures = "builtin_server_accept_failures"
+            case openFilesLimit = "open_files_limit"
+            case openFilesHardLimit = "open_files_hard_limit"
+        }
+    }
+
     struct EndpointReport: Codable, Sendable, Equatable {
         var calls: Int
+        /// HTTP attempts sent.
         var attempts: Int
+        /// Attempts not made because this process ran out of descriptors or local ports: in none
+        /// of the other counts. Absent from reports of versions before it.
+        var localResource: Int?
         var succeeded: Int
         var failed: Int
         var firstTrySucceeded: Int
@@ -51,7 +83,7 @@ struct RunReport: Codable, Sendable, Equatable {
         var failedAttempts: Int
         /// Per attempt, by status code.
         var status: [String: Int]
-        /// Per attempt, by error kind, with `http_4xx` / `http_5xx` for failed statuses.
+        /// Per attempt, by error kind, with `http_3xx` / `http_4xx` / `http_5xx` for failed statuses.
         var errors: [String: Int]
         /// Per attempt, from its intended start: the latency corrected for coordinated
         /// omission, equal to the service time in the closed model (`latency_ms`).
@@ -69,6 +101,7 @@ struct RunReport: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case calls, attempts, succeeded, failed, retries, status, errors, connections
+            case localResource = "local_resource"
             case correctedHistogram = "histogram"
             case errorSamples = "error_samples"
             case firstTrySucceeded = "first_try_succeeded"
@@ -138,9 +171,12 @@ struct RunReport: Codable, Sendable, Equatable {
         var abandoned: Int
         var abandonedReasons: [String: Int]
         var dropped: Int
+        /// Still under way when the duration expired. Absent from reports of versions before it.
+        var cutShort: Int?
 
         enum CodingKeys: String, CodingKey {
             case started, completed, abandoned, dropped
+            case cutShort = "cut_short"
             case finishedWithUnanswered = "finished_with_unanswered"
             case abandonedReasons = "abandoned_reasons"
         }
@@ -173,6 +209,8 @@ struct RunReport: Codable, Sendable, Equatable {
         var load: String
         var concurrency: Int
         var duration: String?
+        /// With a duration: how long attempts in flight may go on after it.
+        var grace: String?
         var timeout: String
         var connectTimeout: String
         var think: String
@@ -185,7 +223,7 @@ struct RunReport: Codable, Sendable, Equatable {
         var insecure: Bool
 
         enum CodingKeys: String, CodingKey {
-            case name, target, load, concurrency, duration, timeout, think, order, api, headers, answers, retry, builtin, insecure
+            case name, target, load, concurrency, duration, grace, timeout, think, order, api, headers, answers, retry, builtin, insecure
             case connectTimeout = "connect_timeout"
         }
     }

@@ -35,6 +35,8 @@ final class RunSession {
     private var stack: [(name: String, stop: () async -> Void)] = []
     /// What was stopped, in order: the teardown as it happened, for tests.
     private(set) var stopped: [String] = []
+    /// The reference server of a `target: builtin` run, once started.
+    private var builtinServer: ReferenceServer?
 
     init(plan: Plan, path: String, options: Options, console: Console) {
         self.plan = plan
@@ -84,7 +86,13 @@ final class RunSession {
         }
         onStop("output") { output.stop() }
 
-        let group = EventLoopGroup(threads: plan.run.threads ?? EventLoopGroup.coreCount)
+        let group: EventLoopGroup
+        do throws(EventLoopGroup.StartError) {
+            group = try EventLoopGroup.start(threads: plan.run.threads ?? EventLoopGroup.coreCount)
+        } catch {
+            let limit = OpenFilesLimit.current().map { "; open files are limited to \($0) by ulimit -n" } ?? ""
+            throw SetupError(description: error.description + limit)
+        }
         onStop("event loops") { group.shutdown() }
 
         var configuration = plan.run
@@ -121,10 +129,17 @@ final class RunSession {
         }
 
         let startedAt = Date()
+        let warning = LocalResourceWarning(console: console)
+        let builtinServer = self.builtinServer
+        let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }
         let result = await coordinator.run()
+        watching.cancel()
+        let acceptFailures = builtinServer?.acceptsWithoutResources ?? 0
+        warning.warn(result.metrics, serverAcceptFailures: acceptFailures)
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: startedAt, endedAt: Date(),
-            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted)
+            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
+            openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures, stoppedBy: result.stoppedBy)
         let report = RunReport.make(metrics: result.metrics, facts: facts)
         output.finish(report, started: startedAt)
         return report
@@ -148,6 +163,7 @@ final class RunSession {
             throw SetupError(description: plan.redacting(error.description))
         }
         onStop("builtin server") { await server.shutdown() }
+        builtinServer = server
         let missing = plan.run.answers.unanswerable(among: server.questions.map(\.id))
         guard missing.isEmpty else {
             let list = missing.prefix(5).map(String.init).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")

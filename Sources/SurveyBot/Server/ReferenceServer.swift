@@ -76,6 +76,10 @@ final class ReferenceServer: Sendable {
     /// The address it listens on, as `host:port`.
     var address: SocketAddress { server.address }
 
+    /// Times a connection waiting to be accepted found the process out of descriptors: with
+    /// `target: builtin` the server shares the run's limit on open files.
+    var acceptsWithoutResources: Int { server.acceptsWithoutResources }
+
     /// The counts so far.
     func stats() -> ReferenceServerStats {
         state.snapshot(server: server)
@@ -245,9 +249,11 @@ final class ReferenceServerState: Sendable {
         counts = (0..<max(1, loops)).map { _ in Shard() }
         sequence = Endpoint.allCases.map { _ in Sequence() }
         questionsResponse = EncodedResponse(.json(200, rawQuestions ?? Array(SurveyQuestion.json(questions).utf8)))
-        malformedBytes =
-            configuration.faults.malformedKind == .statusLine
-            ? Self.garbage : Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis line is not a header\r\n\r\nok".utf8)
+        switch configuration.faults.malformedKind {
+        case .statusLine: malformedBytes = Self.garbage
+        case .headers: malformedBytes = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis line is not a header\r\n\r\nok".utf8)
+        case .binary: malformedBytes = [0, 0, 0, 4, 0, 0, 0, 0, 0]  // an empty HTTP/2 SETTINGS frame
+        }
     }
 
     func handle(_ request: HTTPServerRequest) -> HTTPServerAction {

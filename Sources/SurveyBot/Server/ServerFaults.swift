@@ -15,7 +15,7 @@ struct ServerFaults: Sendable, Hashable {
     var resetRate: Double = 0
     /// Fraction of requests answered with bytes that are not HTTP.
     var malformedRate: Double = 0
-    /// What a malformed answer breaks: the status line, or a header line.
+    /// What a malformed answer breaks: the status line or a header line, or it is not HTTP at all.
     var malformedKind: MalformedKind = .statusLine
     /// Fraction of requests whose answer trickles out one byte per `trickleInterval`.
     var slowRate: Double = 0
@@ -29,6 +29,8 @@ struct ServerFaults: Sendable, Hashable {
     enum MalformedKind: String, Sendable, Hashable, CaseIterable {
         case statusLine = "status"
         case headers
+        /// Bytes that cannot begin an HTTP/1 response, without a line end: an HTTP/2 frame.
+        case binary
     }
 
     init() {}

@@ -46,17 +46,33 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         case closure(@Sendable () -> Void)
     }
 
-    init(index: Int) {
-        self.index = index
-        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        precondition(epollFD >= 0, "epoll_create1 failed: errno \(errno)")
-        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        precondition(wakeFD >= 0, "eventfd failed: errno \(errno)")
-        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+    /// A loop with its epoll instance and wake-up descriptor; throws, naming the call and the
+    /// errno, when the process has no descriptor (or memory) left for them.
+    init(index: Int) throws(EventLoopGroup.StartError) {
+        func failure(_ call: String, _ error: Int32) -> EventLoopGroup.StartError {
+            EventLoopGroup.StartError(description: "cannot start event loop \(index + 1): \(Sockets.describe(error, call: call))")
+        }
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw failure("epoll_create1()", errno) }
+        let wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard wake >= 0 else {
+            let error = errno
+            close(epoll)
+            throw failure("eventfd()", error)
+        }
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.u64 = UInt64.max
-        precondition(epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0, "epoll_ctl failed: errno \(errno)")
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, wake, &event) == 0 else {
+            let error = errno
+            close(wake)
+            close(epoll)
+            throw failure("epoll_ctl()", error)
+        }
+        self.index = index
+        epollFD = epoll
+        wakeFD = wake
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
     }
 
     deinit {

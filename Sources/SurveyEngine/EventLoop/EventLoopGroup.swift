@@ -14,10 +14,39 @@ public final class EventLoopGroup: Sendable {
     private let nextIndex = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
 
+    /// Why a group could not start: the process had no file descriptor (or memory) left for a
+    /// loop's epoll instance or wake-up descriptor.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        /// `cannot start event loop 3: eventfd(): Too many open files (EMFILE)`.
+        public var description: String
+    }
+
     /// Starts `threads` loops (at least one), each on a thread of its own until `shutdown()`.
-    public init(threads: Int = EventLoopGroup.coreCount) {
-        loops = (0..<max(1, threads)).map { EventLoop(index: $0) }
+    /// Stops the process if a loop cannot be made; `start(threads:)` throws instead.
+    public convenience init(threads: Int = EventLoopGroup.coreCount) {
+        do throws(StartError) {
+            try self.init(loops: Self.makeLoops(threads))
+        } catch {
+            preconditionFailure(error.description)
+        }
+    }
+
+    /// Starts `threads` loops (at least one), each on a thread of its own until `shutdown()`;
+    /// throws, starting none, when the process has no descriptor left for one of them.
+    public static func start(threads: Int = EventLoopGroup.coreCount) throws(StartError) -> EventLoopGroup {
+        EventLoopGroup(loops: try makeLoops(threads))
+    }
+
+    private init(loops: [EventLoop]) {
+        self.loops = loops
         for loop in loops { loop.start() }
+    }
+
+    /// The loops, made but not started; those made before a failure close as they go.
+    private static func makeLoops(_ threads: Int) throws(StartError) -> [EventLoop] {
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, threads) { loops.append(try EventLoop(index: index)) }
+        return loops
     }
 
     /// The number of online cores, at least 1: the default number of loops.

@@ -117,6 +117,36 @@ enum Sockets {
         socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     }
 
+    /// Opens a client's TCP socket: its descriptor, or -1 and the errno of the failure.
+    typealias Opener = @Sendable (_ family: Int32) -> (fd: Int32, error: Int32)
+
+    /// `makeTCP`, with its errno: how every client connection gets its socket, unless a test
+    /// says otherwise.
+    static let openTCP: Opener = { family in
+        let fd = makeTCP(family: family)
+        return (fd, fd < 0 ? errno : 0)
+    }
+
+    /// Whether an errno says this process, not the peer, ran out of something: descriptors
+    /// (`EMFILE`, `ENFILE`), socket buffers or memory (`ENOBUFS`, `ENOMEM`), or — from
+    /// `connect()` — a free local port (`EADDRNOTAVAIL`; Linux says `EAGAIN` when the
+    /// ephemeral ports are all in use).
+    static func isLocalResource(_ error: Int32, atConnect: Bool) -> Bool {
+        switch error {
+        case EMFILE, ENFILE, ENOBUFS, ENOMEM: true
+        case EADDRNOTAVAIL, EAGAIN: atConnect
+        default: false
+        }
+    }
+
+    /// `socket(): Too many open files (EMFILE)`: what a local failure says in a report.
+    static func describe(_ error: Int32, call: String) -> String {
+        let names: [Int32: String] = [
+            EMFILE: "EMFILE", ENFILE: "ENFILE", ENOBUFS: "ENOBUFS", ENOMEM: "ENOMEM", EADDRNOTAVAIL: "EADDRNOTAVAIL", EAGAIN: "EAGAIN",
+        ]
+        return "\(call): \(String(cString: strerror(error)))" + (names[error].map { " (\($0))" } ?? "")
+    }
+
     static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) {
         var value = value
         _ = setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))

@@ -59,8 +59,8 @@ final class ClientConnection: EventHandler, Slotted {
         self.request = request
         self.started = started
         self.reconnect = reconnect
-        deadline = started &+ pool.timeout
-        connectDeadline = started &+ pool.connectTimeout
+        deadline = min(started &+ pool.timeout, request.cutoff ?? .max)
+        connectDeadline = min(started &+ pool.connectTimeout, deadline)
         parser.reset()
         parser.collectBody = request.collectBody
         parser.isHeadRequest = request.template.method == "HEAD"
@@ -114,7 +114,7 @@ final class ClientConnection: EventHandler, Slotted {
             return connected()
         }
         let error = errno
-        guard error == EINPROGRESS else { return fail(Self.kind(forConnectError: error)) }
+        guard error == EINPROGRESS else { return fail(connectError: error) }
         token = pool.loop.register(fd, events: Self.writable, handler: self)
         registered = true
         watching = .writable
@@ -173,7 +173,7 @@ final class ClientConnection: EventHandler, Slotted {
             close()
         case .connecting:
             let error = Sockets.pendingError(fd)
-            if error != 0 { return fail(Self.kind(forConnectError: error)) }
+            if error != 0 { return fail(connectError: error) }
             guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
             connected()
         case .handshaking:
@@ -316,11 +316,18 @@ final class ClientConnection: EventHandler, Slotted {
         Glibc.close(fd)
     }
 
-    private static func kind(forConnectError error: Int32) -> ErrorKind {
+    /// Fails a connect that did not succeed; a local failure says which call and why.
+    private func fail(connectError error: Int32) {
+        let kind = Self.kind(forConnectError: error)
+        fail(kind, detail: kind == .localResource ? Sockets.describe(error, call: "connect()") : nil)
+    }
+
+    static func kind(forConnectError error: Int32) -> ErrorKind {
+        if Sockets.isLocalResource(error, atConnect: true) { return .localResource }
         switch error {
-        case ETIMEDOUT: .timeout
-        case ECONNRESET: .connectionReset
-        default: .connectionRefused  // refused, unreachable network or host, no route
+        case ETIMEDOUT: return .timeout
+        case ECONNRESET: return .connectionReset
+        default: return .connectionRefused  // refused, unreachable network or host, no route
         }
     }
 

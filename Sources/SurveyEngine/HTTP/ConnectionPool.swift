@@ -19,6 +19,8 @@ final class ConnectionPool: @unchecked Sendable {
     let connectTimeout: UInt64
     let maxBodyBytes: Int
     let maxHeadBytes: Int
+    /// Where new connections get their sockets.
+    let openSocket: Sockets.Opener
     var idle: [ClientConnection] = []
     var busy: [ClientConnection] = []
     private var sweepScheduled = false
@@ -26,8 +28,12 @@ final class ConnectionPool: @unchecked Sendable {
     /// How often deadlines are checked: a timeout fires at most this late.
     private static let sweepInterval: UInt64 = 5_000_000
 
-    init(loop: EventLoop, address: SocketAddress?, host: String, tls: TLSClientContext?, configuration: HTTPClientConfiguration) {
+    init(
+        loop: EventLoop, address: SocketAddress?, host: String, tls: TLSClientContext?, configuration: HTTPClientConfiguration,
+        openSocket: @escaping Sockets.Opener = Sockets.openTCP
+    ) {
         self.loop = loop
+        self.openSocket = openSocket
         self.address = address
         self.host = host
         self.tls = tls
@@ -70,10 +76,13 @@ final class ConnectionPool: @unchecked Sendable {
         if let reusable {
             connection = reusable
         } else {
-            let fd = Sockets.makeTCP(family: address.family)
+            let (fd, error) = openSocket(address.family)
             guard fd >= 0 else {
-                // Out of descriptors or memory: the request never left; say so as a refusal.
-                continuation.resume(returning: .failure(.connectionRefused, requestSent: false, serviceTime: .zero))
+                // Out of descriptors or memory, as good as always: the request never left, and
+                // the server had no part in it.
+                let kind: ErrorKind = Sockets.isLocalResource(error, atConnect: false) ? .localResource : .connectionRefused
+                continuation.resume(
+                    returning: .failure(kind, requestSent: false, serviceTime: .zero, detail: Sockets.describe(error, call: "socket()")))
                 return
             }
             Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)

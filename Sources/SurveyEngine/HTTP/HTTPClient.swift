@@ -28,14 +28,24 @@ public final class HTTPClient: Transport {
     ///
     /// - Throws: `TLSSetupError` naming the file and the reason when a CA file, client
     ///   certificate or key cannot be used, or when OpenSSL's libssl is not installed.
-    public init(target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration = .init()) throws(TLSSetupError) {
+    public convenience init(target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration = .init())
+        throws(TLSSetupError)
+    {
+        try self.init(target: target, group: group, configuration: configuration, openSocket: Sockets.openTCP)
+    }
+
+    /// A client whose connections get their sockets from `openSocket`: tests make it fail as an
+    /// exhausted process would.
+    init(
+        target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration, openSocket: @escaping Sockets.Opener
+    ) throws(TLSSetupError) {
         self.target = target
         self.group = group
         resolution = SocketAddress.resolve(host: target.host, port: target.port)
         let address = try? resolution.get().first
         let tls = target.scheme == .https ? try TLSClientContext(configuration.tls) : nil
         pools = group.loops.map {
-            ConnectionPool(loop: $0, address: address, host: target.host, tls: tls, configuration: configuration)
+            ConnectionPool(loop: $0, address: address, host: target.host, tls: tls, configuration: configuration, openSocket: openSocket)
         }
     }
 

@@ -2,10 +2,13 @@
 /// size line of each chunk.
 extension HTTPMessageParser {
     mutating func takeStatusLine(_ line: UnsafeRawBufferPointer) -> Failure? {
-        // HTTP/1.x SP DIGIT DIGIT DIGIT [SP reason]
+        // HTTP/1.x SP DIGIT DIGIT DIGIT [SP reason], the status from 100 to 599 (RFC 9110 §15):
+        // any other is not a response this client can classify.
         guard line.count >= 12, line.starts(with: Self.httpSlash1Dot) else { return .malformed }
         guard let minor = Self.digit(line[7]), minor <= 1, line[8] == 0x20 else { return .malformed }
-        guard let a = Self.digit(line[9]), let b = Self.digit(line[10]), let c = Self.digit(line[11]), a >= 1 else { return .malformed }
+        guard let a = Self.digit(line[9]), let b = Self.digit(line[10]), let c = Self.digit(line[11]), (1...5).contains(a) else {
+            return .malformed
+        }
         guard line.count == 12 || line[12] == 0x20 else { return .malformed }
         let reason = UnsafeRawBufferPointer(rebasing: line[12...])
         for byte in reason where !Self.isFieldValueByte(byte) { return .malformed }

@@ -14,6 +14,8 @@
 /// Content-Length; otherwise a response runs until the close. Lines may end in LF alone, empty
 /// lines before a start line are skipped (§2.2); a bare CR or another control character in a
 /// start line or field fails (RFC 9110 §5.5), as does a field line that starts with whitespace.
+/// A response fails as soon as its first bytes cannot begin `HTTP/1.`, and when its status is
+/// outside 100–599.
 struct HTTPMessageParser {
     /// Whether the parser reads responses (a client) or requests (a server).
     enum Role { case request, response }
@@ -173,6 +175,7 @@ struct HTTPMessageParser {
                     }
                     let partial = UnsafeRawBufferPointer(start: base + index, count: rest)
                     if state == .header || state == .trailer, !checkPartialField(partial) { return .failed(.malformed) }
+                    if state == .startLine, role == .response, !checkPartialStatusLine(partial) { return .failed(.malformed) }
                     line.append(contentsOf: partial)
                     return .needMore
                 }
@@ -235,6 +238,26 @@ struct HTTPMessageParser {
                 partialInValue = true
             } else {
                 guard Self.isTokenByte(byte) else { return false }
+            }
+            position += 1
+        }
+        return true
+    }
+
+    /// Checks the bytes of a status line that has not ended yet against the only ways one can
+    /// begin — `HTTP/1.`, or a CR ending an empty line — so that bytes which are not HTTP (an SSH
+    /// banner, an HTTP/2 frame, a TLS alert) fail when they arrive rather than at a line end that
+    /// may never come; a server that sends them and closes sent a malformed answer, not nothing.
+    func checkPartialStatusLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var position = line.count
+        let emptyLine = (line.first ?? bytes.first) == 0x0D
+        for byte in bytes {
+            if emptyLine {
+                if position > 0 { return false }  // only the LF may follow its CR
+            } else if position < Self.httpSlash1Dot.count {
+                guard byte == Self.httpSlash1Dot[position] else { return false }
+            } else {
+                return true  // the rest is checked when the line is whole
             }
             position += 1
         }

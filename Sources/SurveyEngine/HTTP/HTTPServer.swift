@@ -47,9 +47,29 @@ public final class HTTPServer: Sendable {
     /// Binds `host:port` and starts accepting on every loop of `group`; port 0 lets the system
     /// pick one. With `tls`, every connection speaks TLS with that context's certificate
     /// (https). Throws when the host does not resolve or the address cannot be bound.
-    public init(
+    public convenience init(
         host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
         unanswered: UnansweredHandler? = nil, handler: @escaping Handler
+    ) throws(StartError) {
+        try self.init(
+            host: host, port: port, group: group, tls: tls, limits: limits, unanswered: unanswered, accept: HTTPServer.acceptSocket,
+            handler: handler)
+    }
+
+    /// Accepts a connection on a listening socket: its descriptor, or -1 and the errno.
+    typealias Acceptor = @Sendable (_ listener: Int32) -> (fd: Int32, error: Int32)
+
+    /// `accept4` with `SOCK_NONBLOCK | SOCK_CLOEXEC`, and its errno.
+    static let acceptSocket: Acceptor = { listener in
+        let fd = cepoll_accept_nonblocking(listener)
+        return (fd, fd < 0 ? errno : 0)
+    }
+
+    /// A server whose connections are accepted by `accept`: tests make it fail as an exhausted
+    /// process would.
+    init(
+        host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
+        unanswered: UnansweredHandler? = nil, accept: @escaping Acceptor, handler: @escaping Handler
     ) throws(StartError) {
         let resolved: SocketAddress
         switch SocketAddress.resolve(host: host, port: port) {
@@ -77,7 +97,8 @@ public final class HTTPServer: Sendable {
         self.counters = counters
         states = group.loops.map {
             ServerLoopState(
-                loop: $0, listenFD: fd, tls: tls, limits: limits, handler: handler, unanswered: unanswered, counters: counters)
+                loop: $0, listenFD: fd, tls: tls, limits: limits, handler: handler, unanswered: unanswered, counters: counters,
+                accept: accept)
         }
         for state in states {
             state.loop.execute { state.startAccepting() }
@@ -99,6 +120,12 @@ public final class HTTPServer: Sendable {
     /// Connections whose TLS handshake failed (https only).
     public var tlsHandshakesFailed: Int { counters.tlsFailures.load(ordering: .relaxed) }
 
+    /// Times a connection waiting to be accepted found this process out of file descriptors or
+    /// memory (`EMFILE`, `ENFILE`, `ENOBUFS`, `ENOMEM` at `accept`). The loop that met it stops
+    /// accepting for 50 ms instead of spinning on a socket that stays readable; the connection
+    /// waits in the backlog meanwhile.
+    public var acceptsWithoutResources: Int { counters.acceptsWithoutResources.load(ordering: .relaxed) }
+
     /// Stops accepting, closes every connection, and closes the listening socket. It does its
     /// work on the loops, so call it once, before the group shuts down.
     public func shutdown() async {
@@ -119,6 +146,7 @@ final class ServerCounters: Sendable {
     let open = Atomic<Int>(0)
     let rejected = Atomic<Int>(0)
     let tlsFailures = Atomic<Int>(0)
+    let acceptsWithoutResources = Atomic<Int>(0)
 }
 
 /// One loop's part of the server: its registration of the listening socket and its connections.
@@ -130,15 +158,21 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     let handler: HTTPServer.Handler
     let unanswered: HTTPServer.UnansweredHandler?
     let counters: ServerCounters
+    let accept: HTTPServer.Acceptor
     var connections: [ServerConnection] = []
     private var token: UInt64 = 0
     private var accepting = false
+    private var stopped = false
+
+    /// How long a loop stops accepting after finding the process out of descriptors.
+    static let acceptPause: UInt64 = 50_000_000
 
     init(
         loop: EventLoop, listenFD: Int32, tls: TLSServerContext?, limits: HTTPServer.Limits, handler: @escaping HTTPServer.Handler,
-        unanswered: HTTPServer.UnansweredHandler?, counters: ServerCounters
+        unanswered: HTTPServer.UnansweredHandler?, counters: ServerCounters, accept: @escaping HTTPServer.Acceptor
     ) {
         self.loop = loop
+        self.accept = accept
         self.listenFD = listenFD
         self.tls = tls
         self.limits = limits
@@ -148,14 +182,18 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     }
 
     func startAccepting() {
+        guard !stopped, !accepting else { return }
         token = loop.register(listenFD, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, handler: self)
         accepting = true
     }
 
     func handleEvents(_ events: UInt32) {
         for _ in 0..<64 {
-            let fd = cepoll_accept_nonblocking(listenFD)
-            guard fd >= 0 else { return }
+            let (fd, error) = accept(listenFD)
+            guard fd >= 0 else {
+                if Sockets.isLocalResource(error, atConnect: false) { pauseAccepting() }
+                return
+            }
             Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
             var session: TLSSession?
             if let tls {
@@ -174,12 +212,23 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
         }
     }
 
+    /// Out of descriptors: the listening socket stays readable, and a level-triggered loop
+    /// would wake for it again at once, forever. Stop watching it for a while instead.
+    private func pauseAccepting() {
+        counters.acceptsWithoutResources.add(1, ordering: .relaxed)
+        guard accepting else { return }
+        loop.deregister(listenFD, token: token)
+        accepting = false
+        loop.schedule(at: MonotonicClock.now() &+ Self.acceptPause) { [self] in startAccepting() }
+    }
+
     func remove(_ connection: ServerConnection) {
         counters.open.subtract(1, ordering: .relaxed)
         connections.removeSlotted(connection)
     }
 
     func stop() {
+        stopped = true
         if accepting {
             loop.deregister(listenFD, token: token)
             accepting = false

@@ -6,10 +6,16 @@ public struct RunConfiguration: Sendable, Hashable {
     public var load: LoadModel
     /// At most this many respondents at once, in all: each shard runs its share of them.
     public var concurrency: Int
-    /// Closed model: no respondent starts after this much time. Open model: how long arrivals
-    /// go on (see `LoadModel.schedule(duration:)`). Nil: every closed-model respondent runs,
-    /// and open-model arrivals end with the ramp.
+    /// A hard cap on the run, in both load models: when it expires no attempt starts (no new
+    /// respondent, retry or submit; a think time or backoff is cut), an attempt in flight gets
+    /// at most `grace` more, and respondents still under way are cut short. In the open model it
+    /// is also how long arrivals go on (see `LoadModel.schedule(duration:)`). Nil: every
+    /// closed-model respondent runs, and open-model arrivals end with the ramp.
     public var duration: Duration?
+    /// How long an attempt in flight when `duration` expires may go on — never longer than its
+    /// own timeout — before it is cut and counted as a `timeout`. Nil: the attempt timeout
+    /// (`client.timeout`). The run ends within `duration + grace`.
+    public var grace: Duration?
     /// The pause before each submit, drawn uniformly; a stop cuts it short within 50 ms.
     public var think: DurationRange
     /// The order in which each respondent walks the questions.
@@ -36,9 +42,10 @@ public struct RunConfiguration: Sendable, Hashable {
         load: LoadModel, concurrency: Int = 1, duration: Duration? = nil, think: DurationRange = .zero, order: QuestionOrder = .sequential,
         seed: UInt64? = nil, api: SurveyAPI = SurveyAPI(), answers: AnswerBook = AnswerBook(fallback: ["ok"]),
         retry: RetryPolicies = RetryPolicies(), client: HTTPClientConfiguration = HTTPClientConfiguration(), shard: Shard = .whole,
-        threads: Int? = nil
+        threads: Int? = nil, grace: Duration? = nil
     ) {
         self.threads = threads
+        self.grace = grace
         self.load = load
         self.concurrency = concurrency
         self.duration = duration

@@ -1,5 +1,16 @@
 import Synchronization
 
+/// What ended a run.
+public enum StopCause: String, Sendable, Hashable, CaseIterable {
+    /// Every respondent the load model called for ran to its end.
+    case completed
+    /// The duration expired with respondents under way or still to start: those under way
+    /// were cut short.
+    case duration
+    /// `RunCoordinator.stop()` was called (a signal, usually).
+    case signal
+}
+
 /// What a run produced.
 public struct RunResult: Sendable {
     /// Every attempt and respondent, counted.
@@ -7,6 +18,9 @@ public struct RunResult: Sendable {
     /// Whether `stop()` ended the run early (a signal, usually): `metrics` then count a partial
     /// run.
     public var interrupted: Bool
+    /// What ended the run; `.signal` whenever `interrupted`, even during the grace after the
+    /// duration.
+    public var stoppedBy: StopCause
     /// From the start of `run()` to the end of the last respondent, on the run's clock.
     public var elapsed: Duration
 }
@@ -24,6 +38,8 @@ public actor RunCoordinator {
     /// Where every attempt is counted; readable while the run goes on.
     public nonisolated let recorder: MetricsRecorder
     private nonisolated let stopFlag = StopFlag()
+    /// Raised when the duration expired with respondents still to start.
+    private nonisolated let durationCut = StopFlag()
     private let transport: any Transport
     private let clock: EngineClock
     private let executors: [any TaskExecutor]
@@ -73,23 +89,31 @@ public actor RunCoordinator {
             }
         }
         let elapsed = clock.now() &- runStart
-        return RunResult(metrics: recorder.snapshot(), interrupted: stopFlag.isRaised, elapsed: .nanoseconds(Int64(elapsed)))
+        let metrics = recorder.snapshot()
+        let stoppedBy: StopCause =
+            stopFlag.isRaised ? .signal : (durationCut.isRaised || metrics.respondentsCutShort > 0) ? .duration : .completed
+        return RunResult(
+            metrics: metrics, interrupted: stopFlag.isRaised, stoppedBy: stoppedBy, elapsed: .nanoseconds(Int64(elapsed)))
     }
 
     private func runClosed(respondents: Int, context: SurveyContext) async {
         let shard = configuration.shard
         let workers = min(shard.share(of: configuration.concurrency), max(1, shard.count(of: respondents)))
         let next = Counter()
-        let deadline = configuration.duration.map { context.runStart &+ $0.clampedNanoseconds }
+        let deadline = context.deadline
+        let durationCut = self.durationCut
         let seed = context.seed
         let clock = self.clock
         await withDiscardingTaskGroup { group in
             for worker in 0..<workers {
                 let work: @concurrent @Sendable () async -> Void = {
                     while !context.stop.isRaised {
-                        if let deadline, clock.now() >= deadline { return }
                         let number = next.take() * shard.count + (shard.index - 1)
                         guard number < respondents else { return }
+                        if let deadline, clock.now() >= deadline {
+                            durationCut.raise()
+                            return
+                        }
                         var respondent = Respondent(index: number, seed: seed, lane: worker)
                         await respondent.run(context)
                     }
@@ -111,12 +135,19 @@ public actor RunCoordinator {
         let clock = self.clock
         let recorder = self.recorder
         let executors = self.executors
+        let durationCut = self.durationCut
         await withDiscardingTaskGroup { group in
             var number = shard.index - 1
             var launched = 0
             while !context.stop.isRaised, let time = schedule.time(ofArrival: number) {
                 let due = context.runStart &+ UInt64(time * 1e9)
                 let now = clock.now()
+                if let deadline = context.deadline, now >= deadline {
+                    // Arrivals due before the end that a late loop has not started yet: the
+                    // duration is a hard cap, for them too.
+                    durationCut.raise()
+                    break
+                }
                 if due > now {
                     await clock.sleep(min(due - now, 50_000_000))
                     continue

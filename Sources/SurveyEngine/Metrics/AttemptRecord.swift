@@ -67,7 +67,11 @@ struct AttemptRecord: Sendable, Hashable {
 public enum AbandonReason: String, Sendable, Hashable, CaseIterable, Comparable {
     /// The questions never came, after every retry.
     case questionsUnavailable = "questions_unavailable"
-    /// The run was interrupted (Ctrl-C, SIGTERM, or the closed model's duration cap).
+    /// The questions could not be asked for: this process ran out of descriptors or local
+    /// ports (`ErrorKind.localResource`) on the last attempt. Not the server's doing.
+    case localResource = "local_resource"
+    /// The run was interrupted (Ctrl-C, SIGTERM). A respondent stopped by the run's duration
+    /// is not abandoned but cut short (`RespondentResult.Ending.cutShort`).
     case interrupted
 
     /// By raw value, so that reports list the reasons in a fixed order.
@@ -84,6 +88,9 @@ struct RespondentResult: Sendable, Hashable {
         case finishedWithUnanswered
         /// Stopped before the end.
         case abandoned(AbandonReason)
+        /// Still under way when the run's duration expired: stopped by the run, not by anything
+        /// that went wrong for it.
+        case cutShort
     }
 
     /// How the survey ended.

@@ -63,8 +63,10 @@ public final class MetricsRecorder: Sendable {
                 progress.respondentsStarted += metrics.respondentsStarted
                 progress.respondentsFinished +=
                     metrics.respondentsCompleted + metrics.respondentsFinishedWithUnanswered + metrics.respondentsAbandoned
+                    + metrics.respondentsCutShort
                 progress.attempts += metrics.attempts
                 progress.failedAttempts += metrics.questions.failedAttempts + metrics.submit.failedAttempts
+                progress.localResource += metrics.localResource
             }
         }
         return progress
@@ -92,6 +94,8 @@ public struct RunProgress: Sendable, Hashable {
     public var attempts = 0
     /// HTTP attempts that failed.
     public var failedAttempts = 0
+    /// Attempts not made because this process ran out of descriptors or local ports.
+    public var localResource = 0
 
     /// Nothing done yet.
     init() {}

@@ -4,6 +4,10 @@ public struct EndpointMetrics: Sendable, Hashable {
     public var calls = 0
     /// HTTP attempts sent.
     public var attempts = 0
+    /// Attempts that could not be made because this process ran out of descriptors, socket
+    /// memory or local ports (`ErrorKind.localResource`): not sent, so in no other count here —
+    /// not `attempts`, `failedAttempts`, `errors`, the latencies or the timeline.
+    public var localResource = 0
     /// Calls that finally succeeded, on whichever attempt.
     public var succeeded = 0
     /// Calls that gave up: out of attempts, an outcome not retried, a retry the budget refused,
@@ -47,11 +51,23 @@ public struct EndpointMetrics: Sendable, Hashable {
     /// Nothing counted yet.
     public init() {}
 
-    /// Retries sent: attempts beyond the first of each call.
-    public var retries: Int { attempts - calls }
+    /// Retries: attempts beyond the first of each call, those not sent for want of a local
+    /// resource included (`attempts + localResource − calls`).
+    public var retries: Int { attempts + localResource - calls }
+
+    /// Whether `record` is an attempt that never left this process for want of a local
+    /// resource: counted apart, not as an attempt.
+    static func isLocal(_ record: AttemptRecord) -> Bool {
+        record.outcome == .error(.localResource)
+    }
 
     /// Counts one attempt.
     mutating func add(_ record: AttemptRecord) {
+        if Self.isLocal(record) {
+            localResource += 1
+            if let detail = record.detail, errorSamples[.localResource] == nil { errorSamples[.localResource] = detail }
+            return
+        }
         attempts += 1
         if !record.succeeded { failedAttempts += 1 }
         switch record.outcome {
@@ -91,6 +107,7 @@ public struct EndpointMetrics: Sendable, Hashable {
     mutating func merge(_ other: EndpointMetrics) {
         calls += other.calls
         attempts += other.attempts
+        localResource += other.localResource
         succeeded += other.succeeded
         failed += other.failed
         firstTrySucceeded += other.firstTrySucceeded
@@ -125,6 +142,9 @@ public struct RunMetrics: Sendable, Hashable {
     public var respondentsFinishedWithUnanswered = 0
     /// Respondents that stopped before the end, by reason.
     public var abandoned: [AbandonReason: Int] = [:]
+    /// Respondents still under way when the run's duration expired, apart from the abandoned:
+    /// `started = completed + finishedWithUnanswered + abandoned + cutShort`.
+    public var respondentsCutShort = 0
     /// Open model: arrivals not started because `concurrency` respondents were in flight.
     public var dropped = 0
     /// Answers submitted successfully.
@@ -161,6 +181,7 @@ public struct RunMetrics: Sendable, Hashable {
     /// Counts one attempt, in its endpoint and in the per-second timeline.
     mutating func add(_ record: AttemptRecord) {
         self[record.endpoint].add(record)
+        if EndpointMetrics.isLocal(record) { return }  // not sent: not in the timeline
         let second = Int(record.start / 1_000_000_000)
         while attemptsPerSecond.count <= second {
             attemptsPerSecond.append(0)
@@ -178,6 +199,7 @@ public struct RunMetrics: Sendable, Hashable {
         case .completed: respondentsCompleted += 1
         case .finishedWithUnanswered: respondentsFinishedWithUnanswered += 1
         case .abandoned(let reason): abandoned[reason, default: 0] += 1
+        case .cutShort: respondentsCutShort += 1
         }
     }
 
@@ -190,6 +212,7 @@ public struct RunMetrics: Sendable, Hashable {
         respondentsCompleted += other.respondentsCompleted
         respondentsFinishedWithUnanswered += other.respondentsFinishedWithUnanswered
         abandoned.merge(other.abandoned, uniquingKeysWith: +)
+        respondentsCutShort += other.respondentsCutShort
         dropped += other.dropped
         answersSubmitted += other.answersSubmitted
         answersUnanswered += other.answersUnanswered
@@ -206,4 +229,7 @@ public struct RunMetrics: Sendable, Hashable {
 
     /// Every attempt of the run, both endpoints.
     public var attempts: Int { questions.attempts + submit.attempts }
+
+    /// Attempts of both endpoints that could not be made for want of a local resource.
+    public var localResource: Int { questions.localResource + submit.localResource }
 }

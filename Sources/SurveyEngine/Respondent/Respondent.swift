@@ -17,6 +17,11 @@ final class SurveyContext: Sendable {
     let stop: StopFlag
     /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
     let runStart: UInt64
+    /// When the run's duration expires (a reading of `clock`): no attempt starts from then on,
+    /// and respondents still under way are cut short. Nil without a duration.
+    let deadline: UInt64?
+    /// `deadline` plus the grace: every attempt ends by then (`HTTPRequest.cutoff`).
+    let cutoff: UInt64?
     let seed: UInt64
     let questionsCache: QuestionsCache
 
@@ -41,8 +46,31 @@ final class SurveyContext: Sendable {
         self.recorder = recorder
         self.stop = stop
         self.runStart = runStart
+        if let duration = configuration.duration {
+            let deadline = runStart &+ duration.clampedNanoseconds
+            self.deadline = deadline
+            cutoff = deadline &+ (configuration.grace ?? configuration.client.timeout).clampedNanoseconds
+        } else {
+            deadline = nil
+            cutoff = nil
+        }
         self.seed = seed
         questionsCache = QuestionsCache(lanes: lanes)
+    }
+}
+
+extension SurveyContext {
+    /// Why respondents must stop now, if they must: a stop asked for (a signal) wins over the
+    /// run's duration.
+    var stopCause: StopCause? {
+        if stop.isRaised { return .signal }
+        if let deadline, clock.now() >= deadline { return .duration }
+        return nil
+    }
+
+    /// How a respondent stopped by `cause` before its end ends.
+    func ending(stoppedBy cause: StopCause?) -> RespondentResult.Ending {
+        cause == .duration ? .cutShort : .abandoned(.interrupted)
     }
 }
 
@@ -95,10 +123,17 @@ struct Respondent: Sendable {
     }
 
     private mutating func takeSurvey(_ context: SurveyContext) async -> RespondentResult {
-        switch await call(.questions, HTTPRequest(context.questionsRequest, collectBody: true), context) {
+        if context.stopCause == .duration {
+            // Started as the duration expired: not even the questions are asked for.
+            return RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)
+        }
+        var questionsRequest = HTTPRequest(context.questionsRequest, collectBody: true)
+        questionsRequest.cutoff = context.cutoff
+        switch await call(.questions, questionsRequest, context) {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
-        case .interrupted: return RespondentResult(ending: .abandoned(.interrupted), submitted: 0, unanswered: 0)
+        case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
+        case .interrupted: return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
         }
         putInOrder(context.order)
         var tally = RespondentResult(ending: .completed, submitted: 0, unanswered: 0)
@@ -106,8 +141,8 @@ struct Respondent: Sendable {
         while next < questions.count {
             let question = next
             next += 1
-            if context.stop.isRaised {
-                tally.ending = .abandoned(.interrupted)
+            if let cause = context.stopCause {
+                tally.ending = context.ending(stoppedBy: cause)
                 return tally
             }
             guard let submit = nextSubmit(question, context) else {
@@ -115,15 +150,15 @@ struct Respondent: Sendable {
                 continue
             }
             if await !pause(submit.think, context) {
-                tally.ending = .abandoned(.interrupted)
+                tally.ending = context.ending(stoppedBy: context.stopCause)
                 return tally
             }
             switch await call(.submit, submit.request, context) {
             case .succeeded: tally.submitted += 1
-            case .failed: tally.unanswered += 1
+            case .failed, .notSent: tally.unanswered += 1
             case .interrupted:
                 tally.unanswered += 1
-                tally.ending = .abandoned(.interrupted)
+                tally.ending = context.ending(stoppedBy: context.stopCause)
                 return tally
             }
         }
@@ -153,10 +188,14 @@ struct Respondent: Sendable {
         }
         let answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
         let think = context.think.sample(using: &random).clampedNanoseconds
-        return (HTTPRequest(context.submitRequest, body: Self.submitBody(id: question.id, answer: answer)), think)
+        var request = HTTPRequest(context.submitRequest, body: Self.submitBody(id: question.id, answer: answer))
+        request.cutoff = context.cutoff
+        return (request, think)
     }
 
-    private enum CallResult { case succeeded, failed, interrupted }
+    /// How a call ended: `notSent` is a failure whose last attempt could not be made for want
+    /// of local resources.
+    private enum CallResult { case succeeded, failed, notSent, interrupted }
 
     /// Where a call stands between its attempts.
     private struct CallState {
@@ -231,12 +270,14 @@ struct Respondent: Sendable {
         if succeeded { return end(.succeeded) }
         let decision = context.retry[endpoint].decide(
             afterAttempt: state.attempt, outcome: outcome, retryAfter: retryAfter, previousDelay: state.previousDelay, using: &random)
-        guard case .retry(let delay) = decision, !context.stop.isRaised else {
-            return end(context.stop.isRaised ? .interrupted : .failed)
+        let failed: CallResult = outcome == .error(.localResource) ? .notSent : .failed
+        let stopping = context.stopCause != nil
+        guard case .retry(let delay) = decision, !stopping else {
+            return end(stopping ? .interrupted : failed)
         }
         guard context.budget.withdraw() else {
             state.denied += 1
-            return end(.failed)
+            return end(failed)
         }
         state.previousDelay = delay
         return .retry(after: delay.clampedNanoseconds)
@@ -274,16 +315,22 @@ struct Respondent: Sendable {
         return body
     }
 
-    /// Waits, in slices, so that a stop is noticed within 50 ms; false when stopped.
+    /// Waits, in slices, so that a stop is noticed within 50 ms and the run's deadline on time;
+    /// false when stopped.
     private func pause(_ nanoseconds: UInt64, _ context: SurveyContext) async -> Bool {
         var left = nanoseconds
         let slice: UInt64 = 50_000_000
         while left > 0 {
             if context.stop.isRaised { return false }
-            let step = min(left, slice)
+            var step = min(left, slice)
+            if let deadline = context.deadline {
+                let now = context.clock.now()
+                if now >= deadline { return false }
+                step = min(step, deadline - now)
+            }
             await context.clock.sleep(step)
             left -= step
         }
-        return !context.stop.isRaised
+        return context.stopCause == nil
     }
 }

@@ -24,6 +24,11 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// The server's certificate did not verify (https targets): untrusted, expired, not yet
     /// valid, or for another host name.
     case tlsCertificate = "tls_certificate"
+    /// This process ran out of a local resource before the request could leave: file
+    /// descriptors (`EMFILE`, `ENFILE` at `socket()`), socket memory, or local ports
+    /// (`EADDRNOTAVAIL`, `EAGAIN` at `connect()`). Not the server's doing, and not an attempt
+    /// sent: metrics count it apart from the attempts (`EndpointMetrics.localResource`).
+    case localResource = "local_resource"
 
     /// The kind named `name`: a raw value, or a name a kind had before (`body_too_large`), so
     /// that plans and reports that use it keep working.

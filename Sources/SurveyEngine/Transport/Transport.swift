@@ -45,6 +45,10 @@ public struct HTTPRequest: Sendable {
     var body: [UInt8]?
     /// Whether the response body is wanted; when not, it is read and dropped.
     var collectBody: Bool
+    /// A reading of the run's clock (`EngineClock`; for `HTTPClient`, `MonotonicClock`) at which
+    /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
+    /// grace after a run's duration. Nil: the timeout alone.
+    var cutoff: UInt64?
 
     /// A request of `template` with `body`. The response body is dropped unless
     /// `collectBody`: only a caller that reads it should pay for keeping it.

@@ -72,6 +72,9 @@ private let cases: [FaultCase] = [
         name: "garbage headers", serve: ["--malformed-rate", "100%", "--malformed-kind", "headers"], endpoint: "questions",
         kind: "malformed_response", attempts: 8),
     FaultCase(
+        name: "bytes that are not HTTP, then a close", serve: ["--malformed-rate", "100%", "--malformed-kind", "binary"],
+        endpoint: "questions", kind: "malformed_response", attempts: 8),
+    FaultCase(
         name: "questions not a list", serve: [], questionsBody: Array(#"{"id":1}"#.utf8), endpoint: "questions", kind: "malformed_response",
         attempts: 8),
     FaultCase(

@@ -147,6 +147,14 @@ import Testing
         #expect(plan.run.retry.questions.retryOn.description == "[5xx, response_too_large]")
     }
 
+    @Test func graceIsReadAndNeedsADuration() throws {
+        let plan = try #require(expectPlan(lines("duration: 1s", "grace: 250ms")))
+        #expect(plan.run.grace == .milliseconds(250))
+        #expect(try #require(expectPlan(lines("duration: 1s", "grace: 0s"))).run.grace == .zero)
+        #expect(try #require(expectPlan(lines("duration: 1s"))).run.grace == nil, "the timeout then")
+        expectSingleError(lines("respondents: 3", "grace: 2s"), line: 2, column: 1, contains: "'grace' needs 'duration'")
+    }
+
     @Test func parsesRatesPercentagesAndRanges() throws {
         #expect(try ValueKind<Rate>.rate.read("20/s").get() == Rate(perSecond: 20))
         #expect(try ValueKind<Rate>.rate.read("600/m").get() == Rate(perSecond: 10))

@@ -134,6 +134,30 @@ private func expectSameAtEveryBoundary(
         #expect(progress == .failed(.malformed))
     }
 
+    @Test(arguments: ["HTTP/1.1 600 Too Far\r\n\r\n", "HTTP/1.1 999 Weird\r\nContent-Length: 0\r\n\r\n", "HTTP/1.0 000 Zero\r\n\r\n"])
+    func aStatusOutside100To599IsMalformed(_ text: String) {
+        #expect(parse(bytes(text)).1 == .failed(.malformed))
+        #expect(parse(bytes("HTTP/1.1 599 Edge\r\nContent-Length: 0\r\n\r\n")).0.status == 599)
+    }
+
+    @Test(arguments: [
+        "SSH-2.0-OpenSSH_9.6", "\u{15}\u{3}\u{3}\u{0}\u{2}\u{2}\u{28}", "\u{0}\u{0}\u{12}\u{4}", "http/1.1 200", "HTTP/2 200", "\r\nX",
+    ])
+    func bytesThatCannotBeginAResponseAreMalformedAtOnce(_ text: String) {
+        // No line end needed: the first byte that cannot begin `HTTP/1.` fails the parse, so a
+        // server that sends such bytes and closes is a malformed answer, not a closed connection.
+        #expect(parse(bytes(text)).1 == .failed(.malformed), "\(text.debugDescription)")
+        #expect(parse(bytes(text), cuts: Array(0..<text.utf8.count)).1 == .failed(.malformed), "\(text.debugDescription)")
+        #expect(parse(bytes(text), endOfStream: true).1 == .failed(.malformed), "\(text.debugDescription)")
+    }
+
+    @Test func aResponseCutShortStillReadsAsClosed() {
+        for text in ["H", "HTTP/1", "HTTP/1.1 2", "\r", "\r\nHTT"] {
+            #expect(parse(bytes(text)).1 == .needMore, "\(text.debugDescription)")
+            #expect(parse(bytes(text), endOfStream: true).1 == .failed(.closed(partial: true)), "\(text.debugDescription)")
+        }
+    }
+
     @Test func limitsTheBody() {
         let declared = bytes("HTTP/1.1 200 OK\r\nContent-Length: 10485760\r\n\r\n")
         #expect(parse(declared, maxBody: 1 << 20).1 == .failed(.bodyTooLarge))

@@ -27,6 +27,7 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         #expect(result.metrics.respondentsCompleted == 40)
         #expect(transport.maxInFlight == 4)
         #expect(!result.interrupted)
+        #expect(result.stoppedBy == .completed)
     }
 
     @Test func closedModelRunsOnEventLoops() async {
@@ -115,6 +116,7 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         let result = await run
         #expect(bothWaiting)
         #expect(result.interrupted)
+        #expect(result.stoppedBy == .signal)
         #expect(result.metrics.respondentsStarted == 2)
         #expect(result.metrics.respondentsCompleted == 0)
         #expect(result.metrics.abandoned == [.interrupted: 2])

@@ -1,5 +1,6 @@
 /// JUnit XML for Jenkins and GitLab: one test suite per run, one test case per threshold, and
-/// one case saying whether the run was interrupted.
+/// one case saying whether the run was interrupted, and one whether every attempt was sent (none
+/// lost to this process running out of descriptors or ports).
 enum JUnitReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         var cases: [String] = []
@@ -22,6 +23,12 @@ enum JUnitReport: ReportRenderer {
             interrupted += "\n      <failure message=\"the run was interrupted before its end\"/>\n    "
         }
         cases.append(interrupted + "</testcase>")
+        var local = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"every attempt sent\" time=\"0\">"
+        if let localResource = report.localResource {
+            failures += 1
+            local += "\n      <failure message=\"\(escape(MarkdownReport.localResource(localResource)))\"/>\n    "
+        }
+        cases.append(local + "</testcase>")
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites name="survey-bot" tests="\(cases.count)" failures="\(failures)">

@@ -8,7 +8,8 @@ enum MarkdownReport: ReportRenderer {
         var lines: [String] = []
         lines.append("# survey-bot: \(report.name)")
         lines.append("")
-        lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s")
+        let stopped = report.stoppedBy == StopCause.duration.rawValue ? ", stopped at its duration" : ""
+        lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s\(stopped)")
         if let shard = report.shard { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
         lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
@@ -31,6 +32,7 @@ enum MarkdownReport: ReportRenderer {
                 " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
                 + ")"
         }
+        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) arrivals dropped at the concurrency cap" }
         lines.append(who + ".")
         lines.append("")
@@ -38,6 +40,10 @@ enum MarkdownReport: ReportRenderer {
         if report.answers.missing > 0 { answers += ", \(report.answers.missing) with no answer in the plan" }
         lines.append(answers + ".")
         lines.append("")
+        if let local = report.localResource {
+            lines.append("**Not sent:** \(localResource(local)).")
+            lines.append("")
+        }
         lines.append("**Throughput:** \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         if !report.throughput.timeline.isEmpty {
             lines.append("")
@@ -78,10 +84,22 @@ enum MarkdownReport: ReportRenderer {
     static func verdict(_ report: RunReport) -> String {
         switch report.verdict {
         case .interrupted: "⚠️ interrupted"
+        case .localResource: "❌ failed: out of local resources"
         case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
         case .passed(let count): "✅ passed \(count) thresholds"
         case .completed: "✅ completed"
         }
+    }
+
+    /// `37 attempts (local_resource): survey-bot ran out of file descriptors or local ports
+    /// (ulimit -n 40 (hard limit 40)), so this run does not measure the server`.
+    static func localResource(_ local: RunReport.LocalResource) -> String {
+        let limit = local.limitText.map { " (\($0))" } ?? ""
+        var text = "\(local.attempts) attempt\(local.attempts == 1 ? "" : "s") (local_resource)"
+        if let failures = local.builtinServerAcceptFailures {
+            text += " and \(failures) connection\(failures == 1 ? "" : "s") the builtin server could not accept"
+        }
+        return text + ": survey-bot ran out of file descriptors or local ports\(limit), so this run does not measure the server"
     }
 
     /// Every error kind of every endpoint that occurred, in a stable order, with the first

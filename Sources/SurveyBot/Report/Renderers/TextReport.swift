@@ -1,10 +1,14 @@
+import SurveyEngine
+
 /// The short summary printed after a run, and `report --format text`: plain text for a
 /// terminal or a CI log.
 enum TextReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         let figures = RunFigures(report)
         var lines: [String] = []
-        lines.append("\(report.name): \(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)")
+        var title = "\(report.name): \(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)"
+        if report.stoppedBy == StopCause.duration.rawValue { title += ", stopped at its duration" }
+        lines.append(title)
         let header = "  endpoint    calls  attempts  success  first try  retries      p50      p95      p99      max"
         lines.append(header)
         for name in ["questions", "submit"] {
@@ -22,9 +26,11 @@ enum TextReport: ReportRenderer {
         var who =
             "  respondents: \(respondents.started) started, \(respondents.completed) completed, "
             + "\(respondents.finishedWithUnanswered) with unanswered, \(respondents.abandoned) abandoned"
+        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
         lines.append(who)
         lines.append("  answers: \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered")
+        if let local = report.localResource { lines.append("  not sent: " + MarkdownReport.localResource(local)) }
         let errors = MarkdownReport.errors(report).map { error in
             "\(error.endpoint) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
         }
@@ -41,6 +47,7 @@ enum TextReport: ReportRenderer {
     static func verdict(_ report: RunReport) -> String {
         switch report.verdict {
         case .interrupted: "INTERRUPTED"
+        case .localResource: "FAILED: out of local resources"
         case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
         case .passed(let count): "passed \(count) thresholds"
         case .completed: "completed"

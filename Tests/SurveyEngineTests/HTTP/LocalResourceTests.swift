@@ -1,0 +1,104 @@
+import Synchronization
+import Testing
+
+@testable import SurveyEngine
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A process out of descriptors or local ports fails its own attempts: `local_resource`, never
+/// a refusal the server would be blamed for, and never counted as an attempt sent.
+@Suite struct LocalResourceTests {
+    @Test(arguments: [EMFILE, ENFILE])
+    func noDescriptorLeftIsLocalResourceAndNothingIsSent(_ error: Int32) async throws {
+        let group = EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 9)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(), openSocket: { _ in (-1, error) })
+        let outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
+        await client.shutdown()
+        guard case .failure(let failure) = outcome.result else {
+            Issue.record("expected a failure, got \(outcome)")
+            return
+        }
+        #expect(failure.kind == .localResource)
+        #expect(!failure.requestSent)
+        #expect(failure.detail?.hasPrefix("socket(): ") == true, "\(String(describing: failure.detail))")
+        #expect(outcome.connection == nil)
+    }
+
+    @Test func aServerOutOfDescriptorsPausesAcceptingInsteadOfSpinning() async throws {
+        // For its first 200 ms the server's accept finds no descriptor. A level-triggered loop
+        // that merely returned would be woken again at once by the still-readable listening
+        // socket — tens of thousands of calls in 200 ms; a pause of 50 ms each time makes a few.
+        final class Calls: Sendable { let count = Atomic<Int>(0) }
+        let calls = Calls()
+        let failUntil = MonotonicClock.now() + 200_000_000
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(
+            host: "127.0.0.1", port: 0, group: group,
+            accept: { listener in
+                calls.count.add(1, ordering: .relaxed)
+                return MonotonicClock.now() < failUntil ? (-1, EMFILE) : HTTPServer.acceptSocket(listener)
+            },
+            handler: { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200))) })
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
+        var outcome: TransportOutcome?
+        try await tearingDown(client, server, group) {
+            outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
+        }
+        guard case .success(let response)? = outcome?.result else {
+            Issue.record("expected the answer once descriptors were back, got \(String(describing: outcome))")
+            return
+        }
+        #expect(response.status == 200)
+        #expect(server.acceptsWithoutResources >= 1)
+        #expect(calls.count.load(ordering: .relaxed) < 40, "accept was called \(calls.count.load(ordering: .relaxed)) times")
+    }
+
+    @Test func connectErrorsOfExhaustedPortsAreLocalResource() {
+        #expect(ClientConnection.kind(forConnectError: EADDRNOTAVAIL) == .localResource)
+        #expect(ClientConnection.kind(forConnectError: EAGAIN) == .localResource)
+        #expect(ClientConnection.kind(forConnectError: ECONNREFUSED) == .connectionRefused)
+        #expect(ClientConnection.kind(forConnectError: ENETUNREACH) == .connectionRefused)
+        #expect(Sockets.describe(EADDRNOTAVAIL, call: "connect()").hasSuffix("(EADDRNOTAVAIL)"))
+    }
+
+    @Test func localResourceIsCountedApartFromAttemptsSent() async {
+        // Every third submit finds the process out of descriptors; the plan retries it.
+        let transport = ScriptedTransport(
+            survey(submit: { sent, previous in
+                sent.body.contains("\"id\":2") && previous == 0
+                    ? .failure(.localResource, requestSent: false, serviceTime: .zero, detail: "socket(): Too many open files (EMFILE)")
+                    : ok()
+            }))
+        let recorder = MetricsRecorder(lanes: 1)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        let result = await respondent.run(
+            context(transport, submit: retrying(3, on: ["local_resource"]), recorder: recorder))
+        let submit = recorder.snapshot().submit
+        #expect(result.submitted == 3)
+        #expect(submit.calls == 3)
+        #expect(submit.attempts == 3, "only the attempts sent")
+        #expect(submit.localResource == 1)
+        #expect(submit.retries == 1, "the retry after the local failure is a retry")
+        #expect(submit.failedAttempts == 0)
+        #expect(submit.errors.isEmpty)
+        #expect(submit.serviceTime.count == 3)
+        #expect(submit.errorSamples[.localResource] == "socket(): Too many open files (EMFILE)")
+        #expect(recorder.snapshot().attemptsPerSecond.reduce(0, +) == 4, "the questions and three submits sent")
+        #expect(recorder.progress.localResource == 1)
+    }
+
+    @Test func questionsThatCouldNotBeAskedForAreNotBlamedOnTheServer() async {
+        let transport = ScriptedTransport { _, _ in .failure(.localResource, requestSent: false, serviceTime: .zero) }
+        let recorder = MetricsRecorder(lanes: 1)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        let result = await respondent.run(context(transport, recorder: recorder))
+        #expect(result.ending == .abandoned(.localResource))
+        #expect(recorder.snapshot().abandoned == [.localResource: 1])
+        #expect(recorder.snapshot().questions.attempts == 0)
+    }
+}
