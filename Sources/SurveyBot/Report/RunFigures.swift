@@ -68,6 +68,7 @@ struct RunFigures: Sendable {
             var calls = Calls(
                 calls: endpoint.calls, attempts: endpoint.attempts, succeeded: endpoint.succeeded,
                 firstTrySucceeded: endpoint.firstTrySucceeded, failedAttempts: endpoint.failedAttempts, seconds: seconds)
+            // Reports before `null` wrote zeros for an endpoint without attempts: no figure either.
             if endpoint.attempts > 0 { calls.latency = endpoint.correctedLatencyMs }
             endpoints[name] = calls
             survey.calls += endpoint.calls

@@ -71,7 +71,7 @@ extension RunReport {
             ]
             problems += endpoint.status.map { count($0.value, "\(prefix).status.\($0.key)") }
             problems += endpoint.errors.map { count($0.value, "\(prefix).errors.\($0.key)") }
-            for (summary, field) in [(endpoint.correctedLatencyMs, "latency_ms"), (endpoint.serviceTimeMs, "service_latency_ms")] {
+            for case (let summary?, let field) in [(endpoint.correctedLatencyMs, "latency_ms"), (endpoint.serviceTimeMs, "service_latency_ms")] {
                 problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
                     number($0, "\(prefix).\(field)")
                 }
@@ -88,7 +88,9 @@ extension RunReport {
                 if let record = connections.tlsHandshakeHistogram { histograms.append((record, "connections.tls_handshake_histogram")) }
             }
             for (histogram, field) in histograms {
-                if histogram.histogram == nil || histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxCount) {
+                // A sum beyond count × max is no histogram's: merged, it could overflow to infinity.
+                let sumHolds = histogram.sum >= 0 && histogram.sum <= Double(histogram.count) * Double(histogram.max) * (1 + 1e-9) + 1
+                if histogram.histogram == nil || histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxCount) || !sumHolds {
                     problems.append("'\(prefix).\(field)' is not a valid histogram")
                 }
             }

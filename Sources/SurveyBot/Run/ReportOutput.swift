@@ -41,9 +41,20 @@ final class ReportOutput {
         )
         .replacingOccurrences(of: "-", with: "")
         let base = Self.safeFileName(report.name) + (shard == .whole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
+        // Every format is rendered before any is written: a report that cannot be encoded
+        // leaves no file of any format behind.
+        var texts: [(format: ReportFormat, text: String)] = []
+        for format in formats {
+            do throws(JSONEncodingError) {
+                texts.append((format, try format.render(report)))
+            } catch {
+                let file = "\(writer.directory)/\(base)-\(stamp)Z.\(format.fileExtension)"
+                failure = ReportWriter.WriteError(description: "cannot write \(file): \(error.description)")
+                return
+            }
+        }
         do throws(ReportWriter.WriteError) {
-            for format in formats {
-                let text = format.render(report)
+            for (format, text) in texts {
                 written.append(try writer.write(text, to: "\(base)-\(stamp)Z.\(format.fileExtension)"))
                 try writer.write(text, to: "\(base)-latest.\(format.fileExtension)")
             }

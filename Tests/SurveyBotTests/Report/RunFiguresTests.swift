@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aReportWithAThresholdThisVersionDoesNotKnowIsRefusedWhenRead() throws {
-        let text = ReportFixtures.report().jsonText().replacingOccurrences(of: "\"submit.p95\"", with: "\"submit.p97\"")
+        let text = try ReportFixtures.report().jsonText().replacingOccurrences(of: "\"submit.p95\"", with: "\"submit.p97\"")
         let directory = try TemporaryDirectory()
         let path = try directory.write("r.json", text)
         #expect {
@@ -94,7 +94,7 @@ import Testing
         let report = ReportFixtures.report()
         #expect(Set(ReportFormat.allCases.map(\.fileExtension)).count == ReportFormat.allCases.count)
         for format in ReportFormat.allCases {
-            let text = format.render(report)
+            let text = try format.render(report)
             #expect(text.hasSuffix("\n"), "\(format)")
             #expect(text.contains("smoke"), "\(format)")
         }

@@ -1,6 +1,7 @@
-import Foundation
+import SurveyEngine
 
-/// A diff as JSON, for scripts: both paths, the regression count and every row.
+/// A diff as JSON, for scripts: both paths, the regression count and every row, in the style of
+/// the JSON report (keys sorted; a figure that is not there is `null`).
 enum JSONDiff: DiffRenderer {
     private struct Document: Encodable {
         var base: String
@@ -9,11 +10,8 @@ enum JSONDiff: DiffRenderer {
         var rows: [ReportDiff.Row]
     }
 
-    static func render(_ diff: ReportDiff) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let document = Document(base: diff.basePath, new: diff.newPath, regressions: diff.regressions.count, rows: diff.rows)
-        let data = (try? encoder.encode(document)) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+    static func render(_ diff: ReportDiff) throws(JSONEncodingError) -> String {
+        try JSONValue.text(
+            of: Document(base: diff.basePath, new: diff.newPath, regressions: diff.regressions.count, rows: diff.rows))
     }
 }

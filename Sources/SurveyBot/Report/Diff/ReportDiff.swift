@@ -22,12 +22,14 @@ struct ReportDiff {
         var endpoint: String
         var metric: String
         var unit: Unit
-        var base: Double?
-        var new: Double?
-        var change: Double?
+        /// `null` in JSON where there is no figure.
+        @NullWhenAbsent var base: Double? = nil
+        @NullWhenAbsent var new: Double? = nil
+        @NullWhenAbsent var change: Double? = nil
         /// The relative change in percent, of the "bad" quantity for rates (failures for a
-        /// success rate): 99% → 95% success is +400% failures.
-        var changePercent: Double?
+        /// success rate): 99% → 95% success is +400% failures. `null` when the base is 0, or so
+        /// near it that the ratio is not a finite number.
+        @NullWhenAbsent var changePercent: Double? = nil
         var verdict: Verdict
 
         enum CodingKeys: String, CodingKey {
@@ -122,7 +124,8 @@ struct ReportDiff {
         let complement = unit == .ratio && direction == .higherIsBetter
         let badBase = complement ? 1 - base : base
         let badNew = complement ? 1 - new : new
-        let relative: Double? = badBase == 0 ? (badNew == 0 ? 0 : nil) : (badNew - badBase) / abs(badBase)
+        // A base so near 0 that the ratio overflows has no relative change either.
+        let relative: Double? = badBase == 0 ? (badNew == 0 ? 0 : nil) : ((badNew - badBase) / abs(badBase)).finite
         var verdict = Verdict.same
         if abs(change) > floor {
             let beyond = relative.map { abs($0) > tolerance } ?? true
@@ -131,7 +134,7 @@ struct ReportDiff {
                 verdict = worse ? .regressed : .improved
             }
         }
-        let percent = relative.map { ($0 * 1000).rounded() / 10 }
+        let percent = relative.flatMap { (($0 * 1000).rounded() / 10).finite }
         return Row(
             endpoint: endpoint, metric: metric, unit: unit, base: rounded(base), new: rounded(new), change: rounded(change),
             changePercent: percent, verdict: verdict)
@@ -147,4 +150,9 @@ struct ReportDiff {
         let names = bad.map { "\($0.endpoint) \($0.metric)" }.joined(separator: ", ")
         return "\(bad.count) regression\(bad.count == 1 ? "" : "s"): \(names)"
     }
+}
+
+extension Double {
+    /// The value, or nil when it is infinite or NaN.
+    var finite: Double? { isFinite ? self : nil }
 }
