@@ -22,9 +22,17 @@ final class ReportOutput {
         self.shard = shard
     }
 
-    /// Creates the directory and proves it writable with room to spare, before any traffic.
-    func prepare() throws(ReportWriter.WriteError) {
+    /// Creates the directory and proves it writable with room to spare, and refuses a
+    /// directory, FIFO, socket or device where a `latest` file of the report `name` will go —
+    /// before any traffic.
+    func prepare(name: String) throws(ReportWriter.WriteError) {
         try writer.prepare()
+        for format in formats { try writer.check("\(baseName(name))-latest.\(format.fileExtension)") }
+    }
+
+    /// The start of every file name of the report `name`: `<name>` or `<name>-shard-i-of-n`.
+    private func baseName(_ name: String) -> String {
+        Self.safeFileName(name) + (shard == .whole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
     }
 
     /// The report to write when the output stops.
@@ -40,7 +48,7 @@ final class ReportOutput {
             Date.ISO8601FormatStyle(timeSeparator: .omitted).year().month().day().time(includingFractionalSeconds: false)
         )
         .replacingOccurrences(of: "-", with: "")
-        let base = Self.safeFileName(report.name) + (shard == .whole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
+        let base = baseName(report.name)
         // Every format is rendered before any is written: a report that cannot be encoded
         // leaves no file of any format behind.
         var texts: [(format: ReportFormat, text: String)] = []

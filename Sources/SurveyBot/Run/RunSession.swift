@@ -78,7 +78,7 @@ final class RunSession {
         onStop("signals") { signals.restoreDefaults() }
 
         do throws(ReportWriter.WriteError) {
-            try output.prepare()
+            try output.prepare(name: plan.name)
         } catch {
             throw SetupError(description: error.description)
         }

@@ -194,7 +194,7 @@ import Testing
         #expect(status == 1, "\(run.standardError)")
         #expect(run.standardOutput.contains("fills: "))
         #expect(run.standardOutput.contains("respondents: "))
-        #expect(run.standardError.contains("No space left on device"))
+        #expect(run.standardError.contains("no space left on device"))
         #expect(run.standardError.contains("the summary above is all that is left of this run"))
         // `ls -a` of the report directory: the filler alone, no report and no temporary file.
         let listing = run.standardError.split(separator: "\n").map(String.init)

@@ -125,6 +125,6 @@ private func expectGolden(_ text: String, _ name: String, sourceLocation: Testin
         #expect(bad.err.contains("did you mean 'markdown'?"))
         let missing = await runCommand(["report", directory.path + "/nope.json"])
         #expect(missing.status == .validationFailure)
-        #expect(missing.err.contains("nope.json: cannot read the file"))
+        #expect(missing.err.contains("cannot read \(directory.path)/nope.json: no such file or directory"))
     }
 }

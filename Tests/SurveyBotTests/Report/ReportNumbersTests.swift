@@ -51,11 +51,13 @@ import Testing
         var report = ReportFixtures.report()
         report.throughput.attemptsPerS = .infinity
         let output = ReportOutput(directory: directory.path, formats: [.markdown, .json], shard: .whole)
-        try output.prepare()
+        try output.prepare(name: "smoke")
         output.finish(report, started: Date(timeIntervalSince1970: 1_795_000_000))
         output.stop()
         #expect(output.failure?.description.contains("throughput.attempts_per_s") == true, "\(String(describing: output.failure))")
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") || $0.contains("tmp") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".json") || $0.contains("tmp")
+        }
         #expect(left.isEmpty, "\(left)")
     }
 

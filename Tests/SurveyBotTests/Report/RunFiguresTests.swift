@@ -100,7 +100,7 @@ import Testing
         }
         let directory = try TemporaryDirectory()
         let output = ReportOutput(directory: directory.path, formats: ReportFormat.allCases, shard: Shard(index: 2, count: 3))
-        try output.prepare()
+        try output.prepare(name: "smoke")
         output.finish(report, started: Date(timeIntervalSince1970: 1_795_000_000))
         output.stop()
         #expect(output.failure == nil)
