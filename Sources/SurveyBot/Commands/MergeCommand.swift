@@ -49,6 +49,11 @@ enum MergeCommand: Subcommand {
         }
         let url = URL(fileURLWithPath: out)
         let writer = ReportWriter(directory: url.deletingLastPathComponent().path)
+        // A signal while the file is written removes its temporary file and exits at once.
+        let signals = SignalWatcher(exitAfter: 0) { signal in
+            console.printError("\(SignalWatcher.name(signal)): stopped before \(out) was written")
+        }
+        defer { signals.restoreDefaults() }
         do throws(ReportWriter.WriteError) {
             try writer.prepare()
             try writer.write(text, to: url.lastPathComponent)
