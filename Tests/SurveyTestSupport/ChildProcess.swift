@@ -26,8 +26,12 @@ final class ChildProcess: @unchecked Sendable {
     let startedAt: ContinuousClock.Instant
 
     /// Starts `executable` with `arguments`, in `directory` and with `environment` when given
-    /// (the test process's otherwise).
-    init(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil) throws {
+    /// (the test process's otherwise). With `closedStandardOutput`, its standard output is a pipe
+    /// whose reader has gone before it writes anything, as in `survey-bot run … | head -0`.
+    init(
+        _ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil,
+        closedStandardOutput: Bool = false
+    ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
@@ -42,7 +46,12 @@ final class ChildProcess: @unchecked Sendable {
         process.terminationHandler = { [output] _ in output.exitedAt.withLock { $0 = .now } }
         startedAt = .now
         try process.run()
-        Self.drain(outPipe.fileHandleForReading, into: output) { $0.out += $1 }
+        if closedStandardOutput {
+            try outPipe.fileHandleForReading.close()
+            output.bytes.withLock { $0.openPipes -= 1 }
+        } else {
+            Self.drain(outPipe.fileHandleForReading, into: output) { $0.out += $1 }
+        }
         Self.drain(errPipe.fileHandleForReading, into: output) { $0.err += $1 }
     }
 

@@ -7,6 +7,10 @@ enum Installed {
     static let openssl = find("openssl")
     /// `nginx` on the PATH, or in /usr/sbin where Debian puts it (not on every user's PATH).
     static let nginx = find("nginx", also: ["/usr/sbin"])
+    /// `strace`, which can hold a system call of a process for a while (`-e inject=…:delay_enter`).
+    static let strace = find("strace")
+    /// `setpriv`, which runs a command as another user (as `nobody`, for whom permissions hold).
+    static let setpriv = find("setpriv")
 
     private static func find(_ name: String, also extra: [String] = []) -> String? {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)

@@ -25,12 +25,15 @@ struct Console: Sendable {
         self.colors = colors
     }
 
-    /// The process's standard output and standard error.
+    /// The process's standard output and standard error. A stream its reader closed (`| head
+    /// -1`) is written no more: the rest of its output is skipped, and the command goes on.
     static func standard(environment: [String: String]) -> Console {
         let terminal = isatty(STDERR_FILENO) == 1
+        let out = StandardStream(STDOUT_FILENO)
+        let err = StandardStream(STDERR_FILENO)
         return Console(
-            out: { text in writeAll(STDOUT_FILENO, text) },
-            err: { text in writeAll(STDERR_FILENO, text) },
+            out: { text in out.write(text) },
+            err: { text in err.write(text) },
             errorIsTerminal: terminal,
             colors: terminal && environment["NO_COLOR", default: ""].isEmpty && environment["TERM"] != "dumb")
     }
@@ -57,10 +60,28 @@ final class CapturingConsole: Sendable {
     var standardError: String { state.withLock { $0.err } }
 }
 
-/// Writes every byte of `text` to a file descriptor, unbuffered, retrying short writes.
-func writeAll(_ fd: Int32, _ text: String) {
+/// Standard output or error: written unbuffered, and not written again once its reader has
+/// gone (EPIPE; SIGPIPE is ignored, `SurveyBotCommand.main`).
+private final class StandardStream: Sendable {
+    let fd: Int32
+    private let closed = Atomic<Bool>(false)
+
+    init(_ fd: Int32) {
+        self.fd = fd
+    }
+
+    func write(_ text: String) {
+        guard !closed.load(ordering: .relaxed) else { return }
+        if writeAll(fd, text) == EPIPE { closed.store(true, ordering: .relaxed) }
+    }
+}
+
+/// Writes every byte of `text` to a file descriptor, unbuffered, retrying short writes. Returns
+/// 0, or the error number that stopped it.
+@discardableResult
+func writeAll(_ fd: Int32, _ text: String) -> Int32 {
     var text = text
-    text.withUTF8 { buffer in
+    return text.withUTF8 { buffer in
         var offset = 0
         while offset < buffer.count {
             let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
@@ -69,8 +90,9 @@ func writeAll(_ fd: Int32, _ text: String) {
             } else if n < 0 && errno == EINTR {
                 continue
             } else {
-                return
+                return n < 0 ? errno : EIO
             }
         }
+        return 0
     }
 }

@@ -20,8 +20,14 @@ public struct ExitCode: Sendable, Hashable, CustomStringConvertible {
     static let failure = ExitCode(1)
     /// Bad input: usage, a plan, an unreadable report. Nothing was sent to the target.
     static let validationFailure = ExitCode(2)
-    /// Interrupted by SIGINT or SIGTERM; a partial report was still written.
+    /// Interrupted by SIGINT (Ctrl-C); a partial report was still written.
     static let interrupted = ExitCode(130)
+
+    /// Ended by signal `number`: 128 + the number, as a shell reports a process the signal
+    /// killed — 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+    static func signalled(_ number: Int32) -> ExitCode {
+        ExitCode(128 + number)
+    }
 
     /// The status in decimal, as a shell shows it: `130`.
     public var description: String { String(rawValue) }
@@ -32,7 +38,10 @@ public struct ExitCode: Sendable, Hashable, CustomStringConvertible {
             1  a threshold failed, or survey-bot ran out of file descriptors or ports
                (diff: a regression was found)
             2  bad input: usage, plan or report file; nothing was sent
-          130  interrupted (SIGINT/SIGTERM); a partial report was written
+          130  interrupted by SIGINT (Ctrl-C); a partial report was written
+          143  interrupted by SIGTERM; a partial report was written
+          129  interrupted by SIGHUP (the terminal closed); a partial report was written
+               (a second signal exits at once with 128 + its number, without a report)
         """
 }
 

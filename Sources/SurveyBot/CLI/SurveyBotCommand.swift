@@ -1,5 +1,11 @@
 import SurveyEngine
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What every subcommand is given: the environment and where to write.
 struct CommandContext: Sendable {
     var environment: [String: String]
@@ -87,6 +93,10 @@ public enum SurveyBotCommand {
     /// a default kept low for `select()`.
     public static func main(arguments: [String]) async -> ExitCode {
         OpenFilesLimit.raiseSoftToHard()
+        // A reader that closes the pipe (`survey-bot run … | head -1`) must not kill a run before
+        // its reports are written: writes to it fail with EPIPE instead, and the console skips
+        // the rest of that stream. The exit status stays the verdict.
+        signal(SIGPIPE, SIG_IGN)
         let environment = ProcessEnvironment.current
         return await main(arguments: arguments, environment: environment, console: .standard(environment: environment))
     }

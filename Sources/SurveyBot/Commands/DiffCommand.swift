@@ -75,7 +75,12 @@ enum DiffCommand: Subcommand {
             return .validationFailure
         }
         let diff = ReportDiff(base: base, new: new, tolerances: tolerances, confidence: confidence, basePath: basePath, newPath: newPath)
-        console.out(format.render(diff))
+        do throws(JSONEncodingError) {
+            console.out(try format.render(diff))
+        } catch {
+            console.printError("Error: cannot write the diff of \(basePath) and \(newPath): \(error.description)")
+            return .validationFailure
+        }
         return diff.regressions.isEmpty ? .success : .failure
     }
 

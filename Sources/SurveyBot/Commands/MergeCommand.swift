@@ -40,11 +40,23 @@ enum MergeCommand: Subcommand {
             console.printError("Error: \(error.description)")
             return .validationFailure
         }
+        let text: String
+        do throws(JSONEncodingError) {
+            text = try merged.jsonText()
+        } catch {
+            console.printError("Error: cannot write \(out): \(error.description)")
+            return .validationFailure
+        }
         let url = URL(fileURLWithPath: out)
         let writer = ReportWriter(directory: url.deletingLastPathComponent().path)
+        // A signal while the file is written removes its temporary file and exits at once.
+        let signals = SignalWatcher(exitAfter: 0) { signal in
+            console.printError("\(SignalWatcher.name(signal)): stopped before \(out) was written")
+        }
+        defer { signals.restoreDefaults() }
         do throws(ReportWriter.WriteError) {
             try writer.prepare()
-            try writer.write(merged.jsonText(), to: url.lastPathComponent)
+            try writer.write(text, to: url.lastPathComponent)
         } catch {
             console.printError("Error: \(error.description)")
             return .validationFailure

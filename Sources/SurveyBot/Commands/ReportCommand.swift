@@ -29,7 +29,12 @@ enum ReportCommand: Subcommand {
             console.printError("Error: \(error.description)")
             return .validationFailure
         }
-        console.out(format.render(report))
+        do throws(JSONEncodingError) {
+            console.out(try format.render(report))
+        } catch {
+            console.printError("Error: cannot render \(path): \(error.description)")
+            return .validationFailure
+        }
         return .success
     }
 }

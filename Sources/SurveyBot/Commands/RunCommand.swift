@@ -10,9 +10,10 @@ enum RunCommand: Subcommand {
             Virtual respondents fetch the questions, answer and submit them with the plan's retry \
             policies. 'target: builtin' starts the reference server in-process on a loopback port. \
             The report is written to the plan's report.dir (default reports/) as \
-            <name>-<UTC time>.json/.md plus a stable <name>-latest copy. The first Ctrl-C stops \
-            starting respondents, lets the attempts in flight finish and writes a partial report \
-            (exit 130); a second one exits at once.
+            <name>-<UTC time>.json/.md plus a stable <name>-latest copy. The first Ctrl-C (SIGINT), \
+            SIGTERM or SIGHUP stops starting respondents, lets the attempts in flight finish and \
+            writes a partial report (exit 128 + the signal's number: 130, 143, 129); a second one \
+            exits at once.
             """,
         arguments: [ArgumentSpec("plan", help: "The plan file to run.")],
         options: PlanOptions.options + [

@@ -66,6 +66,7 @@ enum ServeCommand: Subcommand {
             server = try ReferenceServer(configuration: configuration, host: host, port: port, group: group)
         } catch {
             group.shutdown()
+            signals.restoreDefaults()
             context.console.printError("Error: \(error.description)")
             return .validationFailure
         }

@@ -72,11 +72,19 @@ extension Plan {
         Self.redacting(message, paths: Self.pathKeys.compactMap { environmentText[$0]?.first })
     }
 
-    /// `message` with the value of each of `paths` replaced by its display.
+    /// `message` with the value of each of `paths` replaced by its display, and then each part
+    /// of them from the environment by its `${NAME}`: an error may name only a leading part of a
+    /// path (`${OUT}/${SECRET}`: "/tmp/out is not a directory"). Parts of one character are
+    /// left, so that a `/` from the environment does not turn every slash of a message into a name.
     static func redacting(_ message: String, paths: [PlanText]) -> String {
         var message = message
-        for path in paths.filter({ $0.isFromEnvironment && !$0.value.isEmpty }).sorted(by: { $0.value.count > $1.value.count }) {
+        let fromEnvironment = paths.filter { $0.isFromEnvironment && !$0.value.isEmpty }
+        for path in fromEnvironment.sorted(by: { $0.value.count > $1.value.count }) {
             message = message.replacingOccurrences(of: path.value, with: path.display)
+        }
+        let pieces = fromEnvironment.flatMap(\.pieces).filter { $0.variable != nil && $0.text.count > 1 }
+        for piece in pieces.sorted(by: { $0.text.count > $1.text.count }) {
+            message = message.replacingOccurrences(of: piece.text, with: "${\(piece.variable ?? "")}")
         }
         return message
     }

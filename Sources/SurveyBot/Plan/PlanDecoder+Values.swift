@@ -190,7 +190,7 @@ extension ValueKind where Value == String {
 
     /// The path of a file that can be read now.
     static let readableFile = text.checked(summary: "path") { path in
-        FileManager.default.isReadableFile(atPath: path) ? nil : "cannot read builtin.questions_file '\(path)'"
+        FileAccess.readProblem(path).map { "cannot read builtin.questions_file \(path): \($0)" }
     }
 
     /// The path of a file; whether it can be read, and is what it should be, is checked with

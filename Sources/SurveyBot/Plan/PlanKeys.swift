@@ -217,7 +217,8 @@ enum PlanKeys {
             "report.dir", ValueKind<String>.text.checked(summary: "path") { $0.isEmpty ? "'report.dir' cannot be empty" : nil },
             default: "reports", into: \.report.directory,
             "where reports go (relative to the working directory); `--out DIR` overrides. Created if missing; a run that cannot "
-                + "write there, or finds less than 1 MiB free, is refused before any traffic (exit 2)"),
+                + "write there, finds less than 1 MiB free, or finds a directory, FIFO, socket or device where a `<name>-latest` "
+                + "file goes, is refused before any traffic (exit 2)"),
         .value(
             "report.include_answers", .boolean, default: false, into: \.report.includeAnswers,
             "whether the answers given are written into reports"),

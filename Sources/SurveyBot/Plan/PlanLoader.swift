@@ -10,16 +10,15 @@ struct PlanLoader: Sendable {
 
     /// Loads and validates the plan at `path`, applying `overrides` on top.
     func load(path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
-        let text: String
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            text = String(decoding: data, as: UTF8.self)
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? Self.describe(error)
+        switch FileAccess.read(path) {
+        case .success(let bytes):
+            return load(text: String(decoding: bytes, as: UTF8.self), path: path, overrides: overrides)
+        case .failure(let error):
             return .failure(
-                PlanErrors([Diagnostic("cannot read the plan: \(reason)", at: SourceLocation(origin: .file(path), line: 1, column: 1))]))
+                PlanErrors([
+                    Diagnostic("cannot read the plan: \(error.reason)", at: SourceLocation(origin: .file(path), line: 1, column: 1))
+                ]))
         }
-        return load(text: text, path: path, overrides: overrides)
     }
 
     /// Validates plan text as if read from `path`.
@@ -56,20 +55,6 @@ struct PlanLoader: Sendable {
         return file
     }
 
-    static func describe(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if nsError.domain == NSCocoaErrorDomain {
-            switch nsError.code {
-            case NSFileReadNoSuchFileError: return "no such file"
-            case NSFileReadNoPermissionError: return "permission denied"
-            default: break
-            }
-        }
-        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code)))
-        }
-        return nsError.localizedDescription
-    }
 }
 
 extension Array where Element: Hashable {

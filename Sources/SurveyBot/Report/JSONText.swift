@@ -1,3 +1,4 @@
+import Foundation
 import SurveyEngine
 
 extension JSONValue {
@@ -30,5 +31,55 @@ extension JSONValue {
         case .integer, .number: true
         default: false
         }
+    }
+}
+
+/// Why a document could not be written as JSON: a number that is not finite, named by its
+/// field. Reports and diffs compute every figure so that this does not happen; this is the
+/// last line of defence, so that no file and no output is ever written empty.
+struct JSONEncodingError: Error, Sendable, CustomStringConvertible {
+    var description: String
+}
+
+/// An optional field written as `null` when it has no value, rather than left out: a figure
+/// with no samples is `null` (docs/report-format.md). Read back, `null` is nil again.
+@propertyWrapper
+struct NullWhenAbsent<Value: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
+    var wrappedValue: Value?
+
+    init(wrappedValue: Value?) {
+        self.wrappedValue = wrappedValue
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+    }
+}
+
+extension JSONValue {
+    /// `value` as JSON text in the report's style (`prettyText`), keys sorted, with a final
+    /// newline; throws, naming the field, when a number in it is not finite.
+    static func text(of value: some Encodable) throws(JSONEncodingError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data: Data
+        do {
+            data = try encoder.encode(value)
+        } catch EncodingError.invalidValue(let number, let context) {
+            let field = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            throw JSONEncodingError(description: "'\(field)' is not a finite number (\(number))")
+        } catch {
+            throw JSONEncodingError(description: "cannot encode as JSON: \(error)")
+        }
+        guard case .success(let parsed) = JSONValue.parse(data) else {
+            throw JSONEncodingError(description: "the JSON encoder wrote text that is not JSON")
+        }
+        return parsed.prettyText() + "\n"
     }
 }

@@ -1,14 +1,38 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Writes report files atomically: a temporary file in the same directory, flushed to disk,
 /// then renamed over the destination — a killed run never leaves half a report where the last
 /// good one was.
+///
+/// The temporary file is created exclusively under a name no other process can guess
+/// (`TemporaryFiles`), so that a file or link planted there is never opened; a link at the
+/// destination is replaced by the report, never followed; a directory, FIFO, socket or device
+/// there is refused. The temporary file is removed on every path out, an exit on a second
+/// signal included.
 struct ReportWriter {
     let directory: String
+    /// The unpredictable part of temporary names; tests choose their own.
+    var random: () -> String = TemporaryFiles.randomPart
+
+    init(directory: String) {
+        self.directory = directory
+    }
 
     /// Why reports cannot be written.
     struct WriteError: Error, CustomStringConvertible {
         var description: String
+
+        init(description: String) {
+            self.description = description
+        }
+
+        init(_ error: FileError) {
+            description = error.description
+        }
     }
 
     /// Free space a run asks of its report directory before it starts: a ten-minute run's JSON
@@ -18,23 +42,22 @@ struct ReportWriter {
     /// Creates the directory if needed and proves it writable with room for the reports, before
     /// any traffic is sent.
     func prepare() throws(WriteError) {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw WriteError(description: "cannot create the report directory '\(directory)': \(reason(of: error))")
+        if let error = FileAccess.makeDirectories(directory, action: "create the report directory") {
+            throw WriteError(error)
         }
-        let probe = "\(directory)/.survey-bot-probe-\(getpid())"
-        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw WriteError(description: "cannot write into the report directory '\(directory)': \(String(cString: strerror(errno)))")
+        let probe: (fd: Int32, path: String)
+        switch TemporaryFiles.create(in: directory, for: "survey-bot-probe", random: random) {
+        case .success(let created): probe = created
+        case .failure(let error):
+            throw WriteError(FileError(action: "write into the report directory", path: directory, reason: error.reason))
         }
         var byte: UInt8 = 0x0A
-        let wrote = Glibc.write(fd, &byte, 1)
+        let wrote = Glibc.write(probe.fd, &byte, 1)
         let error = errno
-        close(fd)
-        unlink(probe)
+        close(probe.fd)
+        TemporaryFiles.remove(probe.path)
         guard wrote == 1 else {
-            throw WriteError(description: "cannot write into the report directory '\(directory)': \(String(cString: strerror(error)))")
+            throw WriteError(FileError(action: "write into the report directory", path: directory, reason: FileAccess.reason(error)))
         }
         var volume = statvfs()
         if statvfs(directory, &volume) == 0 {
@@ -46,42 +69,56 @@ struct ReportWriter {
         }
     }
 
+    /// Refuses a destination that is a directory, FIFO, socket or device, before anything is
+    /// written.
+    func check(_ name: String) throws(WriteError) {
+        if let error = FileAccess.writeRefusal("\(directory)/\(name)") { throw WriteError(error) }
+    }
+
     /// Writes `text` to `directory/name` atomically; returns the path.
     @discardableResult
     func write(_ text: String, to name: String) throws(WriteError) -> String {
         let path = "\(directory)/\(name)"
-        let temporary = "\(directory)/.\(name).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw WriteError(description: "cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        func failure(_ code: Int32) -> WriteError {
+            WriteError(FileError(action: "write", path: path, reason: FileAccess.reason(code)))
+        }
+        try check(name)
+        let temporary: (fd: Int32, path: String)
+        switch TemporaryFiles.create(in: directory, for: name, random: random) {
+        case .success(let created): temporary = created
+        case .failure(let error): throw failure(error.code)
+        }
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            let count = bytes.withUnsafeBytes { Glibc.write(temporary.fd, $0.baseAddress! + offset, bytes.count - offset) }
             if count < 0 {
                 if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                unlink(temporary)
-                throw WriteError(description: "cannot write '\(path)': \(reason)")
+                let code = errno
+                close(temporary.fd)
+                TemporaryFiles.remove(temporary.path)
+                throw failure(code)
             }
             offset += count
         }
-        let synced = fsync(fd)
+        let synced = fsync(temporary.fd)
         let syncError = errno
-        close(fd)
+        close(temporary.fd)
         guard synced == 0 else {
-            unlink(temporary)
-            throw WriteError(description: "cannot write '\(path)': \(String(cString: strerror(syncError)))")
+            TemporaryFiles.remove(temporary.path)
+            throw failure(syncError)
         }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw WriteError(description: "cannot write '\(path)': \(reason)")
+        let renamed = TemporaryFiles.rename(temporary.path, to: path)
+        guard renamed == 0 else {
+            TemporaryFiles.remove(temporary.path)
+            throw failure(renamed)
+        }
+        // The rename itself reaches the disk with the directory.
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
         }
         return path
-    }
-
-    private func reason(of error: any Error) -> String {
-        (error as NSError).localizedDescription
     }
 }

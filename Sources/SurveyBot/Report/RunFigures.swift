@@ -74,6 +74,7 @@ struct RunFigures: Sendable {
                 calls: endpoint.calls, attempts: endpoint.attempts, localResource: endpoint.localResource ?? 0,
                 succeeded: endpoint.succeeded,
                 firstTrySucceeded: endpoint.firstTrySucceeded, failedAttempts: endpoint.failedAttempts, seconds: seconds)
+            // Reports before `null` wrote zeros for an endpoint without attempts: no figure either.
             if endpoint.attempts > 0 { calls.latency = endpoint.correctedLatencyMs }
             endpoints[name] = calls
             survey.calls += endpoint.calls

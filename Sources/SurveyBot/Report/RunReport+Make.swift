@@ -147,13 +147,13 @@ extension RunReport.EndpointReport {
         for (kind, count) in metrics.errors { errors[kind.rawValue] = count }
         self.status = status
         self.errors = errors
-        correctedLatencyMs = RunReport.LatencySummary(metrics.correctedLatency)
-        serviceTimeMs = RunReport.LatencySummary(metrics.serviceTime)
         correctedHistogram = RunReport.HistogramRecord(metrics.correctedLatency)
         serviceTimeHistogram = RunReport.HistogramRecord(metrics.serviceTime)
         connections = RunReport.Connections(metrics)
         errorSamples =
             metrics.errorSamples.isEmpty ? nil : Dictionary(uniqueKeysWithValues: metrics.errorSamples.map { ($0.key.rawValue, $0.value) })
+        correctedLatencyMs = .of(metrics.correctedLatency)
+        serviceTimeMs = .of(metrics.serviceTime)
     }
 }
 

@@ -11,7 +11,11 @@ extension RunReport {
 
     /// Reads a report file, refusing other schemas with a clear message.
     static func read(path: String) throws(ReadError) -> RunReport {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ReadError(description: "\(path): cannot read the file") }
+        let data: Data
+        switch FileAccess.read(path) {
+        case .success(let bytes): data = Data(bytes)
+        case .failure(let error): throw ReadError(description: error.description)
+        }
         guard case .success(let value) = JSONValue.parse(data) else { throw ReadError(description: "\(path): not JSON") }
         guard case .string(let schema)? = value["schema"] else {
             throw ReadError(description: "\(path): not a survey-bot report (no \"schema\" field)")
@@ -77,7 +81,9 @@ extension RunReport {
             ]
             problems += endpoint.status.map { count($0.value, "\(prefix).status.\($0.key)") }
             problems += endpoint.errors.map { count($0.value, "\(prefix).errors.\($0.key)") }
-            for (summary, field) in [(endpoint.correctedLatencyMs, "latency_ms"), (endpoint.serviceTimeMs, "service_latency_ms")] {
+            for case (let summary?, let field) in [
+                (endpoint.correctedLatencyMs, "latency_ms"), (endpoint.serviceTimeMs, "service_latency_ms"),
+            ] {
                 problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
                     number($0, "\(prefix).\(field)")
                 }
@@ -94,7 +100,11 @@ extension RunReport {
                 if let record = connections.tlsHandshakeHistogram { histograms.append((record, "connections.tls_handshake_histogram")) }
             }
             for (histogram, field) in histograms {
-                if histogram.histogram == nil || histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxCount) {
+                // A sum beyond count × max is no histogram's: merged, it could overflow to infinity.
+                let sumHolds = histogram.sum >= 0 && histogram.sum <= Double(histogram.count) * Double(histogram.max) * (1 + 1e-9) + 1
+                if histogram.histogram == nil || histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxCount)
+                    || !sumHolds
+                {
                     problems.append("'\(prefix).\(field)' is not a valid histogram")
                 }
             }

@@ -86,10 +86,12 @@ struct RunReport: Codable, Sendable, Equatable {
         /// Per attempt, by error kind, with `http_3xx` / `http_4xx` / `http_5xx` for failed statuses.
         var errors: [String: Int]
         /// Per attempt, from its intended start: the latency corrected for coordinated
-        /// omission, equal to the service time in the closed model (`latency_ms`).
-        var correctedLatencyMs: LatencySummary
-        /// Per attempt, from its start to its end (`service_latency_ms`).
-        var serviceTimeMs: LatencySummary
+        /// omission, equal to the service time in the closed model (`latency_ms`); `null` when
+        /// no attempt was sent.
+        @NullWhenAbsent var correctedLatencyMs: LatencySummary? = nil
+        /// Per attempt, from its start to its end (`service_latency_ms`); `null` when no attempt
+        /// was sent.
+        @NullWhenAbsent var serviceTimeMs: LatencySummary? = nil
         var correctedHistogram: HistogramRecord
         var serviceTimeHistogram: HistogramRecord
         /// New and reused connections, with connect and TLS handshake times; absent from reports
@@ -229,17 +231,20 @@ struct RunReport: Codable, Sendable, Equatable {
     }
 
     /// The report as JSON text: keys sorted, one member a line, arrays of numbers (histogram
-    /// buckets, timelines) on one line, a final newline.
-    func jsonText() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(self)) ?? Data()
-        guard case .success(let value) = JSONValue.parse(data) else { return String(decoding: data, as: UTF8.self) + "\n" }
-        return value.prettyText() + "\n"
+    /// buckets, timelines) on one line, a final newline. Throws, naming the field, when a
+    /// number is not finite: a report is never written empty.
+    func jsonText() throws(JSONEncodingError) -> String {
+        try JSONValue.text(of: self)
     }
 }
 
 extension RunReport.LatencySummary {
+    /// The summary of `histogram`, or nil when it holds no samples: a figure with no samples
+    /// is `null`, not 0.
+    static func of(_ histogram: Histogram) -> Self? {
+        histogram.count == 0 ? nil : Self(histogram)
+    }
+
     init(_ histogram: Histogram) {
         func ms(_ nanoseconds: UInt64) -> Double { milliseconds(Double(nanoseconds)) }
         min = ms(histogram.min)

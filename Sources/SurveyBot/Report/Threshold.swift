@@ -143,7 +143,8 @@ struct ThresholdResult: Codable, Sendable, Equatable {
         try container.encode(threshold.name, forKey: .name)
         try container.encode(threshold.comparison.rawValue, forKey: .op)
         try container.encode(threshold.limit, forKey: .limit)
-        try container.encodeIfPresent(actual, forKey: .actual)
+        // `null` when there was nothing to measure: a figure with no samples.
+        try container.encode(actual, forKey: .actual)
         try container.encode(passed, forKey: .passed)
         try container.encode(threshold.description, forKey: .text)
     }

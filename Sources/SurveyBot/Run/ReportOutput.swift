@@ -22,9 +22,17 @@ final class ReportOutput {
         self.shard = shard
     }
 
-    /// Creates the directory and proves it writable with room to spare, before any traffic.
-    func prepare() throws(ReportWriter.WriteError) {
+    /// Creates the directory and proves it writable with room to spare, and refuses a
+    /// directory, FIFO, socket or device where a `latest` file of the report `name` will go —
+    /// before any traffic.
+    func prepare(name: String) throws(ReportWriter.WriteError) {
         try writer.prepare()
+        for format in formats { try writer.check("\(baseName(name))-latest.\(format.fileExtension)") }
+    }
+
+    /// The start of every file name of the report `name`: `<name>` or `<name>-shard-i-of-n`.
+    private func baseName(_ name: String) -> String {
+        Self.safeFileName(name) + (shard == .whole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
     }
 
     /// The report to write when the output stops.
@@ -40,10 +48,21 @@ final class ReportOutput {
             Date.ISO8601FormatStyle(timeSeparator: .omitted).year().month().day().time(includingFractionalSeconds: false)
         )
         .replacingOccurrences(of: "-", with: "")
-        let base = Self.safeFileName(report.name) + (shard == .whole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
+        let base = baseName(report.name)
+        // Every format is rendered before any is written: a report that cannot be encoded
+        // leaves no file of any format behind.
+        var texts: [(format: ReportFormat, text: String)] = []
+        for format in formats {
+            do throws(JSONEncodingError) {
+                texts.append((format, try format.render(report)))
+            } catch {
+                let file = "\(writer.directory)/\(base)-\(stamp)Z.\(format.fileExtension)"
+                failure = ReportWriter.WriteError(description: "cannot write \(file): \(error.description)")
+                return
+            }
+        }
         do throws(ReportWriter.WriteError) {
-            for format in formats {
-                let text = format.render(report)
+            for (format, text) in texts {
                 written.append(try writer.write(text, to: "\(base)-\(stamp)Z.\(format.fileExtension)"))
                 try writer.write(text, to: "\(base)-latest.\(format.fileExtension)")
             }

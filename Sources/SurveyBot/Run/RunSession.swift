@@ -37,6 +37,8 @@ final class RunSession {
     private(set) var stopped: [String] = []
     /// The reference server of a `target: builtin` run, once started.
     private var builtinServer: ReferenceServer?
+    /// The signal that stopped the run early, if one did.
+    private var interruptingSignal: Int32?
 
     init(plan: Plan, path: String, options: Options, console: Console) {
         self.plan = plan
@@ -46,7 +48,8 @@ final class RunSession {
     }
 
     /// Runs the plan and says how it went: 0 passed, 1 failed a threshold (or lost its report),
-    /// 2 bad input and nothing sent, 130 interrupted.
+    /// 2 bad input and nothing sent, 128 + the signal's number when a signal interrupted it
+    /// (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
     func run() async -> ExitCode {
         let output = ReportOutput(
             directory: options.directory ?? plan.report.directory, formats: options.formats ?? plan.report.formats,
@@ -76,11 +79,16 @@ final class RunSession {
     }
 
     private func startAndRun(output: ReportOutput) async throws(SetupError) -> RunReport {
-        let signals = SignalWatcher()
+        // A second signal exits at once from the watcher's own queue, removing any report file
+        // half written: it must work while this task is busy writing.
+        let console = self.console
+        let signals = SignalWatcher(exitAfter: 1) { signal in
+            console.printError("\(SignalWatcher.name(signal)) again: exiting without a report")
+        }
         onStop("signals") { signals.restoreDefaults() }
 
         do throws(ReportWriter.WriteError) {
-            try output.prepare()
+            try output.prepare(name: plan.name)
         } catch {
             throw SetupError(description: plan.redacting(error.description))
         }
@@ -109,9 +117,11 @@ final class RunSession {
         onStop("transport") { await transport.shutdown() }
 
         let coordinator = RunCoordinator(configuration: configuration, target: target, transport: transport, executors: group.loops)
-        let console = self.console
         let handling = Task { await RunSession.handle(signals, coordinator: coordinator, console: console) }
-        onStop("signal handling") { handling.cancel() }
+        onStop("signal handling") {
+            handling.cancel()
+            self.interruptingSignal = await handling.value
+        }
 
         if !options.quiet && console.errorIsTerminal {
             let progress = ProgressLine(coordinator: coordinator, load: configuration.load, shard: options.shard, console: console)
@@ -174,21 +184,17 @@ final class RunSession {
         return server.target
     }
 
-    /// The first SIGINT or SIGTERM stops starting respondents; the second exits at once.
-    private static func handle(_ signals: SignalWatcher, coordinator: RunCoordinator, console: Console) async {
-        var count = 0
+    /// The first SIGINT, SIGTERM or SIGHUP stops starting respondents (the second is the
+    /// watcher's: it exits at once). Returns the signal, once cancelled, or nil if none came.
+    private static func handle(_ signals: SignalWatcher, coordinator: RunCoordinator, console: Console) async -> Int32? {
         for await signal in signals.signals {
-            count += 1
-            if count == 1 {
-                console.printError(
-                    "\n\(SignalWatcher.name(signal)): stopping — letting attempts in flight finish, then writing the report (again to quit now)"
-                )
-                coordinator.stop()
-            } else {
-                console.printError("\(SignalWatcher.name(signal)) again: exiting without a report")
-                exitProcess(.interrupted)
-            }
+            console.printError(
+                "\n\(SignalWatcher.name(signal)): stopping — letting attempts in flight finish, then writing the report (again to quit now)"
+            )
+            coordinator.stop()
+            return signal
         }
+        return nil
     }
 
     /// Prints the summary and the files written, and turns the verdict into an exit status.
@@ -203,7 +209,7 @@ final class RunSession {
             console.out(TextReport.render(report))
             for file in output.written { console.print("report: \(plan.redacting(file))") }
         }
-        if report.interrupted { return .interrupted }
+        if report.interrupted { return .signalled(interruptingSignal ?? SIGINT) }
         return report.passed ? .success : .failure
     }
 }

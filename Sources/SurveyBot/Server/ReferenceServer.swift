@@ -28,10 +28,10 @@ final class ReferenceServer: Sendable {
         questions = try Self.loadQuestions(configuration.questions)
         var rawBody: [UInt8]?
         if case .raw(let path) = configuration.questions {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw StartError(description: "cannot read the questions file '\(path)'")
+            switch FileAccess.read(path) {
+            case .success(let bytes): rawBody = bytes
+            case .failure(let error): throw StartError(description: "cannot read the questions file \(path): \(error.reason)")
             }
-            rawBody = [UInt8](data)
         }
         let state = ReferenceServerState(
             configuration: configuration, questions: questions, rawQuestions: rawBody, loops: group.loops.count)
@@ -99,8 +99,10 @@ final class ReferenceServer: Sendable {
         case .raw:
             return []
         case .file(let path):
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw StartError(description: "cannot read the questions file '\(path)'")
+            let data: [UInt8]
+            switch FileAccess.read(path) {
+            case .success(let bytes): data = bytes
+            case .failure(let error): throw StartError(description: "cannot read the questions file \(path): \(error.reason)")
             }
             switch SurveyQuestion.list(from: data) {
             case .success(let questions): return questions

@@ -36,9 +36,22 @@ public struct TLSSetupError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Throws when `path` cannot be opened for reading, with the system's reason: OpenSSL's own
-    /// words for a missing file differ between versions and name no file.
+    /// words for a missing file differ between versions and name no file. What is not a regular
+    /// file is refused before it is opened: OpenSSL opening a FIFO would wait for a writer forever.
     static func checkReadable(_ path: String, as subject: String) throws(TLSSetupError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw TLSSetupError(subject, file: path, reason: String(cString: strerror(errno))) }
+        let kind: String? =
+            switch status.st_mode & S_IFMT {
+            case S_IFREG: nil
+            case S_IFDIR: "is a directory"
+            case S_IFIFO: "is a FIFO, not a file"
+            case S_IFSOCK: "is a socket, not a file"
+            case S_IFCHR, S_IFBLK: "is a device, not a file"
+            default: "is not a regular file"
+            }
+        if let kind { throw TLSSetupError(subject, file: path, reason: kind) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw TLSSetupError(subject, file: path, reason: String(cString: strerror(errno))) }
         close(fd)
     }

@@ -102,7 +102,7 @@ import Testing
         #expect(report.plan.api["submit"] == "POST /s/${SECRET}?token=***")
         #expect(report.plan.answers == ["1": ["${SECRET}", "plain"], "*": ["fixed"]])
         #expect(report.plan.headers == ["Authorization": "<redacted>"])
-        for rendered in [report.jsonText(), MarkdownReport.render(report), TextReport.render(report), JUnitReport.render(report)] {
+        for rendered in [try report.jsonText(), MarkdownReport.render(report), TextReport.render(report), JUnitReport.render(report)] {
             #expect(!rendered.contains(secret))
             #expect(rendered.contains("nightly-${SECRET}"))
         }

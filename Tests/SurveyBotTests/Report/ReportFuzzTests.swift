@@ -57,7 +57,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let valid = ReportFixtures.report()
         let basePath = try directory.write("base.json", valid.jsonText())
-        let original = Array(valid.jsonText().utf8)
+        let original = Array(try valid.jsonText().utf8)
         var rejected = 0
         for index in 0..<Self.cases {
             var random = SplitMix64.derived(seed: 0xF0CC, stream: UInt64(index))

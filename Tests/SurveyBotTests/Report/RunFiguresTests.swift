@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aReportWithAThresholdThisVersionDoesNotKnowIsRefusedWhenRead() throws {
-        let text = ReportFixtures.report().jsonText().replacingOccurrences(of: "\"submit.p95\"", with: "\"submit.p97\"")
+        let text = try ReportFixtures.report().jsonText().replacingOccurrences(of: "\"submit.p95\"", with: "\"submit.p97\"")
         let directory = try TemporaryDirectory()
         let path = try directory.write("r.json", text)
         #expect {
@@ -94,13 +94,13 @@ import Testing
         let report = ReportFixtures.report()
         #expect(Set(ReportFormat.allCases.map(\.fileExtension)).count == ReportFormat.allCases.count)
         for format in ReportFormat.allCases {
-            let text = format.render(report)
+            let text = try format.render(report)
             #expect(text.hasSuffix("\n"), "\(format)")
             #expect(text.contains("smoke"), "\(format)")
         }
         let directory = try TemporaryDirectory()
         let output = ReportOutput(directory: directory.path, formats: ReportFormat.allCases, shard: Shard(index: 2, count: 3))
-        try output.prepare()
+        try output.prepare(name: "smoke")
         output.finish(report, started: Date(timeIntervalSince1970: 1_795_000_000))
         output.stop()
         #expect(output.failure == nil)

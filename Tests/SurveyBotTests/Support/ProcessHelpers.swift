@@ -40,8 +40,11 @@ private let builtExecutable: Result<String, MissingExecutable> = {
 
 extension ChildProcess {
     /// Starts the `survey-bot` built from this source (`executablePath()`) with `arguments`.
-    convenience init(surveyBot arguments: [String], directory: String? = nil, environment: [String: String]? = nil) throws {
-        try self.init(try executablePath(), arguments, directory: directory, environment: environment)
+    convenience init(
+        surveyBot arguments: [String], directory: String? = nil, environment: [String: String]? = nil, closedStandardOutput: Bool = false
+    ) throws {
+        try self.init(
+            try executablePath(), arguments, directory: directory, environment: environment, closedStandardOutput: closedStandardOutput)
     }
 }
 

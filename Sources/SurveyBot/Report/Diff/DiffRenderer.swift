@@ -1,7 +1,7 @@
 /// One way to show a diff of two reports; every format is one type in one file.
 protocol DiffRenderer {
-    /// The diff in this format.
-    static func render(_ diff: ReportDiff) -> String
+    /// The diff in this format; only JSON can fail, on a number that is not finite.
+    static func render(_ diff: ReportDiff) throws(JSONEncodingError) -> String
 }
 
 /// The formats `survey-bot diff` writes.
@@ -17,8 +17,8 @@ enum DiffFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The diff in this format.
-    func render(_ diff: ReportDiff) -> String {
-        renderer.render(diff)
+    func render(_ diff: ReportDiff) throws(JSONEncodingError) -> String {
+        try renderer.render(diff)
     }
 }
 

@@ -1,7 +1,8 @@
-import Foundation
+import SurveyEngine
 
 /// A diff as JSON, for scripts: both paths, the confidence and default tolerance, the
-/// regression count and every row with its intervals, p-value, verdict and reason.
+/// regression count and every row with its intervals, p-value, verdict and reason, in the style
+/// of the JSON report (keys sorted; a figure that is not there is `null`).
 enum JSONDiff: DiffRenderer {
     private struct Document: Encodable {
         var base: String
@@ -18,13 +19,10 @@ enum JSONDiff: DiffRenderer {
         }
     }
 
-    static func render(_ diff: ReportDiff) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let document = Document(
-            base: diff.basePath, new: diff.newPath, confidence: diff.confidence, tolerance: diff.tolerances.default,
-            regressions: diff.regressions.count, tooFewSamples: diff.tooFewSamples.count, rows: diff.rows)
-        let data = (try? encoder.encode(document)) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+    static func render(_ diff: ReportDiff) throws(JSONEncodingError) -> String {
+        try JSONValue.text(
+            of: Document(
+                base: diff.basePath, new: diff.newPath, confidence: diff.confidence, tolerance: diff.tolerances.default,
+                regressions: diff.regressions.count, tooFewSamples: diff.tooFewSamples.count, rows: diff.rows))
     }
 }

@@ -44,8 +44,9 @@ struct ReportDiff {
         var endpoint: String
         var metric: String
         var unit: Unit
-        var base: Double?
-        var new: Double?
+        /// `null` in JSON where there is no figure.
+        @NullWhenAbsent var base: Double? = nil
+        @NullWhenAbsent var new: Double? = nil
         /// `[lower, upper]` at the diff's confidence; absent when the figure has no interval
         /// or too few samples for one.
         var baseInterval: [Double]?
@@ -53,10 +54,11 @@ struct ReportDiff {
         /// The samples behind each figure: calls, attempts, respondents or latencies.
         var baseSamples: Int?
         var newSamples: Int?
-        var change: Double?
+        @NullWhenAbsent var change: Double? = nil
         /// The relative change in percent, of the "bad" quantity for rates (failures for a
-        /// success rate): 99% → 95% success is +400% failures.
-        var changePercent: Double?
+        /// success rate): 99% → 95% success is +400% failures. `null` when the base is 0, or so
+        /// near it that the ratio is not a finite number.
+        @NullWhenAbsent var changePercent: Double? = nil
         /// The p-value of the change, Holm-adjusted over the diff's tested figures.
         var pValue: Double?
         var verdict: Verdict
@@ -216,23 +218,28 @@ extension ReportDiff {
             }
             // Retries per call is r / (1 − r) for r, the retries of all attempts: a proportion in disguise.
             add("retries_per_call", .ratio, .lowerIsBetter) { e, _ in
-                .proportion(part: e.attempts - e.calls, whole: e.attempts, confidence: confidence) { $0 < 1 ? $0 / (1 - $0) : .infinity }
-            }
-            func histogram(_ endpoint: RunReport.EndpointReport) -> Histogram { endpoint.correctedHistogram.histogram ?? Histogram() }
-            add("mean", .ms, .lowerIsBetter) { e, _ in
-                .mean(value: e.correctedLatencyMs.mean, histogram: histogram(e), confidence: confidence)
-            }
-            for (metric, quantile) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("p999", 0.999)] {
-                add(metric, .ms, .lowerIsBetter) { e, _ in
-                    let value = e.correctedLatencyMs.value(Threshold.Metric(rawValue: metric) ?? .p50) ?? 0
-                    return .percentile(quantile, value: value, histogram: histogram(e), confidence: confidence)
+                .proportion(part: max(0, e.attempts - e.calls), whole: e.attempts, confidence: confidence) {
+                    $0 < 1 ? $0 / (1 - $0) : .infinity
                 }
             }
-            add("min", .ms, .lowerIsBetter, gated: false) { e, _ in
-                DiffFigure(value: e.correctedLatencyMs.min, samples: e.attempts, evidence: .none)
-            }
-            add("max", .ms, .lowerIsBetter, gated: false) { e, _ in
-                DiffFigure(value: e.correctedLatencyMs.max, samples: e.attempts, evidence: .none)
+            // Latencies only where both runs sent attempts: an endpoint that sent none has none.
+            if before.correctedLatencyMs != nil && after.correctedLatencyMs != nil {
+                func histogram(_ endpoint: RunReport.EndpointReport) -> Histogram { endpoint.correctedHistogram.histogram ?? Histogram() }
+                add("mean", .ms, .lowerIsBetter) { e, _ in
+                    .mean(value: e.correctedLatencyMs?.mean ?? 0, histogram: histogram(e), confidence: confidence)
+                }
+                for (metric, quantile) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("p999", 0.999)] {
+                    add(metric, .ms, .lowerIsBetter) { e, _ in
+                        let value = e.correctedLatencyMs?.value(Threshold.Metric(rawValue: metric) ?? .p50) ?? 0
+                        return .percentile(quantile, value: value, histogram: histogram(e), confidence: confidence)
+                    }
+                }
+                add("min", .ms, .lowerIsBetter, gated: false) { e, _ in
+                    DiffFigure(value: e.correctedLatencyMs?.min ?? 0, samples: e.attempts, evidence: .none)
+                }
+                add("max", .ms, .lowerIsBetter, gated: false) { e, _ in
+                    DiffFigure(value: e.correctedLatencyMs?.max ?? 0, samples: e.attempts, evidence: .none)
+                }
             }
             add("attempts_per_s", .perSecond, .higherIsBetter, gated: false) { e, report in
                 DiffFigure(value: RunFigures.perSecond(e.attempts, seconds: report.durationS), samples: e.attempts, evidence: .none)
@@ -264,7 +271,8 @@ extension ReportDiff {
             let complement = unit == .ratio && direction == .higherIsBetter
             let badBase = complement ? 1 - base.value : base.value
             let badNew = complement ? 1 - new.value : new.value
-            let relative: Double? = badBase == 0 ? (badNew == 0 ? 0 : nil) : (badNew - badBase) / abs(badBase)
+            // A base so near 0 that the ratio overflows has no relative change either.
+            let relative: Double? = badBase == 0 ? (badNew == 0 ? 0 : nil) : ((badNew - badBase) / abs(badBase)).finite
             let explicit = tolerances.explicit(endpoint: endpoint, metric: metric)
             let tolerance = explicit ?? tolerances.default
             let beyond = abs(change) > floor && (relative.map { abs($0) > tolerance } ?? true)
@@ -295,7 +303,7 @@ extension ReportDiff {
                 endpoint: endpoint, metric: metric, unit: unit, base: rounded(base.value), new: rounded(new.value),
                 baseInterval: base.interval.map { [rounded($0.lowerBound), rounded($0.upperBound)] },
                 newInterval: new.interval.map { [rounded($0.lowerBound), rounded($0.upperBound)] }, baseSamples: base.samples,
-                newSamples: new.samples, change: rounded(change), changePercent: relative.map { ($0 * 1000).rounded() / 10 },
+                newSamples: new.samples, change: rounded(change), changePercent: relative.flatMap { (($0 * 1000).rounded() / 10).finite },
                 pValue: pValue.map(rounded), verdict: verdict, reason: reason, minimumSamples: minimum)
         }
     }
@@ -303,4 +311,9 @@ extension ReportDiff {
 
 private func rounded(_ value: Double) -> Double {
     value.isFinite ? (value * 1_000_000).rounded() / 1_000_000 : value
+}
+
+extension Double {
+    /// The value, or nil when it is infinite or NaN.
+    var finite: Double? { isFinite ? self : nil }
 }

@@ -15,12 +15,12 @@ enum MarkdownReport: ReportRenderer {
         lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name in ["questions", "submit"] {
-            guard let endpoint = report.endpoints[name], let calls = figures.endpoints[name] else { continue }
-            let latency = endpoint.correctedLatencyMs
+            guard let calls = figures.endpoints[name] else { continue }
+            let latency = calls.latency
             lines.append(
                 "| \(name) | \(calls.calls) | \(calls.attempts) | \(Readable.percent(calls.successRate)) "
-                    + "| \(Readable.percent(calls.firstTrySuccessRate)) | \(calls.retries) | \(Readable.ms(latency.p50)) "
-                    + "| \(Readable.ms(latency.p95)) | \(Readable.ms(latency.p99)) | \(Readable.ms(latency.max)) |")
+                    + "| \(Readable.percent(calls.firstTrySuccessRate)) | \(calls.retries) | \(Readable.ms(latency?.p50)) "
+                    + "| \(Readable.ms(latency?.p95)) | \(Readable.ms(latency?.p99)) | \(Readable.ms(latency?.max)) |")
         }
         lines.append("")
         let respondents = report.respondents

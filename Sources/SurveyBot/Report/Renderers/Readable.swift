@@ -5,6 +5,11 @@ enum Readable {
         value >= 100 && value < 1e15 ? "\(Int(value.rounded())) ms" : "\(number(value)) ms"
     }
 
+    /// A latency that may be undefined (no attempts): `–` then.
+    static func ms(_ value: Double?) -> String {
+        value.map(ms) ?? "–"
+    }
+
     /// A number with at most 3 significant decimals, no trailing zeros.
     static func number(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int(value)) }

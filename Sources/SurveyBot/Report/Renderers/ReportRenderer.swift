@@ -1,8 +1,8 @@
 /// One way to show a run's report. Every format is one type in one file that renders the
 /// JSON report alone, so an old run can be rendered again in any format (`survey-bot report`).
 protocol ReportRenderer {
-    /// The report in this format.
-    static func render(_ report: RunReport) -> String
+    /// The report in this format; only JSON can fail, on a number that is not finite.
+    static func render(_ report: RunReport) throws(JSONEncodingError) -> String
 }
 
 /// The formats reports are written and shown in.
@@ -29,14 +29,14 @@ enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The report in this format.
-    func render(_ report: RunReport) -> String {
-        renderer.render(report)
+    func render(_ report: RunReport) throws(JSONEncodingError) -> String {
+        try renderer.render(report)
     }
 }
 
 /// The JSON report, the source of truth: `RunReport.jsonText()`.
 enum JSONReport: ReportRenderer {
-    static func render(_ report: RunReport) -> String {
-        report.jsonText()
+    static func render(_ report: RunReport) throws(JSONEncodingError) -> String {
+        try report.jsonText()
     }
 }

@@ -12,13 +12,13 @@ enum TextReport: ReportRenderer {
         let header = "  endpoint    calls  attempts  success  first try  retries      p50      p95      p99      max"
         lines.append(header)
         for name in ["questions", "submit"] {
-            guard let endpoint = report.endpoints[name], let calls = figures.endpoints[name] else { continue }
-            let latency = endpoint.correctedLatencyMs
+            guard let calls = figures.endpoints[name] else { continue }
+            let latency = calls.latency
             let columns = [
                 pad(name, 10, left: true), pad("\(calls.calls)", 7), pad("\(calls.attempts)", 9),
                 pad(Readable.percent(calls.successRate), 8),
-                pad(Readable.percent(calls.firstTrySuccessRate), 10), pad("\(calls.retries)", 8), pad(Readable.ms(latency.p50), 8),
-                pad(Readable.ms(latency.p95), 8), pad(Readable.ms(latency.p99), 8), pad(Readable.ms(latency.max), 8),
+                pad(Readable.percent(calls.firstTrySuccessRate), 10), pad("\(calls.retries)", 8), pad(Readable.ms(latency?.p50), 8),
+                pad(Readable.ms(latency?.p95), 8), pad(Readable.ms(latency?.p99), 8), pad(Readable.ms(latency?.max), 8),
             ]
             lines.append("  " + columns.joined(separator: " "))
         }

@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyTestSupport
+
+/// Signals that come while a report file is being written, caught in the act: the executable
+/// runs under `strace -f`, which holds every `fsync` for 4 s, so that the temporary file is
+/// there, unfinished, when the signal goes.
+@Suite(.enabled(if: Installed.strace != nil, "strace is not installed: it holds the report write open (.ci/run installs it)"))
+struct SignalDuringWriteTests {
+    /// `survey-bot arguments` under strace, each `fsync` held 4 s.
+    private func heldWrites(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(
+            Installed.strace!,
+            ["-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=4000000", executablePath()] + arguments)
+    }
+
+    /// What `SignalsOnWrite` saw: the temporary file, and how long survey-bot lived after the last
+    /// signal.
+    struct Sighting: Sendable {
+        var pid: Int32?
+        var temporaryFile: String?
+        var endedAfter: Duration?
+    }
+
+    /// On a thread of its own — on a busy machine the test's tasks may wait seconds for a thread,
+    /// longer than a held write lasts — finds survey-bot under `tracer`, waits for a temporary
+    /// file of `prefix` in `directory`, sends `signals` to survey-bot 300 ms apart (two SIGINTs
+    /// pending at once would be one), and notes when it ends.
+    private func signalOnWrite(_ tracer: ChildProcess, _ prefix: String, in directory: String, _ signals: [Int32]) async -> Sighting {
+        let result = Mutex<Sighting?>(nil)
+        let tracerPID = tracer.pid
+        let thread = Thread {
+            var sighting = Sighting()
+            let deadline = ContinuousClock.now + .seconds(60)
+            func running(_ pid: Int32) -> Bool {
+                let state = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+                return state.map { $0.split(separator: ")").last?.split(separator: " ").first != "Z" } ?? false
+            }
+            // strace forks short-lived children of its own first, to probe the kernel.
+            while sighting.pid == nil && ContinuousClock.now < deadline && running(tracerPID) {
+                let children = (try? String(contentsOfFile: "/proc/\(tracerPID)/task/\(tracerPID)/children", encoding: .utf8)) ?? ""
+                sighting.pid = children.split(separator: " ").compactMap { Int32($0) }.first { child in
+                    (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8)) == "survey-bot\n"
+                }
+                usleep(2_000)
+            }
+            if let pid = sighting.pid {
+                while sighting.temporaryFile == nil && ContinuousClock.now < deadline && running(pid) {
+                    sighting.temporaryFile = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).first {
+                        $0.hasPrefix(prefix) && $0.contains(".tmp")
+                    }
+                    usleep(2_000)
+                }
+                if sighting.temporaryFile != nil {
+                    for (index, signal) in signals.enumerated() {
+                        if index > 0 { usleep(300_000) }
+                        kill(pid, signal)
+                    }
+                    let sent = ContinuousClock.now
+                    while running(pid) && ContinuousClock.now < sent + .seconds(20) { usleep(2_000) }
+                    if !running(pid) { sighting.endedAfter = ContinuousClock.now - sent }
+                }
+            }
+            result.withLock { $0 = sighting }
+        }
+        thread.start()
+        _ = await eventually(within: 120) { result.withLock { $0 != nil } }
+        return result.withLock { $0 } ?? Sighting()
+    }
+
+    /// The run is over and its report is being written when Ctrl-C comes twice. The second exits
+    /// at once — not after the held `fsync` calls, 4 s each — and removes the temporary file it
+    /// leaves; before, both waited for the write.
+    @Test func aSecondSignalWhileTheReportIsWrittenExitsAndLeavesNoTemporaryFile() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write(
+            "quick.plan",
+            "name: quick\ntarget: builtin\nrespondents: 4\nconcurrency: 2\nanswers:\n  \"*\": yes\nreport:\n  formats: [json]\n")
+        let reports = directory.path + "/reports"
+        let run = try heldWrites(["run", plan, "--out", reports, "--quiet"])
+        let sighting = await signalOnWrite(run, ".quick", in: reports, [SIGINT, SIGINT])
+        #expect(sighting.temporaryFile != nil, "no temporary file seen: \(sighting) \(run.standardError)")
+        #expect(sighting.endedAfter.map { $0 < .seconds(3) } == true, "\(sighting)")
+        #expect(await run.wait(seconds: 30) == 130, "\(run.standardError)")
+        #expect(run.standardError.contains("SIGINT again: exiting without a report"), "\(run.standardError)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: reports)
+        #expect(left.allSatisfy { !$0.contains(".tmp") }, "\(left)")
+    }
+
+    /// `merge` has no partial report to write: the first signal while it writes removes the
+    /// temporary file and exits 128 + the signal's number. Before, SIGTERM killed it and left
+    /// the temporary file behind.
+    @Test func aSignalWhileMergeWritesLeavesNoTemporaryFile() async throws {
+        let directory = try TemporaryDirectory()
+        let valid = try directory.write("valid.json", ReportFixtures.report().jsonText())
+        let out = directory.path + "/merged"
+        let merge = try heldWrites(["merge", valid, "--out", out + "/all.json"])
+        let sighting = await signalOnWrite(merge, ".all.json", in: out, [SIGTERM])
+        #expect(sighting.temporaryFile != nil, "no temporary file seen: \(sighting) \(merge.standardError)")
+        #expect(sighting.endedAfter.map { $0 < .seconds(3) } == true, "\(sighting)")
+        #expect(await merge.wait(seconds: 30) == 143, "\(merge.standardError)")
+        #expect(merge.standardError.contains("SIGTERM: stopped before \(out)/all.json was written"), "\(merge.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
+    }
+}
