@@ -22,6 +22,10 @@ enum RunCommand: Subcommand {
                 help: "Report formats, comma-separated: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".",
                 default: "the plan's report.formats"),
             OptionSpec("shard", value: "i/n", help: "Run the i-th of n equal slices of the load, for merging later."),
+            OptionSpec(
+                "run-id", value: "id",
+                help: "The run this report belongs to, the same on every shard: a CI run number, a Kubernetes Job's uid.",
+                default: "a new random UUID"),
             OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
         ])
 
@@ -31,12 +35,16 @@ enum RunCommand: Subcommand {
             return spec.usageError(arguments.positionals.isEmpty ? "missing the plan file" : "run takes one plan file", console: console)
         }
         let overrides: PlanOverrides
-        let options: RunSession.Options
+        var options: RunSession.Options
         do throws(UsageError) {
             overrides = try PlanOptions.overrides(from: arguments)
             options = RunSession.Options(
                 shard: try parseShard(arguments.value("shard")), formats: try arguments.value("format").map(parseFormats),
                 directory: arguments.value("out"), quiet: arguments.flag("quiet"))
+            if let runID = arguments.value("run-id") {
+                if let problem = RunReport.runIDProblem(runID) { throw UsageError(problem) }
+                options.runID = runID
+            }
         } catch {
             return spec.usageError(error.description, console: console)
         }
@@ -54,7 +62,8 @@ enum RunCommand: Subcommand {
     static func parseShard(_ text: String?) throws(UsageError) -> Shard {
         guard let text else { return .whole }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= 10_000 else {
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= RunReport.ShardRecord.maxCount
+        else {
             throw UsageError("--shard \(text): expected i/n, like 2/3")
         }
         guard (1...count).contains(index) else { throw UsageError("--shard \(text): i must be between 1 and \(count)") }

@@ -11,6 +11,8 @@ extension RunReport {
         var seed: UInt64
         var shard: Shard
         var interrupted: Bool
+        /// `--run-id`, or the id generated for the run.
+        var runID: String
     }
 
     /// Builds the report of a run from its metrics, and evaluates the plan's thresholds on it.
@@ -21,7 +23,8 @@ extension RunReport {
             schema: schemaVersion, tool: Tool(name: "survey-bot", version: SurveyEngine.version), name: plan.name, passed: true,
             interrupted: facts.interrupted, target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
-            shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: EndpointReport.all(metrics),
+            runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,
+            endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: seconds),
             thresholds: [], plan: PlanRecord(plan))

@@ -12,7 +12,7 @@ extension RunReport {
     /// histograms, and the thresholds are evaluated again on the whole.
     static func merged(_ parts: [(path: String, report: RunReport)]) throws(MergeError) -> RunReport {
         guard let (firstPath, first) = parts.first else { throw MergeError(description: "nothing to merge") }
-        var shards = Set<String>()
+        var shards = Set<RunReport.ShardRecord>()
         for (path, report) in parts {
             guard report.name == first.name, report.plan == first.plan else {
                 throw MergeError(description: "\(path) is a report of another plan than \(firstPath) ('\(report.name)' vs '\(first.name)')")
@@ -28,12 +28,12 @@ extension RunReport {
         let started = parts.map(\.report.startedAt).min() ?? first.startedAt
         let ended = parts.map(\.report.endedAt).max() ?? first.endedAt
         let duration = parts.map(\.report.durationS).max() ?? first.durationS
-        let shardCounts = Set(parts.compactMap { $0.report.shard?.split(separator: "/").last.map(String.init) })
-        let complete = shardCounts.count == 1 && shards.count == Int(shardCounts.first!)
+        let shardCounts = Set(parts.compactMap { $0.report.shard?.count })
+        let complete = shardCounts.count == 1 && shards.count == shardCounts.first!
         var merged = RunReport(
             schema: schemaVersion, tool: first.tool, name: first.name, passed: true, interrupted: parts.contains { $0.report.interrupted },
             target: first.target, startedAt: started, endedAt: ended, durationS: duration,
-            shard: complete || shards.isEmpty ? nil : shards.sorted().joined(separator: "+"), seed: first.seed,
+            runID: first.runID, planDigest: first.planDigest, shard: complete ? ShardRecord(index: 1, count: 1) : nil, seed: first.seed,
             endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),

@@ -18,8 +18,19 @@ struct RunReport: Codable, Sendable, Equatable {
     var startedAt: String
     var endedAt: String
     var durationS: Double
-    /// `i/n` for a shard's report, absent for a whole run (or a merge of every shard).
-    var shard: String?
+    /// The run this report is part of: given with `--run-id`, or generated; every shard of a
+    /// run carries the same. Absent from reports of versions before it.
+    var runID: String?
+    /// `Plan.digest` of the plan as run; the same for every shard of a run.
+    var planDigest: String?
+    /// Which shard of its run this report is: `1/1` for a whole run or a complete merge, absent
+    /// for a partial merge.
+    var shard: ShardRecord?
+    /// Set by `merge` only: whether shards were missing (`--allow-partial`), which, and which
+    /// were merged.
+    var partial: Bool?
+    var missingShards: [Int]?
+    var mergedShards: [Int]?
     var seed: UInt64
     var endpoints: [String: EndpointReport]
     var respondents: Respondents
@@ -30,6 +41,11 @@ struct RunReport: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
+        case partial
+        case runID = "run_id"
+        case planDigest = "plan_digest"
+        case missingShards = "missing_shards"
+        case mergedShards = "merged_shards"
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case durationS = "duration_s"

@@ -20,6 +20,8 @@ final class RunSession {
         /// Nil: the plan's `report.dir`.
         var directory: String?
         var quiet = false
+        /// `--run-id`, or a new random one.
+        var runID = RunReport.newRunID()
     }
 
     /// A failure before anything was sent: bad input found late, exit 2.
@@ -124,7 +126,8 @@ final class RunSession {
         let result = await coordinator.run()
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: startedAt, endedAt: Date(),
-            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted)
+            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
+            runID: options.runID)
         let report = RunReport.make(metrics: result.metrics, facts: facts)
         output.finish(report, started: startedAt)
         return report

@@ -9,7 +9,7 @@ enum MarkdownReport: ReportRenderer {
         lines.append("# survey-bot: \(report.name)")
         lines.append("")
         lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s")
-        if let shard = report.shard { lines += ["", "Shard \(shard) of a larger run."] }
+        if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
         lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
