@@ -8,12 +8,18 @@ enum MergeCommand: Subcommand {
         discussion: """
             Counts add up, latency histograms merge bucket by bucket, percentiles are read again from \
             the merged histograms and the plan's thresholds are evaluated again on the whole: the \
-            result is the report one machine would have written. Reports of different plans are \
-            refused. Exits 1 when a threshold fails on the merged figures.
+            result is the report one machine would have written. The reports must be the shards of \
+            one run (the same run_id: give every shard the same --run-id) of one plan (the same \
+            plan_digest), each shard once and none missing; every way they are not is named, with \
+            its files, and nothing is written. With --allow-partial, missing shards are allowed: \
+            the result is marked partial, lists them, and never passes.
             """,
-        arguments: [ArgumentSpec("report", help: "JSON reports of the same plan.", repeating: true)],
+        arguments: [ArgumentSpec("report", help: "JSON reports of the shards of one run.", repeating: true)],
         options: [
-            OptionSpec("out", short: "o", value: "file", help: "Where to write the merged JSON report (written atomically).")
+            OptionSpec("out", short: "o", value: "file", help: "Where to write the merged JSON report (written atomically)."),
+            OptionSpec(
+                "allow-partial",
+                help: "Merge the shards given even if some are missing; the result says which, on every format's first line."),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
@@ -35,9 +41,10 @@ enum MergeCommand: Subcommand {
         }
         let merged: RunReport
         do throws(RunReport.MergeError) {
-            merged = try RunReport.merged(parts)
+            merged = try RunReport.merged(parts, allowPartial: arguments.flag("allow-partial"))
         } catch {
-            console.printError("Error: \(error.description)")
+            for problem in error.problems { console.printError("Error: \(problem)") }
+            if error.problems.count > 1 { console.printError("merge: \(error.problems.count) problems; nothing was merged") }
             return .validationFailure
         }
         let url = URL(fileURLWithPath: out)

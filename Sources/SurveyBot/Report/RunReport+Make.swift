@@ -32,11 +32,12 @@ extension RunReport {
         return report
     }
 
-    /// Judges `thresholds` on the report's figures and sets `passed`.
+    /// Judges `thresholds` on the report's figures and sets `passed`: never for a partial merge,
+    /// whose figures lack whole shards.
     mutating func evaluateThresholds(_ thresholds: [Threshold]) {
         let figures = RunFigures(self)
         self.thresholds = thresholds.map { $0.evaluate(figures) }
-        passed = self.thresholds.allSatisfy(\.passed)
+        passed = self.thresholds.allSatisfy(\.passed) && partial != true
     }
 
     /// How a run ended, as every renderer words it.
@@ -45,6 +46,9 @@ extension RunReport {
         case interrupted
         /// `failed` of `of` thresholds failed.
         case failed(Int, of: Int)
+        /// A merge with shards missing (`--allow-partial`) whose `held` thresholds all held on
+        /// what was merged: still not a pass.
+        case partial(held: Int)
         /// Every one of `count` thresholds held.
         case passed(Int)
         /// It ran to the end and had no thresholds to judge.
@@ -55,6 +59,7 @@ extension RunReport {
         if interrupted { return .interrupted }
         let failed = thresholds.filter { !$0.passed }.count
         if failed > 0 { return .failed(failed, of: thresholds.count) }
+        if partial == true { return .partial(held: thresholds.count) }
         return thresholds.isEmpty ? .completed : .passed(thresholds.count)
     }
 

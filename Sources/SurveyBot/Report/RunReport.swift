@@ -207,12 +207,17 @@ struct RunReport: Codable, Sendable, Equatable {
     }
 
     /// The report as JSON text: keys sorted, one member a line, arrays of numbers (histogram
-    /// buckets, timelines) on one line, a final newline.
+    /// buckets, timelines) on one line, a final newline. A partial merge starts with `partial`
+    /// and `missing_shards`, so that its first lines say so.
     func jsonText() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(self)) ?? Data()
-        guard case .success(let value) = JSONValue.parse(data) else { return String(decoding: data, as: UTF8.self) + "\n" }
+        guard case .success(var value) = JSONValue.parse(data) else { return String(decoding: data, as: UTF8.self) + "\n" }
+        if partial == true, case .object(let members) = value {
+            let first = ["partial", "missing_shards"]
+            value = .object(first.compactMap { name in members.first { $0.0 == name } } + members.filter { !first.contains($0.0) })
+        }
         return value.prettyText() + "\n"
     }
 }

@@ -6,7 +6,7 @@ enum MarkdownReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         let figures = RunFigures(report)
         var lines: [String] = []
-        lines.append("# survey-bot: \(report.name)")
+        lines.append("# survey-bot: \(report.name)" + (report.missingShardsText.map { " — ⚠️ PARTIAL merge, \($0)" } ?? ""))
         lines.append("")
         lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s")
         if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
@@ -79,6 +79,7 @@ enum MarkdownReport: ReportRenderer {
         switch report.verdict {
         case .interrupted: "⚠️ interrupted"
         case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
+        case .partial(let held): "⚠️ partial: \(held) thresholds held on \(report.shardsMergedText)"
         case .passed(let count): "✅ passed \(count) thresholds"
         case .completed: "✅ completed"
         }

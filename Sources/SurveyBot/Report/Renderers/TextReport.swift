@@ -4,7 +4,8 @@ enum TextReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         let figures = RunFigures(report)
         var lines: [String] = []
-        lines.append("\(report.name): \(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)")
+        let partial = report.missingShardsText.map { "PARTIAL merge, \($0) — " } ?? ""
+        lines.append("\(report.name): \(partial)\(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)")
         let header = "  endpoint    calls  attempts  success  first try  retries      p50      p95      p99      max"
         lines.append(header)
         for name in ["questions", "submit"] {
@@ -42,6 +43,7 @@ enum TextReport: ReportRenderer {
         switch report.verdict {
         case .interrupted: "INTERRUPTED"
         case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
+        case .partial(let held): "\(held) thresholds held on \(report.shardsMergedText)"
         case .passed(let count): "passed \(count) thresholds"
         case .completed: "completed"
         }
