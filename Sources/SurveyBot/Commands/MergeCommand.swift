@@ -16,16 +16,27 @@ enum MergeCommand: Subcommand {
             """,
         arguments: [ArgumentSpec("report", help: "JSON reports of the shards of one run.", repeating: true)],
         options: [
-            OptionSpec("out", short: "o", value: "file", help: "Where to write the merged JSON report (written atomically)."),
+            OptionSpec(
+                "out", short: "o", value: "file", help: "Where to write the merged JSON report (written atomically).", required: true),
             OptionSpec(
                 "allow-partial",
                 help: "Merge the shards given even if some are missing; the result says which, on every format's first line."),
+        ],
+        exitCodes: [
+            (.success, "every shard merged, and every threshold held on the whole"),
+            (.failure, "a threshold failed on the merged figures, or --allow-partial merged with shards missing (never 0)"),
+            (
+                .validationFailure,
+                "usage, an unreadable report, reports of different runs or plans, a shard given twice, or shards missing "
+                    + "without --allow-partial: each problem is named, nothing is written"
+            ),
+            (.interrupted, "a shard's run was interrupted: the merged figures are partial"),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
         let console = context.console
         guard let out = arguments.value("out") else {
-            return spec.usageError("missing --out FILE", console: console)
+            return spec.usageError("missing required option '--out <file>'", console: console)
         }
         guard !arguments.positionals.isEmpty else {
             return spec.usageError("give the reports to merge", console: console)

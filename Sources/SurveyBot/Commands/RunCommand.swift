@@ -27,6 +27,12 @@ enum RunCommand: Subcommand {
                 help: "The run this report belongs to, the same on every shard: a CI run number, a Kubernetes Job's uid.",
                 default: "a new random UUID"),
             OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
+        ],
+        exitCodes: [
+            (.success, "every threshold held (or the plan has none and the run completed)"),
+            (.failure, "a threshold failed, or the report files could not be written (the summary is still printed)"),
+            (.validationFailure, "usage, plan, TLS files or report directory: nothing was sent"),
+            (.interrupted, "interrupted by SIGINT/SIGTERM; a partial report was written"),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
