@@ -19,7 +19,8 @@ enum RunCommand: Subcommand {
             OptionSpec("out", short: "o", value: "dir", help: "Write reports into this directory instead of the plan's report.dir."),
             OptionSpec(
                 "format", value: "formats",
-                help: "Report formats, comma-separated: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".",
+                help: "Report formats, comma-separated: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                    + ". JSON is always written too: the source of truth 'report', 'diff' and 'merge' read.",
                 default: "the plan's report.formats"),
             OptionSpec("shard", value: "i/n", help: "Run the i-th of n equal slices of the load, for merging later."),
             OptionSpec(
