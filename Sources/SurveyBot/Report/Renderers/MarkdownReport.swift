@@ -79,7 +79,7 @@ enum MarkdownReport: ReportRenderer {
         switch report.verdict {
         case .interrupted: "⚠️ interrupted"
         case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
-        case .partial(let held): "⚠️ partial: \(held) thresholds held on \(report.shardsMergedText)"
+        case .partial(let held): "⚠️ partial: \(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
         case .passed(let count): "✅ passed \(count) thresholds"
         case .completed: "✅ completed"
         }

@@ -43,7 +43,7 @@ enum TextReport: ReportRenderer {
         switch report.verdict {
         case .interrupted: "INTERRUPTED"
         case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
-        case .partial(let held): "\(held) thresholds held on \(report.shardsMergedText)"
+        case .partial(let held): "\(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
         case .passed(let count): "passed \(count) thresholds"
         case .completed: "completed"
         }
