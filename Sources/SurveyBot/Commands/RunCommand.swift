@@ -57,6 +57,12 @@ enum RunCommand: Subcommand {
         }
         switch PlanLoader(environment: context.environment).load(path: path, overrides: overrides) {
         case .success(let plan):
+            if options.shard.count > 1 && arguments.value("run-id") == nil {
+                // Said even with --quiet: found only at merge time, it would cost the whole run.
+                console.printError(
+                    "warning: --shard \(options.shard) without --run-id: this shard's reports name a run of their own, and merge "
+                        + "will refuse them beside other shards; give every shard the same --run-id")
+            }
             return await RunSession(plan: plan, path: path, options: options, console: console).run()
         case .failure(let errors):
             for diagnostic in errors.diagnostics { console.printError(diagnostic.description) }

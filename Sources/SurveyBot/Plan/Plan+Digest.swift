@@ -35,7 +35,8 @@ extension Plan {
             "api.questions": shownCall(.questions), "api.submit": shownCall(.submit),
             // Header values are never shown, so never digested: names only, in the plan's order.
             "api.headers": "[" + run.api.headers.map(\.name).joined(separator: ", ") + "]",
-            "answers": "{" + shownAnswers.sorted { $0.key < $1.key }.map { "\($0.key): [\($0.value.joined(separator: ", "))]" }
+            "answers": "{"
+                + shownAnswers.sorted { $0.key < $1.key }.map { "\($0.key): [\($0.value.joined(separator: ", "))]" }
                 .joined(separator: ", ") + "}",
             "retry.budget": run.retry.budget.map { "\($0.ratio)" } ?? "none",
             "retry.budget_min": run.retry.budget.map { String($0.minimum) } ?? "none",

@@ -58,7 +58,9 @@ extension RunReport {
     static func runIDProblem(_ id: String) -> String? {
         guard !id.isEmpty else { return "--run-id: give an id, like the CI's run number" }
         guard id.count <= 128 else { return "--run-id: at most 128 characters, found \(id.count)" }
-        let allowed = id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_:".unicodeScalars.contains($0)) }
+        let allowed = id.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_:".unicodeScalars.contains($0))
+        }
         guard allowed else { return "--run-id '\(id)': only letters, digits, '.', '_', '-' and ':' are allowed" }
         return nil
     }

@@ -34,7 +34,9 @@ extension RunReport {
         }
         let byRun = groups(checkable) { $0.report.runID ?? "" }
         if byRun.count > 1 {
-            problems.append("reports of different runs: " + byRun.map { "run id '\($0.key)' in \(files($0.members))" }.joined(separator: "; "))
+            problems.append(
+                "reports of different runs: " + byRun.map { "run id '\($0.key)' in \(files($0.members))" }.joined(separator: "; ")
+                    + " (give every shard of a run the same --run-id)")
         }
         let byPlan = groups(checkable) { $0.report.planDigest ?? "" }
         if byPlan.count > 1 {
@@ -144,10 +146,13 @@ extension RunReport {
         var fields = ["thresholds": "[" + report.thresholds.map(\.threshold.description).joined(separator: ", ") + "]"]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(report.plan), case .success(.object(let members)) = JSONValue.parse(data) else { return fields }
+        guard let data = try? encoder.encode(report.plan), case .success(.object(let members)) = JSONValue.parse(data) else {
+            return fields
+        }
         func text(_ value: JSONValue) -> String {
             if case .string(let string) = value { return string }
-            return value.prettyText().split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            return value.prettyText().split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+                separator: " ")
         }
         for (name, value) in members {
             if case .object(let inner) = value {

@@ -90,7 +90,9 @@ private func plan(_ text: String = basePlan, set assignments: [String] = [], env
         var shard = base
         shard.run.shard = Shard(index: 2, count: 3)
         #expect(shard.digest == base.digest)
-        let elsewhere = try plan(set: ["engine.threads=3", "report.dir=/tmp/elsewhere", "report.formats=[junit]", "report.include_answers=true"])
+        let elsewhere = try plan(set: [
+            "engine.threads=3", "report.dir=/tmp/elsewhere", "report.formats=[junit]", "report.include_answers=true",
+        ])
         #expect(elsewhere.digest == base.digest)
     }
 

@@ -15,7 +15,8 @@ private func writeShard(
     _ directory: TemporaryDirectory, _ index: Int, of count: Int, runID: String = "run-1", plan: Plan = ReportFixtures.plan,
     name: String? = nil
 ) throws -> String {
-    let report = ReportFixtures.report(metrics: shardMetrics(index, of: count), plan: plan, shard: Shard(index: index, count: count), runID: runID)
+    let report = ReportFixtures.report(
+        metrics: shardMetrics(index, of: count), plan: plan, shard: Shard(index: index, count: count), runID: runID)
     return try directory.write(name ?? "shard-\(index)-of-\(count).json", report.jsonText())
 }
 
@@ -117,7 +118,10 @@ private func writeShard(
 
     @Test func aCompleteMergeSaysWhatItMerged() throws {
         let parts = (1...3).map { index in
-            (path: "s\(index).json", report: ReportFixtures.report(metrics: shardMetrics(index, of: 3), shard: Shard(index: index, count: 3)))
+            (
+                path: "s\(index).json",
+                report: ReportFixtures.report(metrics: shardMetrics(index, of: 3), shard: Shard(index: index, count: 3))
+            )
         }
         let merged = try RunReport.merged(parts.reversed())
         #expect(merged.runID == ReportFixtures.runID && merged.planDigest == ReportFixtures.plan.digest)
@@ -174,7 +178,9 @@ private func writeShard(
         let (result, out) = try await partialMerge(directory, plan: plan)
         #expect(result.status == .failure)
         #expect(result.out.hasPrefix("smoke: PARTIAL merge, missing shard 3 of 4 — FAILED 1 of 5 thresholds"), "\(result.out)")
-        let again = await runCommand(["merge", out, try writeShard(directory, 3, of: 4, plan: plan), "--out", directory.path + "/again.json"])
+        let again = await runCommand([
+            "merge", out, try writeShard(directory, 3, of: 4, plan: plan), "--out", directory.path + "/again.json",
+        ])
         #expect(again.status == .validationFailure)
         #expect(again.err.contains("\(out) is a partial merge (missing shard 3 of 4): merge the shards' own reports"), "\(again.err)")
     }

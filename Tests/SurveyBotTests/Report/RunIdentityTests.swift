@@ -90,6 +90,22 @@ import Testing
         #expect(other.planDigest != digest, "an override is part of the plan as run")
     }
 
+    @Test func aShardWithoutARunIdIsWarnedThatItCannotBeMerged() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("identity.plan", Self.plan)
+        let alone = await runCommand(
+            ["run", plan, "--out", directory.path + "/a", "--quiet", "--shard", "1/2"], environment: ["TOKEN": "t"])
+        #expect(alone.status == .success)
+        #expect(
+            alone.err.contains(
+                "warning: --shard 1/2 without --run-id: this shard's reports name a run of their own, and merge will refuse them beside other shards; give every shard the same --run-id"
+            ),
+            "\(alone.err)")
+        let given = await runCommand(
+            ["run", plan, "--out", directory.path + "/b", "--quiet", "--shard", "1/2", "--run-id", "r"], environment: ["TOKEN": "t"])
+        #expect(given.err.isEmpty, "\(given.err)")
+    }
+
     @Test func aRunIdThatIsNotAnIdIsRefusedBeforeAnyTraffic() async throws {
         let directory = try TemporaryDirectory()
         let plan = try directory.write("identity.plan", Self.plan)
