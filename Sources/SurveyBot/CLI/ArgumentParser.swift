@@ -79,6 +79,9 @@ struct ArgumentParser {
             parsed.add(option: option.name, value: value)
         }
         try checkPositionals(parsed.positionals)
+        if let missing = spec.options.first(where: { $0.required && parsed.values($0.name).isEmpty && !parsed.flag($0.name) }) {
+            throw UsageError("missing required option '\(missing.spelling)'")
+        }
         return .arguments(parsed)
     }
 

@@ -11,10 +11,13 @@ struct OptionSpec: Sendable {
     let defaultValue: String?
     /// May be given several times (`--set a=1 --set b=2`); otherwise the last one wins.
     let repeatable: Bool
+    /// Must be given: marked `(required)` in help, shown without brackets in the usage line,
+    /// and a usage error when missing.
+    let required: Bool
 
     init(
         _ name: String, short: Character? = nil, value: String? = nil, help: String, default defaultValue: String? = nil,
-        repeatable: Bool = false
+        repeatable: Bool = false, required: Bool = false
     ) {
         self.name = name
         self.short = short
@@ -22,6 +25,7 @@ struct OptionSpec: Sendable {
         self.help = help
         self.defaultValue = defaultValue
         self.repeatable = repeatable
+        self.required = required
     }
 
     var isFlag: Bool { valueName == nil }
@@ -34,9 +38,14 @@ struct OptionSpec: Sendable {
         return text
     }
 
+    /// `--name <value>` as the usage line and errors show it.
+    var spelling: String {
+        valueName.map { "--\(name) <\($0)>" } ?? "--\(name)"
+    }
+
     var usageSynopsis: String {
-        let text = valueName.map { "--\(name) <\($0)>" } ?? "--\(name)"
-        return repeatable ? "[\(text) ...]" : "[\(text)]"
+        if required { return repeatable ? "\(spelling) ..." : spelling }
+        return repeatable ? "[\(spelling) ...]" : "[\(spelling)]"
     }
 }
 
@@ -68,12 +77,13 @@ struct CommandSpec: Sendable {
     let discussion: String?
     let arguments: [ArgumentSpec]
     let options: [OptionSpec]
-    /// The command's own exit-code table for its help; nil for the table of every command.
-    let exitCodes: String?
+    /// What this command's exit statuses mean, for its help; nil shows the table of every
+    /// command (`ExitCode.table`).
+    let exitCodes: [(code: ExitCode, meaning: String)]?
 
     init(
         name: String, abstract: String, discussion: String? = nil, arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
-        exitCodes: String? = nil
+        exitCodes: [(code: ExitCode, meaning: String)]? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -109,12 +119,12 @@ struct CommandSpec: Sendable {
         }
         text += "\nOPTIONS:\n"
         for option in options + [Self.helpOption] {
-            var help = option.help
+            var help = option.required ? "(required) " + option.help : option.help
             if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
             if option.repeatable { help += " May be repeated." }
             text += Self.row(option.synopsis, help)
         }
-        text += "\nEXIT CODES:\n\(exitCodes ?? ExitCode.table)\n"
+        text += "\nEXIT CODES:\n\(exitCodes.map { ExitCode.table(for: $0) } ?? ExitCode.table)\n"
         return text
     }
 

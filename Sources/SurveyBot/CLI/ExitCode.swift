@@ -43,6 +43,16 @@ public struct ExitCode: Sendable, Hashable, CustomStringConvertible {
           129  interrupted by SIGHUP (the terminal closed); a partial report was written
                (a second signal exits at once with 128 + its number, without a report)
         """
+
+    /// A command's own exit-code table, laid out as `table` is, each meaning wrapped at 80
+    /// columns under its first word.
+    static func table(for rows: [(code: ExitCode, meaning: String)]) -> String {
+        let indent = String(repeating: " ", count: 7)
+        return rows.map { row in
+            let code = String(repeating: " ", count: max(0, 5 - row.code.description.count)) + "\(row.code)  "
+            return code + CommandSpec.wrap(row.meaning, width: 80 - indent.count).replacingOccurrences(of: "\n", with: "\n" + indent)
+        }.joined(separator: "\n")
+    }
 }
 
 /// Exits the process with `code`. Output is written unbuffered, so nothing is left to flush.

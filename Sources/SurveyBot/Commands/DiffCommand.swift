@@ -37,11 +37,11 @@ enum DiffCommand: Subcommand {
                     + "plan are called a regression in at most 5% of diffs.",
                 default: "95%"),
         ],
-        exitCodes: """
-              0  no regression: every change is noise, within tolerance or not judged
-              1  a regression beyond tolerance and noise, or an endpoint missing in NEW
-              2  bad input: usage, an unreadable report, or another report schema
-            """)
+        exitCodes: [
+            (.success, "no regression: every change is noise, within tolerance or not judged"),
+            (.failure, "a regression beyond tolerance and noise, or an endpoint missing in NEW"),
+            (.validationFailure, "bad input: usage, an unreadable report, or another report schema"),
+        ])
 
     static let metricNames = [
         "success_rate", "first_try_success_rate", "error_rate", "retries_per_call", "mean", "p50", "p90", "p95", "p99", "p999", "min",

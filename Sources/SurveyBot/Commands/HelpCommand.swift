@@ -3,7 +3,8 @@ enum HelpCommand: Subcommand {
     static let spec = CommandSpec(
         name: "help",
         abstract: "Show help for a subcommand.",
-        arguments: [ArgumentSpec("subcommand", help: "The subcommand to describe.", optional: true)])
+        arguments: [ArgumentSpec("subcommand", help: "The subcommand to describe.", optional: true)],
+        exitCodes: [(.success, "help was shown"), (.validationFailure, "no such subcommand")])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
         guard let name = arguments.positionals.first else {

@@ -8,18 +8,35 @@ enum MergeCommand: Subcommand {
         discussion: """
             Counts add up, latency histograms merge bucket by bucket, percentiles are read again from \
             the merged histograms and the plan's thresholds are evaluated again on the whole: the \
-            result is the report one machine would have written. Reports of different plans are \
-            refused. Exits 1 when a threshold fails on the merged figures.
+            result is the report one machine would have written. The reports must be the shards of \
+            one run (the same run_id: give every shard the same --run-id) of one plan (the same \
+            plan_digest), each shard once and none missing; every way they are not is named, with \
+            its files, and nothing is written. With --allow-partial, missing shards are allowed: \
+            the result is marked partial, lists them, and never passes.
             """,
-        arguments: [ArgumentSpec("report", help: "JSON reports of the same plan.", repeating: true)],
+        arguments: [ArgumentSpec("report", help: "JSON reports of the shards of one run.", repeating: true)],
         options: [
-            OptionSpec("out", short: "o", value: "file", help: "Where to write the merged JSON report (written atomically).")
+            OptionSpec(
+                "out", short: "o", value: "file", help: "Where to write the merged JSON report (written atomically).", required: true),
+            OptionSpec(
+                "allow-partial",
+                help: "Merge the shards given even if some are missing; the result says which, on every format's first line."),
+        ],
+        exitCodes: [
+            (.success, "every shard merged, and every threshold held on the whole"),
+            (.failure, "a threshold failed on the merged figures, or --allow-partial merged with shards missing (never 0)"),
+            (
+                .validationFailure,
+                "usage, an unreadable report, reports of different runs or plans, a shard given twice, or shards missing "
+                    + "without --allow-partial: each problem is named, nothing is written"
+            ),
+            (.interrupted, "a shard's run was interrupted: the merged figures are partial"),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
         let console = context.console
         guard let out = arguments.value("out") else {
-            return spec.usageError("missing --out FILE", console: console)
+            return spec.usageError("missing required option '--out <file>'", console: console)
         }
         guard !arguments.positionals.isEmpty else {
             return spec.usageError("give the reports to merge", console: console)
@@ -35,9 +52,10 @@ enum MergeCommand: Subcommand {
         }
         let merged: RunReport
         do throws(RunReport.MergeError) {
-            merged = try RunReport.merged(parts)
+            merged = try RunReport.merged(parts, allowPartial: arguments.flag("allow-partial"))
         } catch {
-            console.printError("Error: \(error.description)")
+            for problem in error.problems { console.printError("Error: \(problem)") }
+            if error.problems.count > 1 { console.printError("merge: \(error.problems.count) problems; nothing was merged") }
             return .validationFailure
         }
         let text: String

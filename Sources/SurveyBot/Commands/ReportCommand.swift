@@ -8,6 +8,9 @@ enum ReportCommand: Subcommand {
         options: [
             OptionSpec(
                 "format", value: "format", help: ReportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".", default: "text")
+        ],
+        exitCodes: [
+            (.success, "the report was rendered"), (.validationFailure, "usage, or a file that is not a report this version reads"),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {

@@ -20,10 +20,21 @@ enum RunCommand: Subcommand {
             OptionSpec("out", short: "o", value: "dir", help: "Write reports into this directory instead of the plan's report.dir."),
             OptionSpec(
                 "format", value: "formats",
-                help: "Report formats, comma-separated: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".",
+                help: "Report formats, comma-separated: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                    + ". JSON is always written too: the source of truth 'report', 'diff' and 'merge' read.",
                 default: "the plan's report.formats"),
             OptionSpec("shard", value: "i/n", help: "Run the i-th of n equal slices of the load, for merging later."),
+            OptionSpec(
+                "run-id", value: "id",
+                help: "The run this report belongs to, the same on every shard: a CI run number, a Kubernetes Job's uid.",
+                default: "a new random UUID"),
             OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
+        ],
+        exitCodes: [
+            (.success, "every threshold held (or the plan has none and the run completed)"),
+            (.failure, "a threshold failed, or the report files could not be written (the summary is still printed)"),
+            (.validationFailure, "usage, plan, TLS files or report directory: nothing was sent"),
+            (.interrupted, "interrupted by SIGINT/SIGTERM; a partial report was written"),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
@@ -32,17 +43,27 @@ enum RunCommand: Subcommand {
             return spec.usageError(arguments.positionals.isEmpty ? "missing the plan file" : "run takes one plan file", console: console)
         }
         let overrides: PlanOverrides
-        let options: RunSession.Options
+        var options: RunSession.Options
         do throws(UsageError) {
             overrides = try PlanOptions.overrides(from: arguments)
             options = RunSession.Options(
                 shard: try parseShard(arguments.value("shard")), formats: try arguments.value("format").map(parseFormats),
                 directory: arguments.value("out"), quiet: arguments.flag("quiet"))
+            if let runID = arguments.value("run-id") {
+                if let problem = RunReport.runIDProblem(runID) { throw UsageError(problem) }
+                options.runID = runID
+            }
         } catch {
             return spec.usageError(error.description, console: console)
         }
         switch PlanLoader(environment: context.environment).load(path: path, overrides: overrides) {
         case .success(let plan):
+            if options.shard.count > 1 && arguments.value("run-id") == nil {
+                // Said even with --quiet: found only at merge time, it would cost the whole run.
+                console.printError(
+                    "warning: --shard \(options.shard) without --run-id: this shard's reports name a run of their own, and merge "
+                        + "will refuse them beside other shards; give every shard the same --run-id")
+            }
             return await RunSession(plan: plan, path: path, options: options, console: console).run()
         case .failure(let errors):
             for diagnostic in errors.diagnostics { console.printError(diagnostic.description) }
@@ -55,7 +76,8 @@ enum RunCommand: Subcommand {
     static func parseShard(_ text: String?) throws(UsageError) -> Shard {
         guard let text else { return .whole }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= 10_000 else {
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= RunReport.ShardRecord.maxCount
+        else {
             throw UsageError("--shard \(text): expected i/n, like 2/3")
         }
         guard (1...count).contains(index) else { throw UsageError("--shard \(text): i must be between 1 and \(count)") }

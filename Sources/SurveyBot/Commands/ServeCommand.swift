@@ -38,6 +38,10 @@ enum ServeCommand: Subcommand {
                 help: "Serve https with a certificate made now for localhost, 127.0.0.1 and ::1; its PEM is printed to stderr."),
             OptionSpec("seed", value: "n", help: "Seed of the faults.", default: "0"),
             OptionSpec("threads", value: "n", help: "Event-loop threads.", default: "one per core"),
+        ],
+        exitCodes: [
+            (.success, "stopped by SIGINT or SIGTERM"),
+            (.validationFailure, "usage, or the server could not start (address in use, TLS files)"),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {

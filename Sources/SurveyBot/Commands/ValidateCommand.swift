@@ -5,7 +5,10 @@ enum ValidateCommand: Subcommand {
         abstract: "Check plan files and print every error, or a summary of each plan.",
         discussion: "Nothing is sent to any target. Overrides are checked as they would be by 'run'.",
         arguments: [ArgumentSpec("plan", help: "Plan files to check.", repeating: true)],
-        options: PlanOptions.options)
+        options: PlanOptions.options,
+        exitCodes: [
+            (.success, "every plan is valid"), (.validationFailure, "usage, or a plan with errors (each printed with file:line:col)"),
+        ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {
         let overrides: PlanOverrides

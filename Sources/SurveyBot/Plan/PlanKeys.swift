@@ -211,7 +211,7 @@ enum PlanKeys {
     private static let report: [PlanKey] = [
         .custom(
             "report.formats", kind: "list of " + ReportFormat.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "),
-            default: "`[json, markdown]`", "the files written; JSON is always the source of truth",
+            default: "`[json, markdown]`", "the files written; the JSON report, the source of truth, is written whatever the list says",
             applyDefault: { $0.report.formats = [.json, .markdown] }, decode: { $0.readFormats($1, into: &$2) }),
         .value(
             "report.dir", ValueKind<String>.text.checked(summary: "path") { $0.isEmpty ? "'report.dir' cannot be empty" : nil },

@@ -63,9 +63,10 @@ struct NullWhenAbsent<Value: Codable & Sendable & Equatable>: Codable, Sendable,
 }
 
 extension JSONValue {
-    /// `value` as JSON text in the report's style (`prettyText`), keys sorted, with a final
-    /// newline; throws, naming the field, when a number in it is not finite.
-    static func text(of value: some Encodable) throws(JSONEncodingError) -> String {
+    /// `value` as JSON text in the report's style (`prettyText`), keys sorted — except the
+    /// top-level members named in `first`, which lead in that order — with a final newline;
+    /// throws, naming the field, when a number in it is not finite.
+    static func text(of value: some Encodable, first: [String] = []) throws(JSONEncodingError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data: Data
@@ -77,8 +78,11 @@ extension JSONValue {
         } catch {
             throw JSONEncodingError(description: "cannot encode as JSON: \(error)")
         }
-        guard case .success(let parsed) = JSONValue.parse(data) else {
+        guard case .success(var parsed) = JSONValue.parse(data) else {
             throw JSONEncodingError(description: "the JSON encoder wrote text that is not JSON")
+        }
+        if !first.isEmpty, case .object(let members) = parsed {
+            parsed = .object(first.compactMap { name in members.first { $0.0 == name } } + members.filter { !first.contains($0.0) })
         }
         return parsed.prettyText() + "\n"
     }

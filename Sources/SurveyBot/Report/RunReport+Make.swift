@@ -17,6 +17,8 @@ extension RunReport {
         var builtinServerAcceptFailures = 0
         /// What ended the run; `.signal` when `interrupted`, whatever this says.
         var stoppedBy = StopCause.completed
+        /// `--run-id`, or the id generated for the run.
+        var runID: String
     }
 
     /// Builds the report of a run from its metrics, and evaluates the plan's thresholds on it.
@@ -28,7 +30,8 @@ extension RunReport {
             interrupted: facts.interrupted, stoppedBy: (facts.interrupted ? .signal : facts.stoppedBy).rawValue,
             target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
-            shard: facts.shard == .whole ? nil : facts.shard.description, seed: facts.seed, endpoints: EndpointReport.all(metrics),
+            runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,
+            endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: seconds),
             thresholds: [], plan: PlanRecord(plan),
@@ -40,11 +43,12 @@ extension RunReport {
     }
 
     /// Judges `thresholds` on the report's figures and sets `passed`: false when a threshold
-    /// failed, or when attempts could not be made for want of local resources.
+    /// failed, when attempts could not be made for want of local resources, and always for a
+    /// partial merge, whose figures lack whole shards.
     mutating func evaluateThresholds(_ thresholds: [Threshold]) {
         let figures = RunFigures(self)
         self.thresholds = thresholds.map { $0.evaluate(figures) }
-        passed = self.thresholds.allSatisfy(\.passed) && localResource == nil
+        passed = self.thresholds.allSatisfy(\.passed) && localResource == nil && partial != true
     }
 
     /// How a run ended, as every renderer words it.
@@ -55,6 +59,9 @@ extension RunReport {
         case localResource(attempts: Int)
         /// `failed` of `of` thresholds failed.
         case failed(Int, of: Int)
+        /// A merge with shards missing (`--allow-partial`) whose `held` thresholds all held on
+        /// what was merged: still not a pass.
+        case partial(held: Int)
         /// Every one of `count` thresholds held.
         case passed(Int)
         /// It ran to the end and had no thresholds to judge.
@@ -66,6 +73,7 @@ extension RunReport {
         if let localResource { return .localResource(attempts: localResource.attempts) }
         let failed = thresholds.filter { !$0.passed }.count
         if failed > 0 { return .failed(failed, of: thresholds.count) }
+        if partial == true { return .partial(held: thresholds.count) }
         return thresholds.isEmpty ? .completed : .passed(thresholds.count)
     }
 

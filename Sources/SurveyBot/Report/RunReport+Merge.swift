@@ -2,24 +2,34 @@ import Foundation
 import SurveyEngine
 
 extension RunReport {
-    /// Why reports cannot be merged.
+    /// Why reports cannot be merged: every problem found, each naming its files.
     struct MergeError: Error, CustomStringConvertible {
-        var description: String
+        var problems: [String]
+
+        init(problems: [String]) {
+            self.problems = problems
+        }
+
+        init(description: String) {
+            problems = [description]
+        }
+
+        var description: String { problems.joined(separator: "\n") }
     }
 
     /// The report one run would have produced from the runs of its shards: counts add,
     /// histograms merge bucket by bucket, percentiles are read again from the merged
     /// histograms, and the thresholds are evaluated again on the whole.
-    static func merged(_ parts: [(path: String, report: RunReport)]) throws(MergeError) -> RunReport {
-        guard let (firstPath, first) = parts.first else { throw MergeError(description: "nothing to merge") }
-        var shards = Set<String>()
-        for (path, report) in parts {
-            guard report.name == first.name, report.plan == first.plan else {
-                throw MergeError(description: "\(path) is a report of another plan than \(firstPath) ('\(report.name)' vs '\(first.name)')")
-            }
-            if let shard = report.shard, !shards.insert(shard).inserted {
-                throw MergeError(description: "\(path): shard \(shard) appears twice")
-            }
+    ///
+    /// The reports must be the shards of one run (`run_id`) of one plan (`plan_digest`), each
+    /// once, none missing (`checkShards`). With `allowPartial`, missing shards are allowed: the
+    /// result is marked `partial`, lists them, and does not pass whatever its thresholds say.
+    static func merged(_ parts: [(path: String, report: RunReport)], allowPartial: Bool = false) throws(MergeError) -> RunReport {
+        guard let (_, first) = parts.first else { throw MergeError(description: "nothing to merge") }
+        let shards: ShardSet
+        switch checkShards(parts, allowPartial: allowPartial) {
+        case .success(let set): shards = set
+        case .failure(let error): throw error
         }
         var metrics = RunMetrics()
         for (path, report) in parts {
@@ -28,12 +38,12 @@ extension RunReport {
         let started = parts.map(\.report.startedAt).min() ?? first.startedAt
         let ended = parts.map(\.report.endedAt).max() ?? first.endedAt
         let duration = parts.map(\.report.durationS).max() ?? first.durationS
-        let shardCounts = Set(parts.compactMap { $0.report.shard?.split(separator: "/").last.map(String.init) })
-        let complete = shardCounts.count == 1 && shards.count == Int(shardCounts.first!)
+        let partial = !shards.missing.isEmpty
         var merged = RunReport(
             schema: schemaVersion, tool: first.tool, name: first.name, passed: true, interrupted: parts.contains { $0.report.interrupted },
             stoppedBy: mergedStopCause(parts.map(\.report)), target: first.target, startedAt: started, endedAt: ended, durationS: duration,
-            shard: complete || shards.isEmpty ? nil : shards.sorted().joined(separator: "+"), seed: first.seed,
+            runID: first.runID, planDigest: first.planDigest, shard: partial ? nil : ShardRecord(index: 1, count: 1),
+            partial: partial, missingShards: partial ? shards.missing : nil, mergedShards: shards.merged, seed: first.seed,
             endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),

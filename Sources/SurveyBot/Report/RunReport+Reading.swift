@@ -52,7 +52,7 @@ extension RunReport {
             value.isFinite && value >= 0 && value < 1e15 ? nil : "'\(field)' is \(value), out of range"
         }
         var problems: [String?] = [
-            number(durationS, "duration_s"), number(throughput.attemptsPerS, "throughput.attempts_per_s"),
+            shard?.problem, number(durationS, "duration_s"), number(throughput.attemptsPerS, "throughput.attempts_per_s"),
             count(respondents.started, "respondents.started"), count(respondents.completed, "respondents.completed"),
             count(respondents.finishedWithUnanswered, "respondents.finished_with_unanswered"),
             count(respondents.abandoned, "respondents.abandoned"), count(respondents.dropped, "respondents.dropped"),

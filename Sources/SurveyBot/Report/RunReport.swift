@@ -21,8 +21,19 @@ struct RunReport: Codable, Sendable, Equatable {
     var startedAt: String
     var endedAt: String
     var durationS: Double
-    /// `i/n` for a shard's report, absent for a whole run (or a merge of every shard).
-    var shard: String?
+    /// The run this report is part of: given with `--run-id`, or generated; every shard of a
+    /// run carries the same. Absent from reports of versions before it.
+    var runID: String?
+    /// `Plan.digest` of the plan as run; the same for every shard of a run.
+    var planDigest: String?
+    /// Which shard of its run this report is: `1/1` for a whole run or a complete merge, absent
+    /// for a partial merge.
+    var shard: ShardRecord?
+    /// Set by `merge` only: whether shards were missing (`--allow-partial`), which, and which
+    /// were merged.
+    var partial: Bool?
+    var missingShards: [Int]?
+    var mergedShards: [Int]?
     var seed: UInt64
     var endpoints: [String: EndpointReport]
     var respondents: Respondents
@@ -38,6 +49,11 @@ struct RunReport: Codable, Sendable, Equatable {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
         case localResource = "local_resource"
         case stoppedBy = "stopped_by"
+        case partial
+        case runID = "run_id"
+        case planDigest = "plan_digest"
+        case missingShards = "missing_shards"
+        case mergedShards = "merged_shards"
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case durationS = "duration_s"
@@ -231,10 +247,11 @@ struct RunReport: Codable, Sendable, Equatable {
     }
 
     /// The report as JSON text: keys sorted, one member a line, arrays of numbers (histogram
-    /// buckets, timelines) on one line, a final newline. Throws, naming the field, when a
+    /// buckets, timelines) on one line, a final newline. A partial merge starts with `partial`
+    /// and `missing_shards`, so that its first lines say so. Throws, naming the field, when a
     /// number is not finite: a report is never written empty.
     func jsonText() throws(JSONEncodingError) -> String {
-        try JSONValue.text(of: self)
+        try JSONValue.text(of: self, first: partial == true ? ["partial", "missing_shards"] : [])
     }
 }
 

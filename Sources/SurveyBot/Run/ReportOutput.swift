@@ -5,7 +5,8 @@ import SurveyEngine
 /// and the files of every format, written when the run's session stops it.
 ///
 /// Files are named `<name>-<UTC time>.<ext>` plus a stable `<name>-latest.<ext>` copy, with
-/// `-shard-i-of-n` after the name for a shard's report.
+/// `-shard-i-of-n` after the name for a shard's report. The JSON report, the source of truth
+/// that `report`, `diff` and `merge` read, is written whatever other formats are asked for.
 final class ReportOutput {
     let writer: ReportWriter
     let formats: [ReportFormat]
@@ -18,7 +19,7 @@ final class ReportOutput {
 
     init(directory: String, formats: [ReportFormat], shard: Shard) {
         writer = ReportWriter(directory: directory)
-        self.formats = formats
+        self.formats = [.json] + formats.filter { $0 != .json }
         self.shard = shard
     }
 

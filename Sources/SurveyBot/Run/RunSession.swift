@@ -20,6 +20,8 @@ final class RunSession {
         /// Nil: the plan's `report.dir`.
         var directory: String?
         var quiet = false
+        /// `--run-id`, or a new random one.
+        var runID = RunReport.newRunID()
     }
 
     /// A failure before anything was sent: bad input found late, exit 2.
@@ -149,7 +151,8 @@ final class RunSession {
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: startedAt, endedAt: Date(),
             elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
-            openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures, stoppedBy: result.stoppedBy)
+            openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures, stoppedBy: result.stoppedBy,
+            runID: options.runID)
         let report = RunReport.make(metrics: result.metrics, facts: facts)
         output.finish(report, started: startedAt)
         return report

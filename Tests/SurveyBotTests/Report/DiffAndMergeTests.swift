@@ -140,7 +140,7 @@ private func slower(by scale: Double) -> RunReport {
         #expect(merged.endpoints == expected.endpoints)
         #expect(merged.throughput == expected.throughput)
         #expect(merged.thresholds == expected.thresholds)
-        #expect(merged.shard == nil)
+        #expect(merged.shard == RunReport.ShardRecord(index: 1, count: 1), "a complete merge is the whole run")
         #expect(merged.passed == expected.passed)
     }
 
@@ -184,12 +184,18 @@ private func slower(by scale: Double) -> RunReport {
         var paths: [String] = []
         for index in 1...3 {
             let out = directory.path + "/s\(index)"
-            let result = await runCommand(["run", plan, "--shard", "\(index)/3", "--out", out, "--quiet", "--format", "json"])
+            let result = await runCommand([
+                "run", plan, "--shard", "\(index)/3", "--run-id", "shards-1", "--out", out, "--quiet", "--format", "json",
+            ])
             #expect(result.status == .success, "\(result.err)")
             paths.append(out + "/shards-shard-\(index)-of-3-latest.json")
         }
         let whole = await runCommand(["run", plan, "--out", directory.path + "/whole", "--quiet", "--format", "json"])
         #expect(whole.status == .success)
+        // The unsharded run has a run id of its own: it cannot be merged with the shards.
+        let mixed = await runCommand(["merge", paths[0], directory.path + "/whole/shards-latest.json", "--out", directory.path + "/m.json"])
+        #expect(mixed.status == .validationFailure)
+        #expect(mixed.err.contains("reports of different runs") && mixed.err.contains("cut into different numbers of shards"))
         let merge = await runCommand(["merge"] + paths + ["--out", directory.path + "/merged.json"])
         #expect(merge.status == .success, "\(merge.err)")
         let merged = try RunReport.read(path: directory.path + "/merged.json")

@@ -65,11 +65,16 @@ enum ReportFixtures {
         return metrics
     }
 
-    static func report(metrics: RunMetrics = metrics(), plan: Plan = plan, shard: Shard = .whole, interrupted: Bool = false) -> RunReport {
+    /// The run id of fixture reports unless a test gives another.
+    static let runID = "fixture-run"
+
+    static func report(
+        metrics: RunMetrics = metrics(), plan: Plan = plan, shard: Shard = .whole, interrupted: Bool = false, runID: String = runID
+    ) -> RunReport {
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: start, endedAt: start.addingTimeInterval(2.5), elapsed: .milliseconds(2500), seed: 42,
-            shard: shard, interrupted: interrupted)
+            shard: shard, interrupted: interrupted, runID: runID)
         return RunReport.make(metrics: metrics, facts: facts)
     }
 }

@@ -42,7 +42,8 @@ import Testing
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
             plan: ReportFixtures.plan, startedAt: start, endedAt: start, elapsed: .milliseconds(2500), seed: 42,
-            shard: .whole, interrupted: false, openFiles: OpenFilesLimit(soft: 40, hard: 40))
+            shard: Shard(index: 1, count: 2), interrupted: false, openFiles: OpenFilesLimit(soft: 40, hard: 40),
+            runID: "fixture-run")
         let report = RunReport.make(metrics: metricsOutOfDescriptors(3), facts: facts)
         let submit = try #require(report.endpoints["submit"])
         let before = try #require(base.endpoints["submit"])
@@ -70,7 +71,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let read = try RunReport.read(path: try directory.write("r.json", report.jsonText()))
         #expect(read == report)
-        let merged = try RunReport.merged([("a.json", read), ("b.json", base)])
+        let otherShard = ReportFixtures.report(shard: Shard(index: 2, count: 2))
+        let merged = try RunReport.merged([("a.json", read), ("b.json", otherShard)])
         #expect(merged.localResource?.attempts == 3)
         #expect(merged.endpoints["submit"]?.localResource == 3)
         #expect(!merged.passed)
@@ -99,8 +101,8 @@ import Testing
         plan.run.grace = .milliseconds(500)
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
-            plan: plan, startedAt: start, endedAt: start, elapsed: .milliseconds(90_500), seed: 42, shard: .whole,
-            interrupted: false, stoppedBy: .duration)
+            plan: plan, startedAt: start, endedAt: start, elapsed: .milliseconds(90_500), seed: 42,
+            shard: Shard(index: 1, count: 2), interrupted: false, stoppedBy: .duration, runID: "fixture-run")
         let report = RunReport.make(metrics: metrics, facts: facts)
         #expect(report.stoppedBy == "duration")
         #expect(report.respondents.cutShort == 2)
@@ -122,8 +124,8 @@ import Testing
         let other = RunReport.make(
             metrics: ReportFixtures.metrics(),
             facts: RunReport.RunFacts(
-                plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(2), seed: 42, shard: .whole,
-                interrupted: false))
+                plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(2), seed: 42,
+                shard: Shard(index: 2, count: 2), interrupted: false, runID: "fixture-run"))
         #expect(other.stoppedBy == "completed" && other.respondents.cutShort == 0)
         let merged = try RunReport.merged([("a.json", read), ("b.json", other)])
         #expect(merged.stoppedBy == "duration")

@@ -29,8 +29,18 @@ enum JUnitReport: ReportRenderer {
             local += "\n      <failure message=\"\(escape(MarkdownReport.localResource(localResource)))\"/>\n    "
         }
         cases.append(local + "</testcase>")
+        // A partial merge fails a case of its own, so that a CI reading only test cases cannot
+        // take it for a pass, and says so on the first line, after the XML declaration.
+        var declaration = #"<?xml version="1.0" encoding="UTF-8"?>"#
+        if let missing = report.missingShardsText {
+            failures += 1
+            declaration += "<!-- PARTIAL merge, \(missing) -->"
+            cases.append(
+                "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"every shard merged\" time=\"0\">\n"
+                    + "      <failure message=\"\(escape("\(missing): the figures cover \(report.shardsMergedText)"))\"/>\n    </testcase>")
+        }
         return """
-            <?xml version="1.0" encoding="UTF-8"?>
+            \(declaration)
             <testsuites name="survey-bot" tests="\(cases.count)" failures="\(failures)">
               <testsuite name="\(escape(report.name))" tests="\(cases.count)" failures="\(failures)" errors="0" time="\(report.durationS)" timestamp="\(escape(report.startedAt))">
             \(cases.joined(separator: "\n"))

@@ -6,11 +6,11 @@ enum MarkdownReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         let figures = RunFigures(report)
         var lines: [String] = []
-        lines.append("# survey-bot: \(report.name)")
+        lines.append("# survey-bot: \(report.name)" + (report.missingShardsText.map { " — ⚠️ PARTIAL merge, \($0)" } ?? ""))
         lines.append("")
         let stopped = report.stoppedBy == StopCause.duration.rawValue ? ", stopped at its duration" : ""
         lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s\(stopped)")
-        if let shard = report.shard { lines += ["", "Shard \(shard) of a larger run."] }
+        if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
         lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -86,6 +86,7 @@ enum MarkdownReport: ReportRenderer {
         case .interrupted: "⚠️ interrupted"
         case .localResource: "❌ failed: out of local resources"
         case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
+        case .partial(let held): "⚠️ partial: \(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
         case .passed(let count): "✅ passed \(count) thresholds"
         case .completed: "✅ completed"
         }

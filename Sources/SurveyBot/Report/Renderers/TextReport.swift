@@ -6,7 +6,8 @@ enum TextReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         let figures = RunFigures(report)
         var lines: [String] = []
-        var title = "\(report.name): \(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)"
+        let partial = report.missingShardsText.map { "PARTIAL merge, \($0) — " } ?? ""
+        var title = "\(report.name): \(partial)\(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)"
         if report.stoppedBy == StopCause.duration.rawValue { title += ", stopped at its duration" }
         lines.append(title)
         let header = "  endpoint    calls  attempts  success  first try  retries      p50      p95      p99      max"
@@ -49,6 +50,7 @@ enum TextReport: ReportRenderer {
         case .interrupted: "INTERRUPTED"
         case .localResource: "FAILED: out of local resources"
         case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
+        case .partial(let held): "\(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
         case .passed(let count): "passed \(count) thresholds"
         case .completed: "completed"
         }

@@ -1,0 +1,98 @@
+import SurveyEngine
+
+/// The report's `plan_digest`: a SHA-256 of the plan as run, so that `merge` can tell the shards
+/// of one plan from reports of another.
+///
+/// What is hashed is the plan's canonical form: one `key: value` line for every key of the plan
+/// format (`PlanKeys.all`), defaults included, sorted by key, each value as the report shows
+/// it (`Plan+Display.swift`) — a part from the environment as `${NAME}`, query values as `***`,
+/// header names without their values — so that two runs of one plan with different secrets
+/// share a digest, and no secret can be guessed back from it. Numbers, durations and rates are
+/// hashed as read: another value is another plan. Left out: what says how or where a run goes
+/// rather than what it does — the shard (every shard of a run shares the digest), the threads,
+/// and the report settings.
+extension Plan {
+    /// The keys of the plan format the digest leaves out on purpose.
+    static let digestLeavesOut: Set<String> = ["engine.threads", "report.formats", "report.dir", "report.include_answers"]
+
+    /// `sha256:` and the hexadecimal SHA-256 of `canonicalText`.
+    var digest: String {
+        "sha256:" + SHA256.hex(of: Array(canonicalText.utf8))
+    }
+
+    /// The canonical form: `key: value` lines, sorted by key, each ending in a newline.
+    var canonicalText: String {
+        canonicalEntries.map { "\($0.key): \($0.value)\n" }.joined()
+    }
+
+    /// Every digested key of the plan format with its value as shown, sorted by key.
+    var canonicalEntries: [(key: String, value: String)] {
+        var entries: [String: String] = [
+            "name": name, "target": shownTarget, "concurrency": String(run.concurrency),
+            "duration": run.duration?.compactDescription ?? "none", "grace": run.grace?.compactDescription ?? "timeout",
+            "timeout": run.client.timeout.compactDescription,
+            "connect_timeout": run.client.connectTimeout?.compactDescription ?? "timeout", "max_body": String(run.client.maxBodyBytes),
+            "think": run.think.description, "order": run.order.rawValue, "seed": run.seed.map(String.init) ?? "random",
+            "api.questions": shownCall(.questions), "api.submit": shownCall(.submit),
+            // Header values are never shown, so never digested: names only, in the plan's order.
+            "api.headers": "[" + run.api.headers.map(\.name).joined(separator: ", ") + "]",
+            "answers": "{"
+                + shownAnswers.sorted { $0.key < $1.key }.map { "\($0.key): [\($0.value.joined(separator: ", "))]" }
+                .joined(separator: ", ") + "}",
+            "retry.budget": run.retry.budget.map { "\($0.ratio)" } ?? "none",
+            "retry.budget_min": run.retry.budget.map { String($0.minimum) } ?? "none",
+            "thresholds": "[" + thresholds.map(\.description).joined(separator: ", ") + "]",
+        ]
+        switch run.load {
+        case .closed(let respondents):
+            entries["respondents"] = String(respondents)
+            entries["rate"] = "none"
+            entries["ramp"] = "none"
+        case .open(let rate, let ramp):
+            entries["respondents"] = "none"
+            entries["rate"] = rate?.description ?? "none"
+            entries["ramp"] = "[" + ramp.map { "\($0.duration.compactDescription): \($0.target)" }.joined(separator: ", ") + "]"
+        }
+        for endpoint in Endpoint.allCases {
+            let policy = run.retry[endpoint]
+            let base = "retry.\(endpoint.rawValue)"
+            entries["\(base).attempts"] = String(policy.attempts)
+            entries["\(base).backoff"] = policy.backoff.strategy.rawValue
+            entries["\(base).initial"] = policy.backoff.initial.compactDescription
+            entries["\(base).max"] = policy.backoff.max.compactDescription
+            entries["\(base).multiplier"] = "\(policy.backoff.multiplier)"
+            entries["\(base).jitter"] = policy.jitter.rawValue
+            entries["\(base).on"] = policy.retryOn.description
+        }
+        let tls = run.client.tls
+        entries["tls.verify"] = String(tls.verify)
+        entries["tls.ca_file"] = tls.caFile.map(shownPath) ?? "none"
+        entries["tls.client_cert"] = tls.clientCertificateFile.map(shownPath) ?? "none"
+        entries["tls.client_key"] = tls.clientKeyFile.map(shownPath) ?? "none"
+        entries["tls.server_name"] = environmentText["tls.server_name"]?.first?.display ?? tls.serverName ?? "none"
+        entries["tls.min_version"] = tls.minimumVersion.rawValue
+        switch builtin.questions {
+        case .builtin(let count):
+            entries["builtin.questions"] = String(count)
+            entries["builtin.questions_file"] = "none"
+        case .file(let path):
+            entries["builtin.questions"] = "file"
+            entries["builtin.questions_file"] = shownPath(path)
+        case .raw(let path):
+            entries["builtin.questions"] = "raw"
+            entries["builtin.questions_file"] = shownPath(path)
+        }
+        let faults = builtin.faults
+        entries["builtin.fail_rate"] = "\(faults.failRate)"
+        entries["builtin.error_rate"] = "\(faults.errorRate)"
+        entries["builtin.cold_start"] = String(faults.coldStart)
+        entries["builtin.latency"] = faults.latency.description
+        entries["builtin.reset_rate"] = "\(faults.resetRate)"
+        entries["builtin.malformed_rate"] = "\(faults.malformedRate)"
+        entries["builtin.slow_rate"] = "\(faults.slowRate)"
+        entries["builtin.trickle"] = faults.trickleInterval.compactDescription
+        entries["builtin.hang_rate"] = "\(faults.hangRate)"
+        entries["builtin.tls"] = builtin.tls == .off ? "false" : "true"
+        return entries.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+    }
+}
