@@ -17,7 +17,8 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
     let questions = try directory.write("questions.json", #"[{"id": 1, "question": "Why?"}]"#)
     var table: [String: (set: [String], lines: String)] = [
         "name": (["name=other"], ""), "target": (["target=http://127.0.0.1:9"], ""),
-        "respondents": (["respondents=6"], ""), "concurrency": (["concurrency=3"], ""), "duration": (["duration=2m"], ""), "grace": (["duration=2m", "grace=1s"], ""),
+        "respondents": (["respondents=6"], ""), "concurrency": (["concurrency=3"], ""), "duration": (["duration=2m"], ""),
+        "grace": (["duration=2m", "grace=1s"], ""),
         "rate": (["rate=5/s"], ""), "ramp": (["rate=5/s"], "ramp:\n  - 10s: 5/s\n"), "timeout": (["timeout=1s"], ""),
         "connect_timeout": (["connect_timeout=1s"], ""), "max_body": (["max_body=2KiB"], ""), "think": (["think=1ms..2ms"], ""),
         "order": (["order=reverse"], ""), "seed": (["seed=7"], ""), "api.questions": (["api.questions=GET /q"], ""),
