@@ -124,7 +124,30 @@ enum Sockets {
     /// says otherwise.
     static let openTCP: Opener = { family in
         let fd = makeTCP(family: family)
-        return (fd, fd < 0 ? errno : 0)
+        if fd < 0 { return (fd, errno) }
+        if intoReserve(fd) {
+            close(fd)
+            return (-1, EMFILE)
+        }
+        return (fd, 0)
+    }
+
+    /// Whether `fd` is one of the last descriptors below the soft `RLIMIT_NOFILE`, which sockets
+    /// must leave to the rest of the process: the Dispatch runtime opens files under `/proc` as
+    /// it watches its threads (and traps when it cannot), and a run still has its reports to
+    /// write. A socket given one of them is closed and counted as out of descriptors, as if the
+    /// limit were that much lower.
+    static func intoReserve(_ fd: Int32) -> Bool {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return false }
+        return intoReserve(fd, softLimit: Int(clamping: limit.rlim_cur))
+    }
+
+    /// `intoReserve` against a given soft limit: the reserve is 1/32 of it, at least 8 and at
+    /// most 32 descriptors.
+    static func intoReserve(_ fd: Int32, softLimit: Int) -> Bool {
+        let reserve = min(max(softLimit / 32, 8), 32)
+        return Int(fd) >= softLimit - reserve
     }
 
     /// Whether an errno says this process, not the peer, ran out of something: descriptors

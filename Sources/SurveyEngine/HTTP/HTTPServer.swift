@@ -59,10 +59,17 @@ public final class HTTPServer: Sendable {
     /// Accepts a connection on a listening socket: its descriptor, or -1 and the errno.
     typealias Acceptor = @Sendable (_ listener: Int32) -> (fd: Int32, error: Int32)
 
-    /// `accept4` with `SOCK_NONBLOCK | SOCK_CLOEXEC`, and its errno.
+    /// `accept4` with `SOCK_NONBLOCK | SOCK_CLOEXEC`, and its errno. A connection that would
+    /// take one of the descriptors kept for the rest of the process (`Sockets.intoReserve`) is
+    /// closed at once and reported as `EMFILE`.
     static let acceptSocket: Acceptor = { listener in
         let fd = cepoll_accept_nonblocking(listener)
-        return (fd, fd < 0 ? errno : 0)
+        if fd < 0 { return (fd, errno) }
+        if Sockets.intoReserve(fd) {
+            close(fd)
+            return (-1, EMFILE)
+        }
+        return (fd, 0)
     }
 
     /// A server whose connections are accepted by `accept`: tests make it fail as an exhausted

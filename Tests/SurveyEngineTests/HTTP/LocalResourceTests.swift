@@ -28,6 +28,19 @@ import Testing
         #expect(outcome.connection == nil)
     }
 
+    @Test func socketsLeaveTheLastDescriptorsToTheRestOfTheProcess() {
+        // 1/32 of the soft limit, at least 8 and at most 32: with `ulimit -n 40`, descriptors
+        // 32 to 39 are never a socket's, so Dispatch can still open /proc files and the run its
+        // reports when the connections have taken the rest.
+        let cases: [(fd: Int32, limit: Int, reserved: Bool)] = [
+            (31, 40, false), (32, 40, true), (39, 40, true), (7, 16, false), (8, 16, true),
+            (991, 1024, false), (992, 1024, true), (19_967, 20_000, false), (19_968, 20_000, true),
+        ]
+        for (fd, limit, reserved) in cases {
+            #expect(Sockets.intoReserve(fd, softLimit: limit) == reserved, "fd \(fd) under a limit of \(limit)")
+        }
+    }
+
     @Test func aServerOutOfDescriptorsPausesAcceptingInsteadOfSpinning() async throws {
         // For its first 200 ms the server's accept finds no descriptor. A level-triggered loop
         // that merely returned would be woken again at once by the still-readable listening
