@@ -10,16 +10,25 @@ struct PlanLoader: Sendable {
 
     /// Loads and validates the plan at `path`, applying `overrides` on top.
     func load(path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
-        let text: String
+        let bytes: [UInt8]
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            text = String(decoding: data, as: UTF8.self)
+            bytes = try PlanLimits.readPrefix(path)
         } catch {
             let reason = (error as NSError).localizedFailureReason ?? Self.describe(error)
             return .failure(
                 PlanErrors([Diagnostic("cannot read the plan: \(reason)", at: SourceLocation(origin: .file(path), line: 1, column: 1))]))
         }
-        return load(text: text, path: path, overrides: overrides)
+        return load(data: bytes, path: path, overrides: overrides)
+    }
+
+    /// Validates a plan file's bytes as if read from `path`: a file over 1 MiB, or one that is
+    /// not UTF-8 text (a NUL, an invalid byte), is one error at the place it goes wrong, and
+    /// nothing of it is parsed.
+    func load(data bytes: [UInt8], path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
+        if let problem = PlanLimits.textProblem(bytes, path: path) {
+            return .failure(PlanErrors([problem]))
+        }
+        return load(text: String(decoding: bytes, as: UTF8.self), path: path, overrides: overrides)
     }
 
     /// Validates plan text as if read from `path`.

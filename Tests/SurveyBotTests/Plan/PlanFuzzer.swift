@@ -42,7 +42,7 @@ enum PlanFuzzer {
             let mutations = 1 + Int(random.next() % 4)
             for _ in 0..<mutations { mutate(&bytes, using: &random) }
             let text = String(decoding: bytes, as: UTF8.self)
-            switch loader.load(text: text, path: "fuzz-\(index).plan") {
+            switch loader.load(data: bytes, path: "fuzz-\(index).plan") {
             case .success:
                 report.valid += 1
             case .failure(let errors):
