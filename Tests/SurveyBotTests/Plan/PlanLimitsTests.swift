@@ -95,6 +95,16 @@ func expectErrors(bytes: [UInt8], sourceLocation: Testing.SourceLocation = #_sou
         #expect(!text.unicodeScalars.contains("\u{202E}"))
     }
 
+    @Test func invisibleCharactersAreShownByTheirCodes() {
+        // A byte-order mark or a zero-width space makes 'name' look like a key it is not.
+        let diagnostics = expectErrors(lines("\u{FEFF}name: x", "ti\u{200B}meout: 5s", "order:\u{2028}random"))
+        let text = diagnostics.map(\.description).joined(separator: "\n")
+        #expect(text.contains("unknown key '\\u{FEFF}name'"), "\(text)")
+        #expect(text.contains("unknown key 'ti\\u{200B}meout'"), "\(text)")
+        #expect(text.contains("order:\\u{2028}random"), "\(text)")
+        #expect(!text.unicodeScalars.contains { ["\u{FEFF}", "\u{200B}", "\u{2028}"].contains($0) })
+    }
+
     @Test func anOptionsSpellingIsEscapedToo() {
         var overrides = PlanOverrides()
         overrides.set("concurrency", to: "\u{1B}[2J", option: "--concurrency")
