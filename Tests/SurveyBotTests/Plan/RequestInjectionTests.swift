@@ -158,6 +158,6 @@ func quotedInPlan(_ text: String) -> String {
         #expect(result.status == .validationFailure)
         #expect(result.err.hasPrefix("error: --target http://127.0.0.1:9/v1"), "\(result.err)")
         #expect(result.err.contains("carriage return"), "\(result.err)")
-        #expect(!result.err.contains("\r"), "control bytes are escaped in diagnostics: \(result.err)")
+        #expect(!result.err.utf8.contains(0x0D), "control bytes are escaped in diagnostics: \(result.err)")
     }
 }
