@@ -71,7 +71,12 @@ do {
     fail(error.description)
 }
 let headers = body == nil ? [] : [HTTPHeader(name: "Content-Type", value: "application/json")]
-let template = HTTPRequest.Template(method: method, path: path, target: target, headers: headers)
+let template: HTTPRequest.Template
+do throws(HTTPSyntaxError) {
+    template = try HTTPRequest.Template(method: method, path: path, target: target, headers: headers)
+} catch {
+    fail(error.description)
+}
 let requestBody = body
 let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
 let start = ContinuousClock.now

@@ -107,7 +107,8 @@ public enum SurveyBotCommand {
 
     /// Prints `Error: …`, the usage line and a hint, and returns exit status 2.
     static func usageError(_ message: String, usage: String, helpHint: String, console: Console) -> ExitCode {
-        console.printError("Error: \(message)")
+        // The message may quote what was typed: its control characters are escaped, and it is cut.
+        console.printError("Error: \(TerminalText.escaped(message, limit: 1_000))")
         console.printError("Usage: \(usage)")
         console.printError("  See '\(helpHint)' for more information.")
         return .validationFailure

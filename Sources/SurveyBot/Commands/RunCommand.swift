@@ -66,9 +66,7 @@ enum RunCommand: Subcommand {
             }
             return await RunSession(plan: plan, path: path, options: options, console: console).run()
         case .failure(let errors):
-            for diagnostic in errors.diagnostics { console.printError(diagnostic.description) }
-            let count = errors.diagnostics.count
-            console.printError("\(path): \(count) error\(count == 1 ? "" : "s"); nothing was sent")
+            for line in errors.printed(path: path, suffix: "; nothing was sent") { console.printError(line) }
             return .validationFailure
         }
     }

@@ -25,11 +25,7 @@ enum ValidateCommand: Subcommand {
                 context.console.print("\(path): ok — \(plan.summary)")
             case .failure(let errors):
                 failed += 1
-                for diagnostic in errors.diagnostics {
-                    context.console.printError(diagnostic.description)
-                }
-                let count = errors.diagnostics.count
-                context.console.printError("\(path): \(count) error\(count == 1 ? "" : "s")")
+                for line in errors.printed(path: path) { context.console.printError(line) }
             }
         }
         return failed == 0 ? .success : .validationFailure

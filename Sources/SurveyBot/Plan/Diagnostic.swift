@@ -45,16 +45,18 @@ struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
         self.sourceLine = sourceLine
     }
 
+    /// Control characters of the plan or the command line are escaped (`TerminalText`), a long
+    /// message is cut at about 1,000 characters and a long line to a window around the caret:
+    /// whatever a file holds, a diagnostic is a few short lines a terminal only displays.
     var description: String {
+        let message = TerminalText.escaped(message, limit: 1_000)
         if case .option(let spelling) = location.origin {
-            return "error: \(spelling): \(message)"
+            return "error: \(TerminalText.escaped(spelling, limit: 300)): \(message)"
         }
-        var text = "\(location): error: \(message)"
+        var text = "\(TerminalText.escaped(location.description, limit: 1_000)): error: \(message)"
         if let sourceLine, case .file = location.origin {
-            text += "\n\(sourceLine)\n"
-            // Keep tabs in the caret line so the caret stays under the column in any terminal.
-            let prefix = sourceLine.prefix(max(0, location.column - 1))
-            text += String(prefix.map { $0 == "\t" ? "\t" : " " }) + "^"
+            let excerpt = TerminalText.excerpt(sourceLine, column: location.column)
+            text += "\n\(excerpt.line)\n\(excerpt.caret)"
         }
         return text
     }
@@ -70,6 +72,18 @@ struct PlanErrors: Error, Sendable, CustomStringConvertible {
 
     var description: String {
         diagnostics.map(\.description).joined(separator: "\n")
+    }
+
+    /// What a command prints for the plan at `path`: the first `PlanLimits.maxPrintedErrors`
+    /// diagnostics, "and N more errors" for the rest, and the count (`path: 3 errors`), followed
+    /// by `suffix`.
+    func printed(path: String, suffix: String = "") -> [String] {
+        var lines = diagnostics.prefix(PlanLimits.maxPrintedErrors).map(\.description)
+        let more = diagnostics.count - PlanLimits.maxPrintedErrors
+        if more > 0 { lines.append("and \(more) more error\(more == 1 ? "" : "s")") }
+        let count = diagnostics.count
+        lines.append("\(TerminalText.escaped(path, limit: 1_000)): \(count) error\(count == 1 ? "" : "s")\(suffix)")
+        return lines
     }
 }
 

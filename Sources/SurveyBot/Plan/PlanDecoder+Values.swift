@@ -85,24 +85,22 @@ extension PlanDecoder {
             guard let value = scalar(header.value, keyLocation: header.keyLocation, path: path, expected: "a header value") else {
                 continue
             }
-            if !Self.isToken(header.key) {
-                error("'\(header.key)' is not a valid header name", at: header.keyLocation)
-            } else if ["content-length", "transfer-encoding", "connection"].contains(header.key.lowercased()) {
-                error("'\(header.key)' is set by survey-bot and cannot be given in 'api.headers'", at: header.keyLocation)
-            } else if value.text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-                error("the value of header '\(header.key)' contains a line break", at: value.location)
+            if !HTTPSyntax.isToken(header.key) {
+                error(
+                    "'\(header.key)' is not a valid header name (a token of letters, digits and !#$%&'*+-.^_`|~)", at: header.keyLocation)
+            } else if HTTPSyntax.framingHeaders.contains(header.key.lowercased()) {
+                error(
+                    "'\(header.key)' is set by survey-bot and cannot be given in 'api.headers' (it frames the request)",
+                    at: header.keyLocation)
             } else {
-                plan.run.api.headers.append(HTTPHeader(name: header.key, value: value.text))
+                do throws(HTTPSyntaxError) {
+                    try HTTPSyntax.checkFieldValue(value.text, name: header.key)
+                    plan.run.api.headers.append(HTTPHeader(name: header.key, value: value.text))
+                } catch {
+                    self.error(error.description, at: value.location)
+                }
             }
         }
-    }
-
-    /// RFC 9110 token characters, the ones a header name may use.
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty
-            && text.unicodeScalars.allSatisfy { c in
-                c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(c))
-            }
     }
 
     /// Answers by question id, or `"*"` for the rest. An empty block keeps the default.
@@ -205,13 +203,17 @@ extension ValueKind where Value == SurveyAPI.Call {
             expected: "a method and path like '\(defaultMethod) /path'", summary: "`METHOD /path` or `/path`", format: { $0.description }
         ) {
             text in
-            let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+            // The method ends at the first space; all the rest is the path, so that a space or
+            // a line break in it is named as such rather than read as a third word.
+            let trimmed = Substring(text).drop { $0 == " " }
+            guard !trimmed.isEmpty else { return .wrongKind }
             let method: String
             let target: Substring
-            switch parts.count {
-            case 1: (method, target) = (defaultMethod, parts[0])
-            case 2: (method, target) = (String(parts[0]), parts[1])
-            default: return .wrongKind
+            if trimmed.first != "/", let space = trimmed.firstIndex(of: " ") {
+                method = String(trimmed[..<space])
+                target = trimmed[space...].drop { $0 == " " }
+            } else {
+                (method, target) = (defaultMethod, trimmed)
             }
             guard !method.isEmpty, method.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
                 return .invalid("'\(method)' is not an HTTP method (GET, POST, PUT, …) in '\(text)'")
@@ -219,8 +221,10 @@ extension ValueKind where Value == SurveyAPI.Call {
             guard target.hasPrefix("/") else {
                 return .invalid("an API path starts with '/', found '\(target)'")
             }
-            guard target.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "#" }) else {
-                return .invalid("the path '\(target)' has characters that need percent-encoding")
+            do throws(HTTPSyntaxError) {
+                try HTTPSyntax.checkRequestTarget(String(target))
+            } catch {
+                return .invalid(error.description)
             }
             return .value(SurveyAPI.Call(method: method, path: String(target)))
         }

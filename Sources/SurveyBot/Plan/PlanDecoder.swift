@@ -95,17 +95,10 @@ struct PlanDecoder {
             error("expected \(kind.expected) for '\(path)', found '\(s.display)'", at: s.location)
         case .invalid(let reason) where !s.isFromEnvironment:
             error(reason, at: s.location)
-        case .invalid:
-            // The reason would quote the value. The same check of the shown text words it with
-            // `${NAME}` instead; when that text passes, only the variable is named.
-            if case .invalid(let shownReason) = kind.parse(s.display) {
-                error(shownReason, at: s.location)
-            } else {
-                let expected = kind.summary.replacingOccurrences(of: "`", with: "'")
-                error(
-                    "invalid value for '\(path)' from '\(s.display)': expected \(expected) (a value from the environment is not shown)",
-                    at: s.location)
-            }
+        case .invalid(let reason):
+            // The reason may quote the value: each part of it from the environment is written
+            // `${NAME}` instead, and what is wrong with it still said.
+            error(s.source.redacting(reason), at: s.location)
         }
         return nil
     }

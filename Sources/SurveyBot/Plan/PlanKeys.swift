@@ -23,7 +23,8 @@ enum PlanKeys {
             "target", kind: "`builtin` or URL", default: "`builtin`",
             "`builtin` starts the reference server in-process on a free loopback port (configured by `builtin:`); otherwise "
                 + "`http://host[:port][/base]` or `https://…`, where an optional base path prefixes the API paths. IPv6 hosts go in "
-                + "brackets: `http://[::1]:8080`",
+                + "brackets: `http://[::1]:8080`. The base path, like the API paths, holds RFC 3986 characters only: anything else "
+                + "percent-encoded (`%20`)",
             applyDefault: { $0.target = .builtin }, decode: { $0.readTarget($1, into: &$2) }),
         .custom(
             "respondents", kind: "integer ≥ 1", default: "`1`", "**closed model**: respondents in total, each taking the survey once",
@@ -87,8 +88,9 @@ enum PlanKeys {
             "submits one answer as `{\"id\": 1, \"answer\": \"red\"}`; 2xx is success"),
         .custom(
             "api.headers", .entries, kind: "block of `Name: value`", default: "none",
-            "sent with every request. Values are always redacted in reports. `Content-Length`, `Transfer-Encoding` and `Connection` "
-                + "are set by survey-bot and cannot be given",
+            "sent with every request. Values are always redacted in reports. Names are RFC 9110 tokens; values hold no control "
+                + "character but a tab. `Host`, `Content-Length`, `Transfer-Encoding` and `Connection` frame the request: survey-bot "
+                + "sets them, and they cannot be given",
             applyDefault: { $0.run.api.headers = [] }, decode: { $0.readHeaders($1, into: &$2) }),
     ]
 

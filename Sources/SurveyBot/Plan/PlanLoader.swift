@@ -10,15 +10,25 @@ struct PlanLoader: Sendable {
 
     /// Loads and validates the plan at `path`, applying `overrides` on top.
     func load(path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
-        switch FileAccess.read(path) {
+        switch FileAccess.read(path, upTo: PlanLimits.maxFileBytes + 4) {
         case .success(let bytes):
-            return load(text: String(decoding: bytes, as: UTF8.self), path: path, overrides: overrides)
+            return load(data: bytes, path: path, overrides: overrides)
         case .failure(let error):
             return .failure(
                 PlanErrors([
                     Diagnostic("cannot read the plan: \(error.reason)", at: SourceLocation(origin: .file(path), line: 1, column: 1))
                 ]))
         }
+    }
+
+    /// Validates a plan file's bytes as if read from `path`: a file over 1 MiB, or one that is
+    /// not UTF-8 text (a NUL, an invalid byte), is one error at the place it goes wrong, and
+    /// nothing of it is parsed.
+    func load(data bytes: [UInt8], path: String, overrides: PlanOverrides = PlanOverrides()) -> Result<Plan, PlanErrors> {
+        if let problem = PlanLimits.textProblem(bytes, path: path) {
+            return .failure(PlanErrors([problem]))
+        }
+        return load(text: String(decoding: bytes, as: UTF8.self), path: path, overrides: overrides)
     }
 
     /// Validates plan text as if read from `path`.

@@ -34,6 +34,11 @@ struct PlanOverrides: Sendable, Hashable {
         guard !key.isEmpty, path.allSatisfy({ !$0.isEmpty }) else {
             throw OverrideError(description: "--set expects key.path=value, found '\(assignment)'")
         }
+        guard path.count <= PlanLimits.maxDepth else {
+            throw OverrideError(
+                description:
+                    "--set: a key path has at most \(PlanLimits.maxDepth) parts, found \(path.count) in '\(assignment.prefix(80))…'")
+        }
         overrides.append(Override(path: path, value: value, spelling: "--set \(assignment)"))
     }
 
@@ -45,8 +50,13 @@ struct PlanOverrides: Sendable, Hashable {
     /// a threshold name (`thresholds.submit.p95`) or a header name keeps its own dots.
     static func keyPath(_ key: String) -> [String] {
         let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        for index in parts.indices.dropLast() where PlanKeys.byPath[parts[...index].joined(separator: ".")]?.shape == .entries {
-            return Array(parts[...index]) + [parts[(index + 1)...].joined(separator: ".")]
+        // Every prefix of a key's path is a key (a block): the walk ends at the first that is
+        // not, so a path of a hundred thousand parts costs no more than one of three.
+        var prefix = ""
+        for index in parts.indices.dropLast() {
+            prefix += (index == 0 ? "" : ".") + parts[index]
+            guard let key = PlanKeys.byPath[prefix] else { break }
+            if key.shape == .entries { return Array(parts[...index]) + [parts[(index + 1)...].joined(separator: ".")] }
         }
         return parts
     }

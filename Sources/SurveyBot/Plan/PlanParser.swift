@@ -11,7 +11,16 @@ enum PlanParser {
     static func parse(_ text: String, path: String, environment: [String: String]) -> (root: PlanNode, diagnostics: [Diagnostic]) {
         var lexer = PlanLexer(origin: .file(path), environment: environment)
         var lexed: [PlanLexer.LexedLine] = []
+        var tooLong: [Diagnostic] = []
         for (index, line) in PlanLines.split(text).enumerated() {
+            if let crossing = PlanLimits.overlongLineIndex(line) {
+                // Left out, like any line too broken to place: one error, not one per token.
+                tooLong.append(
+                    Diagnostic(
+                        "line \(index + 1) is longer than 64 KiB (\(PlanLimits.maxLineBytes) bytes), the limit for a line of a plan",
+                        at: SourceLocation(origin: .file(path), line: index + 1, column: crossing + 1)))
+                continue
+            }
             if let line = lexer.lex(line: line, number: index + 1) { lexed.append(line) }
         }
         var tree = PlanTree(lines: lexed, path: path)
@@ -22,7 +31,7 @@ enum PlanParser {
             tree.error("bad indentation", line: line.number, column: line.indent + 1)
         }
         let root = PlanNode.mapping(entries, at: SourceLocation(origin: .file(path), line: 1, column: 1))
-        return (root, lexer.diagnostics + tree.diagnostics)
+        return (root, tooLong + lexer.diagnostics + tree.diagnostics)
     }
 
     /// Parses one value as it would appear after `key: ` — used for `--set key=value` overrides.

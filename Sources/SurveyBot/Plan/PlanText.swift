@@ -1,3 +1,5 @@
+import SurveyEngine
+
 /// Text read from a plan, with where each part of it came from: written in the plan, or taken
 /// from an environment variable by `${NAME}`.
 ///
@@ -29,6 +31,27 @@ struct PlanText: Sendable, Hashable {
     /// The text as shown: `${NAME}` in place of each part that came from the environment.
     var display: String {
         pieces.map { piece in piece.variable.map { "${\($0)}" } ?? piece.text }.joined()
+    }
+
+    /// `message` — a reason that may quote this text — with the text from the environment in it
+    /// written as `${NAME}`: the whole value, then each part of it longer than one character,
+    /// as it is or with its control characters escaped (`\r`, `\u{D}`).
+    func redacting(_ message: String) -> String {
+        guard isFromEnvironment else { return message }
+        func forms(_ text: String) -> [String] {
+            Array(Set([text, HTTPSyntax.escapingControls(text), TerminalText.escaped(text)])).sorted { $0.count > $1.count }
+        }
+        var message = message
+        for form in forms(value) where !form.isEmpty {
+            message = message.replacingOccurrences(of: form, with: display)
+        }
+        let secrets = pieces.filter { $0.variable != nil && $0.text.count > 1 }.sorted { $0.text.count > $1.text.count }
+        for piece in secrets {
+            for form in forms(piece.text) {
+                message = message.replacingOccurrences(of: form, with: "${\(piece.variable ?? "")}")
+            }
+        }
+        return message
     }
 
     mutating func append(literal text: String) {

@@ -5,6 +5,8 @@ struct PlanTree {
     let path: String
     var index = 0
     var diagnostics: [Diagnostic] = []
+    /// How many blocks hold the one being parsed; the top level is 1.
+    private var depth = 1
 
     init(lines: [PlanLexer.LexedLine], path: String) {
         self.lines = lines
@@ -92,13 +94,40 @@ struct PlanTree {
         guard index < lines.count else { return .empty(at: blockLocation) }
         let next = lines[index]
         if next.indent > indent {
-            return parseBlock(indent: next.indent)
+            return nested(at: next, column: next.indent + 1, skip: { $0.skipDeeper(than: indent) }) {
+                $0.parseBlock(indent: next.indent)
+            }
         }
         if next.indent == indent, case .item = next.kind {
             // The compact YAML form: list items at the same indentation as their key.
-            return parseList(indent: indent, compact: true)
+            return nested(at: next, column: next.indent + 1, skip: { $0.skipItems(at: indent) }) {
+                $0.parseList(indent: indent, compact: true)
+            }
         }
         return .empty(at: blockLocation)
+    }
+
+    /// Parses a block one level further in, or — past `PlanLimits.maxDepth` — reports it once
+    /// at `line` and skips its lines with `skip`. The depth is checked before the recursion, so
+    /// that no file can nest deep enough to exhaust the stack.
+    private mutating func nested(
+        at line: PlanLexer.LexedLine, column: Int, skip: (inout PlanTree) -> Void, _ parse: (inout PlanTree) -> PlanNode
+    ) -> PlanNode {
+        guard depth < PlanLimits.maxDepth else {
+            error("nesting deeper than \(PlanLimits.maxDepth) levels, the limit for a plan", line: line.number, column: column)
+            skip(&self)
+            return .invalid(at: location(line.number, column))
+        }
+        depth += 1
+        defer { depth -= 1 }
+        return parse(&self)
+    }
+
+    /// Skips the list items at `indent` and every line under them.
+    private mutating func skipItems(at indent: Int) {
+        while index < lines.count, lines[index].indent > indent || (lines[index].indent == indent && lines[index].isItem) {
+            index += 1
+        }
     }
 
     private mutating func parseBlock(indent: Int) -> PlanNode {
@@ -125,7 +154,11 @@ struct PlanTree {
             switch content {
             case .empty:
                 if index < lines.count, lines[index].indent > indent {
-                    items.append(parseBlock(indent: lines[index].indent))
+                    let next = lines[index]
+                    items.append(
+                        nested(at: next, column: next.indent + 1, skip: { $0.skipDeeper(than: indent) }) {
+                            $0.parseBlock(indent: next.indent)
+                        })
                 } else {
                     items.append(.empty(at: location(line.number, contentIndent + 1)))
                 }
@@ -139,10 +172,21 @@ struct PlanTree {
                 }
                 items.append(value)
             case .entry(let token):
-                let entries = parseMapping(indent: contentIndent, first: (token, line.number))
-                items.append(.mapping(entries, at: location(line.number, contentIndent + 1)))
+                items.append(
+                    nested(at: line, column: contentIndent + 1, skip: { $0.skipDeeper(than: indent) }) {
+                        .mapping(
+                            $0.parseMapping(indent: contentIndent, first: (token, line.number)),
+                            at: $0.location(line.number, contentIndent + 1))
+                    })
             }
         }
         return .list(items, at: at)
+    }
+}
+
+extension PlanLexer.LexedLine {
+    var isItem: Bool {
+        if case .item = kind { return true }
+        return false
     }
 }

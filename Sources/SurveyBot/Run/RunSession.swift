@@ -118,7 +118,12 @@ final class RunSession {
         }
         onStop("transport") { await transport.shutdown() }
 
-        let coordinator = RunCoordinator(configuration: configuration, target: target, transport: transport, executors: group.loops)
+        let coordinator: RunCoordinator
+        do throws(HTTPSyntaxError) {
+            coordinator = try RunCoordinator(configuration: configuration, target: target, transport: transport, executors: group.loops)
+        } catch {
+            throw SetupError(description: plan.redacting("cannot send the survey's requests: \(error.description)"))
+        }
         let handling = Task { await RunSession.handle(signals, coordinator: coordinator, console: console) }
         onStop("signal handling") {
             handling.cancel()

@@ -55,7 +55,7 @@ enum FileAccess {
     }
 
     /// Every byte of the regular file at `path`, symbolic links followed.
-    static func read(_ path: String) -> Result<[UInt8], FileError> {
+    static func read(_ path: String, upTo limit: Int = .max) -> Result<[UInt8], FileError> {
         func failure(_ reason: String) -> Result<[UInt8], FileError> {
             .failure(FileError(action: "read", path: path, reason: reason))
         }
@@ -70,10 +70,11 @@ enum FileAccess {
         guard fstat(fd, &status) == 0 else { return failure(reason(errno)) }
         if let refusal = refusal(mode: status.st_mode) { return failure(refusal) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(max(status.st_size, 0)) + 1)
+        bytes.reserveCapacity(min(Int(max(status.st_size, 0)), limit) + 1)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        while bytes.count < limit {
+            let wanted = min(chunk.count, limit - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
             if count < 0 {
                 if errno == EINTR { continue }
                 return failure(reason(errno))
@@ -81,6 +82,7 @@ enum FileAccess {
             if count == 0 { return .success(bytes) }
             bytes.append(contentsOf: chunk[..<count])
         }
+        return .success(bytes)
     }
 
     /// Why `path` cannot be replaced by a report file, checked before anything is written: nil

@@ -6,6 +6,10 @@ enum Suggestions {
         let target = Array(word.lowercased())
         var best: (String, Int)?
         for candidate in candidates {
+            // The distance is at least the difference in length: a candidate that differs by
+            // more than it could ever be allowed is not measured, so a 64 KiB word costs nothing.
+            let lengthDifference = abs(target.count - candidate.count)
+            guard lengthDifference <= max(1, min(target.count, candidate.count) / 3) else { continue }
             let distance = editDistance(target, Array(candidate.lowercased()))
             if best == nil || distance < best!.1 { best = (candidate, distance) }
         }

@@ -43,6 +43,8 @@ public actor RunCoordinator {
     private let transport: any Transport
     private let clock: EngineClock
     private let executors: [any TaskExecutor]
+    /// Built when the coordinator is made: a run whose requests cannot be framed never starts.
+    private let requests: SurveyRequests
 
     /// A run of `configuration` against `target` through `transport`. A configuration without
     /// a seed gets a random one, kept in `configuration.seed`. Given event loops as
@@ -50,10 +52,14 @@ public actor RunCoordinator {
     ///
     /// The coordinator neither starts nor shuts down the transport or the loops: their owner
     /// does, after `run()` has returned.
+    ///
+    /// Throws, before anything is sent, when the survey's requests cannot be framed: a path,
+    /// method, host or header that `HTTPRequest.Template` refuses.
     public init(
         configuration: RunConfiguration, target: HTTPTarget, transport: any Transport, clock: EngineClock = .system,
         executors: [any TaskExecutor] = []
-    ) {
+    ) throws(HTTPSyntaxError) {
+        requests = try SurveyRequests(api: configuration.api, target: target)
         var configuration = configuration
         configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
         self.configuration = configuration
@@ -78,7 +84,7 @@ public actor RunCoordinator {
     public func run() async -> RunResult {
         let runStart = clock.now()
         let context = SurveyContext(
-            configuration: configuration, target: target, seed: configuration.seed ?? 0, transport: transport, clock: clock,
+            configuration: configuration, requests: requests, seed: configuration.seed ?? 0, transport: transport, clock: clock,
             recorder: recorder, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count))
         switch configuration.load {
         case .closed(let respondents):

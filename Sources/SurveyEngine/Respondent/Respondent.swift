@@ -25,17 +25,13 @@ final class SurveyContext: Sendable {
     let seed: UInt64
     let questionsCache: QuestionsCache
 
-    /// The context of a run of `configuration` against `target`, with its seed resolved.
+    /// The context of a run of `configuration` sending `requests`, with its seed resolved.
     init(
-        configuration: RunConfiguration, target: HTTPTarget, seed: UInt64, transport: any Transport, clock: EngineClock,
+        configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
         recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, lanes: Int = 1
     ) {
-        let api = configuration.api
-        questionsRequest = HTTPRequest.Template(
-            method: api.questions.method, path: target.basePath + api.questions.path, target: target, headers: api.headers)
-        submitRequest = HTTPRequest.Template(
-            method: api.submit.method, path: target.basePath + api.submit.path, target: target,
-            headers: api.headers + [HTTPHeader(name: "Content-Type", value: "application/json")])
+        questionsRequest = requests.questions
+        submitRequest = requests.submit
         answers = configuration.answers
         order = configuration.order
         think = configuration.think
@@ -71,6 +67,21 @@ extension SurveyContext {
     /// How a respondent stopped by `cause` before its end ends.
     func ending(stoppedBy cause: StopCause?) -> RespondentResult.Ending {
         cause == .duration ? .cutShort : .abandoned(.interrupted)
+    }
+}
+
+/// The survey's two requests, built once per run from its API and target.
+struct SurveyRequests: Sendable {
+    let questions: HTTPRequest.Template
+    let submit: HTTPRequest.Template
+
+    /// Throws when either request cannot be framed (`HTTPRequest.Template`).
+    init(api: SurveyAPI, target: HTTPTarget) throws(HTTPSyntaxError) {
+        questions = try HTTPRequest.Template(
+            method: api.questions.method, path: target.basePath + api.questions.path, target: target, headers: api.headers)
+        submit = try HTTPRequest.Template(
+            method: api.submit.method, path: target.basePath + api.submit.path, target: target,
+            headers: api.headers + [HTTPHeader(name: "Content-Type", value: "application/json")])
     }
 }
 

@@ -43,7 +43,8 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
         return "\(scheme.rawValue)://\(name):\(port)\(basePath)"
     }
 
-    /// Parses `http://host[:port][/base]` or `https://…`; the error says what is wrong.
+    /// Parses `http://host[:port][/base]` or `https://…`; the error says what is wrong. The
+    /// base path must be a path of RFC 3986 characters, percent-encoded where need be.
     public static func parse(_ text: String) -> Result<HTTPTarget, ParseError> {
         let scheme: Scheme
         var rest: Substring
@@ -103,6 +104,11 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
                 return .failure(ParseError("'\(portText)' is not a port (1-65535)"))
             }
             port = p
+        }
+        do throws(HTTPSyntaxError) {
+            if !rest.isEmpty { try HTTPSyntax.checkRequestTarget(String(rest), part: "base path", allowsQuery: false) }
+        } catch {
+            return .failure(ParseError(error.description))
         }
         var base = String(rest)
         while base.hasSuffix("/") { base.removeLast() }

@@ -24,7 +24,18 @@ public struct HTTPRequest: Sendable {
         /// Builds the head once: the request line with `path` (base path included), `Host` for
         /// `target` (its port left out when it is the scheme's default), survey-bot's
         /// `User-Agent` unless `headers` has one, then `headers` in order.
-        public init(method: String, path: String, target: HTTPTarget, headers: [HTTPHeader] = []) {
+        ///
+        /// Throws, and builds nothing, when a part would break the head's framing (`HTTPSyntax`):
+        /// a method or header name that is not a token, a path that is not an origin-form
+        /// request target, a host that is not one, a header value with a control character, or
+        /// a header the engine owns (`Host`, `Content-Length`, `Transfer-Encoding`, `Connection`).
+        public init(method: String, path: String, target: HTTPTarget, headers: [HTTPHeader] = []) throws(HTTPSyntaxError) {
+            guard HTTPSyntax.isToken(method) else {
+                throw HTTPSyntaxError("the method '\(method.escapingControls)' is not an HTTP token (like GET or POST)", offset: 0)
+            }
+            try HTTPSyntax.checkRequestTarget(path)
+            try HTTPSyntax.checkHost(target.host)
+            for header in headers { try HTTPSyntax.checkHeader(header) }
             self.method = method
             self.path = path
             self.headers = headers

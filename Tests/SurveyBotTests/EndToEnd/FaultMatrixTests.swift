@@ -215,7 +215,8 @@ func fetchStats(_ url: String, tls: TLSConfiguration = TLSConfiguration()) async
     let target = try HTTPTarget.parse(url).get()
     let group = EventLoopGroup(threads: 1)
     let client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(tls: tls))
-    let outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true))
+    let outcome = await client.send(
+        HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true))
     await client.shutdown()
     group.shutdown()
     let response = try outcome.result.get()

@@ -135,11 +135,12 @@ import Testing
             #expect(!all.contains(secret), "\(text): \(all)")
             #expect(all.contains(shown), "\(text): \(all)")
         }
-        // A value of the right kind but out of range: the reason names the variable, not the value.
+        // A value of the right kind but out of range: the reason says what is wrong and names
+        // the variable in place of the value.
         let range = expectErrors("respondents: ${N}\n", environment: ["N": "-\(secret.filter(\.isNumber))"])
         let all = range.map(\.description).joined(separator: "\n")
         #expect(!all.contains(secret.filter(\.isNumber)), "\(all)")
-        #expect(all.contains("'respondents'") && all.contains("${N}"), "\(all)")
+        #expect(all.contains("respondents must be at least 1, found ${N}"), "\(all)")
     }
 
     @Test func userInfoAndQueryValuesNeverReachADiagnostic() {

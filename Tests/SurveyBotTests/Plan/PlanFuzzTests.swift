@@ -26,4 +26,20 @@ import Testing
         #expect(report.valid > cases / 100, "only \(report.valid) of \(cases) mutants stayed valid")
         print("plan fuzz: \(cases) mutants, \(report.invalid) invalid, \(report.valid) valid, \(report.escapes.count) escapes")
     }
+
+    /// Deep indentation, very long lines, NULs, escape sequences, binary garbage and huge
+    /// files: no crash, and what would be printed stays under 64 KiB and free of control
+    /// characters. 30 cases in `swift test` (5 of each kind), 1 in 100 of
+    /// `SURVEY_BOT_FUZZ_PLANS` in `bench/fuzz.sh`.
+    @Test func hostilePlansNeverCrashAndPrintLittle() async throws {
+        let seeds = try ["smoke", "stress", "flaky"].map { name in
+            Array(try String(contentsOfFile: repositoryPath("plans/\(name).plan"), encoding: .utf8).utf8)
+        }
+        let fullSize = ProcessInfo.processInfo.environment["SURVEY_BOT_FUZZ_PLANS"].flatMap { Int($0) }
+        let cases = max(30, (fullSize ?? 0) / 100)
+        let report = await PlanFuzzer.runHostile(cases: cases, seed: 0x5EED, plans: seeds)
+        #expect(report.failures.isEmpty, "\(report.failures.prefix(5).joined(separator: "\n"))")
+        #expect(report.kinds.count == PlanFuzzer.hostileKinds.count)
+        print("plan fuzz: \(report.cases) hostile plans, \(report.failures.count) failures, largest output \(report.largestOutput) bytes")
+    }
 }

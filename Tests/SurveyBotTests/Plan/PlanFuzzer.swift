@@ -1,5 +1,6 @@
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 
 /// Seeded mutation fuzzing of plan files: byte flips, deleted and duplicated lines, random
 /// indentation, and grammar-aware insertions (quotes, colons, brackets, tabs, `${`).
@@ -14,22 +15,12 @@ enum PlanFuzzer {
         var escapes: [String] = []
     }
 
-    /// Runs `cases` mutants derived from `plans` (file contents as bytes).
-    ///
-    /// Each mutant derives from its own index alone, so running the cases in slices gives the
-    /// same report as one run; between slices the task yields, so that on a two-core machine
-    /// these seconds of parsing do not hold a thread of the cooperative pool from every other
-    /// test running alongside.
+    /// Runs `cases` mutants derived from `plans` (file contents as bytes), on a thread of its
+    /// own (`onOwnThread`): these seconds of parsing must not hold a thread of the cooperative
+    /// pool from every other test running alongside. Each mutant derives from its own index
+    /// alone, so any slice of the cases gives the same results as in one run.
     static func run(cases: Int, seed: UInt64, plans: [[UInt8]]) async -> Report {
-        var report = Report()
-        for start in stride(from: 0, to: cases, by: 100) {
-            let slice = run(start..<min(start + 100, cases), seed: seed, plans: plans)
-            report.valid += slice.valid
-            report.invalid += slice.invalid
-            report.escapes += slice.escapes
-            await Task.yield()
-        }
-        return report
+        await onOwnThread { run(0..<cases, seed: seed, plans: plans) }
     }
 
     /// Runs the mutants numbered `indices`.
@@ -42,7 +33,7 @@ enum PlanFuzzer {
             let mutations = 1 + Int(random.next() % 4)
             for _ in 0..<mutations { mutate(&bytes, using: &random) }
             let text = String(decoding: bytes, as: UTF8.self)
-            switch loader.load(text: text, path: "fuzz-\(index).plan") {
+            switch loader.load(data: bytes, path: "fuzz-\(index).plan") {
             case .success:
                 report.valid += 1
             case .failure(let errors):

@@ -16,7 +16,7 @@ import Testing
         defer { group.shutdown() }
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 9)
         let client = try HTTPClient(target: target, group: group, configuration: .init(), openSocket: { _ in (-1, error) })
-        let outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
+        let outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
         await client.shutdown()
         guard case .failure(let failure) = outcome.result else {
             Issue.record("expected a failure, got \(outcome)")
@@ -60,7 +60,7 @@ import Testing
         let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
         var outcome: TransportOutcome?
         try await tearingDown(client, server, group) {
-            outcome = await client.send(HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
+            outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
         }
         guard case .success(let response)? = outcome?.result else {
             Issue.record("expected the answer once descriptors were back, got \(String(describing: outcome))")

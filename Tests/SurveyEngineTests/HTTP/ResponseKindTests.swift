@@ -15,7 +15,7 @@ import Testing
         var outcome: TransportOutcome?
         try await tearingDown(client, server, group) {
             outcome = await client.send(
-                HTTPRequest(HTTPRequest.Template(method: "GET", path: "/questions", target: target, headers: headers)))
+                HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target, headers: headers)))
         }
         return try #require(outcome)
     }

@@ -10,13 +10,13 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
 }
 
 @Suite struct RunCoordinatorTests {
-    @Test func closedModelRunsExactlyItsConcurrencyAtOnce() async {
+    @Test func closedModelRunsExactlyItsConcurrencyAtOnce() async throws {
         // Requests wait at the latch until four are waiting, then the latch stays open: each of
         // the four workers has its respondent's request in flight at that moment, and no fifth
         // worker exists to add one. So the most at once is exactly the concurrency.
         let latch = Latch()
         let transport = ScriptedTransport(gate: latch.wait, survey())
-        let coordinator = RunCoordinator(
+        let coordinator = try RunCoordinator(
             configuration: configuration(.closed(respondents: 40), concurrency: 4), target: target, transport: transport)
         async let run = coordinator.run()
         let allFourWaited = await eventually { transport.inFlight >= 4 }
@@ -30,10 +30,10 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         #expect(result.stoppedBy == .completed)
     }
 
-    @Test func closedModelRunsOnEventLoops() async {
+    @Test func closedModelRunsOnEventLoops() async throws {
         let group = EventLoopGroup(threads: 2)
         let transport = ScriptedTransport(survey())
-        let coordinator = RunCoordinator(
+        let coordinator = try RunCoordinator(
             configuration: configuration(.closed(respondents: 10), concurrency: 3), target: target, transport: transport,
             executors: group.loops)
         let result = await coordinator.run()
@@ -42,10 +42,10 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         group.shutdown()
     }
 
-    @Test func openModelHoldsItsRate() async {
+    @Test func openModelHoldsItsRate() async throws {
         let clock = VirtualClock()
         let transport = ScriptedTransport(survey())
-        let coordinator = RunCoordinator(
+        let coordinator = try RunCoordinator(
             configuration: configuration(.open(rate: Rate(perSecond: 50), ramp: []), concurrency: 1000, duration: .seconds(20)),
             target: target, transport: transport, clock: clock.clock)
         let result = await coordinator.run()
@@ -58,14 +58,14 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         #expect(clock.sleeps.reduce(0, +) == 19_980_000_000)
     }
 
-    @Test func openModelDropsArrivalsBeyondTheCap() async {
+    @Test func openModelDropsArrivalsBeyondTheCap() async throws {
         let clock = VirtualClock()
         // No request is answered until the arrival loop has decided every arrival (started or
         // dropped) and every started respondent's request waits at the latch: the first five
         // arrivals fill the cap and hold it to the end, so each of the other 995 is dropped.
         let latch = Latch()
         let transport = ScriptedTransport(gate: latch.wait, survey())
-        let coordinator = RunCoordinator(
+        let coordinator = try RunCoordinator(
             configuration: configuration(.open(rate: Rate(perSecond: 1000), ramp: []), concurrency: 5, duration: .seconds(1)),
             target: target, transport: transport, clock: clock.clock)
         async let run = coordinator.run()
@@ -81,19 +81,19 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         #expect(transport.maxInFlight == 5)
     }
 
-    @Test func shardsTogetherDoTheWholeRun() async {
+    @Test func shardsTogetherDoTheWholeRun() async throws {
         var whole = RunMetrics()
         var bodies: [String] = []
         for index in 1...3 {
             let transport = ScriptedTransport(survey())
-            let coordinator = RunCoordinator(
+            let coordinator = try RunCoordinator(
                 configuration: configuration(.closed(respondents: 10), concurrency: 3, shard: Shard(index: index, count: 3)),
                 target: target, transport: transport)
             whole.merge(await coordinator.run().metrics)
             bodies += transport.sent.map(\.body)
         }
         let transport = ScriptedTransport(survey())
-        let unsharded = await RunCoordinator(
+        let unsharded = try await RunCoordinator(
             configuration: configuration(.closed(respondents: 10), concurrency: 3), target: target, transport: transport
         )
         .run()
@@ -102,12 +102,12 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         #expect(bodies.sorted() == transport.sent.map(\.body).sorted())
     }
 
-    @Test func stopEndsTheRunEarly() async {
+    @Test func stopEndsTheRunEarly() async throws {
         // The stop comes while both workers' first respondents wait for their questions: each
         // gets them, sees the stop before its first answer, and no worker starts another.
         let latch = Latch()
         let transport = ScriptedTransport(gate: latch.wait, survey())
-        let coordinator = RunCoordinator(
+        let coordinator = try RunCoordinator(
             configuration: configuration(.closed(respondents: 10_000), concurrency: 2), target: target, transport: transport)
         async let run = coordinator.run()
         let bothWaiting = await eventually { transport.inFlight >= 2 }

@@ -65,7 +65,7 @@ private func closedRun(
 /// `duration` is a hard cap: when it expires no attempt starts, an attempt in flight gets at
 /// most its grace, and respondents still under way are cut short.
 @Suite struct RunDurationTests {
-    @Test func aThinkingRespondentIsCutShortAtTheDeadline() async {
+    @Test func aThinkingRespondentIsCutShortAtTheDeadline() async throws {
         // Questions at once; then 300 ms of thought and 100 ms of submit per question: two
         // answers by 800 ms, and the third thought is cut at the 1 s deadline.
         let clock = VirtualClock()
@@ -73,7 +73,7 @@ private func closedRun(
             method == "GET" ? questions : (.milliseconds(100), ok())
         }
         let start = clock.now
-        let result = await RunCoordinator(
+        let result = try await RunCoordinator(
             configuration: closedRun(duration: .seconds(1), think: .milliseconds(300)), target: target, transport: transport,
             clock: clock.clock
         ).run()
@@ -89,7 +89,7 @@ private func closedRun(
         #expect(transport.seen.allSatisfy { $0.start < start + 1_000_000_000 })
     }
 
-    @Test func noRetryStartsAfterTheDeadline() async {
+    @Test func noRetryStartsAfterTheDeadline() async throws {
         // Every submit fails after 100 ms and is retried after 300 ms: attempts at 0, 400 and
         // 800 ms; the backoff after the third is cut at the 1 s deadline.
         let clock = VirtualClock()
@@ -98,7 +98,7 @@ private func closedRun(
         }
         let policy = RetryPolicy(
             attempts: 100, backoff: Backoff(.constant, initial: .milliseconds(300)), retryOn: try! RetryConditions(names: ["400"]))
-        let result = await RunCoordinator(
+        let result = try await RunCoordinator(
             configuration: closedRun(duration: .seconds(1), submit: policy), target: target, transport: transport, clock: clock.clock
         ).run()
         #expect(result.elapsed == .seconds(1))
@@ -111,7 +111,7 @@ private func closedRun(
     }
 
     @Test(arguments: [(.milliseconds(500), .milliseconds(1500)), (nil, .seconds(5))] as [(Duration?, Duration)])
-    func anAttemptInFlightAtTheDeadlineGetsAtMostTheGrace(grace: Duration?, runs expected: Duration) async {
+    func anAttemptInFlightAtTheDeadlineGetsAtMostTheGrace(grace: Duration?, runs expected: Duration) async throws {
         // The first submit hangs. With a 500 ms grace it is cut 1.5 s in; with none, the grace is
         // the timeout, and the attempt's own 5 s timeout comes first.
         let clock = VirtualClock()
@@ -119,7 +119,7 @@ private func closedRun(
             method == "GET" ? questions : (.seconds(3600), ok())
         }
         let start = clock.now
-        let result = await RunCoordinator(
+        let result = try await RunCoordinator(
             configuration: closedRun(duration: .seconds(1), grace: grace), target: target, transport: transport, clock: clock.clock
         ).run()
         let cutoff = start + (Duration.seconds(1) + (grace ?? .seconds(5))).clampedNanoseconds
@@ -131,12 +131,12 @@ private func closedRun(
         #expect(result.stoppedBy == .duration)
     }
 
-    @Test func aRunThatEndsBeforeItsDurationIsCompleted() async {
+    @Test func aRunThatEndsBeforeItsDurationIsCompleted() async throws {
         let clock = VirtualClock()
         let transport = TimedTransport(clock: clock, timeout: .seconds(5)) { method, _ in
             method == "GET" ? questions : (.milliseconds(10), ok())
         }
-        let result = await RunCoordinator(
+        let result = try await RunCoordinator(
             configuration: closedRun(duration: .seconds(60)), target: target, transport: transport, clock: clock.clock
         ).run()
         #expect(result.stoppedBy == .completed)
@@ -156,7 +156,7 @@ private func closedRun(
             let configuration = RunConfiguration(
                 load: .open(rate: Rate(perSecond: 20), ramp: []), concurrency: 100, duration: .milliseconds(300), seed: 5,
                 client: HTTPClientConfiguration(timeout: .seconds(5)), grace: .milliseconds(200))
-            result = await RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops).run()
+            result = try await RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops).run()
         }
         let run = try #require(result)
         #expect(run.elapsed >= .milliseconds(500))

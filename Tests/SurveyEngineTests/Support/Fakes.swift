@@ -126,7 +126,9 @@ func context(
     let configuration = RunConfiguration(
         load: .closed(respondents: 1), order: order, answers: answers,
         retry: RetryPolicies(questions: questions, submit: submit, budget: budget))
+    // The default API's requests always frame; RequestTemplateTests try the ones that do not.
+    let requests = try! SurveyRequests(api: configuration.api, target: target)
     return SurveyContext(
-        configuration: configuration, target: target, seed: 1, transport: transport, clock: clock.clock, recorder: recorder,
+        configuration: configuration, requests: requests, seed: 1, transport: transport, clock: clock.clock, recorder: recorder,
         stop: StopFlag(), runStart: 1_000_000_000)
 }
