@@ -186,6 +186,17 @@ extension ValueKind where Value == String {
     /// Any text.
     static let text = ValueKind(expected: "text", summary: "text", format: { $0 }) { .value($0) }
 
+    /// A host name as SNI sends it and a certificate must name: no NUL, which OpenSSL would
+    /// cut the name at, no control character, space or other byte a host cannot hold.
+    static let hostName = text.checked(summary: "host name") { name in
+        do throws(HTTPSyntaxError) {
+            try HTTPSyntax.checkHost(name)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
     /// The path of a file that can be read now.
     static let readableFile = text.checked(summary: "path") { path in
         FileAccess.readProblem(path).map { "cannot read builtin.questions_file \(path): \($0)" }

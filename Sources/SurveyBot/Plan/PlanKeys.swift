@@ -167,7 +167,7 @@ enum PlanKeys {
             "the client's certificate chain, PEM, for servers that ask for one; needs `client_key`"),
         .optional("tls.client_key", .readablePath, into: \.run.client.tls.clientKeyFile, "the private key of `client_cert`, PEM"),
         .optional(
-            "tls.server_name", .text, default: "the target's host", into: \.run.client.tls.serverName,
+            "tls.server_name", .hostName, default: "the target's host", into: \.run.client.tls.serverName,
             "the name sent as SNI and required in the certificate, when it differs from the target's host"),
         .value(
             "tls.min_version", .word, default: TLSConfiguration().minimumVersion, into: \.run.client.tls.minimumVersion,

@@ -141,8 +141,10 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     // MARK: Sockets
 
-    /// Registers `fd` for `events`; returns the token epoll hands back. Loop thread only.
-    func register(_ fd: Int32, events: UInt32, handler: EventHandler) -> UInt64 {
+    /// Registers `fd` for `events`; returns the token epoll hands back, or nil when epoll
+    /// refuses it (`errno` says why: `ENOMEM`, or `ENOSPC` past `max_user_watches`, are this
+    /// process's limits, not the peer's). Loop thread only.
+    func register(_ fd: Int32, events: UInt32, handler: EventHandler) -> UInt64? {
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -159,7 +161,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         if epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) != 0 {
             let error = errno
             release(token)
-            preconditionFailure("epoll_ctl(ADD) failed: errno \(error)")
+            errno = error
+            return nil
         }
         return token
     }

@@ -166,6 +166,7 @@ enum Sockets {
     static func describe(_ error: Int32, call: String) -> String {
         let names: [Int32: String] = [
             EMFILE: "EMFILE", ENFILE: "ENFILE", ENOBUFS: "ENOBUFS", ENOMEM: "ENOMEM", EADDRNOTAVAIL: "EADDRNOTAVAIL", EAGAIN: "EAGAIN",
+            ENOSPC: "ENOSPC",
         ]
         return "\(call): \(String(cString: strerror(error)))" + (names[error].map { " (\($0))" } ?? "")
     }

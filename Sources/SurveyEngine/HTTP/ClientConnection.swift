@@ -109,16 +109,27 @@ final class ClientConnection: EventHandler, Slotted {
         guard let address = pool.address else { return fail(.dns) }
         let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         if result == 0 {
-            token = pool.loop.register(fd, events: Self.readable, handler: self)
-            registered = true
+            guard watch(Self.readable) else { return }
             return connected()
         }
         let error = errno
         guard error == EINPROGRESS else { return fail(connectError: error) }
-        token = pool.loop.register(fd, events: Self.writable, handler: self)
-        registered = true
+        guard watch(Self.writable) else { return }
         watching = .writable
         phase = .connecting
+    }
+
+    /// Registers the socket with the loop; when epoll refuses it, the attempt fails as this
+    /// process's own shortage (`local_resource`), and false is returned.
+    private func watch(_ events: UInt32) -> Bool {
+        guard let token = pool.loop.register(fd, events: events, handler: self) else {
+            let error = errno
+            fail(.localResource, detail: Sockets.describe(error, call: "epoll_ctl()"))
+            return false
+        }
+        self.token = token
+        registered = true
+        return true
     }
 
     /// The TCP connection is up: send the request, or for https first shake hands.

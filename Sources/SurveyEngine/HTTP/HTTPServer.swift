@@ -190,7 +190,12 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
 
     func startAccepting() {
         guard !stopped, !accepting else { return }
-        token = loop.register(listenFD, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, handler: self)
+        guard let token = loop.register(listenFD, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, handler: self) else {
+            // epoll has no room for the listening socket now: try again after a pause.
+            loop.schedule(at: MonotonicClock.now() &+ Self.acceptPause) { [self] in startAccepting() }
+            return
+        }
+        self.token = token
         accepting = true
     }
 

@@ -12,6 +12,7 @@ final class ServerConnection: EventHandler, Slotted {
     /// Its place in its loop's list of connections.
     var slot = -1
     private var token: UInt64 = 0
+    private var registered = false
     private var stream: SocketStream
     /// The TLS handshake is not done yet: nothing is read as HTTP.
     private var handshaking: Bool
@@ -38,8 +39,14 @@ final class ServerConnection: EventHandler, Slotted {
         parser = HTTPMessageParser(role: .request, maxHeadBytes: state.limits.maxHeadBytes, maxBodyBytes: state.limits.maxBodyBytes)
     }
 
+    /// Starts watching the connection; when epoll refuses it (the process is out of kernel
+    /// memory or watches), the connection is closed, and the server goes on.
     func open() {
-        token = state.loop.register(fd, events: Self.readable, handler: self)
+        guard let token = state.loop.register(fd, events: Self.readable, handler: self) else {
+            return close(reset: true)
+        }
+        self.token = token
+        registered = true
     }
 
     func handleEvents(_ events: UInt32) {
@@ -259,7 +266,7 @@ final class ServerConnection: EventHandler, Slotted {
         guard !closed else { return }
         closed = true
         stream = SocketStream(fd: fd, tls: nil)
-        state.loop.deregister(fd, token: token)
+        if registered { state.loop.deregister(fd, token: token) }
         if reset { Sockets.closeWithReset(fd) } else { Glibc.close(fd) }
         if notify { state.remove(self) }
     }

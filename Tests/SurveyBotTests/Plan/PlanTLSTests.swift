@@ -51,6 +51,19 @@ import Testing
         #expect(diagnostics.first?.message.contains("does not match") == true, "\(diagnostics)")
     }
 
+    @Test(arguments: ["staging\u{0}.example", "staging.example\r\nX: y", "two words", "bad\u{1B}[31m"])
+    func aServerNameThatIsNoHostIsRefusedAtItsKey(_ name: String) {
+        // OpenSSL takes SNI as a C string: a NUL would silently cut the name the certificate is
+        // checked against. Control characters and spaces are no host's either. They arrive from
+        // the environment (a plan file cannot hold them), and the error shows ${SNI}.
+        let diagnostics = expectErrors(
+            lines("target: https://127.0.0.1:8443", "tls:", "  server_name: ${SNI}"), environment: ["SNI": name])
+        #expect(diagnostics.count == 1, "\(diagnostics)")
+        #expect(diagnostics.first?.location.line == 3, "\(diagnostics)")
+        #expect(diagnostics.first?.message.contains("${SNI}") == true, "\(diagnostics)")
+        #expect(diagnostics.first?.message.contains("staging") != true, "the value is not shown: \(diagnostics)")
+    }
+
     @Test func tlsFilesAreNotReadForAnHTTPTarget() {
         #expect(expectPlan(lines("target: http://127.0.0.1:8080", "tls:", "  ca_file: /nowhere/ca.pem")) != nil)
     }

@@ -71,6 +71,57 @@ import Testing
         #expect(calls.count.load(ordering: .relaxed) < 40, "accept was called \(calls.count.load(ordering: .relaxed)) times")
     }
 
+    @Test func aConnectionEpollRefusesIsClosedAndTheServerGoesOn() async throws {
+        // The first accepted "connection" is a descriptor epoll will not watch (/dev/null:
+        // EPERM; in production ENOMEM or ENOSPC past max_user_watches). It used to stop the
+        // process; now that one connection is closed and the next is served.
+        final class Handed: Sendable { let first = Atomic<Bool>(true) }
+        let handed = Handed()
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(
+            host: "127.0.0.1", port: 0, group: group,
+            accept: { listener in
+                if handed.first.exchange(false, ordering: .relaxed) {
+                    let fd = open("/dev/null", O_RDWR | O_CLOEXEC)
+                    return (fd, fd < 0 ? errno : 0)
+                }
+                return HTTPServer.acceptSocket(listener)
+            },
+            handler: { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200))) })
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
+        var outcome: TransportOutcome?
+        try await tearingDown(client, server, group) {
+            outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
+        }
+        guard case .success(let response)? = outcome?.result else {
+            Issue.record("expected the server to answer, got \(String(describing: outcome))")
+            return
+        }
+        #expect(response.status == 200)
+        let stillFirst = handed.first.load(ordering: .relaxed)
+        #expect(!stillFirst, "the refused descriptor was handed out")
+    }
+
+    @Test func epollRefusingADescriptorIsAnAnswerNotATrap() async {
+        let group = EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let fd = open("/dev/null", O_RDWR | O_CLOEXEC)
+        defer { close(fd) }
+        final class Handler: EventHandler, Sendable { func handleEvents(_ events: UInt32) {} }
+        let loop = group.loops[0]
+        let (token, error): (UInt64?, Int32) = await withCheckedContinuation { done in
+            loop.execute {
+                let epollIn: UInt32 = 1
+                let token = loop.register(fd, events: epollIn, handler: Handler())
+                done.resume(returning: (token, errno))
+            }
+        }
+        #expect(token == nil)
+        #expect(error == EPERM)
+        #expect(Sockets.describe(ENOSPC, call: "epoll_ctl()").hasSuffix("(ENOSPC)"))
+    }
+
     @Test func connectErrorsOfExhaustedPortsAreLocalResource() {
         #expect(ClientConnection.kind(forConnectError: EADDRNOTAVAIL) == .localResource)
         #expect(ClientConnection.kind(forConnectError: EAGAIN) == .localResource)
