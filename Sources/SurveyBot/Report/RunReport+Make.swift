@@ -44,9 +44,11 @@ extension RunReport {
 
     /// Judges `thresholds` on the report's figures and sets `passed`: false when a threshold
     /// failed, when attempts could not be made for want of local resources, and always for a
-    /// partial merge, whose figures lack whole shards.
+    /// partial merge, whose figures lack whole shards. Without thresholds, the implicit
+    /// `survey.completion_rate > 0` is judged: a run in which none completed never passes.
     mutating func evaluateThresholds(_ thresholds: [Threshold]) {
         let figures = RunFigures(self)
+        let thresholds = thresholds.isEmpty ? [Threshold.implicitCompletion] : thresholds
         self.thresholds = thresholds.map { $0.evaluate(figures) }
         passed = self.thresholds.allSatisfy(\.passed) && localResource == nil && partial != true
     }
@@ -59,22 +61,27 @@ extension RunReport {
         case localResource(attempts: Int)
         /// `failed` of `of` thresholds failed.
         case failed(Int, of: Int)
+        /// A plan without thresholds, and no respondent completed the survey: the implicit
+        /// `survey.completion_rate > 0` failed.
+        case noneCompleted
         /// A merge with shards missing (`--allow-partial`) whose `held` thresholds all held on
         /// what was merged: still not a pass.
         case partial(held: Int)
         /// Every one of `count` thresholds held.
         case passed(Int)
-        /// It ran to the end and had no thresholds to judge.
+        /// It ran to the end, had no thresholds of its own, and some respondent completed.
         case completed
     }
 
     var verdict: Verdict {
         if interrupted { return .interrupted }
         if let localResource { return .localResource(attempts: localResource.attempts) }
-        let failed = thresholds.filter { !$0.passed }.count
-        if failed > 0 { return .failed(failed, of: thresholds.count) }
-        if partial == true { return .partial(held: thresholds.count) }
-        return thresholds.isEmpty ? .completed : .passed(thresholds.count)
+        let own = thresholds.filter { !$0.threshold.implicit }
+        let failed = own.filter { !$0.passed }.count
+        if failed > 0 { return .failed(failed, of: own.count) }
+        if thresholds.contains(where: { $0.threshold.implicit && !$0.passed }) { return .noneCompleted }
+        if partial == true { return .partial(held: own.count) }
+        return own.isEmpty ? .completed : .passed(own.count)
     }
 
     static let redacted = "<redacted>"
@@ -123,7 +130,7 @@ extension RunReport.Throughput {
 
 extension RunReport.Answers {
     init(_ metrics: RunMetrics) {
-        self.init(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, missing: metrics.answersMissing)
+        self.init(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, skipped: metrics.answersSkipped)
     }
 }
 

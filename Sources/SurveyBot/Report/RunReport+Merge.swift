@@ -126,7 +126,7 @@ extension RunReport {
         metrics.dropped = respondents.dropped
         metrics.answersSubmitted = answers.submitted
         metrics.answersUnanswered = answers.unanswered
-        metrics.answersMissing = answers.missing
+        metrics.answersSkipped = answers.skipped
         guard throughput.timeline.count == throughput.failuresTimeline.count else {
             throw MergeError(description: "\(path): the throughput timelines differ in length")
         }

@@ -202,9 +202,35 @@ struct RunReport: Codable, Sendable, Equatable {
 
     struct Answers: Codable, Sendable, Equatable {
         var submitted: Int
+        /// Questions whose submit still failed after its retries.
         var unanswered: Int
-        /// Questions the plan had no answer for.
-        var missing: Int
+        /// Questions the plan had no answer for, never sent. Reports of versions before it call
+        /// it `missing` (and count those questions in `unanswered` too).
+        var skipped: Int
+
+        init(submitted: Int, unanswered: Int, skipped: Int) {
+            self.submitted = submitted
+            self.unanswered = unanswered
+            self.skipped = skipped
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case submitted, unanswered, skipped, missing
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            submitted = try container.decode(Int.self, forKey: .submitted)
+            unanswered = try container.decode(Int.self, forKey: .unanswered)
+            skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? container.decode(Int.self, forKey: .missing)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(submitted, forKey: .submitted)
+            try container.encode(unanswered, forKey: .unanswered)
+            try container.encode(skipped, forKey: .skipped)
+        }
     }
 
     struct Throughput: Codable, Sendable, Equatable {

@@ -157,7 +157,7 @@ struct Respondent: Sendable {
                 return tally
             }
             guard let submit = nextSubmit(question, context) else {
-                tally.unanswered += 1
+                tally.skipped += 1
                 continue
             }
             if await !pause(submit.think, context) {
@@ -173,7 +173,7 @@ struct Respondent: Sendable {
                 return tally
             }
         }
-        if tally.unanswered > 0 { tally.ending = .finishedWithUnanswered }
+        if tally.unanswered > 0 || tally.skipped > 0 { tally.ending = .finishedWithUnanswered }
         questions = []
         return tally
     }
@@ -188,15 +188,12 @@ struct Respondent: Sendable {
         }
     }
 
-    /// The submit of the `index`-th question and the think time before it; nil (and counted as
-    /// missing) when the plan has no answer for it.
+    /// The submit of the `index`-th question and the think time before it; nil when the plan
+    /// has no answer for it (the question is skipped).
     @inline(never)
     private mutating func nextSubmit(_ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
         let question = questions[index]
-        guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else {
-            context.recorder.answerMissing(lane: lane)
-            return nil
-        }
+        guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
         let answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
         let think = context.think.sample(using: &random).clampedNanoseconds
         var request = HTTPRequest(context.submitRequest, body: Self.submitBody(id: question.id, answer: answer))

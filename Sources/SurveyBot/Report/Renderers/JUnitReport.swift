@@ -7,7 +7,8 @@ enum JUnitReport: ReportRenderer {
         var failures = 0
         for result in report.thresholds {
             let threshold = result.threshold
-            var text = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"\(escape(threshold.description))\" time=\"0\">"
+            let name = threshold.description + (threshold.implicit ? " (implicit)" : "")
+            var text = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"\(escape(name))\" time=\"0\">"
             if !result.passed {
                 failures += 1
                 let message =
