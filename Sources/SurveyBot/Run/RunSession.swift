@@ -106,7 +106,8 @@ final class RunSession {
         onStop("event loops") { group.shutdown() }
 
         var configuration = plan.run
-        configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
+        // Without a seed in the plan, every shard of a run draws the one of its run id.
+        configuration.seed = configuration.seed ?? RunReport.seed(derivedFrom: options.runID)
         configuration.shard = options.shard
         let target = try await startTarget(seed: configuration.seed ?? 0, group: group, client: &configuration.client)
 
