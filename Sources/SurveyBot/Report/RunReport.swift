@@ -14,9 +14,11 @@ struct RunReport: Codable, Sendable, Equatable {
     var name: String
     var passed: Bool
     var interrupted: Bool
-    /// What ended the run: `completed`, `duration` or `signal` (`StopCause`). Absent from reports
-    /// of versions before it.
+    /// What ended the run: `completed`, `duration`, `signal` (`StopCause`) or `threshold` (an
+    /// `abort` threshold failed during the run). Absent from reports of versions before it.
     var stoppedBy: String?
+    /// With `stopped_by: threshold`: the threshold that stopped the run, as the plan wrote it.
+    var stoppedByThreshold: String? = nil
     var target: String
     var startedAt: String
     var endedAt: String
@@ -49,6 +51,7 @@ struct RunReport: Codable, Sendable, Equatable {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
         case localResource = "local_resource"
         case stoppedBy = "stopped_by"
+        case stoppedByThreshold = "stopped_by_threshold"
         case partial
         case runID = "run_id"
         case planDigest = "plan_digest"

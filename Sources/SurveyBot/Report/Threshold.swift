@@ -78,6 +78,10 @@ struct Threshold: Sendable, Hashable, CustomStringConvertible {
     var limitText: String
     /// Not written in the plan: judged because the plan has no thresholds (`implicitCompletion`).
     var implicit = false
+    /// `abort: true`: judged during the run too, which stops early when it fails (`AbortCheck`).
+    var abort = false
+    /// With `abort`: how long the run goes on before the threshold is judged (`after: 30s`).
+    var abortAfter = Duration.zero
 
     init(scope: Scope, metric: Metric, comparison: Comparison, limit: Double, limitText: String, implicit: Bool = false) {
         self.scope = scope
@@ -97,6 +101,16 @@ struct Threshold: Sendable, Hashable, CustomStringConvertible {
     var name: String { "\(scope.rawValue).\(metric.rawValue)" }
 
     var description: String { "\(name) \(comparison.rawValue) \(limitText)" }
+
+    /// The threshold with its options, as the plan digest and the plan record write it:
+    /// `submit.success_rate >= 95% (abort after 30s)`.
+    var planText: String {
+        guard abort else { return description }
+        return description + (abortAfter > .zero ? " (abort after \(abortAfter.compactDescription))" : " (abort)")
+    }
+
+    /// The options a threshold written as a block takes besides its `check`.
+    static let optionKeys = ["check", "abort", "after"]
 
     /// Whether an actual value meets the threshold. A missing value (NaN: no data) never does.
     func holds(actual: Double) -> Bool {
@@ -129,7 +143,8 @@ struct ThresholdResult: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, op, limit, actual, passed, text, implicit
+        case name, op, limit, actual, passed, text, implicit, abort
+        case abortAfterS = "abort_after_s"
     }
 
     init(from decoder: any Decoder) throws {
@@ -149,6 +164,10 @@ struct ThresholdResult: Codable, Sendable, Equatable {
             scope: scope, metric: metric, comparison: comparison, limit: try container.decode(Double.self, forKey: .limit),
             limitText: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text,
             implicit: try container.decodeIfPresent(Bool.self, forKey: .implicit) ?? false)
+        threshold.abort = try container.decodeIfPresent(Bool.self, forKey: .abort) ?? false
+        if let after = try container.decodeIfPresent(Double.self, forKey: .abortAfterS), after.isFinite, after >= 0 {
+            threshold.abortAfter = .nanoseconds(Int64(min(after, 1e9) * 1e9))
+        }
         actual = try container.decodeIfPresent(Double.self, forKey: .actual)
         passed = try container.decode(Bool.self, forKey: .passed)
     }
@@ -163,5 +182,9 @@ struct ThresholdResult: Codable, Sendable, Equatable {
         try container.encode(passed, forKey: .passed)
         try container.encode(threshold.description, forKey: .text)
         if threshold.implicit { try container.encode(true, forKey: .implicit) }
+        if threshold.abort {
+            try container.encode(true, forKey: .abort)
+            if threshold.abortAfter > .zero { try container.encode(threshold.abortAfter.seconds, forKey: .abortAfterS) }
+        }
     }
 }

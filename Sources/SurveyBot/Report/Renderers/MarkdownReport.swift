@@ -67,7 +67,7 @@ enum MarkdownReport: ReportRenderer {
         if !report.thresholds.isEmpty {
             lines += ["", "## Thresholds", "", "| threshold | actual | result |", "|---|---:|---|"]
             for result in report.thresholds {
-                let implicit = result.threshold.implicit ? " (implicit)" : ""
+                let implicit = result.threshold.implicit ? " (implicit)" : result.threshold.abort ? " (abort)" : ""
                 lines.append(
                     "| `\(result.threshold)`\(implicit) | \(Readable.actual(result)) | \(result.passed ? "✅ passed" : "❌ failed") |")
             }
@@ -89,6 +89,7 @@ enum MarkdownReport: ReportRenderer {
         case .localResource: "❌ failed: out of local resources"
         case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
         case .noneCompleted: "❌ failed: no respondent completed the survey"
+        case .stoppedByThreshold(let threshold): "❌ failed: stopped by \(threshold.map { "`\($0)`" } ?? "a threshold") (abort)"
         case .partial(let held): "⚠️ partial: \(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
         case .passed(let count): "✅ passed \(count) thresholds"
         case .completed: "✅ completed"

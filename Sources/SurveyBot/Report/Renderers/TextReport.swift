@@ -27,7 +27,9 @@ enum TextReport: ReportRenderer {
         var who =
             "  respondents: \(respondents.started) started, \(respondents.completed) completed, "
             + "\(respondents.finishedWithUnanswered) with unanswered, \(respondents.abandoned) abandoned"
-        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
+        if let cutShort = respondents.cutShort, cutShort > 0 {
+            who += ", \(cutShort) cut short by " + (report.stoppedBy == RunReport.stoppedByThresholdCause ? "the abort" : "the duration")
+        }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
         lines.append(who)
         var answers = "  answers: \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
@@ -42,7 +44,8 @@ enum TextReport: ReportRenderer {
         lines.append("  throughput: \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         for result in report.thresholds {
             let mark = result.passed ? "ok  " : "FAIL"
-            let implicit = result.threshold.implicit ? " (implicit: a run without thresholds)" : ""
+            let implicit =
+                result.threshold.implicit ? " (implicit: a run without thresholds)" : result.threshold.abort ? " (abort)" : ""
             lines.append("  \(mark) \(result.threshold)\(implicit) (actual \(Readable.actual(result)))")
         }
         return lines.joined(separator: "\n") + "\n"
@@ -54,6 +57,7 @@ enum TextReport: ReportRenderer {
         case .localResource: "FAILED: out of local resources"
         case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
         case .noneCompleted: "FAILED: no respondent completed the survey"
+        case .stoppedByThreshold(let threshold): "FAILED: stopped by \(threshold ?? "a threshold") (abort)"
         case .partial(let held): "\(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
         case .passed(let count): "passed \(count) thresholds"
         case .completed: "completed"
