@@ -149,7 +149,7 @@ extension RunReport {
 
     /// The report's plan and thresholds as `field: value` pairs, nested fields by dotted name.
     private static func planFields(_ report: RunReport) -> [String: String] {
-        var fields = ["thresholds": "[" + report.thresholds.map(\.threshold.description).joined(separator: ", ") + "]"]
+        var fields = ["thresholds": "[" + report.thresholds.map(\.threshold.planText).joined(separator: ", ") + "]"]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(report.plan), case .success(.object(let members)) = JSONValue.parse(data) else {

@@ -135,11 +135,11 @@ import Testing
 
     // MARK: End to end, against the builtin server on loopback
 
-    /// A run that would take 20 s (its duration caps it), against a builtin server failing 80%
-    /// of submits.
+    /// A run that would take 60 s (its duration caps it), against a builtin server failing 80%
+    /// of submits: at most about 100 submits a second.
     private static func failingPlan(after: String) -> String {
         lines(
-            "name: abort", "target: builtin", "respondents: 100000", "concurrency: 2", "duration: 20s", "think: 5ms",
+            "name: abort", "target: builtin", "respondents: 100000", "concurrency: 2", "duration: 60s", "think: 20ms",
             "retry:", "  submit:", "    attempts: 1", "builtin:", "  questions: 3", "  fail_rate: 80%",
             "thresholds:", "  submit.success_rate:", "    check: \">= 95%\"", "    abort: true", "    after: \(after)",
             "  questions.p95: \"< 1s\"")
@@ -152,7 +152,9 @@ import Testing
         let result = await runCommand(["run", plan, "--out", directory.path + "/out", "--format", "json,markdown,junit"])
         let took = ContinuousClock.now - began
         #expect(result.status == .failure, "\(result.err)")
-        #expect(took < .seconds(10), "stopped long before its 20 s: \(took)")
+        // About 1 s alone; the watch sleeps on the shared pool, which a full `swift test` keeps
+        // busy for seconds at a time, so the bound is loose — and still far from the 60 s.
+        #expect(took < .seconds(40), "stopped long before its 60 s: \(took)")
         #expect(result.err.contains("submit.success_rate >= 95% failed "), "\(result.err)")
         #expect(result.err.contains("stopping (abort)"))
         #expect(result.out.hasPrefix("abort: FAILED: stopped by submit.success_rate >= 95% (abort) in "), "\(result.out)")
@@ -160,7 +162,7 @@ import Testing
         #expect(report.stoppedBy == "threshold")
         #expect(report.stoppedByThreshold == "submit.success_rate >= 95%")
         #expect(!report.passed && !report.interrupted)
-        #expect(report.durationS >= 1 && report.durationS < 10, "\(report.durationS)")
+        #expect(report.durationS >= 1 && report.durationS < 40, "\(report.durationS)")
         #expect(report.thresholds.first { $0.threshold.abort }?.passed == false)
         #expect((report.respondents.cutShort ?? 0) > 0, "respondents under way were cut short")
         let markdown = try String(contentsOfFile: directory.path + "/out/abort-latest.md", encoding: .utf8)
