@@ -63,6 +63,9 @@ enum RunCommand: Subcommand {
         }
         switch PlanLoader(environment: context.environment).load(path: path, overrides: overrides) {
         case .success(let plan):
+            if !options.quiet {
+                for warning in plan.warnings { console.printError(warning.description) }
+            }
             if options.shard.count > 1 && arguments.value("run-id") == nil {
                 // Said even with --quiet: found only at merge time, it would cost the whole run.
                 console.printError(

@@ -148,6 +148,12 @@ import Testing
                 "\(plan):2:1: warning: 'answers' has no \"*\" answer: a question without its own answer is skipped (never sent; counted in answers.skipped)"
             ), "\(result.err)")
         #expect(result.out.contains("\(plan): ok"))
+        // `run` says it too before it starts, unless --quiet (nothing listens on port 9: the run
+        // fails at once, which is not what is tested here).
+        let run = await runCommand(["run", plan, "--out", directory.path + "/out", "--set", "retry.questions.attempts=1"])
+        #expect(run.err.hasPrefix("\(plan):2:1: warning: 'answers' has no \"*\" answer"), "\(run.err)")
+        let quiet = await runCommand(["run", plan, "--out", directory.path + "/out", "--set", "retry.questions.attempts=1", "--quiet"])
+        #expect(!quiet.err.contains("warning"), "\(quiet.err)")
         // With a "*" answer, or without an answers block (every question answered `ok`), no warning.
         let fallback = try directory.write("fallback.plan", "target: http://127.0.0.1:9\nanswers:\n  1: red\n  \"*\": x\n")
         let plain = try directory.write("plain.plan", "target: http://127.0.0.1:9\n")
