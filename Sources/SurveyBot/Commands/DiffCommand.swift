@@ -39,7 +39,7 @@ enum DiffCommand: Subcommand {
         ],
         exitCodes: [
             (.success, "no regression: every change is noise, within tolerance or not judged"),
-            (.failure, "a regression beyond tolerance and noise, or an endpoint missing in NEW"),
+            (.failure, "a regression beyond tolerance and noise, an endpoint missing in NEW, or a report that is a partial merge"),
             (.validationFailure, "bad input: usage, an unreadable report, or another report schema"),
         ])
 
@@ -81,7 +81,7 @@ enum DiffCommand: Subcommand {
             console.printError("Error: cannot write the diff of \(basePath) and \(newPath): \(error.description)")
             return .validationFailure
         }
-        return diff.regressions.isEmpty ? .success : .failure
+        return diff.passed ? .success : .failure
     }
 
     static func parseTolerances(_ values: [String]) throws(UsageError) -> ReportDiff.Tolerances {

@@ -13,7 +13,8 @@ enum RunCommand: Subcommand {
             <name>-<UTC time>.json/.md plus a stable <name>-latest copy. The first Ctrl-C (SIGINT), \
             SIGTERM or SIGHUP stops starting respondents, lets the attempts in flight finish and \
             writes a partial report (exit 128 + the signal's number: 130, 143, 129); a second one \
-            exits at once.
+            exits at once. A threshold with 'abort: true' that fails during the run stops it the \
+            same way as its duration would, and the run fails.
             """,
         arguments: [ArgumentSpec("plan", help: "The plan file to run.")],
         options: PlanOptions.options + [
@@ -31,8 +32,12 @@ enum RunCommand: Subcommand {
             OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
         ],
         exitCodes: [
-            (.success, "every threshold held (or the plan has none and the run completed)"),
-            (.failure, "a threshold failed, or the report files could not be written (the summary is still printed)"),
+            (.success, "every threshold held (or the plan has none and some respondent completed the survey)"),
+            (
+                .failure,
+                "a threshold failed (an abort threshold may stop the run early), no respondent completed a plan without "
+                    + "thresholds, or the report files could not be written (the summary is still printed)"
+            ),
             (.validationFailure, "usage, plan, TLS files or report directory: nothing was sent"),
             (.interrupted, "interrupted by SIGINT/SIGTERM; a partial report was written"),
         ])
@@ -58,6 +63,9 @@ enum RunCommand: Subcommand {
         }
         switch PlanLoader(environment: context.environment).load(path: path, overrides: overrides) {
         case .success(let plan):
+            if !options.quiet {
+                for warning in plan.warnings { console.printError(warning.description) }
+            }
             if options.shard.count > 1 && arguments.value("run-id") == nil {
                 // Said even with --quiet: found only at merge time, it would cost the whole run.
                 console.printError(

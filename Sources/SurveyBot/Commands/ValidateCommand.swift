@@ -22,6 +22,7 @@ enum ValidateCommand: Subcommand {
         for path in arguments.positionals {
             switch loader.load(path: path, overrides: overrides) {
             case .success(let plan):
+                for warning in plan.warnings { context.console.printError(warning.description) }
                 context.console.print("\(path): ok — \(plan.summary)")
             case .failure(let errors):
                 failed += 1

@@ -34,15 +34,22 @@ struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 ///     concurency: 5
 ///     ^
 struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
+    /// An error refuses the plan; a warning is only said.
+    enum Severity: String, Sendable, Hashable {
+        case error, warning
+    }
+
     var location: SourceLocation
     var message: String
     /// The text of the offending line, shown under the message with a caret.
     var sourceLine: String?
+    var severity: Severity
 
-    init(_ message: String, at location: SourceLocation, sourceLine: String? = nil) {
+    init(_ message: String, at location: SourceLocation, sourceLine: String? = nil, severity: Severity = .error) {
         self.message = message
         self.location = location
         self.sourceLine = sourceLine
+        self.severity = severity
     }
 
     /// Control characters of the plan or the command line are escaped (`TerminalText`), a long
@@ -51,9 +58,9 @@ struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     var description: String {
         let message = TerminalText.escaped(message, limit: 1_000)
         if case .option(let spelling) = location.origin {
-            return "error: \(TerminalText.escaped(spelling, limit: 300)): \(message)"
+            return "\(severity.rawValue): \(TerminalText.escaped(spelling, limit: 300)): \(message)"
         }
-        var text = "\(TerminalText.escaped(location.description, limit: 1_000)): error: \(message)"
+        var text = "\(TerminalText.escaped(location.description, limit: 1_000)): \(severity.rawValue): \(message)"
         if let sourceLine, case .file = location.origin {
             let excerpt = TerminalText.excerpt(sourceLine, column: location.column)
             text += "\n\(excerpt.line)\n\(excerpt.caret)"

@@ -41,7 +41,7 @@ extension Plan {
                 .joined(separator: ", ") + "}",
             "retry.budget": run.retry.budget.map { "\($0.ratio)" } ?? "none",
             "retry.budget_min": run.retry.budget.map { String($0.minimum) } ?? "none",
-            "thresholds": "[" + thresholds.map(\.description).joined(separator: ", ") + "]",
+            "thresholds": "[" + thresholds.map(\.planText).joined(separator: ", ") + "]",
         ]
         switch run.load {
         case .closed(let respondents):

@@ -41,6 +41,9 @@ struct Plan: Sendable, Hashable {
     /// (`api.headers.Authorization`), each list item in order: what `Plan+Display.swift` shows
     /// in their place.
     var environmentText: [String: [PlanText]]
+    /// What `validate` says about a valid plan that may not do what its author meant, such as
+    /// answers without a `"*"` fallback. Not part of what runs.
+    var warnings: [Diagnostic] = []
 
     /// The key paths whose values took any part from the environment.
     var environmentKeys: Set<String> { Set(environmentText.keys) }

@@ -62,6 +62,12 @@ extension PlanDecoder {
         if connectionFaults > 1.000_000_1, let last = rateKeys.compactMap({ seen["builtin.\($0)"] }).last {
             error("the builtin fault rates other than fail_rate add up to more than 100%", at: last.keyLocation)
         }
+        if crossChecks, plan.target != .builtin, plan.run.answers.fallback == nil, let answers = seen["answers"] {
+            // A remote survey's questions are not known before the run.
+            warning(
+                "'answers' has no \"*\" answer: a question without its own answer is skipped (never sent; counted in answers.skipped)",
+                at: answers.keyLocation)
+        }
         if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen["answers"] {
             let missing = plan.run.answers.unanswerable(among: 1...count)
             if !missing.isEmpty {

@@ -1,27 +1,69 @@
 import SurveyEngine
 
 /// `thresholds:` entries: the name says what is measured (`submit.p95`), the value how it is
-/// judged (`"< 300ms"`); both are parsed here, once, into a `Threshold`.
+/// judged (`"< 300ms"`); both are parsed here, once, into a `Threshold`. A threshold with
+/// options is a block: its comparison under `check`, with `abort` and `after`.
 extension PlanDecoder {
-    /// `scope.metric: "comparison value"` entries, each parsed into a typed threshold.
+    /// `scope.metric: "comparison value"` entries, or `scope.metric:` blocks of `check`, `abort`
+    /// and `after`, each parsed into a typed threshold.
     mutating func readThresholds(_ entry: PlanEntry, into plan: inout Plan) {
         var thresholds: [Threshold] = []
         for item in entries(entry.value, at: "thresholds") {
-            guard let (scope, metric) = thresholdName(item) else {
-                // Still look at the value, so its own errors are reported too.
-                _ = scalar(item.value, keyLocation: item.keyLocation, path: "thresholds.\(item.key)", expected: "a comparison")
+            let path = "thresholds.\(item.key)"
+            let name = thresholdName(item)
+            if case .mapping = item.value {
+                if let (scope, metric) = name, let threshold = thresholdBlock(item, scope: scope, metric: metric, path: path) {
+                    thresholds.append(threshold)
+                }
                 continue
             }
-            let path = "thresholds.\(item.key)"
-            guard
-                let s = scalar(
-                    item.value, keyLocation: item.keyLocation, path: path, expected: "a comparison like \"< 300ms\" or \">= 95%\"")
-            else { continue }
+            guard let (scope, metric) = name else {
+                // Still look at the value, so its own errors are reported too.
+                _ = scalar(item.value, keyLocation: item.keyLocation, path: path, expected: "a comparison")
+                continue
+            }
+            guard let s = scalar(item.value, keyLocation: item.keyLocation, path: path, expected: Self.comparisonExpected) else { continue }
             if let threshold = thresholdValue(s, scope: scope, metric: metric, path: path) {
                 thresholds.append(threshold)
             }
         }
         plan.thresholds = thresholds
+    }
+
+    private static let comparisonExpected = "a comparison like \"< 300ms\" or \">= 95%\""
+
+    /// `scope.metric:` with `check: "< 300ms"`, and optionally `abort: true` and `after: 30s`.
+    private mutating func thresholdBlock(_ item: PlanEntry, scope: Threshold.Scope, metric: Threshold.Metric, path: String)
+        -> Threshold?
+    {
+        var check: Threshold?
+        var sawCheck = false
+        var abort = false
+        var after: (value: Duration, location: SourceLocation)?
+        for option in entries(item.value, at: path, known: Threshold.optionKeys) {
+            let optionPath = "\(path).\(option.key)"
+            switch option.key {
+            case "check":
+                sawCheck = true
+                if let s = scalar(option.value, keyLocation: option.keyLocation, path: optionPath, expected: Self.comparisonExpected) {
+                    check = thresholdValue(s, scope: scope, metric: metric, path: path)
+                }
+            case "abort":
+                abort = read(option, optionPath, .boolean) ?? false
+            default:
+                if let value = read(option, optionPath, .duration) { after = (value, option.keyLocation) }
+            }
+        }
+        if !sawCheck {
+            error("'\(path)' needs 'check': the comparison, such as check: \"< 300ms\"", at: item.keyLocation)
+        }
+        if let after, !abort {
+            error("'after' needs 'abort: true': it is how long the run goes on before the threshold may stop it", at: after.location)
+        }
+        guard var threshold = check else { return nil }
+        threshold.abort = abort
+        threshold.abortAfter = after?.value ?? .zero
+        return threshold
     }
 
     private mutating func thresholdName(_ item: PlanEntry) -> (Threshold.Scope, Threshold.Metric)? {

@@ -5,6 +5,8 @@ import SurveyEngine
 /// at the first. Checks between keys follow in `PlanDecoder+Checks.swift`.
 struct PlanDecoder {
     private(set) var diagnostics: [Diagnostic] = []
+    /// What a valid plan is told about (`Plan.warnings`): never a reason to refuse it.
+    private(set) var warnings: [Diagnostic] = []
     /// The values that took any part from the environment, by key path (`Plan.environmentText`).
     private(set) var environmentText: [String: [PlanText]] = [:]
     /// The entries read, by key path: checks between keys need their places.
@@ -20,6 +22,7 @@ struct PlanDecoder {
         check(&plan, root: root.location)
         guard diagnostics.isEmpty else { return nil }
         plan.environmentText = environmentText
+        plan.warnings = warnings
         // The name is only ever shown, never sent: only its shown form is kept.
         if let name = environmentText["name"]?.first { plan.name = name.display }
         return plan
@@ -43,6 +46,10 @@ struct PlanDecoder {
 
     mutating func error(_ message: String, at location: SourceLocation) {
         diagnostics.append(Diagnostic(message, at: location))
+    }
+
+    mutating func warning(_ message: String, at location: SourceLocation) {
+        warnings.append(Diagnostic(message, at: location, severity: .warning))
     }
 
     /// The entries of a mapping in source order. With `known`, an entry whose key is not in it

@@ -63,7 +63,7 @@ enum PlanKeys {
         .value("think", .durationRange, default: .zero, into: \.run.think, "the pause before each submit, drawn uniformly"),
         .value("order", .word, default: QuestionOrder.sequential, into: \.run.order, "the order in which a respondent walks the questions"),
         .optional(
-            "seed", .seed, default: "chosen at random and recorded in the report", into: \.run.seed,
+            "seed", .seed, default: "derived from the run id (`--run-id`, else random) and recorded in the report", into: \.run.seed,
             "makes answer choice, order, think time, jitter and builtin faults repeatable"),
         .block("api", "the survey API's calls and headers"),
         .custom(

@@ -39,23 +39,31 @@ struct PlanLoader: Sendable {
         decoder.crossChecks = syntaxErrors.isEmpty && overrideErrors.isEmpty
         let plan = decoder.decode(root, defaultName: Self.defaultName(for: path))
         let diagnostics = syntaxErrors + overrideErrors + decoder.diagnostics
-        if let plan, diagnostics.isEmpty {
+        func sourceLines() -> [String] { PlanLines.split(text).map { String(String.UnicodeScalarView($0)) } }
+        if var plan, diagnostics.isEmpty {
+            if !plan.warnings.isEmpty {
+                let lines = sourceLines()
+                plan.warnings = plan.warnings.map { Self.located($0, lines: lines) }
+            }
             return .success(plan)
         }
-        let lines = PlanLines.split(text).map { String(String.UnicodeScalarView($0)) }
+        let lines = sourceLines()
         let located = Set(diagnostics).count == diagnostics.count ? diagnostics : diagnostics.uniqued()
         return .failure(
             PlanErrors(
-                located.sortedBySource().map { diagnostic in
-                    var d = diagnostic
-                    if case .file = d.location.origin, d.location.line >= 1, d.location.line <= lines.count {
-                        d.sourceLine = URLDisplay.redacting(lines[d.location.line - 1])
-                    }
-                    // User info and query values are secrets wherever they were written.
-                    d.message = URLDisplay.redacting(d.message)
-                    if case .option(let spelling) = d.location.origin { d.location.origin = .option(URLDisplay.redacting(spelling)) }
-                    return d
-                }))
+                located.sortedBySource().map { Self.located($0, lines: lines) }))
+    }
+
+    /// A diagnostic with its source line, secrets of URLs redacted.
+    private static func located(_ diagnostic: Diagnostic, lines: [String]) -> Diagnostic {
+        var d = diagnostic
+        if case .file = d.location.origin, d.location.line >= 1, d.location.line <= lines.count {
+            d.sourceLine = URLDisplay.redacting(lines[d.location.line - 1])
+        }
+        // User info and query values are secrets wherever they were written.
+        d.message = URLDisplay.redacting(d.message)
+        if case .option(let spelling) = d.location.origin { d.location.origin = .option(URLDisplay.redacting(spelling)) }
+        return d
     }
 
     /// The plan's name when it gives none: the file name without its extension.

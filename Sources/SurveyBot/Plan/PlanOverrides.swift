@@ -47,8 +47,20 @@ struct PlanOverrides: Sendable, Hashable {
     }
 
     /// Splits `a.b.c` on dots, except after a key whose entries are data (`PlanKey.Shape.entries`):
-    /// a threshold name (`thresholds.submit.p95`) or a header name keeps its own dots.
+    /// a threshold name (`thresholds.submit.p95`) or a header name keeps its own dots. A
+    /// threshold's option is the part after its name: `thresholds.submit.p95.abort`.
     static func keyPath(_ key: String) -> [String] {
+        let path = dataKeyPath(key)
+        if path.count == 2, path[0] == "thresholds" {
+            let name = path[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            if name.count == 3, Threshold.optionKeys.contains(name[2]) {
+                return ["thresholds", name[0] + "." + name[1], name[2]]
+            }
+        }
+        return path
+    }
+
+    private static func dataKeyPath(_ key: String) -> [String] {
         let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         // Every prefix of a key's path is a key (a block): the walk ends at the first that is
         // not, so a path of a hundred thousand parts costs no more than one of three.
@@ -80,7 +92,19 @@ struct PlanOverrides: Sendable, Hashable {
                 default: break
                 }
             }
-            root.setValue(value, at: override.path[...], location: location)
+            var path = override.path
+            if path.count >= 2, path[0] == "thresholds", let existing = root.node(at: path.prefix(2)) {
+                // A threshold keeps its other half: a comparison set on a block is its `check`,
+                // and an option set on the short form makes it a block around its comparison.
+                if path.count == 2, case .mapping = existing, case .scalar = value {
+                    path.append("check")
+                } else if path.count == 3, case .scalar = existing {
+                    root.setValue(
+                        .mapping([PlanEntry(key: "check", keyLocation: existing.location, value: existing)], at: existing.location),
+                        at: path.prefix(2), location: location)
+                }
+            }
+            root.setValue(value, at: path[...], location: location)
         }
         return (root, diagnostics)
     }
@@ -112,6 +136,13 @@ extension PlanNode {
             entries.append(PlanEntry(key: key, keyLocation: location, value: child))
         }
         self = .mapping(entries, at: at)
+    }
+
+    /// The node at a key path, if there is one.
+    func node(at path: ArraySlice<String>) -> PlanNode? {
+        guard let key = path.first else { return self }
+        guard case .mapping(let entries, _) = self, let entry = entries.first(where: { $0.key == key }) else { return nil }
+        return entry.value.node(at: path.dropFirst())
     }
 
     mutating func removeEntry(_ key: String) {

@@ -43,6 +43,9 @@ struct RunFigures: Sendable {
     var survey: Calls
     /// Respondents who submitted every answer, of respondents started.
     var completionRate: Double?
+    /// Open model: arrivals dropped because `concurrency` respondents were in flight, of all
+    /// arrivals (started and dropped).
+    var droppedRate: Double?
     /// How both endpoints' attempts got their connections.
     var connections: Connections
 
@@ -101,6 +104,7 @@ struct RunFigures: Sendable {
         self.endpoints = endpoints
         self.survey = survey
         completionRate = ratio(report.respondents.completed, report.respondents.started)
+        droppedRate = ratio(report.respondents.dropped, report.respondents.started + report.respondents.dropped)
     }
 
     /// The figures of a scope: one endpoint, or the survey.
@@ -113,7 +117,8 @@ struct RunFigures: Sendable {
     }
 
     /// A metric of a scope, in the metric's unit (milliseconds, a fraction, a count, per
-    /// second); nil when there is nothing to measure.
+    /// second); nil when there is nothing to measure, and for a latency when no attempt
+    /// succeeded.
     func value(_ metric: Threshold.Metric, of scope: Threshold.Scope) -> Double? {
         guard let figures = calls(scope) else { return nil }
         switch metric {
@@ -123,7 +128,11 @@ struct RunFigures: Sendable {
         case .retries: return Double(figures.retries)
         case .attemptsPerSecond: return figures.seconds > 0 ? figures.attemptsPerSecond : nil
         case .completionRate: return completionRate
-        case .min, .mean, .p50, .p90, .p95, .p99, .p999, .max: return figures.latency?.value(metric)
+        case .droppedRate: return droppedRate
+        case .min, .mean, .p50, .p90, .p95, .p99, .p999, .max:
+            // Without a successful attempt there is nothing to time: refusals are fast.
+            guard figures.attempts > figures.failedAttempts else { return nil }
+            return figures.latency?.value(metric)
         }
     }
 

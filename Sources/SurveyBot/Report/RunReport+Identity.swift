@@ -65,6 +65,16 @@ extension RunReport {
         return nil
     }
 
+    /// The seed of a run whose plan gives none: the first eight bytes of the SHA-256 of
+    /// `survey-bot seed ` and the run id, big-endian, modulo 1,000,000. The shards of one run
+    /// (one `--run-id`) so draw one seed, as one machine would, and a run id means the same seed
+    /// in every version and on every machine. A generated run id is random, and so is its seed.
+    static func seed(derivedFrom runID: String) -> UInt64 {
+        let digest = SHA256.digest(of: Array("survey-bot seed \(runID)".utf8))
+        let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return value % 1_000_000
+    }
+
     /// A new run id: a random UUID, lowercase.
     static func newRunID() -> String {
         UUID().uuidString.lowercased()

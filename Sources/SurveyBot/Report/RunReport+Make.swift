@@ -19,7 +19,12 @@ extension RunReport {
         var stoppedBy = StopCause.completed
         /// `--run-id`, or the id generated for the run.
         var runID: String
+        /// The `abort` threshold that ended the run early (with `stoppedBy: .endedEarly`).
+        var abortedBy: Threshold? = nil
     }
+
+    /// `stopped_by` of a run an `abort` threshold ended: the engine's `endedEarly`.
+    static let stoppedByThresholdCause = "threshold"
 
     /// Builds the report of a run from its metrics, and evaluates the plan's thresholds on it.
     static func make(metrics: RunMetrics, facts: RunFacts) -> RunReport {
@@ -27,7 +32,10 @@ extension RunReport {
         let plan = facts.plan
         var report = RunReport(
             schema: schemaVersion, tool: Tool(name: "survey-bot", version: SurveyEngine.version), name: plan.name, passed: true,
-            interrupted: facts.interrupted, stoppedBy: (facts.interrupted ? .signal : facts.stoppedBy).rawValue,
+            interrupted: facts.interrupted,
+            stoppedBy: facts.interrupted
+                ? StopCause.signal.rawValue
+                : facts.stoppedBy == .endedEarly ? stoppedByThresholdCause : facts.stoppedBy.rawValue,
             target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
             runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,
@@ -38,17 +46,22 @@ extension RunReport {
             localResource: LocalResource(
                 attempts: metrics.localResource, builtinServerAcceptFailures: facts.builtinServerAcceptFailures, openFiles: facts.openFiles)
         )
+        if report.stoppedBy == stoppedByThresholdCause { report.stoppedByThreshold = facts.abortedBy?.description }
         report.evaluateThresholds(plan.thresholds)
         return report
     }
 
     /// Judges `thresholds` on the report's figures and sets `passed`: false when a threshold
     /// failed, when attempts could not be made for want of local resources, and always for a
-    /// partial merge, whose figures lack whole shards.
+    /// partial merge, whose figures lack whole shards, and for a run an `abort` threshold
+    /// stopped, whatever its figures say at the end. Without thresholds, the implicit
+    /// `survey.completion_rate > 0` is judged: a run in which none completed never passes.
     mutating func evaluateThresholds(_ thresholds: [Threshold]) {
         let figures = RunFigures(self)
+        let thresholds = thresholds.isEmpty ? [Threshold.implicitCompletion] : thresholds
         self.thresholds = thresholds.map { $0.evaluate(figures) }
-        passed = self.thresholds.allSatisfy(\.passed) && localResource == nil && partial != true
+        passed =
+            self.thresholds.allSatisfy(\.passed) && localResource == nil && partial != true && stoppedBy != Self.stoppedByThresholdCause
     }
 
     /// How a run ended, as every renderer words it.
@@ -57,24 +70,33 @@ extension RunReport {
         case interrupted
         /// This many attempts could not be made: the process ran out of descriptors or ports.
         case localResource(attempts: Int)
+        /// An `abort` threshold failed during the run and stopped it early (its text, or nil when
+        /// a report of a merge does not say which).
+        case stoppedByThreshold(String?)
         /// `failed` of `of` thresholds failed.
         case failed(Int, of: Int)
+        /// A plan without thresholds, and no respondent completed the survey: the implicit
+        /// `survey.completion_rate > 0` failed.
+        case noneCompleted
         /// A merge with shards missing (`--allow-partial`) whose `held` thresholds all held on
         /// what was merged: still not a pass.
         case partial(held: Int)
         /// Every one of `count` thresholds held.
         case passed(Int)
-        /// It ran to the end and had no thresholds to judge.
+        /// It ran to the end, had no thresholds of its own, and some respondent completed.
         case completed
     }
 
     var verdict: Verdict {
         if interrupted { return .interrupted }
         if let localResource { return .localResource(attempts: localResource.attempts) }
-        let failed = thresholds.filter { !$0.passed }.count
-        if failed > 0 { return .failed(failed, of: thresholds.count) }
-        if partial == true { return .partial(held: thresholds.count) }
-        return thresholds.isEmpty ? .completed : .passed(thresholds.count)
+        if stoppedBy == Self.stoppedByThresholdCause { return .stoppedByThreshold(stoppedByThreshold) }
+        let own = thresholds.filter { !$0.threshold.implicit }
+        let failed = own.filter { !$0.passed }.count
+        if failed > 0 { return .failed(failed, of: own.count) }
+        if thresholds.contains(where: { $0.threshold.implicit && !$0.passed }) { return .noneCompleted }
+        if partial == true { return .partial(held: own.count) }
+        return own.isEmpty ? .completed : .passed(own.count)
     }
 
     static let redacted = "<redacted>"
@@ -123,7 +145,7 @@ extension RunReport.Throughput {
 
 extension RunReport.Answers {
     init(_ metrics: RunMetrics) {
-        self.init(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, missing: metrics.answersMissing)
+        self.init(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, skipped: metrics.answersSkipped)
     }
 }
 

@@ -48,6 +48,7 @@ extension RunReport {
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),
             thresholds: [], plan: first.plan)
+        merged.stoppedByThreshold = parts.lazy.compactMap(\.report.stoppedByThreshold).first
         let local = parts.compactMap(\.report.localResource)
         let limits = local.first { $0.openFilesLimit != nil }
         merged.localResource = RunReport.LocalResource(
@@ -62,7 +63,10 @@ extension RunReport {
     /// any; `completed` only when every part says so (nil when a part does not say).
     static func mergedStopCause(_ reports: [RunReport]) -> String? {
         let causes = reports.map(\.stoppedBy)
-        for cause in [StopCause.signal, .duration] where causes.contains(cause.rawValue) { return cause.rawValue }
+        for cause in [StopCause.signal.rawValue, RunReport.stoppedByThresholdCause, StopCause.duration.rawValue]
+        where causes.contains(cause) {
+            return cause
+        }
         return causes.allSatisfy({ $0 == StopCause.completed.rawValue }) ? StopCause.completed.rawValue : nil
     }
 
@@ -126,7 +130,7 @@ extension RunReport {
         metrics.dropped = respondents.dropped
         metrics.answersSubmitted = answers.submitted
         metrics.answersUnanswered = answers.unanswered
-        metrics.answersMissing = answers.missing
+        metrics.answersSkipped = answers.skipped
         guard throughput.timeline.count == throughput.failuresTimeline.count else {
             throw MergeError(description: "\(path): the throughput timelines differ in length")
         }

@@ -42,6 +42,12 @@ extension RunReport {
         if byPlan.count > 1 {
             problems.append("reports of different plans: " + planDifferences(byPlan.map { $0.members.map { ($0.path, $0.report) } }))
         }
+        let bySeed = groups(checkable) { String($0.report.seed) }
+        if byRun.count == 1 && byPlan.count == 1 && bySeed.count > 1 {
+            problems.append(
+                "shards of one run with different seeds: " + bySeed.map { "seed \($0.key) in \(files($0.members))" }.joined(separator: "; ")
+                    + " (give the plan a seed, or run the shards again with this version, which derives the seed from --run-id)")
+        }
         let byCount = groups(checkable) { String($0.shard.count) }
         if byCount.count > 1 {
             problems.append(
@@ -143,7 +149,7 @@ extension RunReport {
 
     /// The report's plan and thresholds as `field: value` pairs, nested fields by dotted name.
     private static func planFields(_ report: RunReport) -> [String: String] {
-        var fields = ["thresholds": "[" + report.thresholds.map(\.threshold.description).joined(separator: ", ") + "]"]
+        var fields = ["thresholds": "[" + report.thresholds.map(\.threshold.planText).joined(separator: ", ") + "]"]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(report.plan), case .success(.object(let members)) = JSONValue.parse(data) else {

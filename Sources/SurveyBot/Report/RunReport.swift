@@ -14,9 +14,11 @@ struct RunReport: Codable, Sendable, Equatable {
     var name: String
     var passed: Bool
     var interrupted: Bool
-    /// What ended the run: `completed`, `duration` or `signal` (`StopCause`). Absent from reports
-    /// of versions before it.
+    /// What ended the run: `completed`, `duration`, `signal` (`StopCause`) or `threshold` (an
+    /// `abort` threshold failed during the run). Absent from reports of versions before it.
     var stoppedBy: String?
+    /// With `stopped_by: threshold`: the threshold that stopped the run, as the plan wrote it.
+    var stoppedByThreshold: String? = nil
     var target: String
     var startedAt: String
     var endedAt: String
@@ -49,6 +51,7 @@ struct RunReport: Codable, Sendable, Equatable {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
         case localResource = "local_resource"
         case stoppedBy = "stopped_by"
+        case stoppedByThreshold = "stopped_by_threshold"
         case partial
         case runID = "run_id"
         case planDigest = "plan_digest"
@@ -202,9 +205,35 @@ struct RunReport: Codable, Sendable, Equatable {
 
     struct Answers: Codable, Sendable, Equatable {
         var submitted: Int
+        /// Questions whose submit still failed after its retries.
         var unanswered: Int
-        /// Questions the plan had no answer for.
-        var missing: Int
+        /// Questions the plan had no answer for, never sent. Reports of versions before it call
+        /// it `missing` (and count those questions in `unanswered` too).
+        var skipped: Int
+
+        init(submitted: Int, unanswered: Int, skipped: Int) {
+            self.submitted = submitted
+            self.unanswered = unanswered
+            self.skipped = skipped
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case submitted, unanswered, skipped, missing
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            submitted = try container.decode(Int.self, forKey: .submitted)
+            unanswered = try container.decode(Int.self, forKey: .unanswered)
+            skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? container.decode(Int.self, forKey: .missing)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(submitted, forKey: .submitted)
+            try container.encode(unanswered, forKey: .unanswered)
+            try container.encode(skipped, forKey: .skipped)
+        }
     }
 
     struct Throughput: Codable, Sendable, Equatable {

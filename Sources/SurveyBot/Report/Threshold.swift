@@ -15,6 +15,7 @@ struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case min, mean, p50, p90, p95, p99, p999, max
         case retries
         case completionRate = "completion_rate"
+        case droppedRate = "dropped_rate"
         case attemptsPerSecond = "attempts_per_s"
 
         /// How limits and actual values of the metric are expressed.
@@ -31,17 +32,21 @@ struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
         var unit: Unit {
             switch self {
-            case .successRate, .firstTrySuccessRate, .errorRate, .completionRate: return .ratio
+            case .successRate, .firstTrySuccessRate, .errorRate, .completionRate, .droppedRate: return .ratio
             case .min, .mean, .p50, .p90, .p95, .p99, .p999, .max: return .latency
             case .retries: return .count
             case .attemptsPerSecond: return .perSecond
             }
         }
 
-        /// Whether the metric exists for the scope: completion is a property of the survey.
+        /// Whether the metric exists for the scope: completion and dropped arrivals are
+        /// properties of the survey.
         func applies(to scope: Scope) -> Bool {
-            self != .completionRate || scope == .survey
+            (self != .completionRate && self != .droppedRate) || scope == .survey
         }
+
+        /// Whether the metric is a latency, which needs successful attempts to mean anything.
+        var isLatency: Bool { unit == .latency }
     }
 
     enum Comparison: String, Sendable, Hashable, CaseIterable {
@@ -71,26 +76,49 @@ struct Threshold: Sendable, Hashable, CustomStringConvertible {
     var limit: Double
     /// The right-hand side as the plan wrote it, such as `300ms` or `95%`.
     var limitText: String
+    /// Not written in the plan: judged because the plan has no thresholds (`implicitCompletion`).
+    var implicit = false
+    /// `abort: true`: judged during the run too, which stops early when it fails (`AbortCheck`).
+    var abort = false
+    /// With `abort`: how long the run goes on before the threshold is judged (`after: 30s`).
+    var abortAfter = Duration.zero
 
-    init(scope: Scope, metric: Metric, comparison: Comparison, limit: Double, limitText: String) {
+    init(scope: Scope, metric: Metric, comparison: Comparison, limit: Double, limitText: String, implicit: Bool = false) {
         self.scope = scope
         self.metric = metric
         self.comparison = comparison
         self.limit = limit
         self.limitText = limitText
+        self.implicit = implicit
     }
+
+    /// `survey.completion_rate > 0`: judged on a run whose plan has no thresholds, so that a run
+    /// in which no respondent completed the survey never passes.
+    static let implicitCompletion = Threshold(
+        scope: .survey, metric: .completionRate, comparison: .greater, limit: 0, limitText: "0", implicit: true)
 
     /// `submit.p95`: the key in plans and reports.
     var name: String { "\(scope.rawValue).\(metric.rawValue)" }
 
     var description: String { "\(name) \(comparison.rawValue) \(limitText)" }
 
+    /// The threshold with its options, as the plan digest and the plan record write it:
+    /// `submit.success_rate >= 95% (abort after 30s)`.
+    var planText: String {
+        guard abort else { return description }
+        return description + (abortAfter > .zero ? " (abort after \(abortAfter.compactDescription))" : " (abort)")
+    }
+
+    /// The options a threshold written as a block takes besides its `check`.
+    static let optionKeys = ["check", "abort", "after"]
+
     /// Whether an actual value meets the threshold. A missing value (NaN: no data) never does.
     func holds(actual: Double) -> Bool {
         !actual.isNaN && comparison.holds(actual, limit)
     }
 
-    /// The threshold judged on a run's figures.
+    /// The threshold judged on a run's figures. A latency with no successful attempt behind it
+    /// has no value (`no samples`), so it fails: the speed of refusals says nothing.
     func evaluate(_ figures: RunFigures) -> ThresholdResult {
         let actual = figures.value(metric, of: scope)
         return ThresholdResult(threshold: self, actual: actual, passed: actual.map(holds(actual:)) ?? false)
@@ -115,7 +143,8 @@ struct ThresholdResult: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, op, limit, actual, passed, text
+        case name, op, limit, actual, passed, text, implicit, abort
+        case abortAfterS = "abort_after_s"
     }
 
     init(from decoder: any Decoder) throws {
@@ -133,7 +162,12 @@ struct ThresholdResult: Codable, Sendable, Equatable {
         let prefix = "\(name) \(op) "
         threshold = Threshold(
             scope: scope, metric: metric, comparison: comparison, limit: try container.decode(Double.self, forKey: .limit),
-            limitText: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text)
+            limitText: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text,
+            implicit: try container.decodeIfPresent(Bool.self, forKey: .implicit) ?? false)
+        threshold.abort = try container.decodeIfPresent(Bool.self, forKey: .abort) ?? false
+        if let after = try container.decodeIfPresent(Double.self, forKey: .abortAfterS), after.isFinite, after >= 0 {
+            threshold.abortAfter = .nanoseconds(Int64(min(after, 1e9) * 1e9))
+        }
         actual = try container.decodeIfPresent(Double.self, forKey: .actual)
         passed = try container.decode(Bool.self, forKey: .passed)
     }
@@ -147,5 +181,10 @@ struct ThresholdResult: Codable, Sendable, Equatable {
         try container.encode(actual, forKey: .actual)
         try container.encode(passed, forKey: .passed)
         try container.encode(threshold.description, forKey: .text)
+        if threshold.implicit { try container.encode(true, forKey: .implicit) }
+        if threshold.abort {
+            try container.encode(true, forKey: .abort)
+            if threshold.abortAfter > .zero { try container.encode(threshold.abortAfter.seconds, forKey: .abortAfterS) }
+        }
     }
 }

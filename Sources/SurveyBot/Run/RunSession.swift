@@ -106,7 +106,8 @@ final class RunSession {
         onStop("event loops") { group.shutdown() }
 
         var configuration = plan.run
-        configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
+        // Without a seed in the plan, every shard of a run draws the one of its run id.
+        configuration.seed = configuration.seed ?? RunReport.seed(derivedFrom: options.runID)
         configuration.shard = options.shard
         let target = try await startTarget(seed: configuration.seed ?? 0, group: group, client: &configuration.client)
 
@@ -149,15 +150,21 @@ final class RunSession {
         let warning = LocalResourceWarning(console: console)
         let builtinServer = self.builtinServer
         let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }
+        let (plan, seed, shard, runID) = (self.plan, configuration.seed ?? 0, options.shard, options.runID)
+        let aborting = Task {
+            await RunSession.watchAbort(plan: plan, seed: seed, shard: shard, runID: runID, coordinator: coordinator, console: console)
+        }
         let result = await coordinator.run()
         watching.cancel()
+        aborting.cancel()
+        let abortedBy = result.stoppedBy == .endedEarly ? await aborting.value : nil
         let acceptFailures = builtinServer?.acceptsWithoutResources ?? 0
         warning.warn(result.metrics, serverAcceptFailures: acceptFailures)
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: startedAt, endedAt: Date(),
             elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
             openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures, stoppedBy: result.stoppedBy,
-            runID: options.runID)
+            runID: options.runID, abortedBy: abortedBy)
         let report = RunReport.make(metrics: result.metrics, facts: facts)
         output.finish(report, started: startedAt)
         return report
@@ -190,6 +197,35 @@ final class RunSession {
         }
         if let certificate = server.certificatePEM { client.tls.trustedCertificates = [certificate] }
         return server.target
+    }
+
+    /// Judges the plan's `abort` thresholds every second on the figures so far, and ends the run
+    /// when one fails after its `after`, saying so on stderr (`--quiet` or not). Returns that
+    /// threshold; nil when none failed or the plan has none.
+    private static func watchAbort(
+        plan: Plan, seed: UInt64, shard: Shard, runID: String, coordinator: RunCoordinator, console: Console
+    ) async -> Threshold? {
+        let start = ContinuousClock.now
+        let check = AbortCheck(plan.thresholds)
+        let failing = await check.watch(
+            every: .seconds(1), elapsed: { ContinuousClock.now - start },
+            figures: {
+                let facts = RunReport.RunFacts(
+                    plan: plan, startedAt: Date(), endedAt: Date(), elapsed: ContinuousClock.now - start, seed: seed, shard: shard,
+                    interrupted: false, runID: runID)
+                return RunFigures(RunReport.make(metrics: coordinator.recorder.snapshot(), facts: facts))
+            },
+            sleep: { interval in try? await Task.sleep(for: interval) },
+            end: { failing in
+                let elapsed = (ContinuousClock.now - start).seconds
+                console.printError(
+                    plan.redacting(
+                        "\(failing.threshold) failed \(Readable.number((elapsed * 10).rounded() / 10)) s into the run "
+                            + "(actual \(Readable.actual(failing))): stopping (abort) — attempts in flight get their grace, then the "
+                            + "report is written"))
+                coordinator.endNow()
+            })
+        return failing?.threshold
     }
 
     /// The first SIGINT, SIGTERM or SIGHUP stops starting respondents (the second is the

@@ -9,6 +9,9 @@ public enum StopCause: String, Sendable, Hashable, CaseIterable {
     case duration
     /// `RunCoordinator.stop()` was called (a signal, usually).
     case signal
+    /// `RunCoordinator.endNow()` ended the run before its end, as its duration would have
+    /// (survey-bot: a threshold with `abort`).
+    case endedEarly = "ended_early"
 }
 
 /// What a run produced.
@@ -38,6 +41,8 @@ public actor RunCoordinator {
     /// Where every attempt is counted; readable while the run goes on.
     public nonisolated let recorder: MetricsRecorder
     private nonisolated let stopFlag = StopFlag()
+    /// Set by `endNow()`; given attempts in flight the run's grace.
+    private nonisolated let ending: RunEnding
     /// Raised when the duration expired with respondents still to start.
     private nonisolated let durationCut = StopFlag()
     private let transport: any Transport
@@ -63,6 +68,7 @@ public actor RunCoordinator {
         var configuration = configuration
         configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
         self.configuration = configuration
+        ending = RunEnding(grace: (configuration.duration == nil ? nil : configuration.grace) ?? configuration.client.timeout)
         self.target = target
         self.transport = transport
         self.clock = clock
@@ -79,13 +85,25 @@ public actor RunCoordinator {
     /// Whether `stop()` was called.
     public nonisolated var isStopping: Bool { stopFlag.isRaised }
 
+    /// Ends the run now as its duration would end it: no attempt starts from now on (no new
+    /// respondent, submit or retry; a think time or backoff is cut), an attempt in flight gets
+    /// at most the grace (the plan's `grace` with a duration, else the attempt timeout), and
+    /// respondents still under way are cut short. The result says `.endedEarly`. Safe from any
+    /// thread, returns at once; a second call, or one after a `stop()`, changes nothing.
+    public nonisolated func endNow() {
+        ending.end(at: clock.now())
+    }
+
+    /// Whether `endNow()` was called.
+    public nonisolated var hasEndedEarly: Bool { ending.deadline != nil }
+
     /// Runs the whole load and returns what it measured, once every respondent has ended.
     /// Call it once: a second run would count into the same `recorder`.
     public func run() async -> RunResult {
         let runStart = clock.now()
         let context = SurveyContext(
             configuration: configuration, requests: requests, seed: configuration.seed ?? 0, transport: transport, clock: clock,
-            recorder: recorder, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count))
+            recorder: recorder, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count), ending: ending)
         switch configuration.load {
         case .closed(let respondents):
             await runClosed(respondents: respondents, context: context)
@@ -96,8 +114,16 @@ public actor RunCoordinator {
         }
         let elapsed = clock.now() &- runStart
         let metrics = recorder.snapshot()
-        let stoppedBy: StopCause =
-            stopFlag.isRaised ? .signal : (durationCut.isRaised || metrics.respondentsCutShort > 0) ? .duration : .completed
+        let stoppedBy: StopCause
+        if stopFlag.isRaised {
+            stoppedBy = .signal
+        } else if let early = ending.deadline, early < (context.durationDeadline ?? .max) {
+            stoppedBy = .endedEarly
+        } else if durationCut.isRaised || metrics.respondentsCutShort > 0 {
+            stoppedBy = .duration
+        } else {
+            stoppedBy = .completed
+        }
         return RunResult(
             metrics: metrics, interrupted: stopFlag.isRaised, stoppedBy: stoppedBy, elapsed: .nanoseconds(Int64(elapsed)))
     }
@@ -106,7 +132,6 @@ public actor RunCoordinator {
         let shard = configuration.shard
         let workers = min(shard.share(of: configuration.concurrency), max(1, shard.count(of: respondents)))
         let next = Counter()
-        let deadline = context.deadline
         let durationCut = self.durationCut
         let seed = context.seed
         let clock = self.clock
@@ -116,7 +141,7 @@ public actor RunCoordinator {
                     while !context.stop.isRaised {
                         let number = next.take() * shard.count + (shard.index - 1)
                         guard number < respondents else { return }
-                        if let deadline, clock.now() >= deadline {
+                        if let deadline = context.deadline, clock.now() >= deadline {
                             durationCut.raise()
                             return
                         }

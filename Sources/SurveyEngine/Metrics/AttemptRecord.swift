@@ -84,7 +84,8 @@ struct RespondentResult: Sendable, Hashable {
     enum Ending: Sendable, Hashable {
         /// Every question was submitted successfully.
         case completed
-        /// Every question was tried; some stayed unanswered after their retries.
+        /// Every question was tried; some were not submitted: still failing after their
+        /// retries (`unanswered`), or with no answer in the plan (`skipped`).
         case finishedWithUnanswered
         /// Stopped before the end.
         case abandoned(AbandonReason)
@@ -99,11 +100,15 @@ struct RespondentResult: Sendable, Hashable {
     var submitted: Int
     /// Questions whose submit still failed after its retries.
     var unanswered: Int
+    /// Questions the plan has no answer for: never sent, and not `unanswered`, which says the
+    /// server refused.
+    var skipped: Int
 
     /// A result.
-    init(ending: Ending, submitted: Int, unanswered: Int) {
+    init(ending: Ending, submitted: Int, unanswered: Int, skipped: Int = 0) {
         self.ending = ending
         self.submitted = submitted
         self.unanswered = unanswered
+        self.skipped = skipped
     }
 }

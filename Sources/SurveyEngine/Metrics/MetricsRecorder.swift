@@ -44,11 +44,6 @@ public final class MetricsRecorder: Sendable {
         lane(number) { $0.add(result) }
     }
 
-    /// Counts a question the plan has no answer for.
-    func answerMissing(lane number: Int) {
-        lane(number) { $0.answersMissing += 1 }
-    }
-
     /// Counts an open-model arrival not started because the concurrency cap was reached.
     func dropped(lane number: Int) {
         lane(number) { $0.dropped += 1 }

@@ -151,8 +151,9 @@ public struct RunMetrics: Sendable, Hashable {
     public var answersSubmitted = 0
     /// Answers whose submit still failed after its retries.
     public var answersUnanswered = 0
-    /// Questions the plan has no answer for (only possible with a remote target).
-    public var answersMissing = 0
+    /// Questions the plan has no answer for, never sent (only possible with a remote target):
+    /// apart from `answersUnanswered`, which counts submits that failed.
+    public var answersSkipped = 0
     /// Attempts started in each second since the run began: index 0 counts [0 s, 1 s). It ends
     /// with the last second in which an attempt started.
     public var attemptsPerSecond: [Int] = []
@@ -195,6 +196,7 @@ public struct RunMetrics: Sendable, Hashable {
     mutating func add(_ result: RespondentResult) {
         answersSubmitted += result.submitted
         answersUnanswered += result.unanswered
+        answersSkipped += result.skipped
         switch result.ending {
         case .completed: respondentsCompleted += 1
         case .finishedWithUnanswered: respondentsFinishedWithUnanswered += 1
@@ -216,7 +218,7 @@ public struct RunMetrics: Sendable, Hashable {
         dropped += other.dropped
         answersSubmitted += other.answersSubmitted
         answersUnanswered += other.answersUnanswered
-        answersMissing += other.answersMissing
+        answersSkipped += other.answersSkipped
         while attemptsPerSecond.count < other.attemptsPerSecond.count {
             attemptsPerSecond.append(0)
             failuresPerSecond.append(0)

@@ -15,12 +15,13 @@ final class SurveyContext: Sendable {
     let clock: EngineClock
     let recorder: MetricsRecorder
     let stop: StopFlag
+    /// Set by `RunCoordinator.endNow()`: the run ends as its duration would, now.
+    let ending: RunEnding
     /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
     let runStart: UInt64
-    /// When the run's duration expires (a reading of `clock`): no attempt starts from then on,
-    /// and respondents still under way are cut short. Nil without a duration.
-    let deadline: UInt64?
-    /// `deadline` plus the grace: every attempt ends by then (`HTTPRequest.cutoff`).
+    /// When the run's duration expires (a reading of `clock`). Nil without a duration.
+    let durationDeadline: UInt64?
+    /// `durationDeadline` plus the grace: every attempt ends by then (`HTTPRequest.cutoff`).
     let cutoff: UInt64?
     let seed: UInt64
     let questionsCache: QuestionsCache
@@ -28,7 +29,7 @@ final class SurveyContext: Sendable {
     /// The context of a run of `configuration` sending `requests`, with its seed resolved.
     init(
         configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
-        recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, lanes: Int = 1
+        recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, lanes: Int = 1, ending: RunEnding? = nil
     ) {
         questionsRequest = requests.questions
         submitRequest = requests.submit
@@ -42,12 +43,14 @@ final class SurveyContext: Sendable {
         self.recorder = recorder
         self.stop = stop
         self.runStart = runStart
+        let grace = (configuration.duration == nil ? nil : configuration.grace) ?? configuration.client.timeout
+        self.ending = ending ?? RunEnding(grace: grace)
         if let duration = configuration.duration {
             let deadline = runStart &+ duration.clampedNanoseconds
-            self.deadline = deadline
-            cutoff = deadline &+ (configuration.grace ?? configuration.client.timeout).clampedNanoseconds
+            durationDeadline = deadline
+            cutoff = deadline &+ grace.clampedNanoseconds
         } else {
-            deadline = nil
+            durationDeadline = nil
             cutoff = nil
         }
         self.seed = seed
@@ -56,18 +59,54 @@ final class SurveyContext: Sendable {
 }
 
 extension SurveyContext {
+    /// When no attempt may start any more (a reading of `clock`): the duration's expiry, or the
+    /// moment the run was ended early, whichever came first; nil while neither is set.
+    var deadline: UInt64? {
+        guard let early = ending.deadline else { return durationDeadline }
+        return min(early, durationDeadline ?? .max)
+    }
+
     /// Why respondents must stop now, if they must: a stop asked for (a signal) wins over the
-    /// run's duration.
+    /// run's duration, which wins over an early end.
     var stopCause: StopCause? {
         if stop.isRaised { return .signal }
-        if let deadline, clock.now() >= deadline { return .duration }
+        let now = clock.now()
+        if let durationDeadline, now >= durationDeadline { return .duration }
+        if let early = ending.deadline, now >= early { return .endedEarly }
         return nil
     }
 
-    /// How a respondent stopped by `cause` before its end ends.
+    /// How a respondent stopped by `cause` before its end ends: cut short by the run's end,
+    /// or abandoned by a signal.
     func ending(stoppedBy cause: StopCause?) -> RespondentResult.Ending {
-        cause == .duration ? .cutShort : .abandoned(.interrupted)
+        cause == .duration || cause == .endedEarly ? .cutShort : .abandoned(.interrupted)
     }
+}
+
+/// The early end of a run, shared by its respondents and their requests in flight: once set,
+/// no attempt starts, and an attempt in flight ends by the grace after it (`cutoff`).
+final class RunEnding: Sendable {
+    private let endedAt = Atomic<UInt64>(.max)
+    private let grace: UInt64
+
+    /// An ending not yet set, giving attempts in flight `grace` when it is.
+    init(grace: Duration) {
+        self.grace = grace.clampedNanoseconds
+    }
+
+    /// Ends the run at `now` (a reading of the run's clock); a second call changes nothing.
+    func end(at now: UInt64) {
+        _ = endedAt.compareExchange(expected: .max, desired: now, ordering: .relaxed)
+    }
+
+    /// When the run was ended; nil while it runs on.
+    var deadline: UInt64? {
+        let value = endedAt.load(ordering: .relaxed)
+        return value == .max ? nil : value
+    }
+
+    /// The latest an attempt in flight may end: the end plus the grace; nil while it runs on.
+    var cutoff: UInt64? { deadline.map { $0 &+ grace } }
 }
 
 /// The survey's two requests, built once per run from its API and target.
@@ -134,12 +173,13 @@ struct Respondent: Sendable {
     }
 
     private mutating func takeSurvey(_ context: SurveyContext) async -> RespondentResult {
-        if context.stopCause == .duration {
-            // Started as the duration expired: not even the questions are asked for.
+        if let cause = context.stopCause, cause != .signal {
+            // Started as the duration expired or the run ended: not even the questions are asked for.
             return RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)
         }
         var questionsRequest = HTTPRequest(context.questionsRequest, collectBody: true)
         questionsRequest.cutoff = context.cutoff
+        questionsRequest.ending = context.ending
         switch await call(.questions, questionsRequest, context) {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
@@ -157,7 +197,7 @@ struct Respondent: Sendable {
                 return tally
             }
             guard let submit = nextSubmit(question, context) else {
-                tally.unanswered += 1
+                tally.skipped += 1
                 continue
             }
             if await !pause(submit.think, context) {
@@ -173,7 +213,7 @@ struct Respondent: Sendable {
                 return tally
             }
         }
-        if tally.unanswered > 0 { tally.ending = .finishedWithUnanswered }
+        if tally.unanswered > 0 || tally.skipped > 0 { tally.ending = .finishedWithUnanswered }
         questions = []
         return tally
     }
@@ -188,19 +228,17 @@ struct Respondent: Sendable {
         }
     }
 
-    /// The submit of the `index`-th question and the think time before it; nil (and counted as
-    /// missing) when the plan has no answer for it.
+    /// The submit of the `index`-th question and the think time before it; nil when the plan
+    /// has no answer for it (the question is skipped).
     @inline(never)
     private mutating func nextSubmit(_ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
         let question = questions[index]
-        guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else {
-            context.recorder.answerMissing(lane: lane)
-            return nil
-        }
+        guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
         let answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
         let think = context.think.sample(using: &random).clampedNanoseconds
         var request = HTTPRequest(context.submitRequest, body: Self.submitBody(id: question.id, answer: answer))
         request.cutoff = context.cutoff
+        request.ending = context.ending
         return (request, think)
     }
 

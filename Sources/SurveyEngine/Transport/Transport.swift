@@ -60,6 +60,9 @@ public struct HTTPRequest: Sendable {
     /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
     /// grace after a run's duration. Nil: the timeout alone.
     var cutoff: UInt64?
+    /// The run's early end, if it has one: once set, the attempt also ends as a `timeout` at its
+    /// `cutoff` (the end plus the grace).
+    var ending: RunEnding?
 
     /// A request of `template` with `body`. The response body is dropped unless
     /// `collectBody`: only a caller that reads it should pay for keeping it.

@@ -55,7 +55,7 @@ private let plan = """
         #expect(questions.errors == ["tls_certificate": 12])
         #expect(questions.errorSamples?["tls_certificate"]?.contains("self") == true)
         #expect(report.respondents.abandoned == 12)
-        #expect(status == 0, "no thresholds: the verdict is the report's, not the exit code's")
+        #expect(status == 1, "no thresholds, and none completed: the implicit survey.completion_rate > 0 failed")
     }
 
     @Test func insecureAcceptsTheCertificateAndWarns() async throws {

@@ -63,7 +63,9 @@ struct HTTPSRealServerEndToEndTests {
         let planPath = try directory.write("real.plan", plan("https://127.0.0.1:\(server.port)"))
 
         let refused = try ChildProcess(surveyBot: ["run", planPath, "--out", "\(directory.path)/refused", "--quiet"])
-        #expect(await refused.wait(seconds: 60) == 0, "no thresholds: the verdict is the report's\n\(refused.standardError)")
+        #expect(
+            await refused.wait(seconds: 60) == 1,
+            "no thresholds, none completed: the implicit survey.completion_rate > 0 failed\n\(refused.standardError)")
         let refusedReport = try RunReport.read(path: "\(directory.path)/refused/real-latest.json")
         let questions = try #require(refusedReport.endpoints["questions"])
         // Not retried (a certificate failure is not transient), so one attempt per respondent.
@@ -103,7 +105,7 @@ struct HTTPSRealServerEndToEndTests {
             let run = try ChildProcess(surveyBot: ["run", planPath, "--out", "\(directory.path)/\(index)", "--quiet"])
             let status = await run.wait(seconds: 60)
             server.stop()
-            #expect(status == 0, "\(run.standardError)")
+            #expect(status == 1, "none completed: \(run.standardError)")
             let report = try RunReport.read(path: "\(directory.path)/\(index)/real-latest.json")
             let questions = try #require(report.endpoints["questions"])
             #expect(questions.errors == [kind: 12], "\(reason)")
@@ -126,7 +128,7 @@ struct HTTPSRealServerEndToEndTests {
         let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
         server.stop()
-        #expect(status == 0, "\(run.standardError)")
+        #expect(status == 1, "none completed: \(run.standardError)")
         let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
         let questions = try #require(report.endpoints["questions"])
         #expect(questions.errors == ["timeout": 4])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyEngine
 @testable import SurveyTestSupport
 
 /// `survey-bot diff` on the command line: exit codes, options, help.
@@ -18,6 +19,41 @@ import Testing
         #expect(regression.status == .failure, "\(regression.out)")
         #expect(
             regression.out.split(separator: "\n").contains { $0.contains("submit") && $0.contains("p50") && $0.contains("REGRESSED (p") })
+    }
+
+    @Test func aPartialMergeIsNamedOnTheFirstLineAndIsNeverAPlainPass() async throws {
+        let directory = try TemporaryDirectory()
+        var partial = ReportFixtures.report()
+        partial.partial = true
+        partial.missingShards = [3]
+        partial.mergedShards = [1, 2, 4]
+        partial.shard = nil
+        let whole = try directory.write("whole.json", ReportFixtures.report().jsonText())
+        let merged = try directory.write("merged.json", partial.jsonText())
+        // The same figures: nothing regressed, and still not a pass.
+        let plain = await runCommand(["diff", whole, whole])
+        #expect(plain.status == .success)
+        let text = await runCommand(["diff", whole, merged])
+        #expect(text.status == .failure, "\(text.out)")
+        let first = text.out.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("diff: PARTIAL merge: \(merged) is missing shard 3 of 4 — "), "\(first)")
+        #expect(text.out.contains("no regressions, but not a pass: \(merged) is a partial merge (missing shard 3 of 4)"), "\(text.out)")
+        let markdown = await runCommand(["diff", merged, whole, "--format", "markdown"])
+        #expect(markdown.status == .failure)
+        #expect(
+            markdown.out.hasPrefix("## survey-bot diff — ⚠️ PARTIAL merge: `\(merged)` is missing shard 3 of 4\n"), "\(markdown.out)")
+        let json = await runCommand(["diff", whole, merged, "--format", "json"])
+        #expect(json.status == .failure)
+        let lines = json.out.split(separator: "\n").map(String.init)
+        #expect(lines.count > 2 && lines[1].hasPrefix(#"  "partial" : ["#), "\(lines.prefix(3))")
+        let value = try JSONValue.parse(Array(json.out.utf8)).get()
+        guard case .array(let parts)? = value["partial"] else {
+            Issue.record("no partial list")
+            return
+        }
+        #expect(parts.first?["report"] == .string("new"))
+        #expect(parts.first?["missing_shards"] == .array([.integer(3)]))
+        #expect(value["passed"] == .bool(false))
     }
 
     @Test func toleranceTakesAnyNonNegativePercentage() async throws {

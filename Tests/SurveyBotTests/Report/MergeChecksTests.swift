@@ -51,6 +51,24 @@ private func writeShard(
         #expect(hidden.err.contains(String(ReportFixtures.plan.digest.prefix(19))), "\(hidden.err)")
     }
 
+    @Test func shardsOfOneRunWithDifferentSeedsAreRefused() async throws {
+        // Shards of a plan without a seed, written before the seed came from the run id: each
+        // drew its own, so their figures are not one repeatable run.
+        let directory = try TemporaryDirectory()
+        let one = try writeShard(directory, 1, of: 2)
+        var other = ReportFixtures.report(metrics: shardMetrics(2, of: 2), shard: Shard(index: 2, count: 2), runID: "run-1")
+        other.seed = 7
+        let two = try directory.write("shard-2-of-2.json", other.jsonText())
+        let result = await runCommand(["merge", one, two, "--out", directory.path + "/merged.json"])
+        #expect(result.status == .validationFailure)
+        #expect(
+            result.err.contains(
+                "shards of one run with different seeds: seed 42 in \(one); seed 7 in \(two) (give the plan a seed, or run the shards again"
+            ),
+            "\(result.err)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/merged.json"))
+    }
+
     @Test func aShardGivenTwiceIsRefusedNamingBothFiles() async throws {
         let directory = try TemporaryDirectory()
         let one = try writeShard(directory, 1, of: 2)

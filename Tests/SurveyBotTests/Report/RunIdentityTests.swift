@@ -53,10 +53,12 @@ import Testing
         """
 
     /// Runs the plan in-process (against the builtin server on loopback) and reads its report.
-    private func run(_ directory: TemporaryDirectory, _ name: String, _ options: [String], token: String = "first") async throws
+    private func run(
+        _ directory: TemporaryDirectory, _ name: String, _ options: [String], token: String = "first", plan text: String = Self.plan
+    ) async throws
         -> RunReport
     {
-        let plan = try directory.write("identity.plan", Self.plan)
+        let plan = try directory.write("\(name).plan", text)
         let out = directory.path + "/" + name
         let result = await runCommand(
             ["run", plan, "--out", out, "--quiet", "--format", "json"] + options, environment: ["TOKEN": token])
@@ -88,6 +90,29 @@ import Testing
         #expect(two.planDigest == digest)
         let other = try await run(directory, "other", ["--run-id", "k8s-uid-1", "--shard", "2/2", "--concurrency", "1"])
         #expect(other.planDigest != digest, "an override is part of the plan as run")
+    }
+
+    @Test func withoutASeedTheShardsOfOneRunDrawTheSeedOfItsRunId() async throws {
+        let directory = try TemporaryDirectory()
+        let unseeded = Self.plan.replacingOccurrences(of: "seed: 3\n", with: "")
+        let one = try await run(directory, "u1", ["--run-id", "k8s-uid-2", "--shard", "1/2"], plan: unseeded)
+        let two = try await run(directory, "u2", ["--run-id", "k8s-uid-2", "--shard", "2/2"], plan: unseeded)
+        #expect(one.seed == RunReport.seed(derivedFrom: "k8s-uid-2"))
+        #expect(two.seed == one.seed, "one run, one seed")
+        let merged = try RunReport.merged([("u1.json", one), ("u2.json", two)])
+        #expect(merged.seed == one.seed)
+        // A plan's seed wins; another run id is another seed.
+        let seeded = try await run(directory, "s", ["--run-id", "k8s-uid-2"])
+        #expect(seeded.seed == 3)
+        #expect(RunReport.seed(derivedFrom: "k8s-uid-3") != one.seed)
+    }
+
+    @Test func aSeedDerivedFromARunIdIsStableAndSmall() {
+        // Pinned: a run id gives the same seed in every version, on every machine.
+        #expect(RunReport.seed(derivedFrom: "gh-4242-1") == RunReport.seed(derivedFrom: "gh-4242-1"))
+        let seeds = Set((0..<200).map { RunReport.seed(derivedFrom: "run-\($0)") })
+        #expect(seeds.count > 190)
+        #expect(seeds.allSatisfy { $0 <= 999_999 })
     }
 
     @Test func aShardWithoutARunIdIsWarnedThatItCannotBeMerged() async throws {

@@ -133,13 +133,16 @@ import Testing
         #expect(chosen.count == 3)
     }
 
-    @Test func missingAnswerIsCountedNotSent() async {
+    @Test func aQuestionWithoutAnAnswerIsSkippedNotUnanswered() async {
+        // `unanswered` is a submit that failed; a question the plan cannot answer is never sent.
         let transport = ScriptedTransport(survey())
         let recorder = MetricsRecorder(lanes: 1)
         var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(context(transport, answers: AnswerBook(byQuestion: [1: ["a"], 3: ["c"]]), recorder: recorder))
-        #expect(result == RespondentResult(ending: .finishedWithUnanswered, submitted: 2, unanswered: 1))
-        #expect(recorder.snapshot().answersMissing == 1)
+        #expect(result == RespondentResult(ending: .finishedWithUnanswered, submitted: 2, unanswered: 0, skipped: 1))
+        let metrics = recorder.snapshot()
+        #expect(metrics.answersSkipped == 1)
+        #expect(metrics.answersUnanswered == 0)
         #expect(!transport.sent.contains { $0.body.contains("\"id\":2") })
     }
 

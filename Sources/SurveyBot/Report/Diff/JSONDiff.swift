@@ -5,6 +5,10 @@ import SurveyEngine
 /// of the JSON report (keys sorted; a figure that is not there is `null`).
 enum JSONDiff: DiffRenderer {
     private struct Document: Encodable {
+        /// Present only when a report is a partial merge; written first.
+        var partial: [ReportDiff.PartialReport]?
+        /// False when anything regressed or a report is a partial merge: the exit code's verdict.
+        var passed: Bool
         var base: String
         var new: String
         var confidence: Double
@@ -14,7 +18,7 @@ enum JSONDiff: DiffRenderer {
         var rows: [ReportDiff.Row]
 
         enum CodingKeys: String, CodingKey {
-            case base, new, confidence, tolerance, regressions, rows
+            case partial, passed, base, new, confidence, tolerance, regressions, rows
             case tooFewSamples = "too_few_samples"
         }
     }
@@ -22,7 +26,9 @@ enum JSONDiff: DiffRenderer {
     static func render(_ diff: ReportDiff) throws(JSONEncodingError) -> String {
         try JSONValue.text(
             of: Document(
-                base: diff.basePath, new: diff.newPath, confidence: diff.confidence, tolerance: diff.tolerances.default,
-                regressions: diff.regressions.count, tooFewSamples: diff.tooFewSamples.count, rows: diff.rows))
+                partial: diff.partialReports.isEmpty ? nil : diff.partialReports, passed: diff.passed, base: diff.basePath,
+                new: diff.newPath, confidence: diff.confidence, tolerance: diff.tolerances.default,
+                regressions: diff.regressions.count, tooFewSamples: diff.tooFewSamples.count, rows: diff.rows),
+            first: diff.partialReports.isEmpty ? [] : ["partial"])
     }
 }

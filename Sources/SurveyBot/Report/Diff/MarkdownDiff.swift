@@ -2,7 +2,7 @@
 enum MarkdownDiff: DiffRenderer {
     static func render(_ diff: ReportDiff) -> String {
         var lines = [
-            "## survey-bot diff", "",
+            "## survey-bot diff" + (diff.partialText(path: { "`\($0)`" }).map { " — ⚠️ " + $0 } ?? ""), "",
             "`\(diff.basePath)` → `\(diff.newPath)` — tolerance \(Readable.percent(diff.tolerances.default)), "
                 + "confidence \(Readable.percent(diff.confidence))",
             "", "| endpoint | metric | base | new | change | verdict |",

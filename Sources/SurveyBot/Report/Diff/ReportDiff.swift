@@ -112,6 +112,34 @@ struct ReportDiff {
     /// show a regression.
     var confidence: Double
     var regressions: [Row] { rows.filter { $0.verdict == .regressed || $0.verdict == .missing } }
+    /// The reports that are partial merges (`merge --allow-partial`): their figures lack whole
+    /// shards, so the diff cannot pass, whatever its rows say.
+    var partialReports: [PartialReport]
+    /// No regression, and both reports whole.
+    var passed: Bool { regressions.isEmpty && partialReports.isEmpty }
+
+    /// A partial merge among the two reports.
+    struct PartialReport: Encodable {
+        /// `base` or `new`.
+        var report: String
+        var path: String
+        var missingShards: [Int]
+        /// `missing shard 3 of 4`.
+        var missingText: String
+
+        enum CodingKeys: String, CodingKey {
+            case report, path
+            case missingShards = "missing_shards"
+        }
+    }
+
+    /// `PARTIAL merge: new.json is missing shard 3 of 4`, each path written by `path`, or nil
+    /// when both reports are whole.
+    func partialText(path: (String) -> String = { $0 }) -> String? {
+        guard !partialReports.isEmpty else { return nil }
+        return "PARTIAL merge: "
+            + partialReports.map { "\(path($0.path)) is missing \($0.missingText.dropFirst("missing ".count))" }.joined(separator: "; ")
+    }
     /// Figures a run had too few samples to judge.
     var tooFewSamples: [Row] { rows.filter { $0.reason == .tooFewSamples } }
 
@@ -121,6 +149,11 @@ struct ReportDiff {
     ) {
         self.basePath = basePath
         self.newPath = newPath
+        partialReports = [("base", basePath, base), ("new", newPath, new)].compactMap { role, path, report in
+            report.missingShardsText.map {
+                PartialReport(report: role, path: path, missingShards: report.missingShards ?? [], missingText: $0)
+            }
+        }
         self.tolerances = tolerances
         self.confidence = confidence
         // Rows in order: an endpoint missing from one run is a row as it stands; a figure of
@@ -176,6 +209,11 @@ struct ReportDiff {
             bad.isEmpty
             ? "no regressions"
             : "\(bad.count) regression\(bad.count == 1 ? "" : "s"): " + bad.map { "\($0.endpoint) \($0.metric)" }.joined(separator: ", ")
+        if !partialReports.isEmpty {
+            text +=
+                (bad.isEmpty ? ", but not a pass: " : "; and ")
+                + partialReports.map { "\($0.path) is a partial merge (\($0.missingText))" }.joined(separator: ", ")
+        }
         let blind = tooFewSamples.count
         if blind > 0 { text += "; \(blind) figure\(blind == 1 ? "" : "s") had too few samples to judge" }
         return text

@@ -2,7 +2,7 @@
 enum TextDiff: DiffRenderer {
     static func render(_ diff: ReportDiff) -> String {
         var lines = [
-            "diff: \(diff.basePath) → \(diff.newPath) (tolerance \(Readable.percent(diff.tolerances.default)), "
+            "diff: \(diff.partialText().map { "\($0) — " } ?? "")\(diff.basePath) → \(diff.newPath) (tolerance \(Readable.percent(diff.tolerances.default)), "
                 + "confidence \(Readable.percent(diff.confidence)))"
         ]
         let header = ["endpoint", "metric", "base", "new", "change", "verdict"]

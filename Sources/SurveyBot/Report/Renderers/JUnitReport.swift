@@ -7,7 +7,8 @@ enum JUnitReport: ReportRenderer {
         var failures = 0
         for result in report.thresholds {
             let threshold = result.threshold
-            var text = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"\(escape(threshold.description))\" time=\"0\">"
+            let name = threshold.description + (threshold.implicit ? " (implicit)" : "")
+            var text = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"\(escape(name))\" time=\"0\">"
             if !result.passed {
                 failures += 1
                 let message =
@@ -23,6 +24,16 @@ enum JUnitReport: ReportRenderer {
             interrupted += "\n      <failure message=\"the run was interrupted before its end\"/>\n    "
         }
         cases.append(interrupted + "</testcase>")
+        let stopped = report.stoppedBy == RunReport.stoppedByThresholdCause
+        if stopped || report.thresholds.contains(where: \.threshold.abort) {
+            var abort = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"run not stopped by a threshold\" time=\"0\">"
+            if stopped {
+                failures += 1
+                let message = "stopped early: \(report.stoppedByThreshold ?? "a threshold") failed while the run went on (abort)"
+                abort += "\n      <failure message=\"\(escape(message))\"/>\n    "
+            }
+            cases.append(abort + "</testcase>")
+        }
         var local = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"every attempt sent\" time=\"0\">"
         if let localResource = report.localResource {
             failures += 1

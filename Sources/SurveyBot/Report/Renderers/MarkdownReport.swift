@@ -37,7 +37,7 @@ enum MarkdownReport: ReportRenderer {
         lines.append(who + ".")
         lines.append("")
         var answers = "**Answers:** \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
-        if report.answers.missing > 0 { answers += ", \(report.answers.missing) with no answer in the plan" }
+        if report.answers.skipped > 0 { answers += ", \(report.answers.skipped) skipped (no answer in the plan)" }
         lines.append(answers + ".")
         lines.append("")
         if let local = report.localResource {
@@ -67,7 +67,9 @@ enum MarkdownReport: ReportRenderer {
         if !report.thresholds.isEmpty {
             lines += ["", "## Thresholds", "", "| threshold | actual | result |", "|---|---:|---|"]
             for result in report.thresholds {
-                lines.append("| `\(result.threshold)` | \(Readable.actual(result)) | \(result.passed ? "✅ passed" : "❌ failed") |")
+                let implicit = result.threshold.implicit ? " (implicit)" : result.threshold.abort ? " (abort)" : ""
+                lines.append(
+                    "| `\(result.threshold)`\(implicit) | \(Readable.actual(result)) | \(result.passed ? "✅ passed" : "❌ failed") |")
             }
         }
         for name in ["questions", "submit"] {
@@ -86,6 +88,8 @@ enum MarkdownReport: ReportRenderer {
         case .interrupted: "⚠️ interrupted"
         case .localResource: "❌ failed: out of local resources"
         case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
+        case .noneCompleted: "❌ failed: no respondent completed the survey"
+        case .stoppedByThreshold(let threshold): "❌ failed: stopped by \(threshold.map { "`\($0)`" } ?? "a threshold") (abort)"
         case .partial(let held): "⚠️ partial: \(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
         case .passed(let count): "✅ passed \(count) thresholds"
         case .completed: "✅ completed"

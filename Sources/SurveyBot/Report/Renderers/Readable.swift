@@ -45,9 +45,9 @@ enum Readable {
         }
     }
 
-    /// What a threshold measured, or `no data`.
+    /// What a threshold measured, or `no samples`.
     static func actual(_ result: ThresholdResult) -> String {
-        result.actual.map { value($0, unit: result.threshold.metric.unit) } ?? "no data"
+        result.actual.map { value($0, unit: result.threshold.metric.unit) } ?? "no samples"
     }
 
     /// One character per value, from ▁ to █.

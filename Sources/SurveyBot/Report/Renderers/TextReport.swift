@@ -27,10 +27,14 @@ enum TextReport: ReportRenderer {
         var who =
             "  respondents: \(respondents.started) started, \(respondents.completed) completed, "
             + "\(respondents.finishedWithUnanswered) with unanswered, \(respondents.abandoned) abandoned"
-        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
+        if let cutShort = respondents.cutShort, cutShort > 0 {
+            who += ", \(cutShort) cut short by " + (report.stoppedBy == RunReport.stoppedByThresholdCause ? "the abort" : "the duration")
+        }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
         lines.append(who)
-        lines.append("  answers: \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered")
+        var answers = "  answers: \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
+        if report.answers.skipped > 0 { answers += ", \(report.answers.skipped) skipped (no answer in the plan)" }
+        lines.append(answers)
         if let local = report.localResource { lines.append("  not sent: " + MarkdownReport.localResource(local)) }
         let errors = MarkdownReport.errors(report).map { error in
             "\(error.endpoint) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
@@ -40,7 +44,9 @@ enum TextReport: ReportRenderer {
         lines.append("  throughput: \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         for result in report.thresholds {
             let mark = result.passed ? "ok  " : "FAIL"
-            lines.append("  \(mark) \(result.threshold) (actual \(Readable.actual(result)))")
+            let implicit =
+                result.threshold.implicit ? " (implicit: a run without thresholds)" : result.threshold.abort ? " (abort)" : ""
+            lines.append("  \(mark) \(result.threshold)\(implicit) (actual \(Readable.actual(result)))")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -50,6 +56,8 @@ enum TextReport: ReportRenderer {
         case .interrupted: "INTERRUPTED"
         case .localResource: "FAILED: out of local resources"
         case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
+        case .noneCompleted: "FAILED: no respondent completed the survey"
+        case .stoppedByThreshold(let threshold): "FAILED: stopped by \(threshold ?? "a threshold") (abort)"
         case .partial(let held): "\(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
         case .passed(let count): "passed \(count) thresholds"
         case .completed: "completed"

@@ -1,0 +1,117 @@
+import Synchronization
+import Testing
+
+@testable import SurveyEngine
+@testable import SurveyTestSupport
+
+/// A transport on virtual time whose submits take 100 ms, and which calls `onSubmit` with the
+/// number of the submit as it is sent: a test ends the run from there, at a known point.
+private final class CountingTransport: Transport {
+    private let clock: VirtualClock
+    private let submits = Atomic<Int>(0)
+    private let starts = Mutex<[UInt64]>([])
+    let onSubmit: @Sendable (Int) -> Void
+
+    init(clock: VirtualClock, onSubmit: @escaping @Sendable (Int) -> Void) {
+        self.clock = clock
+        self.onSubmit = onSubmit
+    }
+
+    func send(_ request: HTTPRequest) async -> TransportOutcome {
+        starts.withLock { $0.append(clock.now) }
+        guard request.template.method == "POST" else { return ok(questionsJSON) }
+        onSubmit(submits.wrappingAdd(1, ordering: .relaxed).newValue)
+        await clock.clock.sleep(100_000_000)
+        return ok()
+    }
+
+    func shutdown() async {}
+
+    var sent: [UInt64] { starts.withLock { $0 } }
+}
+
+/// `RunCoordinator.endNow()`: the run stops as if its duration had just expired, whatever ends
+/// it early (a threshold with `abort`, in survey-bot).
+@Suite struct RunEndNowTests {
+    @Test func endingNowStopsTheRunLikeItsDuration() async throws {
+        let clock = VirtualClock()
+        let coordinator = Mutex<RunCoordinator?>(nil)
+        let endedAt = Mutex<UInt64?>(nil)
+        let transport = CountingTransport(clock: clock) { number in
+            guard number == 4 else { return }
+            // The fourth submit is on its way when the run is ended: it gets its answer.
+            endedAt.withLock { $0 = clock.now }
+            coordinator.withLock { $0 }?.endNow()
+        }
+        let configuration = RunConfiguration(
+            load: .closed(respondents: 5), concurrency: 1, think: DurationRange(fixed: .milliseconds(300)), seed: 5,
+            answers: AnswerBook(fallback: ["x"]))
+        let run = try RunCoordinator(configuration: configuration, target: target, transport: transport, clock: clock.clock)
+        coordinator.withLock { $0 = run }
+        let result = await run.run()
+        #expect(result.stoppedBy == .endedEarly)
+        #expect(!result.interrupted)
+        #expect(result.metrics.submit.attempts == 4, "the submit in flight finished; none started after")
+        #expect(result.metrics.answersSubmitted == 4)
+        #expect(result.metrics.respondentsCompleted == 1)
+        #expect(result.metrics.respondentsCutShort == 1, "the second respondent, under way")
+        #expect(result.metrics.respondentsStarted == 2, "no respondent started after")
+        let end = try #require(endedAt.withLock { $0 })
+        #expect(transport.sent.allSatisfy { $0 <= end })
+        #expect(run.hasEndedEarly)
+    }
+
+    @Test func endingNowGivesAttemptsInFlightTheGraceOnRealSockets() async throws {
+        // A server that never answers; attempts time out after 5 s; the duration is a minute,
+        // its grace 200 ms. Ended as the first request arrives (on the server's loop thread, not
+        // on a task that a busy pool could delay), the attempts in flight are cut 200 ms later.
+        let group = EventLoopGroup(threads: 2)
+        let ending = Mutex<RunCoordinator?>(nil)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
+            ending.withLock { $0 }?.endNow()
+            return .hang
+        }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(5)))
+        var result: RunResult?
+        try await tearingDown(client, server, group) {
+            let configuration = RunConfiguration(
+                load: .closed(respondents: 4), concurrency: 4, duration: .seconds(60), seed: 5,
+                client: HTTPClientConfiguration(timeout: .seconds(5)), grace: .milliseconds(200))
+            let run = try RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops)
+            ending.withLock { $0 = run }
+            result = await run.run()
+        }
+        let run = try #require(result)
+        #expect(run.stoppedBy == .endedEarly)
+        // Measured on the loops' threads from each attempt's start: about 200 ms, far from 5 s.
+        let longest = Duration.nanoseconds(Int64(run.metrics.questions.serviceTime.max))
+        #expect(longest < .seconds(2), "the longest attempt took \(longest)")
+        #expect(run.metrics.questions.errors == [.timeout: run.metrics.respondentsStarted])
+        #expect(run.metrics.respondentsCutShort == run.metrics.respondentsStarted)
+    }
+
+    @Test func endingNowWithoutADurationLetsAttemptsRunTheirTimeout() async throws {
+        // Without a duration the grace is the timeout: a hanging attempt ends at its own 300 ms.
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in .hang }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .milliseconds(300)))
+        var result: RunResult?
+        try await tearingDown(client, server, group) {
+            let configuration = RunConfiguration(
+                load: .closed(respondents: 50), concurrency: 1, seed: 5, client: HTTPClientConfiguration(timeout: .milliseconds(300)))
+            let run = try RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops)
+            let ender = Task {
+                try? await Task.sleep(for: .milliseconds(100))
+                run.endNow()
+            }
+            result = await run.run()
+            ender.cancel()
+        }
+        let run = try #require(result)
+        #expect(run.stoppedBy == .endedEarly)
+        #expect(run.metrics.respondentsStarted < 50)
+        #expect(run.metrics.questions.errors[.timeout, default: 0] >= 1)
+    }
+}
