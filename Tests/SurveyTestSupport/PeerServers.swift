@@ -64,7 +64,7 @@ final class OpenSSLServer {
         guard let openssl = Installed.openssl else { throw PeerFailure(description: "openssl is not installed") }
         let process = try ChildProcess(openssl, ["s_server", "-accept", "127.0.0.1:0", "-www"] + arguments)
         // "ACCEPT 127.0.0.1:41589" and a newline once it listens.
-        let port = await process.waitFor { process -> Int? in
+        let port = await process.waitFor(within: 60) { process -> Int? in
             let output = process.allOutput
             guard let start = output.range(of: "ACCEPT 127.0.0.1:")?.upperBound, let end = output[start...].firstIndex(of: "\n") else {
                 return nil
@@ -190,7 +190,7 @@ final class NginxServer {
                 """)
             // -e: the log of start-up errors, before the configuration is read.
             let process = try ChildProcess(nginx, ["-e", "\(directory)/error.log", "-c", configuration, "-p", "\(directory)/"])
-            if await process.waitFor({ listensOnLoopback(pid: $0.pid, port: port) ? true : nil }) == true {
+            if await process.waitFor(within: 60, { listensOnLoopback(pid: $0.pid, port: port) ? true : nil }) == true {
                 return NginxServer(port: port, process: process, files: files)
             }
             process.stop()

@@ -37,8 +37,12 @@ import Testing
         #expect(await run.wait(seconds: 30) == 128 + signal, "\(run.standardError)")
         let report = try RunReport.read(path: directory.path + "/term-latest.json")
         #expect(report.interrupted)
-        #expect(report.respondents.started == 4)
-        #expect(report.respondents.abandonedReasons == ["interrupted": 4])
+        // Four at most are under way at any moment (concurrency 4), and those are the ones the
+        // signal interrupts. On a quiet machine they are the first four; on a loaded one an
+        // earlier respondent may have given up first, so only the interrupted are counted.
+        #expect(report.respondents.started >= 4)
+        let interrupted = report.respondents.abandonedReasons["interrupted"] ?? 0
+        #expect((1...4).contains(interrupted), "\(report.respondents)")
         let junit = try String(contentsOfFile: directory.path + "/term-latest.xml", encoding: .utf8)
         #expect(junit.contains("the run was interrupted before its end"))
     }
