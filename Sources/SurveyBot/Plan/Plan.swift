@@ -41,6 +41,10 @@ struct Plan: Sendable, Hashable {
     /// (`api.headers.Authorization`), each list item in order: what `Plan+Display.swift` shows
     /// in their place.
     var environmentText: [String: [PlanText]]
+    /// The data feed's file (`data:`), as read; its rows are in `run.data`.
+    var dataFile: DataFile? = nil
+    /// How respondents take the rows (`data_order:`), applied to `run.data` once both are read.
+    var dataOrder: DataOrder = .sequential
 
     /// The key paths whose values took any part from the environment.
     var environmentKeys: Set<String> { Set(environmentText.keys) }
@@ -57,6 +61,12 @@ struct Plan: Sendable, Hashable {
 }
 
 extension Plan {
+    /// The ids among `ids` that neither the answers nor a data column `answer.<id>` answer.
+    func unanswerable(among ids: some Sequence<Int>) -> [Int] {
+        let fromData = run.data?.answerColumns ?? [:]
+        return run.answers.unanswerable(among: ids.filter { fromData[$0] == nil })
+    }
+
     /// A one-line summary for `validate`: model, respondents or rate, concurrency, target.
     var summary: String {
         var parts: [String] = []

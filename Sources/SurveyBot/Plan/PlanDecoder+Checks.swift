@@ -7,6 +7,7 @@ extension PlanDecoder {
         checkRetry(&plan)
         checkBuiltin(plan)
         checkTLS(plan, root: root)
+        checkTemplates(&plan)
     }
 
     /// One load model: `respondents` (closed) or `rate`/`ramp` (open), with what each needs.
@@ -63,7 +64,7 @@ extension PlanDecoder {
             error("the builtin fault rates other than fail_rate add up to more than 100%", at: last.keyLocation)
         }
         if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen["answers"] {
-            let missing = plan.run.answers.unanswerable(among: 1...count)
+            let missing = plan.unanswerable(among: 1...count)
             if !missing.isEmpty {
                 let list = missing.prefix(8).map(String.init).joined(separator: ", ") + (missing.count > 8 ? ", …" : "")
                 error(

@@ -12,6 +12,8 @@ struct PlanDecoder {
     /// Cross-checks between keys (answers covering every builtin question) only run on a tree
     /// without syntax errors: a line dropped by a syntax error would only cause a second error.
     var crossChecks = true
+    /// The values read that hold run-time variables (`${row.…}`), checked once every key is read.
+    var templates: [TemplateUse] = []
 
     /// Decodes the root mapping. Returns nil when any error was found.
     mutating func decode(_ root: PlanNode, defaultName: String) -> Plan? {
@@ -43,6 +45,11 @@ struct PlanDecoder {
 
     mutating func error(_ message: String, at location: SourceLocation) {
         diagnostics.append(Diagnostic(message, at: location))
+    }
+
+    /// Adds an error found elsewhere than in the plan's text: in a data file it names.
+    mutating func report(_ diagnostic: Diagnostic) {
+        diagnostics.append(diagnostic)
     }
 
     /// The entries of a mapping in source order. With `known`, an entry whose key is not in it

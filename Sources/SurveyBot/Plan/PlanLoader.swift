@@ -48,7 +48,8 @@ struct PlanLoader: Sendable {
             PlanErrors(
                 located.sortedBySource().map { diagnostic in
                     var d = diagnostic
-                    if case .file = d.location.origin, d.location.line >= 1, d.location.line <= lines.count {
+                    // Only the plan's own lines are quoted: a data file's are secrets.
+                    if case .file(let file) = d.location.origin, file == path, d.location.line >= 1, d.location.line <= lines.count {
                         d.sourceLine = URLDisplay.redacting(lines[d.location.line - 1])
                     }
                     // User info and query values are secrets wherever they were written.

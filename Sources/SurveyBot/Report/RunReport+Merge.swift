@@ -62,7 +62,7 @@ extension RunReport {
     /// any; `completed` only when every part says so (nil when a part does not say).
     static func mergedStopCause(_ reports: [RunReport]) -> String? {
         let causes = reports.map(\.stoppedBy)
-        for cause in [StopCause.signal, .duration] where causes.contains(cause.rawValue) { return cause.rawValue }
+        for cause in [StopCause.signal, .duration, .data] where causes.contains(cause.rawValue) { return cause.rawValue }
         return causes.allSatisfy({ $0 == StopCause.completed.rawValue }) ? StopCause.completed.rawValue : nil
     }
 

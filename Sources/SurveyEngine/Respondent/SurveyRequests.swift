@@ -1,0 +1,106 @@
+/// The survey's requests, built once per run from its API and target: a fixed head where
+/// nothing in it varies, or the compiled parts each respondent (or each submit) fills in.
+struct SurveyRequests: Sendable {
+    /// One call's request.
+    struct Recipe: Sendable {
+        let method: String
+        /// The head when neither the path nor a header holds a variable.
+        let fixed: HTTPRequest.Template?
+        /// The base path and the call's path, variables percent-encoded.
+        let path: CompiledTemplate
+        let headers: [(name: String, value: CompiledTemplate)]
+        let host: String
+        /// The JSON body, for the login and a custom submit body.
+        let body: CompiledTemplate?
+
+        /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
+        var headPerQuestion: Bool { path.perQuestion || headers.contains { $0.value.perQuestion } }
+
+        /// The head for these values: the fixed one, or one built from the filled-in parts.
+        func template(_ values: CompiledTemplate.Values) -> HTTPRequest.Template {
+            if let fixed { return fixed }
+            let path = self.path.render(values)
+            let headers = headers.map { HTTPHeader(name: $0.name, value: $0.value.string(values)) }
+            return HTTPRequest.Template(
+                method: method, path: String(decoding: path, as: UTF8.self),
+                head: HTTPRequest.Template.head(method: method, path: path, host: host, headers: headers))
+        }
+    }
+
+    let questions: Recipe
+    let submit: Recipe
+    let login: Recipe?
+
+    /// The fixed questions head; tests and the plain flow use it.
+    var questionsTemplate: HTTPRequest.Template? { questions.fixed }
+
+    /// Throws when a request cannot be framed (`HTTPRequest.Template`, checked with every
+    /// variable standing in as `x`), or a template names a column, capture or variable it
+    /// cannot use there.
+    init(api: SurveyAPI, target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
+        let captures = api.captures.map(\.name)
+        let json = [HTTPHeader(name: "Content-Type", value: "application/json")]
+        func recipe(
+            _ call: SurveyAPI.Call, _ name: String, body: String?, extraHeaders: [HTTPHeader], allowed: Set<Kind>
+        ) throws(HTTPSyntaxError) -> Recipe {
+            let path = try Self.compile(
+                call.path, .path, name: "the \(name) path", columns, captures, allowed, prefix: target.basePath)
+            var headers: [(name: String, value: CompiledTemplate)] = []
+            for header in api.headers + extraHeaders {
+                let value = try Self.compile(header.value, .text, name: "the header \(header.name)", columns, captures, allowed)
+                headers.append((header.name, value))
+            }
+            let bodyTemplate = try body.map { (text) throws(HTTPSyntaxError) in
+                try Self.compile(text, .json, name: "the \(name) body", columns, captures, allowed)
+            }
+            // Checked once, every variable standing in as `x`: the literal parts must frame a
+            // request; the values filled in later cannot break it (`RespondentData.problems`).
+            let sample = CompiledTemplate.Values(
+                row: Array(repeating: "x", count: columns.count), respondentID: 0, session: Array(repeating: "x", count: captures.count),
+                questionID: 1, answer: "x")
+            let checked = try HTTPRequest.Template(
+                method: call.method, path: path.string(sample), target: target,
+                headers: headers.map { HTTPHeader(name: $0.name, value: $0.value.string(sample)) })
+            let varies = path.constant == nil || headers.contains { $0.value.constant == nil }
+            return Recipe(
+                method: call.method, fixed: varies ? nil : checked, path: path, headers: headers, host: target.hostHeader,
+                body: bodyTemplate)
+        }
+        let everyRespondent: Set<Kind> = [.row, .respondent, .session]
+        questions = try recipe(api.questions, "questions", body: nil, extraHeaders: [], allowed: everyRespondent)
+        submit = try recipe(
+            api.submit, "submit", body: api.submitBody, extraHeaders: json, allowed: everyRespondent.union([.question]))
+        login = try api.login.map { (call) throws(HTTPSyntaxError) in
+            try recipe(
+                call, "login", body: api.loginBody, extraHeaders: api.loginBody == nil ? [] : json, allowed: [.row, .respondent])
+        }
+    }
+
+    /// What a variable depends on, for where it may be used.
+    enum Kind: Sendable { case row, respondent, session, question }
+
+    static func kind(_ variable: TextTemplate.Variable) -> Kind {
+        switch variable {
+        case .row: .row
+        case .respondentID: .respondent
+        case .session: .session
+        case .questionID, .answer: .question
+        }
+    }
+
+    private static func compile(
+        _ text: String, _ encoding: CompiledTemplate.Encoding, name: String, _ columns: [String], _ captures: [String],
+        _ allowed: Set<Kind>, prefix: String = ""
+    ) throws(HTTPSyntaxError) -> CompiledTemplate {
+        do throws(TemplateError) {
+            let template = try TextTemplate(parsing: text)
+            for variable in template.variables where !allowed.contains(kind(variable)) {
+                throw TemplateError("\(variable) cannot be used in \(name)", offset: 0)
+            }
+            let whole = prefix.isEmpty ? template : TextTemplate(segments: [.literal(prefix)] + template.segments)
+            return try CompiledTemplate(whole, encoding, columns: columns, captures: captures)
+        } catch {
+            throw HTTPSyntaxError("\(name): \(error.description)", offset: error.offset)
+        }
+    }
+}
