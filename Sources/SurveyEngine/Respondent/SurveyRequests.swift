@@ -46,7 +46,9 @@ struct SurveyRequests: Sendable {
             let path = try Self.compile(
                 call.path, .path, name: "the \(name) path", columns, captures, allowed, prefix: target.basePath)
             var headers: [(name: String, value: CompiledTemplate)] = []
-            for header in api.headers + extraHeaders {
+            // The login goes before any session: headers that need one are left out of it.
+            let shared = allowed.contains(.session) ? api.headers : api.headers.filter { !Self.needsSession($0.value) }
+            for header in shared + extraHeaders {
                 let value = try Self.compile(header.value, .text, name: "the header \(header.name)", columns, captures, allowed)
                 headers.append((header.name, value))
             }
@@ -74,6 +76,12 @@ struct SurveyRequests: Sendable {
             try recipe(
                 call, "login", body: api.loginBody, extraHeaders: api.loginBody == nil ? [] : json, allowed: [.row, .respondent])
         }
+    }
+
+    /// Whether a header value uses `${session.…}`.
+    static func needsSession(_ value: String) -> Bool {
+        guard let template = try? TextTemplate(parsing: value) else { return false }
+        return template.variables.contains { if case .session = $0 { true } else { false } }
     }
 
     /// What a variable depends on, for where it may be used.
