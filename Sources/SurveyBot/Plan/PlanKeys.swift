@@ -110,8 +110,8 @@ enum PlanKeys {
             "api.question_text", .fieldName, default: SurveyAPI().questionText, into: \.run.api.questionText,
             "the field of each listed question holding its text"),
         .optional(
-            "api.submit_body", .text, default: "`{\"id\": ${question.id}, \"answer\": ${answer}}`", into: \.run.api.submitBody,
-            "the submit's JSON body: `${question.id}` and `${respondent.id}` go in as numbers, `${answer}`, `${row.…}` and "
+            "api.submit_body", .text, default: "the contract's `{\"id\": 1, \"answer\": \"red\"}`", into: \.run.api.submitBody,
+            "the submit's JSON body, such as `{\"questionId\": ${question.id}, \"value\": ${answer}}`: `${question.id}` and `${respondent.id}` go in as numbers, `${answer}`, `${row.…}` and "
                 + "`${session.…}` as JSON strings (escaped only, inside a string of the template), so that no value breaks the JSON"),
         .optional(
             "api.login", .call(defaultMethod: "POST"), into: \.run.api.login,
@@ -153,15 +153,21 @@ enum PlanKeys {
                 "retries always allowed, so that small runs can retry", decode: { $0.readBudgetMinimum($1, into: &$2) }),
         ]
 
+    private static func blockDoc(_ endpoint: Endpoint) -> String {
+        switch endpoint {
+        case .login: "the session step (`api.login`), before the questions"
+        case .questions: "the app's retry mechanism for loading the questions"
+        case .submit: "the user pressing \"retry\" on the \"Failure....\" banner"
+        }
+    }
+
     private static func retryKeys(_ endpoint: Endpoint) -> [PlanKey] {
         let base = "retry.\(endpoint.rawValue)"
         let defaults = defaultRetry(endpoint)
         return [
             .block(
                 base,
-                endpoint == .questions
-                    ? "the app's retry mechanism for loading the questions"
-                    : "the user pressing \"retry\" on the \"Failure....\" banner"),
+                blockDoc(endpoint)),
             .value(
                 "\(base).attempts", .integer(in: 1...1000, "attempts"), default: defaults.attempts, into: \.run.retry[endpoint].attempts,
                 "total attempts, **the first one included**; `1` never retries"),
