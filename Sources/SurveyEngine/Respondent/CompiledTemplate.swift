@@ -121,9 +121,18 @@ struct CompiledTemplate: Sendable {
         }
     }
 
-    /// The filled-in text.
+    /// The filled-in text; a text that is one value as it is (`${row.colour}`) is that value,
+    /// not a copy.
     func string(_ values: Values) -> String {
-        String(decoding: render(values), as: UTF8.self)
+        if encoding == .text, parts.count == 1 {
+            switch parts[0].part {
+            case .row(let index) where index < values.row.count: return values.row[index]
+            case .session(let index) where index < values.session.count: return values.session[index]
+            case .answer: return values.answer
+            default: break
+            }
+        }
+        return String(decoding: render(values), as: UTF8.self)
     }
 
     private func append(number: Int, inString: Bool, to bytes: inout [UInt8]) {

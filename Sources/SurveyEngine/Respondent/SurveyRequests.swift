@@ -9,22 +9,46 @@ struct SurveyRequests: Sendable {
         /// The base path and the call's path, variables percent-encoded.
         let path: CompiledTemplate
         let headers: [(name: String, value: CompiledTemplate)]
-        let host: String
+        /// ` HTTP/1.1` to the end of the fixed lines (`hostLine(host:headers:)`).
+        let hostLine: [UInt8]
         /// The JSON body, for the login and a custom submit body.
         let body: CompiledTemplate?
 
         /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
         var headPerQuestion: Bool { path.perQuestion || headers.contains { $0.value.perQuestion } }
 
-        /// The head for these values: the fixed one, or one built from the filled-in parts.
+        /// The head for these values: the fixed one, or one built from the filled-in parts,
+        /// written straight into its bytes (as `HTTPRequest.Template.head` lays them out).
         func template(_ values: CompiledTemplate.Values) -> HTTPRequest.Template {
             if let fixed { return fixed }
-            let path = self.path.render(values)
-            let headers = headers.map { HTTPHeader(name: $0.name, value: $0.value.string(values)) }
-            return HTTPRequest.Template(
-                method: method, path: String(decoding: path, as: UTF8.self),
-                head: HTTPRequest.Template.head(method: method, path: path, host: host, headers: headers))
+            var head: [UInt8] = []
+            head.reserveCapacity(headCapacity)
+            head.append(contentsOf: method.utf8)
+            head.append(0x20)
+            let pathStart = head.count
+            path.render(values, into: &head)
+            let pathEnd = head.count
+            head.append(contentsOf: hostLine)
+            for header in headers {
+                head.append(contentsOf: header.name.utf8)
+                head.append(contentsOf: [0x3A, 0x20])
+                header.value.render(values, into: &head)
+                head.append(contentsOf: [0x0D, 0x0A])
+            }
+            return HTTPRequest.Template(method: method, path: String(decoding: head[pathStart..<pathEnd], as: UTF8.self), head: head)
         }
+
+        /// ` HTTP/1.1`, `Host`, and survey-bot's `User-Agent` unless a header gives one.
+        static func hostLine(host: String, headers: [(name: String, value: CompiledTemplate)]) -> [UInt8] {
+            var line = Array(" HTTP/1.1\r\nHost: \(host)\r\n".utf8)
+            if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
+                line.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
+            }
+            return line
+        }
+
+        /// A first guess at a head's size.
+        private var headCapacity: Int { 160 + headers.count * 48 }
     }
 
     let questions: Recipe
@@ -65,8 +89,8 @@ struct SurveyRequests: Sendable {
                 headers: headers.map { HTTPHeader(name: $0.name, value: $0.value.string(sample)) })
             let varies = path.constant == nil || headers.contains { $0.value.constant == nil }
             return Recipe(
-                method: call.method, fixed: varies ? nil : checked, path: path, headers: headers, host: target.hostHeader,
-                body: bodyTemplate)
+                method: call.method, fixed: varies ? nil : checked, path: path, headers: headers,
+                hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate)
         }
         let everyRespondent: Set<Kind> = [.row, .respondent, .session]
         questions = try recipe(api.questions, "questions", body: nil, extraHeaders: [], allowed: everyRespondent)
