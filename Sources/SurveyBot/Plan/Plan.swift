@@ -81,6 +81,9 @@ extension Plan {
         }
         if let duration = run.duration { parts.append("for \(duration.compactDescription)") }
         parts.append("concurrency \(run.concurrency)")
+        if let data = run.data, let file = dataFile {
+            parts.append("data \(file.shownPath): \(data.rows.count) row\(data.rows.count == 1 ? "" : "s"), \(data.order.rawValue)")
+        }
         parts.append("target \(shownTarget)")
         if !thresholds.isEmpty { parts.append("\(thresholds.count) threshold\(thresholds.count == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")

@@ -121,7 +121,9 @@ extension PlanDecoder {
             switch variable {
             case .row(let column):
                 guard let data = plan.run.data else {
-                    if seen["data"] == nil { error("\(variable) in '\(place)' needs 'data' (a CSV file with a column '\(column)')", at: use.location) }
+                    if seen["data"] == nil {
+                        error("\(variable) in '\(place)' needs 'data' (a CSV file with a column '\(column)')", at: use.location)
+                    }
                     continue
                 }
                 if !data.columns.contains(column) {
@@ -162,7 +164,9 @@ extension ValueKind where Value == String {
 
 extension ValueKind where Value == [String] {
     /// `data.items`: nested JSON field names, dotted.
-    static let fieldPath = ValueKind(expected: "dotted field names like data.items", summary: "dotted field names", format: { $0.joined(separator: ".") }) {
+    static let fieldPath = ValueKind(
+        expected: "dotted field names like data.items", summary: "dotted field names", format: { $0.joined(separator: ".") }
+    ) {
         text in
         let fields = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !text.isEmpty, fields.allSatisfy({ !$0.isEmpty }) else {

@@ -406,7 +406,9 @@ struct Respondent: Sendable {
         guard !context.captures.isEmpty else { return nil }
         var values: [String] = []
         values.reserveCapacity(context.captures.count)
-        let body = context.captures.contains { if case .json = $0.source { true } else { false } } ? try? JSONValue.parse(response.body).get() : nil
+        let body =
+            context.captures.contains { if case .json = $0.source { true } else { false } }
+            ? try? JSONValue.parse(response.body).get() : nil
         for capture in context.captures {
             let found: String?
             switch capture.source {

@@ -93,7 +93,8 @@ extension RespondentData {
                 problems.append(
                     Problem(
                         row: index, column: columns[column],
-                        description: "column '\(columns[column])' holds \(HTTPSyntax.describe(bad)), which cannot go in the header \(header)"
+                        description:
+                            "column '\(columns[column])' holds \(HTTPSyntax.describe(bad)), which cannot go in the header \(header)"
                     ))
                 if problems.count >= limit { return problems }
             }

@@ -9,11 +9,15 @@ import Testing
         CSVReader.read(Array(text.utf8), path: "d.csv")
     }
 
-    func expectError(_ text: String, line: Int, column: Int, contains message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    func expectError(
+        _ text: String, line: Int, column: Int, contains message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         switch read(text) {
         case .success(let table): Issue.record("expected an error, read \(table)", sourceLocation: sourceLocation)
         case .failure(let error):
-            #expect(error.location == SourceLocation(origin: .file("d.csv"), line: line, column: column), "\(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.location == SourceLocation(origin: .file("d.csv"), line: line, column: column), "\(error)",
+                sourceLocation: sourceLocation)
             #expect(error.message.contains(message), "\(error)", sourceLocation: sourceLocation)
         }
     }

@@ -29,8 +29,11 @@ import Testing
                 return .respond(
                     EncodedResponse(
                         HTTPServerResponse(
-                            status: 200, headers: [HTTPHeader(name: "Content-Type", value: "application/json"),
-                                HTTPHeader(name: "X-Session-Id", value: "sid-\(member)")], body: Array(body.utf8))))
+                            status: 200,
+                            headers: [
+                                HTTPHeader(name: "Content-Type", value: "application/json"),
+                                HTTPHeader(name: "X-Session-Id", value: "sid-\(member)"),
+                            ], body: Array(body.utf8))))
             }
             if request.pathWithoutQuery == "/v2/questions" {
                 // /v2/questions?token=…&sid=…: both must name the same member.

@@ -19,7 +19,8 @@ import Testing
     }
 
     @Test func dataIsReadRelativeToThePlanWithItsOrder() throws {
-        let (directory, path) = try plan(lines("data: feeds/people.csv", "data_order: unique", "answers:", "  1: ${row.colour}", "  \"*\": ok"))
+        let (directory, path) = try plan(
+            lines("data: feeds/people.csv", "data_order: unique", "answers:", "  1: ${row.colour}", "  \"*\": ok"))
         _ = directory
         let plan = try load(path).get()
         #expect(plan.run.data?.columns == ["member", "colour", "answer.2"])
@@ -58,7 +59,8 @@ import Testing
     @Test func aMalformedDataFileIsAnErrorAtItsLineAndColumn() throws {
         let (directory, path) = try plan(lines("data: feeds/people.csv"), csv: "a,b\n1,2\n3\n")
         let errors = try #require(load(path).failure)
-        #expect(errors.diagnostics.map(\.location) == [SourceLocation(origin: .file(directory.path + "/feeds/people.csv"), line: 3, column: 1)])
+        #expect(
+            errors.diagnostics.map(\.location) == [SourceLocation(origin: .file(directory.path + "/feeds/people.csv"), line: 3, column: 1)])
     }
 
     @Test func variablesAreCheckedAgainstWhereTheyAreUsed() {
@@ -87,12 +89,14 @@ import Testing
         #expect(api.questionID == "qid" && api.questionText == "text")
         #expect(api.submitBody == #"{"questionId": ${question.id}, "value": ${answer}}"#)
         #expect(api.login == SurveyAPI.Call(method: "POST", path: "/session"))
-        #expect(api.captures == [.init(name: "token", source: .json(["data", "token"])), .init(name: "sid", source: .header("X-Session-Id"))])
+        #expect(
+            api.captures == [.init(name: "token", source: .json(["data", "token"])), .init(name: "sid", source: .header("X-Session-Id"))])
         #expect(plan.run.retry.login.attempts == 5)
     }
 
     @Test func aCaptureWithoutALoginIsAnError() {
-        expectSingleError(lines("api:", "  capture:", "    token: $.token"), line: 2, column: 3, contains: "'api.capture' needs 'api.login'")
+        expectSingleError(
+            lines("api:", "  capture:", "    token: $.token"), line: 2, column: 3, contains: "'api.capture' needs 'api.login'")
     }
 }
 

@@ -11,7 +11,8 @@ import Testing
 
     func dataContext(
         _ transport: ScriptedTransport, api: SurveyAPI = SurveyAPI(), data: RespondentData? = rows,
-        answers: AnswerBook = AnswerBook(fallback: ["x"]), login: RetryPolicy = .never, recorder: MetricsRecorder = MetricsRecorder(lanes: 1)
+        answers: AnswerBook = AnswerBook(fallback: ["x"]), login: RetryPolicy = .never,
+        recorder: MetricsRecorder = MetricsRecorder(lanes: 1)
     ) throws -> SurveyContext {
         var configuration = RunConfiguration(load: .closed(respondents: 1), api: api, answers: answers)
         configuration.data = data
@@ -84,7 +85,8 @@ import Testing
             }
         }
         let recorder = MetricsRecorder(lanes: 1)
-        let context = try dataContext(transport, api: Self.loginAPI([.init(name: "token", source: .json(["data", "token"]))]), recorder: recorder)
+        let context = try dataContext(
+            transport, api: Self.loginAPI([.init(name: "token", source: .json(["data", "token"]))]), recorder: recorder)
         var respondent = Respondent(index: 1, seed: 1, lane: 0, row: 1)
         let result = await respondent.run(context)
         #expect(result.ending == .completed)
@@ -101,7 +103,8 @@ import Testing
             switch sent.path {
             case "/session":
                 .response(
-                    TransportResponse(status: 200, headers: [HTTPHeader(name: "x-session-id", value: "s-9")]), serviceTime: .milliseconds(1))
+                    TransportResponse(status: 200, headers: [HTTPHeader(name: "x-session-id", value: "s-9")]), serviceTime: .milliseconds(1)
+                )
             case "/questions": ok(questionsJSON)
             default: ok()
             }
@@ -152,8 +155,10 @@ import Testing
         for order in DataOrder.allCases {
             var sharded = data
             sharded.order = order
-            let first = Set((0..<20).filter { $0 % 2 == 0 }.compactMap { sharded.row(forRespondent: $0, shard: Shard(index: 1, count: 2), seed: 3) })
-            let second = Set((0..<20).filter { $0 % 2 == 1 }.compactMap { sharded.row(forRespondent: $0, shard: Shard(index: 2, count: 2), seed: 3) })
+            let first = Set(
+                (0..<20).filter { $0 % 2 == 0 }.compactMap { sharded.row(forRespondent: $0, shard: Shard(index: 1, count: 2), seed: 3) })
+            let second = Set(
+                (0..<20).filter { $0 % 2 == 1 }.compactMap { sharded.row(forRespondent: $0, shard: Shard(index: 2, count: 2), seed: 3) })
             #expect(first.isDisjoint(with: second), "\(order)")
             #expect(first.union(second) == Set(0..<5), "\(order)")
         }
