@@ -96,6 +96,10 @@ extension PlanDecoder {
             error("'api.login_body' needs 'api.login'", at: body.keyLocation)
         }
         for use in uses { check(use, plan) }
+        for key in ["api.submit_body", "api.login_body"] {
+            guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
+            checkJSON(key, s)
+        }
         guard let data = plan.run.data, let file = plan.dataFile else { return }
         for problem in data.problems(for: plan.run.api, limit: PlanLimits.maxPrintedErrors) {
             let line = problem.row < file.lines.count ? file.lines[problem.row] : 1
@@ -103,6 +107,15 @@ extension PlanDecoder {
                 Diagnostic(
                     "row \(problem.row + 1): \(problem.description) (values of data files are never shown)",
                     at: SourceLocation(origin: .file(file.path), line: line, column: 1)))
+        }
+    }
+
+    /// A body template must be JSON once filled in: checked with every variable as a sample
+    /// value (a string `"x"`, a number `1`).
+    private mutating func checkJSON(_ key: String, _ s: PlanScalar) {
+        guard let template = try? TextTemplate(parsing: s.text) else { return }
+        if case .failure(let problem) = JSONValue.parse(template.sampleJSON()) {
+            error("'\(key)' is not JSON once its variables are filled in: \(problem)", at: s.location)
         }
     }
 

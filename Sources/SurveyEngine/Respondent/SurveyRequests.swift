@@ -55,9 +55,6 @@ struct SurveyRequests: Sendable {
     let submit: Recipe
     let login: Recipe?
 
-    /// The fixed questions head; tests and the plain flow use it.
-    var questionsTemplate: HTTPRequest.Template? { questions.fixed }
-
     /// Throws when a request cannot be framed (`HTTPRequest.Template`, checked with every
     /// variable standing in as `x`), or a template names a column, capture or variable it
     /// cannot use there.

@@ -95,6 +95,17 @@ public struct TextTemplate: Sendable, Hashable {
         self.segments = segments
     }
 
+    /// The text as a JSON body would be sent, every variable filled in with a sample value (a
+    /// number `1`, a string `"x"`): to check that a body template is JSON before any run.
+    public func sampleJSON() -> [UInt8] {
+        let rows = variables.compactMap { variable -> String? in if case .row(let name) = variable { name } else { nil } }
+        let captures = variables.compactMap { variable -> String? in if case .session(let name) = variable { name } else { nil } }
+        guard let compiled = try? CompiledTemplate(self, .json, columns: rows, captures: captures) else { return [] }
+        return compiled.render(
+            CompiledTemplate.Values(
+                row: rows.map { _ in "x" }, respondentID: 1, session: captures.map { _ in "x" }, questionID: 1, answer: "x"))
+    }
+
     /// Whether `text` holds anything this type reads as a variable (or tries to).
     public static func mentionsVariables(_ text: String) -> Bool {
         text.contains("${")

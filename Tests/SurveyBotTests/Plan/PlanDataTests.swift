@@ -94,6 +94,11 @@ import Testing
         #expect(plan.run.retry.login.attempts == 5)
     }
 
+    @Test func aBodyTemplateThatIsNotJSONIsAnErrorAtIt() {
+        expectSingleError(
+            lines("api:", #"  submit_body: '{"v": ${answer}'"#), line: 2, column: 16, contains: "'api.submit_body' is not JSON once its variables")
+    }
+
     @Test func aCaptureWithoutALoginIsAnError() {
         expectSingleError(
             lines("api:", "  capture:", "    token: $.token"), line: 2, column: 3, contains: "'api.capture' needs 'api.login'")
