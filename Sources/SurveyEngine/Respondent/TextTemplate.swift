@@ -55,13 +55,6 @@ public struct TextTemplate: Sendable, Hashable {
     /// Whether the text has no variable: it is the same for every respondent.
     public var isConstant: Bool { variables.isEmpty }
 
-    /// Whether the text starts with `prefix`, as literal text: a variable is never taken for
-    /// part of a path's leading slash.
-    public func startsWithLiteral(_ prefix: String) -> Bool {
-        guard case .literal(let text)? = segments.first else { return prefix.isEmpty }
-        return text.hasPrefix(prefix)
-    }
-
     /// Text with every `${…}` of a known kind read as a variable; any other `${…}` is an error
     /// (environment variables are gone by now), and so is a `${` without its `}`.
     public init(parsing text: String) throws(TemplateError) {

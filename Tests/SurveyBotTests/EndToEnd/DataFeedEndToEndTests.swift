@@ -131,6 +131,25 @@ import Testing
             })
     }
 
+    @Test func theDataDrivenPlanRunsAgainstTheBuiltinServerUntilItsRowsRunOut() async throws {
+        let directory = try TemporaryDirectory()
+        let run = try ChildProcess(surveyBot: ["run", repositoryPath("plans/data-driven.plan"), "--out", directory.path])
+        #expect(await run.wait(seconds: 30) == 0, "\(run.standardError)")
+        let report = try RunReport.read(path: directory.path + "/data-driven-latest.json")
+        #expect(report.stoppedBy == "data")
+        #expect(report.respondents.started == 8 && report.respondents.completed == 8)
+        #expect(report.answers.submitted == 40)
+        #expect(run.standardOutput.contains("stopped when the data rows ran out"), "\(run.standardOutput)")
+        // Values of plans/data/respondents.csv: none may be shown.
+        let values = ["m-001", "m-004", "north", "yellow", "yes, often", "sometimes", "purple"]
+        let outputs = [
+            run.standardOutput, run.standardError, try String(contentsOfFile: directory.path + "/data-driven-latest.json", encoding: .utf8),
+        ]
+        for value in values {
+            #expect(!outputs.contains { $0.contains(value) }, "\(value) was shown")
+        }
+    }
+
     @Test func aMalformedDataFileStopsTheRunBeforeAnythingIsSent() async throws {
         let backend = Backend()
         let group = EventLoopGroup(threads: 1)

@@ -96,7 +96,8 @@ import Testing
 
     @Test func aBodyTemplateThatIsNotJSONIsAnErrorAtIt() {
         expectSingleError(
-            lines("api:", #"  submit_body: '{"v": ${answer}'"#), line: 2, column: 16, contains: "'api.submit_body' is not JSON once its variables")
+            lines("api:", #"  submit_body: '{"v": ${answer}'"#), line: 2, column: 16,
+            contains: "'api.submit_body' is not JSON once its variables")
     }
 
     @Test func aCaptureWithoutALoginIsAnError() {
