@@ -41,6 +41,9 @@ extension RunReport.PlanRecord {
             retry["budget"] = "\(Readable.percent(budget.ratio)) of calls + \(budget.minimum)"
         }
         self.retry = retry
+        if let data = plan.run.data, let file = plan.dataFile {
+            self.data = "\(file.shownPath): \(data.rows.count) row\(data.rows.count == 1 ? "" : "s"), \(data.order.rawValue)"
+        }
         if plan.target == .builtin {
             let questions: String
             switch plan.builtin.questions {

@@ -139,6 +139,7 @@ import Testing
         #expect(report.stoppedBy == "data")
         #expect(report.respondents.started == 8 && report.respondents.completed == 8)
         #expect(report.answers.submitted == 40)
+        #expect(report.plan.data == "data/respondents.csv: 8 rows, unique")
         #expect(run.standardOutput.contains("stopped when the data rows ran out"), "\(run.standardOutput)")
         // Values of plans/data/respondents.csv: none may be shown.
         let values = ["m-001", "m-004", "north", "yellow", "yes, often", "sometimes", "purple"]

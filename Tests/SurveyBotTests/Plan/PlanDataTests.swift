@@ -100,6 +100,11 @@ import Testing
             contains: "'api.submit_body' is not JSON once its variables")
     }
 
+    @Test func aLoginThresholdWithoutALoginIsAnError() {
+        expectSingleError(
+            lines("thresholds:", "  login.p95: \"< 1s\""), line: 1, column: 1, contains: "a 'login.…' threshold needs 'api.login'")
+    }
+
     @Test func aCaptureWithoutALoginIsAnError() {
         expectSingleError(
             lines("api:", "  capture:", "    token: $.token"), line: 2, column: 3, contains: "'api.capture' needs 'api.login'")
