@@ -52,6 +52,11 @@ extension Plan {
         }
     }
 
+    /// A text value as shown: `${NAME}` for each part of it from the environment.
+    func shownText(_ key: String, _ value: String) -> String {
+        environmentText[key]?.first?.display ?? value
+    }
+
     /// The answers by question id (`"*"` for the rest), each as shown.
     var shownAnswers: [String: [String]] {
         var book: [String: [String]] = [:]

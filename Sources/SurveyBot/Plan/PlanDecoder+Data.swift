@@ -71,6 +71,18 @@ extension PlanDecoder {
         plan.run.api.captures = captures
     }
 
+    /// The first `${NAME}` in `text` that names an environment variable rather than a run-time one.
+    static func environmentName(in text: String) -> String? {
+        var rest = Substring(text)
+        while let start = rest.range(of: "${") {
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else { return nil }
+            let name = String(rest[start.upperBound..<end])
+            if !PlanInterpolation.isRunTimeVariable(name), PlanInterpolation.isVariableName(name) { return name }
+            rest = rest[rest.index(after: end)...]
+        }
+        return nil
+    }
+
     /// Remembers a value that may hold run-time variables, for `checkTemplates`.
     mutating func noteTemplate(_ path: String, _ text: String, at location: SourceLocation) {
         if text.contains("${") { templates.append(TemplateUse(path: path, text: text, location: location)) }
@@ -127,7 +139,11 @@ extension PlanDecoder {
         do throws(TemplateError) {
             template = try TextTemplate(parsing: use.text)
         } catch {
-            self.error("\(error.description) in '\(use.path)'", at: use.location)
+            var hint = ""
+            if let name = Self.environmentName(in: use.text) {
+                hint = "; single quotes keep '${\(name)}' as written: give the value in double quotes to read the environment variable"
+            }
+            self.error("\(error.description) in '\(use.path)'\(hint)", at: use.location)
             return
         }
         let place = use.path

@@ -116,3 +116,30 @@ extension Result {
         if case .failure(let error) = self { error } else { nil }
     }
 }
+
+@Suite struct PlanDataDisplayTests {
+    @Test func runTimeVariablesAreKeptForTheRunAndEnvironmentVariablesReadNow() throws {
+        let plan = try #require(
+            expectPlan(
+                lines(
+                    "api:", #"  submit_body: "{\"a\": ${answer}, \"t\": \"${TEAM}\"}""#, "  headers:",
+                    "    X-Team: ${TEAM}-${respondent.id}"),
+                environment: ["TEAM": "blue", "answer": "not me"]))
+        #expect(plan.run.api.submitBody == #"{"a": ${answer}, "t": "blue"}"#)
+        #expect(plan.run.api.headers.first?.value == "blue-${respondent.id}")
+    }
+
+    @Test func anEnvironmentVariableInSingleQuotesIsNamedAsSuch() {
+        expectSingleError(
+            lines("api:", #"  submit_body: '{"t": "${TEAM}"}'"#), line: 2, column: 16,
+            contains: "single quotes keep '${TEAM}' as written", environment: ["TEAM": "blue"])
+    }
+
+    @Test func aBodyFromTheEnvironmentIsDigestedByItsName() throws {
+        let secret = "{\"key\": \"s3cr3t-value\", \"v\": ${answer}}"
+        let plan = try #require(expectPlan(lines("api:", "  submit_body: ${BODY}"), environment: ["BODY": secret]))
+        #expect(plan.run.api.submitBody == secret)
+        #expect(!plan.canonicalText.contains("s3cr3t"))
+        #expect(plan.canonicalText.contains("api.submit_body: ${BODY}\n"))
+    }
+}
