@@ -8,6 +8,8 @@ struct DataFile: Sendable, Hashable {
     var path: String
     /// The path as shown: as the plan wrote it, `${NAME}` for parts from the environment.
     var shownPath: String
+    /// The path as errors name it: as read, or as shown when any of it came from the environment.
+    var errorPath: String
     /// The line each row starts on, from 1.
     var lines: [Int]
     /// `sha256:` and the hexadecimal SHA-256 of the file's bytes.

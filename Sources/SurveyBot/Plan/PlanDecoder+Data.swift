@@ -18,19 +18,21 @@ extension PlanDecoder {
         if case .file(let path) = s.location.origin { planPath = path }
         let path = DataFile.resolve(s.text, planPath: planPath)
         let shown = s.isFromEnvironment ? s.source.display : s.text
+        // How errors name the file: as read, or by its variables' names when it came from the environment.
+        let named = s.isFromEnvironment ? shown : path
         let bytes: [UInt8]
         switch FileAccess.read(path, upTo: CSVReader.Limits.maxFileBytes + 1) {
         case .success(let read): bytes = read
         case .failure(let failure):
-            error(
-                s.source.redacting("cannot read the data file \(path): \(failure.reason)").replacingOccurrences(of: path, with: shown),
-                at: s.location)
+            // A path from the environment is shown by its variables' names, never as read.
+            error("cannot read the data file \(named): \(failure.reason)", at: s.location)
             return
         }
-        switch CSVReader.read(bytes, path: path) {
+        switch CSVReader.read(bytes, path: named) {
         case .success(let table):
             plan.run.data = RespondentData(columns: table.columns, rows: table.rows)
-            plan.dataFile = DataFile(path: path, shownPath: shown, lines: table.lines, digest: "sha256:" + SHA256.hex(of: bytes))
+            plan.dataFile = DataFile(
+                path: path, shownPath: shown, errorPath: named, lines: table.lines, digest: "sha256:" + SHA256.hex(of: bytes))
         case .failure(let diagnostic):
             // At the data file's line and column; its line is never quoted (its values are secrets).
             report(diagnostic)
@@ -121,7 +123,7 @@ extension PlanDecoder {
             report(
                 Diagnostic(
                     "row \(problem.row + 1): \(problem.description) (values of data files are never shown)",
-                    at: SourceLocation(origin: .file(file.path), line: line, column: 1)))
+                    at: SourceLocation(origin: .file(file.errorPath), line: line, column: 1)))
         }
     }
 

@@ -63,6 +63,14 @@ import Testing
             errors.diagnostics.map(\.location) == [SourceLocation(origin: .file(directory.path + "/feeds/people.csv"), line: 3, column: 1)])
     }
 
+    @Test func aDataFileFromTheEnvironmentIsNamedByItsVariableInErrors() throws {
+        let (directory, path) = try plan(lines("data: ${FEED}"), csv: "a,b\n1\n")
+        let feed = directory.path + "/feeds/people.csv"
+        let errors = try #require(PlanLoader(environment: ["FEED": feed]).load(path: path).failure)
+        #expect(errors.diagnostics.map(\.location) == [SourceLocation(origin: .file("${FEED}"), line: 2, column: 1)])
+        #expect(!errors.description.contains(feed), "\(errors)")
+    }
+
     @Test func variablesAreCheckedAgainstWhereTheyAreUsed() {
         let diagnostics = expectErrors(
             lines(
