@@ -177,6 +177,33 @@ import Testing
         #expect(result.stoppedBy == .data)
     }
 
+    @Test func shardsOfARunTakeDisjointRowsAndTogetherEveryRowOnce() async throws {
+        var rowsSeen: [[String]] = []
+        for index in 1...2 {
+            var configuration = RunConfiguration(
+                load: .closed(respondents: 10), concurrency: 2, seed: 1, shard: Shard(index: index, count: 2))
+            configuration.api.questions = .init(method: "GET", path: "/q/${row.a}")
+            configuration.data = RespondentData(columns: ["a"], rows: (0..<5).map { ["r\($0)"] }, order: .unique)
+            let transport = ScriptedTransport(survey())
+            let result = await (try RunCoordinator(configuration: configuration, target: target, transport: transport)).run()
+            #expect(result.stoppedBy == .data)
+            rowsSeen.append(transport.sent.filter { $0.method == "GET" }.map(\.path).sorted())
+        }
+        #expect(rowsSeen == [["/q/r0", "/q/r2", "/q/r4"], ["/q/r1", "/q/r3"]])
+    }
+
+    @Test func openModelArrivalsStopWhenTheRowsRunOut() async throws {
+        var configuration = RunConfiguration(
+            load: .open(rate: Rate(perSecond: 1000), ramp: []), concurrency: 10, duration: .seconds(1), seed: 1)
+        configuration.data = RespondentData(columns: ["a"], rows: [["1"], ["2"]], order: .unique)
+        let transport = ScriptedTransport(survey())
+        let result = await
+            (try RunCoordinator(configuration: configuration, target: target, transport: transport, clock: VirtualClock().clock))
+            .run()
+        #expect(result.metrics.respondentsStarted == 2)
+        #expect(result.stoppedBy == .data)
+    }
+
     @Test func aRowThatWouldBreakAHeaderStopsTheRunBeforeAnythingIsSent() {
         var configuration = RunConfiguration(load: .closed(respondents: 1), seed: 1)
         configuration.api.headers = [HTTPHeader(name: "X-Member", value: "${row.member}")]
