@@ -86,8 +86,8 @@ extension PlanDecoder {
     }
 
     /// Remembers a value that may hold run-time variables, for `checkTemplates`.
-    mutating func noteTemplate(_ path: String, _ text: String, at location: SourceLocation) {
-        if text.contains("${") { templates.append(TemplateUse(path: path, text: text, location: location)) }
+    mutating func noteTemplate(_ path: String, _ value: PlanScalar) {
+        if value.text.contains("${") { templates.append(TemplateUse(path, value)) }
     }
 
     /// Every template against what it may use: a column of the data file, a capture of the
@@ -101,7 +101,7 @@ extension PlanDecoder {
         var uses = templates
         for key in ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"] {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
-            if s.text.contains("${") { uses.append(TemplateUse(path: key, text: s.text, location: s.location)) }
+            if s.text.contains("${") { uses.append(TemplateUse(key, s)) }
         }
         if !plan.run.api.captures.isEmpty, plan.run.api.login == nil, let capture = seen["api.capture"] {
             error("'api.capture' needs 'api.login': captures are taken from the login's response", at: capture.keyLocation)
@@ -151,7 +151,9 @@ extension PlanDecoder {
         let place = use.path
         let perQuestion = place == "api.submit" || place == "api.submit_body"
         let beforeLogin = place == "api.login" || place == "api.login_body"
-        for variable in template.variables {
+        let places = use.variableLocations
+        for (index, variable) in template.variables.enumerated() {
+            let use = TemplateUse(path: use.path, text: use.text, location: index < places.count ? places[index] : use.location)
             switch variable {
             case .row(let column):
                 guard let data = plan.run.data else {
@@ -187,6 +189,32 @@ struct TemplateUse: Sendable, Hashable {
     var path: String
     var text: String
     var location: SourceLocation
+    /// Whether the text is on its line as written — unquoted, nothing from the environment, one
+    /// line — so that a variable's column is the value's plus its offset.
+    var isVerbatim = false
+
+    init(path: String, text: String, location: SourceLocation) {
+        self.path = path
+        self.text = text
+        self.location = location
+    }
+
+    init(_ path: String, _ value: PlanScalar) {
+        self.init(path: path, text: value.text, location: value.location)
+        isVerbatim = !value.isQuoted && !value.isFromEnvironment && !value.text.contains("\n")
+    }
+
+    /// Where each `${` of the text is, in order: exact for verbatim text, else the value's place.
+    var variableLocations: [SourceLocation] {
+        let scalars = Array(text.unicodeScalars)
+        var locations: [SourceLocation] = []
+        for index in scalars.indices where scalars[index] == "$" && index + 1 < scalars.count && scalars[index + 1] == "{" {
+            var place = location
+            if isVerbatim { place.column += index }
+            locations.append(place)
+        }
+        return locations
+    }
 }
 
 extension ValueKind where Value == String {

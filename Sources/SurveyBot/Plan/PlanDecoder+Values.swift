@@ -96,7 +96,7 @@ extension PlanDecoder {
                 do throws(HTTPSyntaxError) {
                     try HTTPSyntax.checkFieldValue(value.text, name: header.key)
                     plan.run.api.headers.append(HTTPHeader(name: header.key, value: value.text))
-                    noteTemplate(path, value.text, at: value.location)
+                    noteTemplate(path, value)
                 } catch {
                     self.error(error.description, at: value.location)
                 }
@@ -126,7 +126,7 @@ extension PlanDecoder {
                 continue
             }
             let texts = scalars.map(\.text)
-            for s in scalars { noteTemplate(path, s.text, at: s.location) }
+            for s in scalars { noteTemplate(path, s) }
             if let id { book.byQuestion[id] = texts } else { book.fallback = texts }
         }
         plan.run.answers = book

@@ -71,6 +71,12 @@ import Testing
         #expect(!errors.description.contains(feed), "\(errors)")
     }
 
+    @Test func aVariableErrorPointsAtTheVariable() {
+        expectSingleError(
+            lines("api:", "  questions: GET /q/${respondent.id}/${answer}"), line: 2, column: 38,
+            contains: "${answer} can only be used in 'api.submit'")
+    }
+
     @Test func variablesAreCheckedAgainstWhereTheyAreUsed() {
         let diagnostics = expectErrors(
             lines(
