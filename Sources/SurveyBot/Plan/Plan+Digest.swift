@@ -64,6 +64,17 @@ extension Plan {
             entries["\(base).jitter"] = policy.jitter.rawValue
             entries["\(base).on"] = policy.retryOn.description
         }
+        // The data feed is digested by its path as shown and its content's hash: other rows are
+        // another run; values are never digested one by one.
+        entries["data"] = dataFile.map { "\($0.shownPath) \($0.digest)" } ?? "none"
+        entries["data_order"] = dataOrder.rawValue
+        entries["api.questions_list"] = shownText("api.questions_list", run.api.questionsList.joined(separator: "."))
+        entries["api.question_id"] = shownText("api.question_id", run.api.questionID)
+        entries["api.question_text"] = shownText("api.question_text", run.api.questionText)
+        entries["api.submit_body"] = run.api.submitBody.map { shownText("api.submit_body", $0) } ?? "none"
+        entries["api.login"] = run.api.login == nil ? "none" : shownCall(.login)
+        entries["api.login_body"] = run.api.loginBody.map { shownText("api.login_body", $0) } ?? "none"
+        entries["api.capture"] = "[" + run.api.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]"
         let tls = run.client.tls
         entries["tls.verify"] = String(tls.verify)
         entries["tls.ca_file"] = tls.caFile.map(shownPath) ?? "none"

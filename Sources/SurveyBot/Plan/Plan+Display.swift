@@ -32,7 +32,12 @@ extension Plan {
     /// An API call as shown, `GET /questions?token=***`: its method and path with `${NAME}` for
     /// each part from the environment, and its query values as `***`.
     func shownCall(_ endpoint: Endpoint) -> String {
-        let call = endpoint == .questions ? run.api.questions : run.api.submit
+        let call =
+            switch endpoint {
+            case .login: run.api.login ?? SurveyAPI.Call(method: "POST", path: "none")
+            case .questions: run.api.questions
+            case .submit: run.api.submit
+            }
         guard let text = environmentText["api.\(endpoint.rawValue)"]?.first else { return URLDisplay.redacting(call.description) }
         // As `ValueKind.call` reads it: `METHOD /path`, or `/path` with the default method. A
         // variable holding both (`${CALL}`) is shown whole.
@@ -45,6 +50,11 @@ extension Plan {
             return "\(method) \(URLDisplay.redacting(words[0].display))"
         default: return URLDisplay.redacting(text.display)
         }
+    }
+
+    /// A text value as shown: `${NAME}` for each part of it from the environment.
+    func shownText(_ key: String, _ value: String) -> String {
+        environmentText[key]?.first?.display ?? value
     }
 
     /// The answers by question id (`"*"` for the rest), each as shown.
@@ -90,5 +100,5 @@ extension Plan {
     }
 
     /// The keys whose values are paths of files or directories.
-    static let pathKeys = ["report.dir", "tls.ca_file", "tls.client_cert", "tls.client_key", "builtin.questions_file"]
+    static let pathKeys = ["report.dir", "tls.ca_file", "tls.client_cert", "tls.client_key", "builtin.questions_file", "data"]
 }

@@ -44,6 +44,10 @@ struct Plan: Sendable, Hashable {
     /// What `validate` says about a valid plan that may not do what its author meant, such as
     /// answers without a `"*"` fallback. Not part of what runs.
     var warnings: [Diagnostic] = []
+    /// The data feed's file (`data:`), as read; its rows are in `run.data`.
+    var dataFile: DataFile? = nil
+    /// How respondents take the rows (`data_order:`), applied to `run.data` once both are read.
+    var dataOrder: DataOrder = .sequential
 
     /// The key paths whose values took any part from the environment.
     var environmentKeys: Set<String> { Set(environmentText.keys) }
@@ -60,6 +64,12 @@ struct Plan: Sendable, Hashable {
 }
 
 extension Plan {
+    /// The ids among `ids` that neither the answers nor a data column `answer.<id>` answer.
+    func unanswerable(among ids: some Sequence<Int>) -> [Int] {
+        let fromData = run.data?.answerColumns ?? [:]
+        return run.answers.unanswerable(among: ids.filter { fromData[$0] == nil })
+    }
+
     /// A one-line summary for `validate`: model, respondents or rate, concurrency, target.
     var summary: String {
         var parts: [String] = []
@@ -74,6 +84,9 @@ extension Plan {
         }
         if let duration = run.duration { parts.append("for \(duration.compactDescription)") }
         parts.append("concurrency \(run.concurrency)")
+        if let data = run.data, let file = dataFile {
+            parts.append("data \(file.shownPath): \(data.rows.count) row\(data.rows.count == 1 ? "" : "s"), \(data.order.rawValue)")
+        }
         parts.append("target \(shownTarget)")
         if !thresholds.isEmpty { parts.append("\(thresholds.count) threshold\(thresholds.count == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")

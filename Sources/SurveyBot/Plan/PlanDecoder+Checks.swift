@@ -7,6 +7,7 @@ extension PlanDecoder {
         checkRetry(&plan)
         checkBuiltin(plan)
         checkTLS(plan, root: root)
+        checkTemplates(&plan)
     }
 
     /// One load model: `respondents` (closed) or `rate`/`ramp` (open), with what each needs.
@@ -69,7 +70,7 @@ extension PlanDecoder {
                 at: answers.keyLocation)
         }
         if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen["answers"] {
-            let missing = plan.run.answers.unanswerable(among: 1...count)
+            let missing = plan.unanswerable(among: 1...count)
             if !missing.isEmpty {
                 let list = missing.prefix(8).map(String.init).joined(separator: ", ") + (missing.count > 8 ? ", …" : "")
                 error(

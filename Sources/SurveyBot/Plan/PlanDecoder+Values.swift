@@ -96,6 +96,7 @@ extension PlanDecoder {
                 do throws(HTTPSyntaxError) {
                     try HTTPSyntax.checkFieldValue(value.text, name: header.key)
                     plan.run.api.headers.append(HTTPHeader(name: header.key, value: value.text))
+                    noteTemplate(path, value)
                 } catch {
                     self.error(error.description, at: value.location)
                 }
@@ -125,6 +126,7 @@ extension PlanDecoder {
                 continue
             }
             let texts = scalars.map(\.text)
+            for s in scalars { noteTemplate(path, s) }
             if let id { book.byQuestion[id] = texts } else { book.fallback = texts }
         }
         plan.run.answers = book
@@ -232,8 +234,20 @@ extension ValueKind where Value == SurveyAPI.Call {
             guard target.hasPrefix("/") else {
                 return .invalid("an API path starts with '/', found '\(target)'")
             }
+            // Run-time variables (`${row.panel}`) are checked as the text they stand for, which
+            // is percent-encoded when they are filled in.
+            var checked = String(target)
+            if TextTemplate.mentionsVariables(checked) {
+                do throws(TemplateError) {
+                    checked = try TextTemplate(parsing: checked).segments.map { segment in
+                        if case .literal(let text) = segment { text } else { "x" }
+                    }.joined()
+                } catch {
+                    return .invalid(error.description)
+                }
+            }
             do throws(HTTPSyntaxError) {
-                try HTTPSyntax.checkRequestTarget(String(target))
+                try HTTPSyntax.checkRequestTarget(checked)
             } catch {
                 return .invalid(error.description)
             }

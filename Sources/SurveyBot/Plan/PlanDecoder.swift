@@ -14,6 +14,8 @@ struct PlanDecoder {
     /// Cross-checks between keys (answers covering every builtin question) only run on a tree
     /// without syntax errors: a line dropped by a syntax error would only cause a second error.
     var crossChecks = true
+    /// The values read that hold run-time variables (`${row.…}`), checked once every key is read.
+    var templates: [TemplateUse] = []
 
     /// Decodes the root mapping. Returns nil when any error was found.
     mutating func decode(_ root: PlanNode, defaultName: String) -> Plan? {
@@ -50,6 +52,11 @@ struct PlanDecoder {
 
     mutating func warning(_ message: String, at location: SourceLocation) {
         warnings.append(Diagnostic(message, at: location, severity: .warning))
+    }
+
+    /// Adds an error found elsewhere than in the plan's text: in a data file it names.
+    mutating func report(_ diagnostic: Diagnostic) {
+        diagnostics.append(diagnostic)
     }
 
     /// The entries of a mapping in source order. With `known`, an entry whose key is not in it

@@ -55,6 +55,10 @@ struct PlanInterpolation {
             return nil
         }
         let variable = String(name)
+        if defaultValue == nil, Self.isRunTimeVariable(variable) {
+            // `${row.colour}` and its kin are filled in per respondent (`TextTemplate`): kept as written.
+            return (PlanText("${\(variable)}"), i + 1)
+        }
         guard Self.isVariableName(variable) else {
             diagnostics.append(
                 Diagnostic(
@@ -74,6 +78,13 @@ struct PlanInterpolation {
             Diagnostic(
                 "environment variable '\(variable)' is not set (give a default with ${\(variable):-default})", at: cursor.location(start)))
         return nil
+    }
+
+    /// Whether `${name}` is a variable filled in per respondent at run time, told apart from an
+    /// environment variable by its dotted prefix (`row.`, `session.`, `respondent.id`,
+    /// `question.id`) or by being `answer`.
+    static func isRunTimeVariable(_ name: String) -> Bool {
+        name == "answer" || name == "respondent.id" || name == "question.id" || name.hasPrefix("row.") || name.hasPrefix("session.")
     }
 
     static func isVariableName(_ name: String) -> Bool {

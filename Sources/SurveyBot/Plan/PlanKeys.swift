@@ -65,6 +65,17 @@ enum PlanKeys {
         .optional(
             "seed", .seed, default: "derived from the run id (`--run-id`, else random) and recorded in the report", into: \.run.seed,
             "makes answer choice, order, think time, jitter and builtin faults repeatable"),
+        .custom(
+            "data", kind: "path", default: "none",
+            "a CSV file (RFC 4180: a header row naming the columns, then one row per respondent; UTF-8, CRLF or LF), relative to "
+                + "the plan file; each respondent takes a row, whose values `${row.COLUMN}` puts in paths, headers, bodies and "
+                + "answers, and whose `answer.<id>` columns answer question `<id>`. Its values are secrets: never shown",
+            decode: { $0.readData($1, into: &$2) }),
+        .value(
+            "data_order", .word, default: DataOrder.sequential, into: \.dataOrder,
+            "how respondents take the rows: `sequential` (round and round), `random` (seeded), `unique` (each row at most once: "
+                + "when the rows run out, no new respondent starts and the report says `stopped_by: data`); with `--shard i/n` "
+                + "each shard takes its own rows"),
         .block("api", "the survey API's calls and headers"),
         .custom(
             "answers", .entries, kind: "block", default: "every question answered `ok`", "what respondents answer, by question id",
@@ -85,7 +96,35 @@ enum PlanKeys {
             "fetches the questions: a JSON list of `{\"id\": 1, \"question\": \"…\"}` (extra fields ignored)"),
         .value(
             "api.submit", .call(defaultMethod: "POST"), default: SurveyAPI().submit, into: \.run.api.submit,
-            "submits one answer as `{\"id\": 1, \"answer\": \"red\"}`; 2xx is success"),
+            "submits one answer as `{\"id\": 1, \"answer\": \"red\"}` (or `submit_body`); 2xx is success"),
+        .custom(
+            "api.questions_list", kind: "dotted field names", default: "the top level",
+            "where the list is in the questions response, for a backend that wraps it: `data.items`",
+            decode: { decoder, entry, plan in
+                if let path = decoder.read(entry, "api.questions_list", .fieldPath) { plan.run.api.questionsList = path }
+            }),
+        .value(
+            "api.question_id", .fieldName, default: SurveyAPI().questionID, into: \.run.api.questionID,
+            "the field of each listed question holding its integer id"),
+        .value(
+            "api.question_text", .fieldName, default: SurveyAPI().questionText, into: \.run.api.questionText,
+            "the field of each listed question holding its text"),
+        .optional(
+            "api.submit_body", .text, default: "the contract's `{\"id\": 1, \"answer\": \"red\"}`", into: \.run.api.submitBody,
+            "the submit's JSON body, such as `{\"questionId\": ${question.id}, \"value\": ${answer}}`: `${question.id}` and `${respondent.id}` go in as numbers, `${answer}`, `${row.…}` and "
+                + "`${session.…}` as JSON strings (escaped only, inside a string of the template), so that no value breaks the JSON"),
+        .optional(
+            "api.login", .call(defaultMethod: "POST"), into: \.run.api.login,
+            "a session step before the questions, once per respondent: 2xx is success; retried by `retry.login`; a respondent "
+                + "whose login still fails is abandoned (`login_failed`). Reported as the endpoint `login`"),
+        .optional(
+            "api.login_body", .text, into: \.run.api.loginBody,
+            "the login's JSON body, a template like `submit_body` (`${row.…}` and `${respondent.id}` only)"),
+        .custom(
+            "api.capture", .entries, kind: "block of `name: $.json.path` or `name: header Name`", default: "none",
+            "values taken from the login response into `${session.name}`, for the paths, headers and bodies that follow; a "
+                + "respondent whose login response lacks one is abandoned (`capture_not_found`). Captured values are secrets",
+            applyDefault: { $0.run.api.captures = [] }, decode: { $0.readCaptures($1, into: &$2) }),
         .custom(
             "api.headers", .entries, kind: "block of `Name: value`", default: "none",
             "sent with every request. Values are always redacted in reports. Names are RFC 9110 tokens; values hold no control "
@@ -114,15 +153,21 @@ enum PlanKeys {
                 "retries always allowed, so that small runs can retry", decode: { $0.readBudgetMinimum($1, into: &$2) }),
         ]
 
+    private static func blockDoc(_ endpoint: Endpoint) -> String {
+        switch endpoint {
+        case .login: "the session step (`api.login`), before the questions"
+        case .questions: "the app's retry mechanism for loading the questions"
+        case .submit: "the user pressing \"retry\" on the \"Failure....\" banner"
+        }
+    }
+
     private static func retryKeys(_ endpoint: Endpoint) -> [PlanKey] {
         let base = "retry.\(endpoint.rawValue)"
         let defaults = defaultRetry(endpoint)
         return [
             .block(
                 base,
-                endpoint == .questions
-                    ? "the app's retry mechanism for loading the questions"
-                    : "the user pressing \"retry\" on the \"Failure....\" banner"),
+                blockDoc(endpoint)),
             .value(
                 "\(base).attempts", .integer(in: 1...1000, "attempts"), default: defaults.attempts, into: \.run.retry[endpoint].attempts,
                 "total attempts, **the first one included**; `1` never retries"),

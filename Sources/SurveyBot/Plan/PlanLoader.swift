@@ -43,7 +43,7 @@ struct PlanLoader: Sendable {
         if var plan, diagnostics.isEmpty {
             if !plan.warnings.isEmpty {
                 let lines = sourceLines()
-                plan.warnings = plan.warnings.map { Self.located($0, lines: lines) }
+                plan.warnings = plan.warnings.map { Self.located($0, path: path, lines: lines) }
             }
             return .success(plan)
         }
@@ -51,13 +51,14 @@ struct PlanLoader: Sendable {
         let located = Set(diagnostics).count == diagnostics.count ? diagnostics : diagnostics.uniqued()
         return .failure(
             PlanErrors(
-                located.sortedBySource().map { Self.located($0, lines: lines) }))
+                located.sortedBySource().map { Self.located($0, path: path, lines: lines) }))
     }
 
     /// A diagnostic with its source line, secrets of URLs redacted.
-    private static func located(_ diagnostic: Diagnostic, lines: [String]) -> Diagnostic {
+    private static func located(_ diagnostic: Diagnostic, path: String, lines: [String]) -> Diagnostic {
         var d = diagnostic
-        if case .file = d.location.origin, d.location.line >= 1, d.location.line <= lines.count {
+        // Only the plan's own lines are quoted: a data file's are secrets.
+        if case .file(let file) = d.location.origin, file == path, d.location.line >= 1, d.location.line <= lines.count {
             d.sourceLine = URLDisplay.redacting(lines[d.location.line - 1])
         }
         // User info and query values are secrets wherever they were written.

@@ -110,6 +110,7 @@ struct RunFigures: Sendable {
     /// The figures of a scope: one endpoint, or the survey.
     func calls(_ scope: Threshold.Scope) -> Calls? {
         switch scope {
+        case .login: endpoints["login"]
         case .questions: endpoints["questions"]
         case .submit: endpoints["submit"]
         case .survey: survey

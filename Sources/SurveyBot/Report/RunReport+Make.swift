@@ -39,7 +39,7 @@ extension RunReport {
             target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
             runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,
-            endpoints: EndpointReport.all(metrics),
+            endpoints: EndpointReport.all(metrics, login: plan.run.api.login != nil),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: seconds),
             thresholds: [], plan: PlanRecord(plan),
@@ -150,10 +150,13 @@ extension RunReport.Answers {
 }
 
 extension RunReport.EndpointReport {
-    /// Every endpoint's figures, keyed by the endpoint's name.
-    static func all(_ metrics: RunMetrics) -> [String: Self] {
+    /// Every endpoint's figures, keyed by the endpoint's name: `login` only with a login
+    /// configured (or, merging, counted).
+    static func all(_ metrics: RunMetrics, login: Bool = false) -> [String: Self] {
         var endpoints: [String: Self] = [:]
-        for endpoint in Endpoint.allCases { endpoints[endpoint.rawValue] = Self(metrics[endpoint]) }
+        for endpoint in Endpoint.allCases where endpoint != .login || login || metrics.login.attempts > 0 || metrics.login.calls > 0 {
+            endpoints[endpoint.rawValue] = Self(metrics[endpoint])
+        }
         return endpoints
     }
 

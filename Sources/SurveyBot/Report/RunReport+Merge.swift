@@ -63,7 +63,7 @@ extension RunReport {
     /// any; `completed` only when every part says so (nil when a part does not say).
     static func mergedStopCause(_ reports: [RunReport]) -> String? {
         let causes = reports.map(\.stoppedBy)
-        for cause in [StopCause.signal.rawValue, RunReport.stoppedByThresholdCause, StopCause.duration.rawValue]
+        for cause in [StopCause.signal.rawValue, RunReport.stoppedByThresholdCause, StopCause.duration.rawValue, StopCause.data.rawValue]
         where causes.contains(cause) {
             return cause
         }

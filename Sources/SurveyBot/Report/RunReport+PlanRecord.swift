@@ -22,6 +22,7 @@ extension RunReport.PlanRecord {
         think = plan.run.think.description
         order = plan.run.order.rawValue
         api = ["questions": plan.shownCall(.questions), "submit": plan.shownCall(.submit)]
+        if plan.run.api.login != nil { api["login"] = plan.shownCall(.login) }
         // Header values are credentials more often than not: never written.
         headers = Dictionary(plan.run.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })
         answers = plan.report.includeAnswers ? plan.shownAnswers : nil
@@ -35,10 +36,14 @@ extension RunReport.PlanRecord {
             return text
         }
         var retry = ["questions": describe(plan.run.retry.questions), "submit": describe(plan.run.retry.submit)]
+        if plan.run.api.login != nil { retry["login"] = describe(plan.run.retry.login) }
         if let budget = plan.run.retry.budget {
             retry["budget"] = "\(Readable.percent(budget.ratio)) of calls + \(budget.minimum)"
         }
         self.retry = retry
+        if let data = plan.run.data, let file = plan.dataFile {
+            self.data = "\(file.shownPath): \(data.rows.count) row\(data.rows.count == 1 ? "" : "s"), \(data.order.rawValue)"
+        }
         if plan.target == .builtin {
             let questions: String
             switch plan.builtin.questions {

@@ -268,9 +268,12 @@ struct RunReport: Codable, Sendable, Equatable {
         var retry: [String: String]
         var builtin: String?
         var insecure: Bool
+        /// The data feed: its file as shown, its rows and their order; absent without one.
+        var data: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, target, load, concurrency, duration, grace, timeout, think, order, api, headers, answers, retry, builtin, insecure
+            case name, target, load, concurrency, duration, grace, timeout, think, order, api, headers, answers, retry, builtin, insecure,
+                data
             case connectTimeout = "connect_timeout"
         }
     }

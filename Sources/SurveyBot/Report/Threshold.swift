@@ -3,8 +3,8 @@ struct Threshold: Sendable, Hashable, CustomStringConvertible {
     // Parsed once, from a plan (`PlanDecoder+Thresholds.swift`) or a report (`ThresholdResult`).
     /// Which figures the metric is read from.
     enum Scope: String, Sendable, Hashable, CaseIterable {
-        case questions, submit
-        /// Both endpoints together, plus the respondent-level figures.
+        case login, questions, submit
+        /// Every endpoint together, plus the respondent-level figures.
         case survey
     }
 

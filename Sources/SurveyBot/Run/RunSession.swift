@@ -189,7 +189,7 @@ final class RunSession {
         }
         onStop("builtin server") { await server.shutdown() }
         builtinServer = server
-        let missing = plan.run.answers.unanswerable(among: server.questions.map(\.id))
+        let missing = plan.unanswerable(among: server.questions.map(\.id))
         guard missing.isEmpty else {
             let list = missing.prefix(5).map(String.init).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
             throw SetupError(

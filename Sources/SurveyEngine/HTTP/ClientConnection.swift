@@ -63,6 +63,7 @@ final class ClientConnection: EventHandler, Slotted {
         connectDeadline = min(started &+ pool.connectTimeout, deadline)
         parser.reset()
         parser.collectBody = request.collectBody
+        parser.collectHeaders = request.collectHeaders
         parser.isHeadRequest = request.template.method == "HEAD"
         encode(request)
         if phase == .idle {
@@ -271,7 +272,7 @@ final class ClientConnection: EventHandler, Slotted {
         }
         let response = TransportResponse(
             status: parser.status, body: parser.collectBody ? parser.takeBody() : [],
-            retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) })
+            retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) }, headers: parser.headers)
         let outcome = TransportOutcome.response(response, serviceTime: elapsed(), connection: info)
         let continuation = self.continuation
         self.continuation = nil

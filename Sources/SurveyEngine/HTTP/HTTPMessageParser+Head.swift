@@ -36,6 +36,9 @@ extension HTTPMessageParser {
 
     mutating func takeHeader(_ line: UnsafeRawBufferPointer) -> Failure? {
         guard let (name, value) = Self.field(line) else { return .malformed }
+        if collectHeaders {
+            headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        }
         switch name.count {
         case 14 where Self.equalsIgnoringCase(name, "content-length"):
             // Any number of digits: a length too large to count is too large to read (RFC 9110 §8.6).
@@ -77,10 +80,12 @@ extension HTTPMessageParser {
                 let interim = interimResponses + 1
                 let head = isHeadRequest
                 let collect = collectBody
+                let collectFields = collectHeaders
                 reset()
                 interimResponses = interim
                 isHeadRequest = head
                 collectBody = collect
+                collectHeaders = collectFields
                 sawBytes = true
                 return nil
             }

@@ -63,6 +63,9 @@ struct HTTPMessageParser {
     /// Whether the connection may carry another message after this one.
     var keepAlive = true
     var retryAfter: [UInt8]?
+    /// Keep every header field in `headers`.
+    var collectHeaders = false
+    var headers: [HTTPHeader] = []
     var body: [UInt8] = []
     var bodyBytes = 0
     /// Interim (1xx) responses skipped before the final one.
@@ -110,6 +113,7 @@ struct HTTPMessageParser {
         minorVersion = 1
         keepAlive = true
         retryAfter = nil
+        if !headers.isEmpty { headers.removeAll() }
         body.removeAll(keepingCapacity: true)
         bodyBytes = 0
         interimResponses = 0

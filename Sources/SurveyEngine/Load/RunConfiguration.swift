@@ -27,6 +27,8 @@ public struct RunConfiguration: Sendable, Hashable {
     public var api: SurveyAPI
     /// What respondents answer.
     public var answers: AnswerBook
+    /// One row per respondent, for `${row.COLUMN}` and `answer.<id>` columns; nil for none.
+    public var data: RespondentData?
     /// How each endpoint's calls are retried, and the run-wide retry budget.
     public var retry: RetryPolicies
     /// Timeouts and limits of every HTTP attempt.

@@ -12,6 +12,9 @@ public enum StopCause: String, Sendable, Hashable, CaseIterable {
     /// `RunCoordinator.endNow()` ended the run before its end, as its duration would have
     /// (survey-bot: a threshold with `abort`).
     case endedEarly = "ended_early"
+    /// The data feed's rows ran out (`DataOrder.unique`) before every respondent the load
+    /// model called for had started: those without a row never started.
+    case data
 }
 
 /// What a run produced.
@@ -45,6 +48,8 @@ public actor RunCoordinator {
     private nonisolated let ending: RunEnding
     /// Raised when the duration expired with respondents still to start.
     private nonisolated let durationCut = StopFlag()
+    /// Raised when the data feed's rows ran out with respondents still to start.
+    private nonisolated let dataCut = StopFlag()
     private let transport: any Transport
     private let clock: EngineClock
     private let executors: [any TaskExecutor]
@@ -59,12 +64,17 @@ public actor RunCoordinator {
     /// does, after `run()` has returned.
     ///
     /// Throws, before anything is sent, when the survey's requests cannot be framed: a path,
-    /// method, host or header that `HTTPRequest.Template` refuses.
+    /// method, host or header that `HTTPRequest.Template` refuses, a variable that names no
+    /// column or capture or is used where it has no value, or a data row whose value cannot go
+    /// where the API uses it (`RespondentData.problems`).
     public init(
         configuration: RunConfiguration, target: HTTPTarget, transport: any Transport, clock: EngineClock = .system,
         executors: [any TaskExecutor] = []
     ) throws(HTTPSyntaxError) {
-        requests = try SurveyRequests(api: configuration.api, target: target)
+        requests = try SurveyRequests(api: configuration.api, target: target, columns: configuration.data?.columns ?? [])
+        if let problem = configuration.data?.problems(for: configuration.api, limit: 1).first {
+            throw HTTPSyntaxError("data row \(problem.row + 1): \(problem.description)", offset: 0)
+        }
         var configuration = configuration
         configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
         self.configuration = configuration
@@ -121,6 +131,8 @@ public actor RunCoordinator {
             stoppedBy = .endedEarly
         } else if durationCut.isRaised || metrics.respondentsCutShort > 0 {
             stoppedBy = .duration
+        } else if dataCut.isRaised {
+            stoppedBy = .data
         } else {
             stoppedBy = .completed
         }
@@ -133,6 +145,8 @@ public actor RunCoordinator {
         let workers = min(shard.share(of: configuration.concurrency), max(1, shard.count(of: respondents)))
         let next = Counter()
         let durationCut = self.durationCut
+        let dataCut = self.dataCut
+        let data = configuration.data
         let seed = context.seed
         let clock = self.clock
         await withDiscardingTaskGroup { group in
@@ -145,7 +159,15 @@ public actor RunCoordinator {
                             durationCut.raise()
                             return
                         }
-                        var respondent = Respondent(index: number, seed: seed, lane: worker)
+                        var row: Int?
+                        if let data {
+                            row = data.row(forRespondent: number, shard: shard, seed: seed)
+                            guard row != nil else {
+                                dataCut.raise()
+                                return
+                            }
+                        }
+                        var respondent = Respondent(index: number, seed: seed, lane: worker, row: row)
                         await respondent.run(context)
                     }
                 }
@@ -167,6 +189,7 @@ public actor RunCoordinator {
         let recorder = self.recorder
         let executors = self.executors
         let durationCut = self.durationCut
+        let data = configuration.data
         await withDiscardingTaskGroup { group in
             var number = shard.index - 1
             var launched = 0
@@ -184,15 +207,24 @@ public actor RunCoordinator {
                     continue
                 }
                 let lane = launched % max(1, executors.count)
+                var row: Int?
+                if let data {
+                    row = data.row(forRespondent: number, shard: shard, seed: seed)
+                    if row == nil {
+                        dataCut.raise()
+                        break
+                    }
+                }
                 if inFlight.load(ordering: .relaxed) >= cap {
                     recorder.dropped(lane: lane)
                 } else {
                     inFlight.add(1, ordering: .relaxed)
                     let arrival = number
+                    let row = row
                     let work: @concurrent @Sendable () async -> Void = {
                         let lag = clock.now() &- due
                         let startLag = Duration.nanoseconds(Int64(lag > (1 << 62) ? 0 : lag))
-                        var respondent = Respondent(index: arrival, seed: seed, startLag: startLag, lane: lane)
+                        var respondent = Respondent(index: arrival, seed: seed, startLag: startLag, lane: lane, row: row)
                         await respondent.run(context)
                         inFlight.subtract(1, ordering: .relaxed)
                     }

@@ -1,11 +1,13 @@
 /// The two calls a respondent makes.
 public enum Endpoint: String, Sendable, Hashable, CaseIterable, Comparable {
+    /// The optional session step (`SurveyAPI.login`), before the questions.
+    case login
     /// `GET /questions`: fetching the survey.
     case questions
     /// `POST /question/submit`: submitting one answer.
     case submit
 
-    /// By raw value, so that reports list `questions` before `submit`.
+    /// By raw value, so that reports list `login`, `questions`, `submit` in the order called.
     public static func < (lhs: Endpoint, rhs: Endpoint) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -73,6 +75,11 @@ public enum AbandonReason: String, Sendable, Hashable, CaseIterable, Comparable 
     /// The run was interrupted (Ctrl-C, SIGTERM). A respondent stopped by the run's duration
     /// is not abandoned but cut short (`RespondentResult.Ending.cutShort`).
     case interrupted
+    /// The login (`SurveyAPI.login`) still failed after its retries.
+    case loginFailed = "login_failed"
+    /// The login succeeded but a capture (`SurveyAPI.captures`) found nothing usable: its
+    /// attempt's detail names the capture.
+    case captureNotFound = "capture_not_found"
 
     /// By raw value, so that reports list the reasons in a fixed order.
     public static func < (lhs: AbandonReason, rhs: AbandonReason) -> Bool { lhs.rawValue < rhs.rawValue }

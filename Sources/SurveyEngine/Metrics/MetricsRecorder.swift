@@ -60,7 +60,7 @@ public final class MetricsRecorder: Sendable {
                     metrics.respondentsCompleted + metrics.respondentsFinishedWithUnanswered + metrics.respondentsAbandoned
                     + metrics.respondentsCutShort
                 progress.attempts += metrics.attempts
-                progress.failedAttempts += metrics.questions.failedAttempts + metrics.submit.failedAttempts
+                progress.failedAttempts += metrics.questions.failedAttempts + metrics.submit.failedAttempts + metrics.login.failedAttempts
                 progress.localResource += metrics.localResource
             }
         }

@@ -134,6 +134,8 @@ public struct RunMetrics: Sendable, Hashable {
     public var questions = EndpointMetrics()
     /// The submit endpoint's figures.
     public var submit = EndpointMetrics()
+    /// The login endpoint's figures: none without `SurveyAPI.login`.
+    public var login = EndpointMetrics()
     /// Respondents that began the survey.
     public var respondentsStarted = 0
     /// Respondents that submitted every question.
@@ -165,13 +167,19 @@ public struct RunMetrics: Sendable, Hashable {
 
     /// One endpoint's figures.
     public subscript(endpoint: Endpoint) -> EndpointMetrics {
-        get { endpoint == .questions ? questions : submit }
+        get {
+            switch endpoint {
+            case .login: login
+            case .questions: questions
+            case .submit: submit
+            }
+        }
         // In place: a get-then-set would copy both histograms on every attempt recorded.
         _modify {
-            if endpoint == .questions {
-                yield &questions
-            } else {
-                yield &submit
+            switch endpoint {
+            case .login: yield &login
+            case .questions: yield &questions
+            case .submit: yield &submit
             }
         }
     }
@@ -210,6 +218,7 @@ public struct RunMetrics: Sendable, Hashable {
     public mutating func merge(_ other: RunMetrics) {
         questions.merge(other.questions)
         submit.merge(other.submit)
+        login.merge(other.login)
         respondentsStarted += other.respondentsStarted
         respondentsCompleted += other.respondentsCompleted
         respondentsFinishedWithUnanswered += other.respondentsFinishedWithUnanswered
@@ -229,9 +238,9 @@ public struct RunMetrics: Sendable, Hashable {
         }
     }
 
-    /// Every attempt of the run, both endpoints.
-    public var attempts: Int { questions.attempts + submit.attempts }
+    /// Every attempt of the run, every endpoint.
+    public var attempts: Int { questions.attempts + submit.attempts + login.attempts }
 
-    /// Attempts of both endpoints that could not be made for want of a local resource.
-    public var localResource: Int { questions.localResource + submit.localResource }
+    /// Attempts of every endpoint that could not be made for want of a local resource.
+    public var localResource: Int { questions.localResource + submit.localResource + login.localResource }
 }

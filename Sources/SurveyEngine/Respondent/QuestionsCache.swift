@@ -8,10 +8,12 @@ final class QuestionsCache: Sendable {
     }
 
     private let slots: [Slot]
+    private let shape: SurveyQuestion.Shape
 
-    /// A cache with one slot per lane (at least one).
-    init(lanes: Int) {
+    /// A cache with one slot per lane (at least one), reading lists of `shape`.
+    init(lanes: Int, shape: SurveyQuestion.Shape = .contract) {
         slots = (0..<max(1, lanes)).map { _ in Slot() }
+        self.shape = shape
     }
 
     /// The questions of `body`, or the reason it breaks the survey contract.
@@ -20,7 +22,7 @@ final class QuestionsCache: Sendable {
         if let hit = slot.last.withLock({ last in last.flatMap { $0.body == body ? $0.questions : nil } }) {
             return .success(hit)
         }
-        let parsed = SurveyQuestion.list(from: body)
+        let parsed = SurveyQuestion.list(from: body, shape: shape)
         if case .success(let questions) = parsed {
             slot.last.withLock { $0 = (body, questions) }
         }

@@ -4,9 +4,16 @@ import Synchronization
 /// transport, the clock, where to record, and the stop flag. A class, so that the frames of
 /// ten thousand waiting respondents each hold one reference to it rather than a copy.
 final class SurveyContext: Sendable {
-    let questionsRequest: HTTPRequest.Template
-    let submitRequest: HTTPRequest.Template
+    let requests: SurveyRequests
     let answers: AnswerBook
+    /// The answers with variables in them (`${row.colour}`), by their text in `answers`;
+    /// empty when none has any.
+    let answerTemplates: [String: CompiledTemplate]
+    /// The rows of the data feed; empty without one.
+    let rows: [[String]]
+    /// The `answer.<id>` columns of the data feed: question id → column.
+    let answerColumns: [Int: Int]
+    let captures: [SurveyAPI.Capture]
     let order: QuestionOrder
     let think: DurationRange
     let retry: RetryPolicies
@@ -31,9 +38,12 @@ final class SurveyContext: Sendable {
         configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
         recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, lanes: Int = 1, ending: RunEnding? = nil
     ) {
-        questionsRequest = requests.questions
-        submitRequest = requests.submit
+        self.requests = requests
         answers = configuration.answers
+        answerTemplates = Self.answerTemplates(configuration)
+        rows = configuration.data?.rows ?? []
+        answerColumns = configuration.data?.answerColumns ?? [:]
+        captures = configuration.api.captures
         order = configuration.order
         think = configuration.think
         retry = configuration.retry
@@ -54,7 +64,26 @@ final class SurveyContext: Sendable {
             cutoff = nil
         }
         self.seed = seed
-        questionsCache = QuestionsCache(lanes: lanes)
+        questionsCache = QuestionsCache(
+            lanes: lanes,
+            shape: SurveyQuestion.Shape(
+                list: configuration.api.questionsList, id: configuration.api.questionID, text: configuration.api.questionText))
+    }
+
+    /// The answers of `configuration` that hold variables, compiled; a text that does not read
+    /// as a template is taken as it is (the plan reader has refused it already).
+    private static func answerTemplates(_ configuration: RunConfiguration) -> [String: CompiledTemplate] {
+        let columns = configuration.data?.columns ?? []
+        let captures = configuration.api.captures.map(\.name)
+        var templates: [String: CompiledTemplate] = [:]
+        let texts = configuration.answers.byQuestion.values.joined() + (configuration.answers.fallback ?? [])
+        for text in texts where TextTemplate.mentionsVariables(text) {
+            guard let template = try? TextTemplate(parsing: text), !template.isConstant,
+                let compiled = try? CompiledTemplate(template, .text, columns: columns, captures: captures)
+            else { continue }
+            templates[text] = compiled
+        }
+        return templates
     }
 }
 
@@ -109,21 +138,6 @@ final class RunEnding: Sendable {
     var cutoff: UInt64? { deadline.map { $0 &+ grace } }
 }
 
-/// The survey's two requests, built once per run from its API and target.
-struct SurveyRequests: Sendable {
-    let questions: HTTPRequest.Template
-    let submit: HTTPRequest.Template
-
-    /// Throws when either request cannot be framed (`HTTPRequest.Template`).
-    init(api: SurveyAPI, target: HTTPTarget) throws(HTTPSyntaxError) {
-        questions = try HTTPRequest.Template(
-            method: api.questions.method, path: target.basePath + api.questions.path, target: target, headers: api.headers)
-        submit = try HTTPRequest.Template(
-            method: api.submit.method, path: target.basePath + api.submit.path, target: target,
-            headers: api.headers + [HTTPHeader(name: "Content-Type", value: "application/json")])
-    }
-}
-
 /// Set once when the run must stop starting work: respondents finish the attempt in flight
 /// and leave at their next step.
 final class StopFlag: Sendable {
@@ -146,14 +160,23 @@ struct Respondent: Sendable {
     let startLag: Duration
     /// The event-loop lane it records into.
     let lane: Int
+    /// The row of the data feed it takes (`RespondentData.row(forRespondent:)`); nil for none.
+    let row: Int?
     private var random: SplitMix64
     /// The questions, once fetched.
     private var questions: [SurveyQuestion] = []
+    /// The values captured from its login response, in the order of `SurveyAPI.captures`.
+    private var session: [String] = []
+    /// Its own submit head, when variables of its row or session are in it.
+    private var submitHead: HTTPRequest.Template?
+    /// Whether its last login attempt succeeded but found a capture missing.
+    private var captureMissing = false
 
-    init(index: Int, seed: UInt64, startLag: Duration = .zero, lane: Int) {
+    init(index: Int, seed: UInt64, startLag: Duration = .zero, lane: Int, row: Int? = nil) {
         self.index = index
         self.startLag = startLag
         self.lane = lane
+        self.row = row
         random = SplitMix64.derived(seed: seed, stream: UInt64(index))
     }
 
@@ -177,10 +200,17 @@ struct Respondent: Sendable {
             // Started as the duration expired or the run ended: not even the questions are asked for.
             return RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)
         }
-        var questionsRequest = HTTPRequest(context.questionsRequest, collectBody: true)
-        questionsRequest.cutoff = context.cutoff
-        questionsRequest.ending = context.ending
-        switch await call(.questions, questionsRequest, context) {
+        if let login = context.requests.login {
+            switch await call(.login, loginRequest(login, context), context) {
+            case .succeeded: break
+            case .failed:
+                return RespondentResult(ending: .abandoned(captureMissing ? .captureNotFound : .loginFailed), submitted: 0, unanswered: 0)
+            case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
+            case .interrupted:
+                return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
+            }
+        }
+        switch await call(.questions, questionsRequest(context), context) {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
         case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
@@ -218,6 +248,42 @@ struct Respondent: Sendable {
         return tally
     }
 
+    /// The values its templates are filled in with.
+    private func values(_ context: SurveyContext) -> CompiledTemplate.Values {
+        CompiledTemplate.Values(row: row.map { context.rows[$0] } ?? [], respondentID: index, session: session)
+    }
+
+    /// The login request, its response's headers kept for the captures.
+    @inline(never)
+    private func loginRequest(_ login: SurveyRequests.Recipe, _ context: SurveyContext) -> HTTPRequest {
+        let values = values(context)
+        var request = HTTPRequest(login.template(values), body: login.body?.render(values), collectBody: true)
+        request.collectHeaders = context.captures.contains { if case .header = $0.source { true } else { false } }
+        request.cutoff = context.cutoff
+        request.ending = context.ending
+        return request
+    }
+
+    /// The questions request, with the respondent's own head when it has variables; its own
+    /// submit head is made now too, once.
+    @inline(never)
+    private mutating func questionsRequest(_ context: SurveyContext) -> HTTPRequest {
+        let recipe = context.requests.questions
+        let template: HTTPRequest.Template
+        if let fixed = recipe.fixed {
+            template = fixed
+        } else {
+            template = recipe.template(values(context))
+        }
+        if context.requests.submit.fixed == nil && !context.requests.submit.headPerQuestion {
+            submitHead = context.requests.submit.template(values(context))
+        }
+        var request = HTTPRequest(template, collectBody: true)
+        request.cutoff = context.cutoff
+        request.ending = context.ending
+        return request
+    }
+
     /// Orders the fetched questions as the plan says.
     @inline(never)
     private mutating func putInOrder(_ order: QuestionOrder) {
@@ -233,13 +299,38 @@ struct Respondent: Sendable {
     @inline(never)
     private mutating func nextSubmit(_ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
         let question = questions[index]
-        guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
-        let answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
+        var answer: String
+        if let fromRow = rowAnswer(question.id, context) {
+            answer = fromRow
+        } else {
+            guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
+            answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
+            if !context.answerTemplates.isEmpty, let template = context.answerTemplates[answer] {
+                answer = template.string(values(context))
+            }
+        }
         let think = context.think.sample(using: &random).clampedNanoseconds
-        var request = HTTPRequest(context.submitRequest, body: Self.submitBody(id: question.id, answer: answer))
+        let recipe = context.requests.submit
+        var request: HTTPRequest
+        if let fixed = recipe.fixed, recipe.body == nil {
+            request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: answer))
+        } else {
+            var values = values(context)
+            values.questionID = question.id
+            values.answer = answer
+            let template = submitHead ?? recipe.template(values)
+            request = HTTPRequest(template, body: recipe.body?.render(values) ?? Self.submitBody(id: question.id, answer: answer))
+        }
         request.cutoff = context.cutoff
         request.ending = context.ending
         return (request, think)
+    }
+
+    /// The answer its data row gives question `id` (a non-empty `answer.<id>` cell), if any.
+    private func rowAnswer(_ id: Int, _ context: SurveyContext) -> String? {
+        guard !context.answerColumns.isEmpty, let row, let column = context.answerColumns[id] else { return nil }
+        let value = context.rows[row][column]
+        return value.isEmpty ? nil : value
     }
 
     /// How a call ended: `notSent` is a failure whose last attempt could not be made for want
@@ -293,7 +384,13 @@ struct Respondent: Sendable {
         switch response.result {
         case .success(let response):
             if (200..<300).contains(response.status) {
-                succeeded = endpoint == .submit || accept(questionsIn: response.body, context)
+                switch endpoint {
+                case .submit: succeeded = true
+                case .questions: succeeded = accept(questionsIn: response.body, context)
+                case .login:
+                    detail = capture(from: response, context)
+                    succeeded = detail == nil
+                }
                 outcome = succeeded ? .status(response.status) : .error(.malformedResponse)
             } else {
                 outcome = .status(response.status)
@@ -338,6 +435,48 @@ struct Respondent: Sendable {
         guard case .success(let list) = context.questionsCache.questions(in: body, lane: lane) else { return false }
         questions = list
         return true
+    }
+
+    /// Takes every capture from a login response into `session`; nil when all were found, else
+    /// what is wrong (`capture 'token' not found`), which the attempt keeps as its detail.
+    @inline(never)
+    private mutating func capture(from response: TransportResponse, _ context: SurveyContext) -> String? {
+        captureMissing = false
+        guard !context.captures.isEmpty else { return nil }
+        var values: [String] = []
+        values.reserveCapacity(context.captures.count)
+        let body =
+            context.captures.contains { if case .json = $0.source { true } else { false } }
+            ? try? JSONValue.parse(response.body).get() : nil
+        for capture in context.captures {
+            let found: String?
+            switch capture.source {
+            case .header(let name):
+                found = response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
+            case .json(let path):
+                var value = body
+                for name in path { value = value?[name] }
+                switch value {
+                case .string(let text)?: found = text
+                case .integer(let number)?: found = String(number)
+                case .number(let number)?: found = String(number)
+                case .bool(let flag)?: found = String(flag)
+                default: found = nil
+                }
+            }
+            guard let found else {
+                captureMissing = true
+                return "capture '\(capture.name)' not found"
+            }
+            // A captured value may go into a header: it must not end the header early.
+            if found.unicodeScalars.contains(where: { HTTPSyntax.isControl($0) && $0 != "\t" }) {
+                captureMissing = true
+                return "capture '\(capture.name)' holds a control character"
+            }
+            values.append(found)
+        }
+        session = values
+        return nil
     }
 
     /// `{"id":<id>,"answer":"<answer>"}`, written as bytes.

@@ -1,5 +1,5 @@
-/// The two calls of the survey API and the headers sent with both. Paths are relative to the
-/// target's base path.
+/// The calls of the survey API, the headers sent with them and the shape of its JSON. Paths are
+/// relative to the target's base path; the defaults are the reference server's contract.
 public struct SurveyAPI: Sendable, Hashable {
     /// A method and path, as in `GET /questions`.
     public struct Call: Sendable, Hashable, CustomStringConvertible {
@@ -21,8 +21,57 @@ public struct SurveyAPI: Sendable, Hashable {
     public var questions: Call
     /// Submits one answer as `{"id":…,"answer":"…"}`; any 2xx counts as accepted.
     public var submit: Call
-    /// Sent with both calls after `Host`, in order; a `User-Agent` here replaces survey-bot's.
+    /// Sent with every call after `Host`, in order; a `User-Agent` here replaces survey-bot's.
+    /// Values may hold `${row.…}`, `${respondent.id}` and `${session.…}` (`TextTemplate`).
     public var headers: [HTTPHeader]
+    /// Where the list is in the questions response: the names of the nested fields that lead to
+    /// it (`data.items` → `["data", "items"]`); empty for the top level.
+    public var questionsList: [String] = []
+    /// The field of each listed question that holds its integer id.
+    public var questionID = "id"
+    /// The field of each listed question that holds its text.
+    public var questionText = "question"
+    /// The submit's JSON body with `${question.id}`, `${answer}` and the other variables; nil
+    /// for `{"id":…,"answer":"…"}`.
+    public var submitBody: String?
+    /// The session step before the questions, when given: its 2xx ends it, and its response
+    /// holds what `captures` take.
+    public var login: Call?
+    /// The login's JSON body (a template like `submitBody`); nil for none.
+    public var loginBody: String?
+    /// What is taken from the login response into `${session.NAME}`, in order.
+    public var captures: [Capture] = []
+
+    /// A value taken from the login response.
+    public struct Capture: Sendable, Hashable {
+        /// Where the value is.
+        public enum Source: Sendable, Hashable, CustomStringConvertible {
+            /// A JSON path into the body: the names of the nested fields (`$.data.token` →
+            /// `["data", "token"]`). A string is taken as it is, a number or boolean as its JSON text.
+            case json([String])
+            /// A response header, by name (any case).
+            case header(String)
+
+            /// As written in a plan: `$.data.token`, `header X-Session-Id`.
+            public var description: String {
+                switch self {
+                case .json(let path): (["$"] + path).joined(separator: ".")
+                case .header(let name): "header \(name)"
+                }
+            }
+        }
+
+        /// The name in `${session.NAME}`.
+        public var name: String
+        /// Where the value is.
+        public var source: Source
+
+        /// A capture of `source` into `${session.name}`.
+        public init(name: String, source: Source) {
+            self.name = name
+            self.source = source
+        }
+    }
 
     /// The API of the reference server unless told otherwise: `GET /questions` and
     /// `POST /question/submit`, with no extra headers.

@@ -17,13 +17,42 @@ public struct SurveyQuestion: Sendable, Hashable {
         public var description: String
     }
 
+    /// Where the questions are in a response, and what their fields are called: the survey
+    /// contract by default, a look-alike backend's names otherwise.
+    public struct Shape: Sendable, Hashable {
+        /// The names of the nested fields that lead to the list; empty for the top level.
+        public var list: [String]
+        /// The field holding a question's integer id.
+        public var id: String
+        /// The field holding a question's text.
+        public var text: String
+
+        /// A shape; the defaults are the survey contract.
+        public init(list: [String] = [], id: String = "id", text: String = "question") {
+            self.list = list
+            self.id = id
+            self.text = text
+        }
+
+        /// The survey contract: `[{"id": 1, "question": "…"}, …]`.
+        public static let contract = Shape()
+    }
+
     /// Reads the survey contract: a non-empty JSON array of objects with an integer `id`
-    /// (unique) and a string `question`; other fields are ignored.
-    public static func list(from body: some Collection<UInt8>) -> Result<[SurveyQuestion], ContractError> {
-        let value: JSONValue
+    /// (unique) and a string `question`; other fields are ignored. With another `shape`, the
+    /// array is found and its fields named as that says.
+    public static func list(from body: some Collection<UInt8>, shape: Shape = .contract) -> Result<[SurveyQuestion], ContractError> {
+        var value: JSONValue
         switch JSONValue.parse(body) {
         case .success(let parsed): value = parsed
         case .failure(let error): return .failure(ContractError(description: "the questions are not JSON: \(error)"))
+        }
+        for (depth, name) in shape.list.enumerated() {
+            guard let inner = value[name] else {
+                let path = shape.list[...depth].joined(separator: ".")
+                return .failure(ContractError(description: "the questions response has no '\(path)'"))
+            }
+            value = inner
         }
         guard case .array(let items) = value else { return .failure(ContractError(description: "the questions are not a JSON array")) }
         guard !items.isEmpty else { return .failure(ContractError(description: "the questions list is empty")) }
@@ -31,11 +60,11 @@ public struct SurveyQuestion: Sendable, Hashable {
         questions.reserveCapacity(items.count)
         var seen = Set<Int>()
         for (index, item) in items.enumerated() {
-            guard case .integer(let id)? = item["id"] else {
-                return .failure(ContractError(description: "question \(index + 1) has no integer 'id'"))
+            guard case .integer(let id)? = item[shape.id] else {
+                return .failure(ContractError(description: "question \(index + 1) has no integer '\(shape.id)'"))
             }
-            guard case .string(let text)? = item["question"] else {
-                return .failure(ContractError(description: "question \(index + 1) has no string 'question'"))
+            guard case .string(let text)? = item[shape.text] else {
+                return .failure(ContractError(description: "question \(index + 1) has no string '\(shape.text)'"))
             }
             guard seen.insert(id).inserted else { return .failure(ContractError(description: "question id \(id) appears twice")) }
             questions.append(SurveyQuestion(id: id, text: text))

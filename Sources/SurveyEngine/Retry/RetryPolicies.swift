@@ -4,6 +4,8 @@ public struct RetryPolicies: Sendable, Hashable {
     public var questions: RetryPolicy
     /// Submitting an answer: the "Failure.... — Retry" banner.
     public var submit: RetryPolicy
+    /// The session step (`SurveyAPI.login`).
+    public var login: RetryPolicy = .never
     /// A cap on retries across the run; nil for none.
     public var budget: RetryBudgetPolicy?
 
@@ -16,12 +18,18 @@ public struct RetryPolicies: Sendable, Hashable {
 
     /// The policy of an endpoint's calls.
     public subscript(endpoint: Endpoint) -> RetryPolicy {
-        get { endpoint == .questions ? questions : submit }
+        get {
+            switch endpoint {
+            case .login: login
+            case .questions: questions
+            case .submit: submit
+            }
+        }
         set {
-            if endpoint == .questions {
-                questions = newValue
-            } else {
-                submit = newValue
+            switch endpoint {
+            case .login: login = newValue
+            case .questions: questions = newValue
+            case .submit: submit = newValue
             }
         }
     }

@@ -39,15 +39,33 @@ public struct HTTPRequest: Sendable {
             self.method = method
             self.path = path
             self.headers = headers
+            head = Self.head(method: method, path: Array(path.utf8), host: target.hostHeader, headers: headers)
+        }
+
+        /// A template of a head built by `head(method:path:host:headers:)` from parts already
+        /// checked: a respondent's own requests, whose variables are filled in.
+        init(method: String, path: String, head: [UInt8]) {
+            self.method = method
+            self.path = path
+            headers = []
+            self.head = head
+        }
+
+        /// The head's bytes, as `init(method:path:target:headers:)` describes them, unchecked.
+        static func head(method: String, path: [UInt8], host: String, headers: [HTTPHeader]) -> [UInt8] {
             var head: [UInt8] = []
-            head.append(contentsOf: "\(method) \(path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n".utf8)
+            head.reserveCapacity(64 + path.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+            head.append(contentsOf: method.utf8)
+            head.append(0x20)
+            head.append(contentsOf: path)
+            head.append(contentsOf: " HTTP/1.1\r\nHost: \(host)\r\n".utf8)
             if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
                 head.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
             }
             for header in headers {
                 head.append(contentsOf: "\(header.name): \(header.value)\r\n".utf8)
             }
-            self.head = head
+            return head
         }
     }
 
@@ -56,6 +74,8 @@ public struct HTTPRequest: Sendable {
     var body: [UInt8]?
     /// Whether the response body is wanted; when not, it is read and dropped.
     var collectBody: Bool
+    /// Whether the response's header fields are wanted (`TransportResponse.headers`).
+    var collectHeaders = false
     /// A reading of the run's clock (`EngineClock`; for `HTTPClient`, `MonotonicClock`) at which
     /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
     /// grace after a run's duration. Nil: the timeout alone.
@@ -80,11 +100,14 @@ public struct TransportResponse: Sendable, Equatable {
     var body: [UInt8]
     /// The `Retry-After` header, as sent.
     var retryAfter: String?
+    /// Every header field, in order, when the request asked for them (`collectHeaders`).
+    var headers: [HTTPHeader]
 
-    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil) {
+    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil, headers: [HTTPHeader] = []) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
+        self.headers = headers
     }
 }
 

@@ -15,6 +15,7 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
     let fileA = try directory.write("a.pem", "a")
     let fileB = try directory.write("b.pem", "b")
     let questions = try directory.write("questions.json", #"[{"id": 1, "question": "Why?"}]"#)
+    let data = try directory.write("data.csv", "a\n1\n")
     var table: [String: (set: [String], lines: String)] = [
         "name": (["name=other"], ""), "target": (["target=http://127.0.0.1:9"], ""),
         "respondents": (["respondents=6"], ""), "concurrency": (["concurrency=3"], ""), "duration": (["duration=2m"], ""),
@@ -35,8 +36,13 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
         "builtin.malformed_rate": (["builtin.malformed_rate=5%"], ""), "builtin.slow_rate": (["builtin.slow_rate=5%"], ""),
         "builtin.trickle": (["builtin.trickle=1s"], ""), "builtin.hang_rate": (["builtin.hang_rate=5%"], ""),
         "builtin.tls": (["builtin.tls=true"], ""),
+        "data": (["data=\(data)"], ""), "data_order": (["data=\(data)", "data_order=unique"], ""),
+        "api.questions_list": (["api.questions_list=data.items"], ""), "api.question_id": (["api.question_id=qid"], ""),
+        "api.question_text": (["api.question_text=text"], ""), "api.submit_body": (["api.submit_body={}"], ""),
+        "api.login": (["api.login=/session"], ""), "api.login_body": (["api.login=/session", "api.login_body={}"], ""),
+        "api.capture": (["api.login=/session"], "api:\n  capture:\n    token: $.token\n"),
     ]
-    for endpoint in ["questions", "submit"] {
+    for endpoint in ["login", "questions", "submit"] {
         let base = "retry.\(endpoint)"
         table["\(base).attempts"] = (["\(base).attempts=9"], "")
         table["\(base).backoff"] = (["\(base).backoff=linear"], "")

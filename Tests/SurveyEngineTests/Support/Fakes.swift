@@ -9,6 +9,8 @@ final class ScriptedTransport: Transport {
         var method: String
         var path: String
         var body: String
+        /// The request line and headers, as sent.
+        var head = ""
     }
 
     private let script: @Sendable (Sent, Int) -> TransportOutcome
@@ -26,7 +28,8 @@ final class ScriptedTransport: Transport {
 
     func send(_ request: HTTPRequest) async -> TransportOutcome {
         let sent = Sent(
-            method: request.template.method, path: request.template.path, body: String(decoding: request.body ?? [], as: UTF8.self))
+            method: request.template.method, path: request.template.path, body: String(decoding: request.body ?? [], as: UTF8.self),
+            head: String(decoding: request.template.head, as: UTF8.self))
         let previous = state.withLock { state in
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)

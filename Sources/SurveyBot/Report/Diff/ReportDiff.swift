@@ -163,7 +163,7 @@ struct ReportDiff {
             case comparison(Comparison)
         }
         var entries: [Entry] = []
-        for name in ["questions", "submit"] {
+        for name in ["login", "questions", "submit"] {
             let baseCalls = base.endpoints[name]?.calls ?? 0
             let newCalls = new.endpoints[name]?.calls ?? 0
             if baseCalls == 0 && newCalls == 0 { continue }

@@ -8,13 +8,15 @@ enum MarkdownReport: ReportRenderer {
         var lines: [String] = []
         lines.append("# survey-bot: \(report.name)" + (report.missingShardsText.map { " — ⚠️ PARTIAL merge, \($0)" } ?? ""))
         lines.append("")
-        let stopped = report.stoppedBy == StopCause.duration.rawValue ? ", stopped at its duration" : ""
+        let stopped =
+            report.stoppedBy == StopCause.duration.rawValue
+            ? ", stopped at its duration" : report.stoppedBy == StopCause.data.rawValue ? ", stopped when the data rows ran out" : ""
         lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s\(stopped)")
         if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
         lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for name in ["questions", "submit"] {
+        for name in ["login", "questions", "submit"] {
             guard let calls = figures.endpoints[name] else { continue }
             let latency = calls.latency
             lines.append(
@@ -72,7 +74,7 @@ enum MarkdownReport: ReportRenderer {
                     "| `\(result.threshold)`\(implicit) | \(Readable.actual(result)) | \(result.passed ? "✅ passed" : "❌ failed") |")
             }
         }
-        for name in ["questions", "submit"] {
+        for name in ["login", "questions", "submit"] {
             guard let endpoint = report.endpoints[name], endpoint.attempts > 0, let histogram = endpoint.correctedHistogram.histogram else {
                 continue
             }
@@ -110,7 +112,7 @@ enum MarkdownReport: ReportRenderer {
     /// Every error kind of every endpoint that occurred, in a stable order, with the first
     /// reason seen where there is one.
     static func errors(_ report: RunReport) -> [(endpoint: String, kind: String, count: Int, sample: String?)] {
-        ["questions", "submit"].flatMap { name in
+        ["login", "questions", "submit"].flatMap { name in
             let endpoint = report.endpoints[name]
             return (endpoint?.errors ?? [:]).filter { $0.value > 0 }.sorted { $0.key < $1.key }.map {
                 (name, $0.key, $0.value, endpoint?.errorSamples?[$0.key])

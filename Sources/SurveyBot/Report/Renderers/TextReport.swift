@@ -9,10 +9,11 @@ enum TextReport: ReportRenderer {
         let partial = report.missingShardsText.map { "PARTIAL merge, \($0) — " } ?? ""
         var title = "\(report.name): \(partial)\(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)"
         if report.stoppedBy == StopCause.duration.rawValue { title += ", stopped at its duration" }
+        if report.stoppedBy == StopCause.data.rawValue { title += ", stopped when the data rows ran out" }
         lines.append(title)
         let header = "  endpoint    calls  attempts  success  first try  retries      p50      p95      p99      max"
         lines.append(header)
-        for name in ["questions", "submit"] {
+        for name in ["login", "questions", "submit"] {
             guard let calls = figures.endpoints[name] else { continue }
             let latency = calls.latency
             let columns = [

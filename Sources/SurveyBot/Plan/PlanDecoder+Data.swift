@@ -1,0 +1,239 @@
+import SurveyEngine
+
+/// The keys of data feeds and sessions: `data`, `api.capture`, the shapes of look-alike
+/// backends, and the checks of every template (`${row.…}` and its kin) against the data and
+/// captures they name.
+extension PlanDecoder {
+    /// `data: respondents.csv`, read now: a file that is not CSV is an error at its own line and
+    /// column, before anything is sent.
+    mutating func readData(_ entry: PlanEntry, into plan: inout Plan) {
+        guard let s = scalar(entry.value, keyLocation: entry.keyLocation, path: "data", expected: "a path to a CSV file") else {
+            return
+        }
+        guard !s.text.isEmpty else {
+            error("'data' needs the path of a CSV file", at: s.location)
+            return
+        }
+        var planPath = ""
+        if case .file(let path) = s.location.origin { planPath = path }
+        let path = DataFile.resolve(s.text, planPath: planPath)
+        let shown = s.isFromEnvironment ? s.source.display : s.text
+        // How errors name the file: as read, or by its variables' names when it came from the environment.
+        let named = s.isFromEnvironment ? shown : path
+        let bytes: [UInt8]
+        switch FileAccess.read(path, upTo: CSVReader.Limits.maxFileBytes + 1) {
+        case .success(let read): bytes = read
+        case .failure(let failure):
+            // A path from the environment is shown by its variables' names, never as read.
+            error("cannot read the data file \(named): \(failure.reason)", at: s.location)
+            return
+        }
+        switch CSVReader.read(bytes, path: named) {
+        case .success(let table):
+            plan.run.data = RespondentData(columns: table.columns, rows: table.rows)
+            plan.dataFile = DataFile(
+                path: path, shownPath: shown, errorPath: named, lines: table.lines, digest: "sha256:" + SHA256.hex(of: bytes))
+        case .failure(let diagnostic):
+            // At the data file's line and column; its line is never quoted (its values are secrets).
+            report(diagnostic)
+        }
+    }
+
+    /// `api.capture:` entries `name: $.path.to.value` or `name: header Name`.
+    mutating func readCaptures(_ entry: PlanEntry, into plan: inout Plan) {
+        var captures: [SurveyAPI.Capture] = []
+        for capture in entries(entry.value, at: "api.capture") {
+            let path = "api.capture.\(capture.key)"
+            guard PlanInterpolation.isVariableName(capture.key) else {
+                error("a capture's name is letters, digits and '_' (for ${session.NAME}), found '\(capture.key)'", at: capture.keyLocation)
+                continue
+            }
+            guard let s = scalar(capture.value, keyLocation: capture.keyLocation, path: path, expected: "a JSON path or a header") else {
+                continue
+            }
+            let text = s.text.trimmingCharacters(in: .whitespaces)
+            if text.lowercased().hasPrefix("header ") {
+                let name = text.dropFirst(7).trimmingCharacters(in: .whitespaces)
+                guard HTTPSyntax.isToken(name) else {
+                    error("expected a header name after 'header' for '\(path)', found '\(name)'", at: s.location)
+                    continue
+                }
+                captures.append(SurveyAPI.Capture(name: capture.key, source: .header(name)))
+            } else if text == "$" || text.hasPrefix("$.") {
+                let fields = text.split(separator: ".", omittingEmptySubsequences: false).dropFirst().map(String.init)
+                guard !fields.isEmpty, fields.allSatisfy({ !$0.isEmpty }) else {
+                    error("expected a JSON path like $.token or $.data.token for '\(path)', found '\(text)'", at: s.location)
+                    continue
+                }
+                captures.append(SurveyAPI.Capture(name: capture.key, source: .json(fields)))
+            } else {
+                error("expected a JSON path like $.token, or 'header Name', for '\(path)', found '\(s.display)'", at: s.location)
+            }
+        }
+        plan.run.api.captures = captures
+    }
+
+    /// The first `${NAME}` in `text` that names an environment variable rather than a run-time one.
+    static func environmentName(in text: String) -> String? {
+        var rest = Substring(text)
+        while let start = rest.range(of: "${") {
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else { return nil }
+            let name = String(rest[start.upperBound..<end])
+            if !PlanInterpolation.isRunTimeVariable(name), PlanInterpolation.isVariableName(name) { return name }
+            rest = rest[rest.index(after: end)...]
+        }
+        return nil
+    }
+
+    /// Remembers a value that may hold run-time variables, for `checkTemplates`.
+    mutating func noteTemplate(_ path: String, _ value: PlanScalar) {
+        if value.text.contains("${") { templates.append(TemplateUse(path, value)) }
+    }
+
+    /// Every template against what it may use: a column of the data file, a capture of the
+    /// login, and only the variables that have a value where it is used. Then every data row
+    /// against where its values go (`RespondentData.problems`), each error at its row's line.
+    mutating func checkTemplates(_ plan: inout Plan) {
+        plan.run.data?.order = plan.dataOrder
+        if let order = seen["data_order"], plan.run.data == nil, seen["data"] == nil {
+            error("'data_order' needs 'data' (the CSV file whose rows respondents take)", at: order.keyLocation)
+        }
+        var uses = templates
+        for key in ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"] {
+            guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
+            if s.text.contains("${") { uses.append(TemplateUse(key, s)) }
+        }
+        if !plan.run.api.captures.isEmpty, plan.run.api.login == nil, let capture = seen["api.capture"] {
+            error("'api.capture' needs 'api.login': captures are taken from the login's response", at: capture.keyLocation)
+        }
+        if plan.run.api.login == nil, plan.thresholds.contains(where: { $0.scope == .login }), let thresholds = seen["thresholds"] {
+            error("a 'login.…' threshold needs 'api.login': without it there is no login to measure", at: thresholds.keyLocation)
+        }
+        if plan.run.api.loginBody != nil, plan.run.api.login == nil, let body = seen["api.login_body"] {
+            error("'api.login_body' needs 'api.login'", at: body.keyLocation)
+        }
+        for use in uses { check(use, plan) }
+        for key in ["api.submit_body", "api.login_body"] {
+            guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
+            checkJSON(key, s)
+        }
+        guard let data = plan.run.data, let file = plan.dataFile else { return }
+        for problem in data.problems(for: plan.run.api, limit: PlanLimits.maxPrintedErrors) {
+            let line = problem.row < file.lines.count ? file.lines[problem.row] : 1
+            report(
+                Diagnostic(
+                    "row \(problem.row + 1): \(problem.description) (values of data files are never shown)",
+                    at: SourceLocation(origin: .file(file.errorPath), line: line, column: 1)))
+        }
+    }
+
+    /// A body template must be JSON once filled in: checked with every variable as a sample
+    /// value (a string `"x"`, a number `1`).
+    private mutating func checkJSON(_ key: String, _ s: PlanScalar) {
+        guard let template = try? TextTemplate(parsing: s.text) else { return }
+        if case .failure(let problem) = JSONValue.parse(template.sampleJSON()) {
+            error("'\(key)' is not JSON once its variables are filled in: \(problem)", at: s.location)
+        }
+    }
+
+    private mutating func check(_ use: TemplateUse, _ plan: Plan) {
+        let template: TextTemplate
+        do throws(TemplateError) {
+            template = try TextTemplate(parsing: use.text)
+        } catch {
+            var hint = ""
+            if let name = Self.environmentName(in: use.text) {
+                hint = "; single quotes keep '${\(name)}' as written: give the value in double quotes to read the environment variable"
+            }
+            self.error("\(error.description) in '\(use.path)'\(hint)", at: use.location)
+            return
+        }
+        let place = use.path
+        let perQuestion = place == "api.submit" || place == "api.submit_body"
+        let beforeLogin = place == "api.login" || place == "api.login_body"
+        let places = use.variableLocations
+        for (index, variable) in template.variables.enumerated() {
+            let use = TemplateUse(path: use.path, text: use.text, location: index < places.count ? places[index] : use.location)
+            switch variable {
+            case .row(let column):
+                guard let data = plan.run.data else {
+                    if seen["data"] == nil {
+                        error("\(variable) in '\(place)' needs 'data' (a CSV file with a column '\(column)')", at: use.location)
+                    }
+                    continue
+                }
+                if !data.columns.contains(column) {
+                    let hint = Suggestions.closest(to: column, in: data.columns).map { " (did you mean '\($0)'?)" } ?? ""
+                    error(
+                        "\(variable) in '\(place)': the data file has no column '\(column)'\(hint); its columns: "
+                            + data.columns.joined(separator: ", "), at: use.location)
+                }
+            case .session(let name):
+                if beforeLogin {
+                    error("\(variable) cannot be used in '\(place)': the session is captured from the login's response", at: use.location)
+                } else if !plan.run.api.captures.contains(where: { $0.name == name }) {
+                    error("\(variable) in '\(place)' needs a capture '\(name)' in 'api.capture' (and 'api.login')", at: use.location)
+                }
+            case .questionID, .answer:
+                if !perQuestion {
+                    error("\(variable) can only be used in 'api.submit' and 'api.submit_body', not in '\(place)'", at: use.location)
+                }
+            case .respondentID: break
+            }
+        }
+    }
+}
+
+/// A value that holds run-time variables, where it was written.
+struct TemplateUse: Sendable, Hashable {
+    var path: String
+    var text: String
+    var location: SourceLocation
+    /// Whether the text is on its line as written — unquoted, nothing from the environment, one
+    /// line — so that a variable's column is the value's plus its offset.
+    var isVerbatim = false
+
+    init(path: String, text: String, location: SourceLocation) {
+        self.path = path
+        self.text = text
+        self.location = location
+    }
+
+    init(_ path: String, _ value: PlanScalar) {
+        self.init(path: path, text: value.text, location: value.location)
+        isVerbatim = !value.isQuoted && !value.isFromEnvironment && !value.text.contains("\n")
+    }
+
+    /// Where each `${` of the text is, in order: exact for verbatim text, else the value's place.
+    var variableLocations: [SourceLocation] {
+        let scalars = Array(text.unicodeScalars)
+        var locations: [SourceLocation] = []
+        for index in scalars.indices where scalars[index] == "$" && index + 1 < scalars.count && scalars[index + 1] == "{" {
+            var place = location
+            if isVerbatim { place.column += index }
+            locations.append(place)
+        }
+        return locations
+    }
+}
+
+extension ValueKind where Value == String {
+    /// A JSON field name: not empty, no dot (a path is `fieldPath`).
+    static let fieldName = text.checked(summary: "field name") { name in
+        name.isEmpty ? "a field name cannot be empty" : name.contains(".") ? "a field name holds no '.', found '\(name)'" : nil
+    }
+}
+
+extension ValueKind where Value == [String] {
+    /// `data.items`: nested JSON field names, dotted.
+    static let fieldPath = ValueKind(
+        expected: "dotted field names like data.items", summary: "dotted field names", format: { $0.joined(separator: ".") }
+    ) {
+        text in
+        let fields = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !text.isEmpty, fields.allSatisfy({ !$0.isEmpty }) else {
+            return .invalid("expected dotted field names like data.items, found '\(text)'")
+        }
+        return .value(fields)
+    }
+}

@@ -1,0 +1,189 @@
+/// A `TextTemplate` made ready for one place of a request: literal runs as bytes, variables as
+/// indexes into the respondent's row and session, and how each value is written there. Built
+/// once per run; filling it in only appends bytes.
+struct CompiledTemplate: Sendable {
+    /// How a value is written into the text.
+    enum Encoding: Sendable {
+        /// As it is (a header value, an answer): the caller has checked it.
+        case text
+        /// Percent-encoded but for RFC 3986 unreserved characters: no value can leave its path
+        /// segment or add a query.
+        case path
+        /// As a JSON value: a string quoted and escaped, a number as a number; inside a string of
+        /// the template, escaped without quotes. No value can break the JSON.
+        case json
+    }
+
+    enum Part: Sendable {
+        case literal([UInt8])
+        case row(Int)
+        case respondentID
+        case questionID
+        case answer
+        case session(Int)
+    }
+
+    /// A part and whether it sits inside a JSON string literal of the template.
+    private let parts: [(part: Part, inString: Bool)]
+    let encoding: Encoding
+    /// The template's bytes when it has no variable.
+    let constant: [UInt8]?
+    /// Whether it uses `${question.id}` or `${answer}`: it changes with every submit.
+    let perQuestion: Bool
+    /// The literal bytes, for a first guess of the length.
+    private let literalCount: Int
+
+    /// The values a template is filled in with.
+    struct Values {
+        var row: [String]
+        var respondentID: Int
+        var session: [String]
+        var questionID = 0
+        var answer = ""
+    }
+
+    /// Compiles `template` for `encoding`, with row columns and capture names resolved to
+    /// their indexes. Throws on a column or capture that does not exist.
+    init(_ template: TextTemplate, _ encoding: Encoding, columns: [String], captures: [String]) throws(TemplateError) {
+        var parts: [(Part, Bool)] = []
+        var inString = false
+        var escaped = false
+        for segment in template.segments {
+            switch segment {
+            case .literal(let text):
+                let bytes = Array(text.utf8)
+                if encoding == .json {
+                    for byte in bytes {
+                        if escaped {
+                            escaped = false
+                        } else if byte == 0x5C && inString {
+                            escaped = true
+                        } else if byte == 0x22 {
+                            inString.toggle()
+                        }
+                    }
+                }
+                parts.append((.literal(bytes), false))
+            case .variable(let variable):
+                let part: Part
+                switch variable {
+                case .row(let column):
+                    guard let index = columns.firstIndex(of: column) else {
+                        throw TemplateError("no column '\(column)' in the data for \(variable)", offset: 0)
+                    }
+                    part = .row(index)
+                case .session(let name):
+                    guard let index = captures.firstIndex(of: name) else {
+                        throw TemplateError("no capture '\(name)' in 'api.capture' for \(variable)", offset: 0)
+                    }
+                    part = .session(index)
+                case .respondentID: part = .respondentID
+                case .questionID: part = .questionID
+                case .answer: part = .answer
+                }
+                parts.append((part, inString))
+            }
+        }
+        self.parts = parts
+        self.encoding = encoding
+        literalCount = parts.reduce(0) { count, part in
+            if case .literal(let bytes) = part.0 { count + bytes.count } else { count }
+        }
+        perQuestion = template.variables.contains { $0 == .questionID || $0 == .answer }
+        if template.isConstant {
+            constant = parts.flatMap { part -> [UInt8] in if case .literal(let bytes) = part.0 { bytes } else { [] } }
+        } else {
+            constant = nil
+        }
+    }
+
+    /// The filled-in bytes.
+    func render(_ values: Values) -> [UInt8] {
+        if let constant { return constant }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(literalCount + 32)
+        render(values, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the filled-in bytes to `bytes`.
+    func render(_ values: Values, into bytes: inout [UInt8]) {
+        for (part, inString) in parts {
+            switch part {
+            case .literal(let literal): bytes.append(contentsOf: literal)
+            case .row(let index): append(text: index < values.row.count ? values.row[index] : "", inString: inString, to: &bytes)
+            case .session(let index):
+                append(text: index < values.session.count ? values.session[index] : "", inString: inString, to: &bytes)
+            case .answer: append(text: values.answer, inString: inString, to: &bytes)
+            case .respondentID: append(number: values.respondentID, inString: inString, to: &bytes)
+            case .questionID: append(number: values.questionID, inString: inString, to: &bytes)
+            }
+        }
+    }
+
+    /// The filled-in text; a text that is one value as it is (`${row.colour}`) is that value,
+    /// not a copy.
+    func string(_ values: Values) -> String {
+        if encoding == .text, parts.count == 1 {
+            switch parts[0].part {
+            case .row(let index) where index < values.row.count: return values.row[index]
+            case .session(let index) where index < values.session.count: return values.session[index]
+            case .answer: return values.answer
+            default: break
+            }
+        }
+        return String(decoding: render(values), as: UTF8.self)
+    }
+
+    private func append(number: Int, inString: Bool, to bytes: inout [UInt8]) {
+        // Digits and a minus sign are the same in every encoding.
+        bytes.append(contentsOf: String(number).utf8)
+    }
+
+    private func append(text: String, inString: Bool, to bytes: inout [UInt8]) {
+        switch encoding {
+        case .text:
+            bytes.append(contentsOf: text.utf8)
+        case .path:
+            for byte in text.utf8 {
+                if Self.isUnreserved(byte) {
+                    bytes.append(byte)
+                } else {
+                    bytes.append(0x25)
+                    bytes.append(Self.hex[Int(byte >> 4)])
+                    bytes.append(Self.hex[Int(byte & 0xF)])
+                }
+            }
+        case .json:
+            if !inString { bytes.append(0x22) }
+            Self.appendJSONEscaped(text, to: &bytes)
+            if !inString { bytes.append(0x22) }
+        }
+    }
+
+    private static let hex = Array("0123456789ABCDEF".utf8)
+    private static let lowerHex = Array("0123456789abcdef".utf8)
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x2E, 0x5F, 0x7E: true
+        default: false
+        }
+    }
+
+    /// The text's UTF-8 as the inside of a JSON string: `"`, `\` and control characters escaped.
+    static func appendJSONEscaped(_ text: String, to bytes: inout [UInt8]) {
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
+            case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20:
+                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, lowerHex[Int(byte >> 4)], lowerHex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+    }
+}

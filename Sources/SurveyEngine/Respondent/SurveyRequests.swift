@@ -1,0 +1,135 @@
+/// The survey's requests, built once per run from its API and target: a fixed head where
+/// nothing in it varies, or the compiled parts each respondent (or each submit) fills in.
+struct SurveyRequests: Sendable {
+    /// One call's request.
+    struct Recipe: Sendable {
+        let method: String
+        /// The head when neither the path nor a header holds a variable.
+        let fixed: HTTPRequest.Template?
+        /// The base path and the call's path, variables percent-encoded.
+        let path: CompiledTemplate
+        let headers: [(name: String, value: CompiledTemplate)]
+        /// ` HTTP/1.1` to the end of the fixed lines (`hostLine(host:headers:)`).
+        let hostLine: [UInt8]
+        /// The JSON body, for the login and a custom submit body.
+        let body: CompiledTemplate?
+
+        /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
+        var headPerQuestion: Bool { path.perQuestion || headers.contains { $0.value.perQuestion } }
+
+        /// The head for these values: the fixed one, or one built from the filled-in parts,
+        /// written straight into its bytes (as `HTTPRequest.Template.head` lays them out).
+        func template(_ values: CompiledTemplate.Values) -> HTTPRequest.Template {
+            if let fixed { return fixed }
+            var head: [UInt8] = []
+            head.reserveCapacity(headCapacity)
+            head.append(contentsOf: method.utf8)
+            head.append(0x20)
+            let pathStart = head.count
+            path.render(values, into: &head)
+            let pathEnd = head.count
+            head.append(contentsOf: hostLine)
+            for header in headers {
+                head.append(contentsOf: header.name.utf8)
+                head.append(contentsOf: [0x3A, 0x20])
+                header.value.render(values, into: &head)
+                head.append(contentsOf: [0x0D, 0x0A])
+            }
+            return HTTPRequest.Template(method: method, path: String(decoding: head[pathStart..<pathEnd], as: UTF8.self), head: head)
+        }
+
+        /// ` HTTP/1.1`, `Host`, and survey-bot's `User-Agent` unless a header gives one.
+        static func hostLine(host: String, headers: [(name: String, value: CompiledTemplate)]) -> [UInt8] {
+            var line = Array(" HTTP/1.1\r\nHost: \(host)\r\n".utf8)
+            if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
+                line.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
+            }
+            return line
+        }
+
+        /// A first guess at a head's size.
+        private var headCapacity: Int { 160 + headers.count * 48 }
+    }
+
+    let questions: Recipe
+    let submit: Recipe
+    let login: Recipe?
+
+    /// Throws when a request cannot be framed (`HTTPRequest.Template`, checked with every
+    /// variable standing in as `x`), or a template names a column, capture or variable it
+    /// cannot use there.
+    init(api: SurveyAPI, target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
+        let captures = api.captures.map(\.name)
+        let json = [HTTPHeader(name: "Content-Type", value: "application/json")]
+        func recipe(
+            _ call: SurveyAPI.Call, _ name: String, body: String?, extraHeaders: [HTTPHeader], allowed: Set<Kind>
+        ) throws(HTTPSyntaxError) -> Recipe {
+            let path = try Self.compile(
+                call.path, .path, name: "the \(name) path", columns, captures, allowed, prefix: target.basePath)
+            var headers: [(name: String, value: CompiledTemplate)] = []
+            // The login goes before any session: headers that need one are left out of it.
+            let shared = allowed.contains(.session) ? api.headers : api.headers.filter { !Self.needsSession($0.value) }
+            for header in shared + extraHeaders {
+                let value = try Self.compile(header.value, .text, name: "the header \(header.name)", columns, captures, allowed)
+                headers.append((header.name, value))
+            }
+            let bodyTemplate = try body.map { (text) throws(HTTPSyntaxError) in
+                try Self.compile(text, .json, name: "the \(name) body", columns, captures, allowed)
+            }
+            // Checked once, every variable standing in as `x`: the literal parts must frame a
+            // request; the values filled in later cannot break it (`RespondentData.problems`).
+            let sample = CompiledTemplate.Values(
+                row: Array(repeating: "x", count: columns.count), respondentID: 0, session: Array(repeating: "x", count: captures.count),
+                questionID: 1, answer: "x")
+            let checked = try HTTPRequest.Template(
+                method: call.method, path: path.string(sample), target: target,
+                headers: headers.map { HTTPHeader(name: $0.name, value: $0.value.string(sample)) })
+            let varies = path.constant == nil || headers.contains { $0.value.constant == nil }
+            return Recipe(
+                method: call.method, fixed: varies ? nil : checked, path: path, headers: headers,
+                hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate)
+        }
+        let everyRespondent: Set<Kind> = [.row, .respondent, .session]
+        questions = try recipe(api.questions, "questions", body: nil, extraHeaders: [], allowed: everyRespondent)
+        submit = try recipe(
+            api.submit, "submit", body: api.submitBody, extraHeaders: json, allowed: everyRespondent.union([.question]))
+        login = try api.login.map { (call) throws(HTTPSyntaxError) in
+            try recipe(
+                call, "login", body: api.loginBody, extraHeaders: api.loginBody == nil ? [] : json, allowed: [.row, .respondent])
+        }
+    }
+
+    /// Whether a header value uses `${session.…}`.
+    static func needsSession(_ value: String) -> Bool {
+        guard let template = try? TextTemplate(parsing: value) else { return false }
+        return template.variables.contains { if case .session = $0 { true } else { false } }
+    }
+
+    /// What a variable depends on, for where it may be used.
+    enum Kind: Sendable { case row, respondent, session, question }
+
+    static func kind(_ variable: TextTemplate.Variable) -> Kind {
+        switch variable {
+        case .row: .row
+        case .respondentID: .respondent
+        case .session: .session
+        case .questionID, .answer: .question
+        }
+    }
+
+    private static func compile(
+        _ text: String, _ encoding: CompiledTemplate.Encoding, name: String, _ columns: [String], _ captures: [String],
+        _ allowed: Set<Kind>, prefix: String = ""
+    ) throws(HTTPSyntaxError) -> CompiledTemplate {
+        do throws(TemplateError) {
+            let template = try TextTemplate(parsing: text)
+            for variable in template.variables where !allowed.contains(kind(variable)) {
+                throw TemplateError("\(variable) cannot be used in \(name)", offset: 0)
+            }
+            let whole = prefix.isEmpty ? template : TextTemplate(segments: [.literal(prefix)] + template.segments)
+            return try CompiledTemplate(whole, encoding, columns: columns, captures: captures)
+        } catch {
+            throw HTTPSyntaxError("\(name): \(error.description)", offset: error.offset)
+        }
+    }
+}

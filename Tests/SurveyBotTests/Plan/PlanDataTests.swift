@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+@testable import SurveyTestSupport
+
+/// `data:`, the run-time variables and the session keys, as a plan reads them.
+@Suite struct PlanDataTests {
+    func plan(_ text: String, csv: String = "member,colour,answer.2\nm1,blue,yes\nm2,red,\n") throws -> (TemporaryDirectory, String) {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path + "/feeds", withIntermediateDirectories: true)
+        _ = try directory.write("feeds/people.csv", csv)
+        return (directory, try directory.write("p.plan", text))
+    }
+
+    func load(_ path: String) -> Result<Plan, PlanErrors> {
+        PlanLoader(environment: [:]).load(path: path)
+    }
+
+    @Test func dataIsReadRelativeToThePlanWithItsOrder() throws {
+        let (directory, path) = try plan(
+            lines("data: feeds/people.csv", "data_order: unique", "answers:", "  1: ${row.colour}", "  \"*\": ok"))
+        _ = directory
+        let plan = try load(path).get()
+        #expect(plan.run.data?.columns == ["member", "colour", "answer.2"])
+        #expect(plan.run.data?.rows == [["m1", "blue", "yes"], ["m2", "red", ""]])
+        #expect(plan.run.data?.order == .unique)
+        #expect(plan.run.answers.byQuestion[1] == ["${row.colour}"])
+        #expect(plan.dataFile?.lines == [2, 3])
+    }
+
+    @Test func anUnknownColumnIsAnErrorAtItsPlace() throws {
+        let (directory, path) = try plan(lines("data: feeds/people.csv", "api:", "  headers:", "    X-Member: ${row.membr}"))
+        _ = directory
+        guard case .failure(let errors) = load(path) else {
+            Issue.record("valid")
+            return
+        }
+        #expect(errors.diagnostics.count == 1)
+        let error = errors.diagnostics[0]
+        #expect(error.location.line == 4 && error.location.column == 15, "\(error)")
+        #expect(error.message.contains("no column 'membr' (did you mean 'member'?)"), "\(error)")
+    }
+
+    @Test func aBadRowIsAnErrorAtItsLineInTheDataFileWithoutItsValue() throws {
+        let (directory, path) = try plan(
+            lines("data: feeds/people.csv", "api:", "  headers:", "    X-Member: ${row.member}"),
+            csv: "member\nm1\n\"m2\r\nX-Evil: yes\"\n")
+        let errors = try #require(load(path).failure)
+        #expect(errors.diagnostics.count == 1)
+        let error = errors.diagnostics[0]
+        #expect(error.location.origin == .file(directory.path + "/feeds/people.csv"), "\(error)")
+        #expect(error.location.line == 3, "\(error)")
+        #expect(error.message.contains("column 'member' holds a carriage return"), "\(error)")
+        #expect(!error.description.contains("Evil"), "\(error)")
+    }
+
+    @Test func aMalformedDataFileIsAnErrorAtItsLineAndColumn() throws {
+        let (directory, path) = try plan(lines("data: feeds/people.csv"), csv: "a,b\n1,2\n3\n")
+        let errors = try #require(load(path).failure)
+        #expect(
+            errors.diagnostics.map(\.location) == [SourceLocation(origin: .file(directory.path + "/feeds/people.csv"), line: 3, column: 1)])
+    }
+
+    @Test func aDataFileFromTheEnvironmentIsNamedByItsVariableInErrors() throws {
+        let (directory, path) = try plan(lines("data: ${FEED}"), csv: "a,b\n1\n")
+        let feed = directory.path + "/feeds/people.csv"
+        let errors = try #require(PlanLoader(environment: ["FEED": feed]).load(path: path).failure)
+        #expect(errors.diagnostics.map(\.location) == [SourceLocation(origin: .file("${FEED}"), line: 2, column: 1)])
+        #expect(!errors.description.contains(feed), "\(errors)")
+    }
+
+    @Test func aVariableErrorPointsAtTheVariable() {
+        expectSingleError(
+            lines("api:", "  questions: GET /q/${respondent.id}/${answer}"), line: 2, column: 38,
+            contains: "${answer} can only be used in 'api.submit'")
+    }
+
+    @Test func variablesAreCheckedAgainstWhereTheyAreUsed() {
+        let diagnostics = expectErrors(
+            lines(
+                "api:", "  questions: GET /q/${question.id}", "  headers:", "    A: ${session.token}", "    B: ${row.x}",
+                "answers:", "  \"*\": ${answer}"))
+        let messages = diagnostics.map(\.message)
+        #expect(messages.contains { $0.contains("${question.id} can only be used in 'api.submit' and 'api.submit_body'") })
+        #expect(messages.contains { $0.contains("${session.token} in 'api.headers.A' needs a capture 'token'") })
+        #expect(messages.contains { $0.contains("${row.x} in 'api.headers.B' needs 'data'") })
+        #expect(messages.contains { $0.contains("${answer} can only be used") })
+    }
+
+    @Test func loginCapturesAndShapesAreRead() {
+        guard
+            let plan = expectPlan(
+                lines(
+                    "api:", "  questions_list: data.items", "  question_id: qid", "  question_text: text",
+                    #"  submit_body: '{"questionId": ${question.id}, "value": ${answer}}'"#, "  login: /session",
+                    #"  login_body: '{"who": ${respondent.id}}'"#, "  capture:", "    token: $.data.token", "    sid: header X-Session-Id",
+                    "  headers:", "    Authorization: Bearer ${session.token}", "retry:", "  login:", "    attempts: 5"))
+        else { return }
+        let api = plan.run.api
+        #expect(api.questionsList == ["data", "items"])
+        #expect(api.questionID == "qid" && api.questionText == "text")
+        #expect(api.submitBody == #"{"questionId": ${question.id}, "value": ${answer}}"#)
+        #expect(api.login == SurveyAPI.Call(method: "POST", path: "/session"))
+        #expect(
+            api.captures == [.init(name: "token", source: .json(["data", "token"])), .init(name: "sid", source: .header("X-Session-Id"))])
+        #expect(plan.run.retry.login.attempts == 5)
+    }
+
+    @Test func aBodyTemplateThatIsNotJSONIsAnErrorAtIt() {
+        expectSingleError(
+            lines("api:", #"  submit_body: '{"v": ${answer}'"#), line: 2, column: 16,
+            contains: "'api.submit_body' is not JSON once its variables")
+    }
+
+    @Test func aLoginThresholdWithoutALoginIsAnError() {
+        expectSingleError(
+            lines("thresholds:", "  login.p95: \"< 1s\""), line: 1, column: 1, contains: "a 'login.…' threshold needs 'api.login'")
+    }
+
+    @Test func aCaptureWithoutALoginIsAnError() {
+        expectSingleError(
+            lines("api:", "  capture:", "    token: $.token"), line: 2, column: 3, contains: "'api.capture' needs 'api.login'")
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { error } else { nil }
+    }
+}
+
+@Suite struct PlanDataDisplayTests {
+    @Test func runTimeVariablesAreKeptForTheRunAndEnvironmentVariablesReadNow() throws {
+        let plan = try #require(
+            expectPlan(
+                lines(
+                    "api:", #"  submit_body: "{\"a\": ${answer}, \"t\": \"${TEAM}\"}""#, "  headers:",
+                    "    X-Team: ${TEAM}-${respondent.id}"),
+                environment: ["TEAM": "blue", "answer": "not me"]))
+        #expect(plan.run.api.submitBody == #"{"a": ${answer}, "t": "blue"}"#)
+        #expect(plan.run.api.headers.first?.value == "blue-${respondent.id}")
+    }
+
+    @Test func anEnvironmentVariableInSingleQuotesIsNamedAsSuch() {
+        expectSingleError(
+            lines("api:", #"  submit_body: '{"t": "${TEAM}"}'"#), line: 2, column: 16,
+            contains: "single quotes keep '${TEAM}' as written", environment: ["TEAM": "blue"])
+    }
+
+    @Test func aBodyFromTheEnvironmentIsDigestedByItsName() throws {
+        let secret = "{\"key\": \"s3cr3t-value\", \"v\": ${answer}}"
+        let plan = try #require(expectPlan(lines("api:", "  submit_body: ${BODY}"), environment: ["BODY": secret]))
+        #expect(plan.run.api.submitBody == secret)
+        #expect(!plan.canonicalText.contains("s3cr3t"))
+        #expect(plan.canonicalText.contains("api.submit_body: ${BODY}\n"))
+    }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The cost of data feeds and templates: the respondent flow with a CSV feed (10,000 rows) and
+# variables in the questions path, a header, an answer, the submit body and an `answer.<id>`
+# column (bench/plans/data-feed.plan), against the same flow without them
+# (bench/plans/data-plain.plan), both against nginx on loopback, in turns (each goes first every
+# other round) so that both see the same machine. Prints, per run, attempts per second of wall
+# time and per CPU-second of survey-bot (user + system: steadier on a shared machine), then the
+# ratios of the medians, feed / plain (the target is ≥ 0.9).
+#
+#   bench/data.sh [ROUNDS=5] [DURATION=3] [THREADS=1]
+source "$(dirname "$0")/common.sh"
+rounds=${1:-5}
+duration=${2:-3}
+threads=${3:-1}
+
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_packages
+(cd "$root" && swift build -c release --product survey-bot >&2)
+bot="$root/.build/release/survey-bot"
+start_nginx 18081
+base=http://127.0.0.1:18081
+
+mkdir -p "$out/data"
+python3 - "$out/data/members.csv" <<'PY'
+import sys
+colours = ["blue", "red", "green \"sea\"", "yellow, pale"]
+with open(sys.argv[1], "w") as f:
+    f.write("member,panel,colour,answer.3\n")
+    for i in range(10_000):
+        f.write(f'm-{i:05},panel {i % 7},"{colours[i % 4].replace(chr(34), chr(34) * 2)}",{"yes" if i % 2 else ""}\n')
+PY
+
+# run PLAN NAME: "wall-rate cpu-rate" of one run.
+run() {
+    local plan=$1 name=$2
+    rm -rf "$out/data/$name"
+    /usr/bin/time -f '%U %S' -o "$out/data/$name.time" "$bot" run "$root/bench/plans/$plan.plan" --target "$base" \
+        --threads "$threads" --duration "${duration}s" --out "$out/data/$name" --format json --quiet >/dev/null 2>&1 || true
+    python3 - "$out/data/$name/$plan-latest.json" "$out/data/$name.time" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+user, system = map(float, open(sys.argv[2]).read().split()[-2:])
+attempts = sum(e["attempts"] for e in report["endpoints"].values())
+print(round(report["throughput"]["attempts_per_s"]), round(attempts / max(user + system, 1e-3)))
+PY
+}
+
+plain_wall=() plain_cpu=() feed_wall=() feed_cpu=()
+for round in $(seq 1 "$rounds"); do
+    if ((round % 2)); then
+        read -r pw pc < <(run data-plain "plain-$round")
+        read -r fw fc < <(run data-feed "feed-$round")
+    else
+        read -r fw fc < <(run data-feed "feed-$round")
+        read -r pw pc < <(run data-plain "plain-$round")
+    fi
+    plain_wall+=("$pw") plain_cpu+=("$pc") feed_wall+=("$fw") feed_cpu+=("$fc")
+    printf 'round %d: plain %s attempts/s (%s per CPU-s), feed %s attempts/s (%s per CPU-s)\n' "$round" "$pw" "$pc" "$fw" "$fc"
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+pw=$(median "${plain_wall[@]}") pc=$(median "${plain_cpu[@]}") fw=$(median "${feed_wall[@]}") fc=$(median "${feed_cpu[@]}")
+printf '%-42s %10s attempts/s %10s attempts/CPU-s\n' "plain flow (median of $rounds)" "$pw" "$pc" \
+    "CSV feed + templates (median of $rounds)" "$fw" "$fc"
+printf 'feed / plain: %s by wall time, %s by CPU time (target >= 0.9)\n' "$(ratio "$fw" "$pw")" "$(ratio "$fc" "$pc")"
