@@ -63,6 +63,7 @@ final class ClientConnection: EventHandler, Slotted {
         connectDeadline = min(started &+ pool.connectTimeout, deadline)
         parser.reset()
         parser.collectBody = request.collectBody
+        parser.collectCookies = request.collectCookies
         parser.isHeadRequest = request.template.method == "HEAD"
         encode(request)
         if phase == .idle {
@@ -77,6 +78,15 @@ final class ClientConnection: EventHandler, Slotted {
     private func encode(_ request: HTTPRequest) {
         output.removeAll(keepingCapacity: true)
         output.append(contentsOf: request.template.head)
+        if request.template.cookie != nil || request.cookies != nil {
+            output.append(contentsOf: Self.cookiePrefix)
+            if let fixed = request.template.cookie {
+                output.append(contentsOf: fixed)
+                if request.cookies != nil { output.append(contentsOf: Self.cookieSeparator) }
+            }
+            if let cookies = request.cookies { output.append(contentsOf: cookies) }
+            output.append(contentsOf: Self.crlf)
+        }
         if let body = request.body {
             output.append(contentsOf: Self.contentLengthPrefix)
             appendDecimal(body.count)
@@ -99,6 +109,8 @@ final class ClientConnection: EventHandler, Slotted {
         output[first...].reverse()
     }
 
+    private static let cookiePrefix: [UInt8] = Array("Cookie: ".utf8)
+    private static let cookieSeparator: [UInt8] = [0x3B, 0x20]
     private static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
     private static let crlfCrlf: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
     private static let crlf: [UInt8] = [0x0D, 0x0A]
@@ -258,7 +270,7 @@ final class ClientConnection: EventHandler, Slotted {
         }
         let response = TransportResponse(
             status: parser.status, body: parser.collectBody ? parser.takeBody() : [],
-            retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) })
+            retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) }, setCookies: parser.takeSetCookies())
         let outcome = TransportOutcome.response(response, serviceTime: elapsed(), connection: info)
         let continuation = self.continuation
         self.continuation = nil

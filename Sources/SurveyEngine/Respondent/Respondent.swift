@@ -8,7 +8,11 @@ final class SurveyContext: Sendable {
     let submitRequest: HTTPRequest.Template
     let answers: AnswerBook
     let order: QuestionOrder
-    let think: DurationRange
+    let think: ThinkTime
+    /// The least nanoseconds between the starts of two submits of a respondent; 0 for none.
+    let pace: UInt64
+    /// Whether respondents keep cookie jars.
+    let cookies: Bool
     let retry: RetryPolicies
     let budget: RetryBudget
     let transport: any Transport
@@ -35,6 +39,8 @@ final class SurveyContext: Sendable {
         answers = configuration.answers
         order = configuration.order
         think = configuration.think
+        pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
+        cookies = configuration.cookies
         retry = configuration.retry
         budget = RetryBudget(configuration.retry.budget)
         self.transport = transport
@@ -110,6 +116,8 @@ struct Respondent: Sendable {
     private var random: SplitMix64
     /// The questions, once fetched.
     private var questions: [SurveyQuestion] = []
+    /// The respondent's own cookies, when the run keeps them.
+    private var jar = CookieJar()
 
     init(index: Int, seed: UInt64, startLag: Duration = .zero, lane: Int) {
         self.index = index
@@ -149,6 +157,7 @@ struct Respondent: Sendable {
         putInOrder(context.order)
         var tally = RespondentResult(ending: .completed, submitted: 0, unanswered: 0)
         var next = 0
+        var lastSubmit: UInt64?
         while next < questions.count {
             let question = next
             next += 1
@@ -163,6 +172,13 @@ struct Respondent: Sendable {
             if await !pause(submit.think, context) {
                 tally.ending = context.ending(stoppedBy: context.stopCause)
                 return tally
+            }
+            if context.pace > 0 {
+                if let lastSubmit, await !pause(Self.paceLeft(since: lastSubmit, context), context) {
+                    tally.ending = context.ending(stoppedBy: context.stopCause)
+                    return tally
+                }
+                lastSubmit = context.clock.now()
             }
             switch await call(.submit, submit.request, context) {
             case .succeeded: tally.submitted += 1
@@ -204,6 +220,13 @@ struct Respondent: Sendable {
         return (request, think)
     }
 
+    /// What is left of the pace since the last submit started, in nanoseconds.
+    @inline(never)
+    private static func paceLeft(since lastSubmit: UInt64, _ context: SurveyContext) -> UInt64 {
+        let elapsed = context.clock.now() &- lastSubmit
+        return elapsed >= context.pace ? 0 : context.pace - elapsed
+    }
+
     /// How a call ended: `notSent` is a failure whose last attempt could not be made for want
     /// of local resources.
     private enum CallResult { case succeeded, failed, notSent, interrupted }
@@ -226,9 +249,12 @@ struct Respondent: Sendable {
     private mutating func call(_ endpoint: Endpoint, _ request: HTTPRequest, _ context: SurveyContext) async -> CallResult {
         context.budget.callStarted()
         var state = CallState()
+        var request = request
         while true {
             let start = context.clock.now()
+            if context.cookies { attachCookies(&request, now: start) }
             let outcome = await context.transport.send(request)
+            if context.cookies { keepCookies(outcome, request, context) }
             switch settle(endpoint, outcome, started: start, state: &state, context) {
             case .done(let result):
                 return result
@@ -240,6 +266,20 @@ struct Respondent: Sendable {
                 state.attempt += 1
             }
         }
+    }
+
+    /// Puts the jar's cookies for the request on it, and asks for the response's.
+    @inline(__always)
+    private mutating func attachCookies(_ request: inout HTTPRequest, now: UInt64) {
+        request.collectCookies = true
+        request.cookies = jar.isEmpty ? nil : jar.header(for: request.template.cookieOrigin, now: now)
+    }
+
+    /// Stores the cookies a response set, whatever its status.
+    @inline(never)
+    private mutating func keepCookies(_ outcome: TransportOutcome, _ request: HTTPRequest, _ context: SurveyContext) {
+        guard case .success(let response) = outcome.result, !response.setCookies.isEmpty else { return }
+        jar.store(response.setCookies, from: request.template.cookieOrigin, now: context.clock.now(), unixTime: context.clock.unixTime())
     }
 
     /// Classifies and records an attempt, and decides what follows it by the endpoint's policy,

@@ -17,13 +17,20 @@ public struct HTTPRequest: Sendable {
         /// The path on the server, base path included.
         let path: String
         let headers: [HTTPHeader]
-        /// `METHOD path HTTP/1.1`, `Host`, the fixed headers, each line ending in CRLF; the
-        /// `Content-Length` line and the blank line are added per request.
+        /// `METHOD path HTTP/1.1`, `Host`, the fixed headers but `Cookie`, each line ending in
+        /// CRLF; the `Cookie` line, the `Content-Length` line and the blank line are added per
+        /// request.
         let head: [UInt8]
+        /// The value of a `Cookie` header among `headers`, sent before the jar's cookies in the
+        /// one `Cookie` line a request may carry (RFC 6265 §5.4).
+        let cookie: [UInt8]?
+        /// Where the request goes, as a cookie jar matches it.
+        let cookieOrigin: CookieOrigin
 
         /// Builds the head once: the request line with `path` (base path included), `Host` for
         /// `target` (its port left out when it is the scheme's default), survey-bot's
-        /// `User-Agent` unless `headers` has one, then `headers` in order.
+        /// `User-Agent` unless `headers` has one, then `headers` in order — but a `Cookie`
+        /// header, whose value goes in the request's one `Cookie` line with the jar's cookies.
         ///
         /// Throws, and builds nothing, when a part would break the head's framing (`HTTPSyntax`):
         /// a method or header name that is not a token, a path that is not an origin-form
@@ -44,10 +51,17 @@ public struct HTTPRequest: Sendable {
             if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
                 head.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
             }
+            var cookies: [String] = []
             for header in headers {
+                if header.name.lowercased() == "cookie" {
+                    cookies.append(header.value)
+                    continue
+                }
                 head.append(contentsOf: "\(header.name): \(header.value)\r\n".utf8)
             }
             self.head = head
+            cookie = cookies.isEmpty ? nil : Array(cookies.joined(separator: "; ").utf8)
+            cookieOrigin = CookieOrigin(host: target.host, path: path, secure: target.scheme == .https)
         }
     }
 
@@ -56,6 +70,11 @@ public struct HTTPRequest: Sendable {
     var body: [UInt8]?
     /// Whether the response body is wanted; when not, it is read and dropped.
     var collectBody: Bool
+    /// The cookies of the respondent's jar for this request (`name=value; …`), sent in the
+    /// `Cookie` line after the template's own; nil for none.
+    var cookies: [UInt8]?
+    /// Whether the response's `Set-Cookie` fields are wanted (the respondent keeps a jar).
+    var collectCookies = false
     /// A reading of the run's clock (`EngineClock`; for `HTTPClient`, `MonotonicClock`) at which
     /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
     /// grace after a run's duration. Nil: the timeout alone.
@@ -77,11 +96,15 @@ public struct TransportResponse: Sendable, Equatable {
     var body: [UInt8]
     /// The `Retry-After` header, as sent.
     var retryAfter: String?
+    /// The `Set-Cookie` field values, when the request asked for them (`collectCookies`); empty
+    /// otherwise, and when there are none.
+    var setCookies: [[UInt8]]
 
-    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil) {
+    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil, setCookies: [[UInt8]] = []) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
+        self.setCookies = setCookies
     }
 }
 
