@@ -219,6 +219,11 @@ enum PlanKeys {
         .value(
             "builtin.tls", .builtinTLS, default: .off, into: \.builtin.tls,
             "serve https with a certificate made at start, which the run trusts (and only it): https rehearsed with no set-up"),
+        .value(
+            "builtin.login", .boolean, default: false, into: \.builtin.login,
+            "hand out sessions at `POST /session` (a JSON body in, `{\"token\": \"…\"}` out, with a `session` cookie and an "
+                + "`X-Session-Id` header) and answer `401` to survey calls without `Authorization: Bearer <token>` and that "
+                + "session's cookie; `/__stats` counts requests per token"),
     ]
 
     private static let report: [PlanKey] = [
