@@ -307,7 +307,7 @@ extension ValueKind where Value == ThinkTime {
     /// `200ms..1s` or `500ms` (uniform), `normal(500ms, 100ms)`, `exponential(500ms)`,
     /// `lognormal(500ms, 2s)` (median, 90th percentile).
     static let thinkTime = ValueKind(
-        expected: "a duration, a range like 200ms..1s, or normal(mean, deviation), exponential(mean) or lognormal(median, p90)",
+        expected: "a duration like 200ms, a range like 200ms..1s, or normal(mean, deviation), exponential(mean) or lognormal(median, p90)",
         summary: "range or distribution", format: { $0.description }
     ) { text in
         let trimmed = text.trimmingCharacters(in: " ")

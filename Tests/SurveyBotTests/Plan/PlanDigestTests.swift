@@ -34,7 +34,8 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
         "builtin.latency": (["builtin.latency=1ms"], ""), "builtin.reset_rate": (["builtin.reset_rate=5%"], ""),
         "builtin.malformed_rate": (["builtin.malformed_rate=5%"], ""), "builtin.slow_rate": (["builtin.slow_rate=5%"], ""),
         "builtin.trickle": (["builtin.trickle=1s"], ""), "builtin.hang_rate": (["builtin.hang_rate=5%"], ""),
-        "builtin.tls": (["builtin.tls=true"], ""),
+        "builtin.tls": (["builtin.tls=true"], ""), "pace": (["pace=2s"], ""), "cookies": (["cookies=false"], ""),
+        "builtin.login": (["builtin.login=true"], ""),
     ]
     for endpoint in ["questions", "submit"] {
         let base = "retry.\(endpoint)"
