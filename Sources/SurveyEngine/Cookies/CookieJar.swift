@@ -8,7 +8,7 @@
 /// Empty, it costs nothing: no storage, and `header(for:now:)` returns nil at once. The header
 /// last built is kept and given again (the same array, not a copy) until a cookie is stored or
 /// one expires, so a respondent whose cookies do not change builds it once.
-struct CookieJar: Sendable {
+struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     private var cookies: [Cookie] = []
     private var created: UInt64 = 0
     private var cachedOrigin: CookieOrigin?
@@ -22,6 +22,10 @@ struct CookieJar: Sendable {
     static let maxPerResponse = 64
 
     var isEmpty: Bool { cookies.isEmpty }
+
+    /// The cookies' names, domains and paths; never a value (nor the cached header, which holds them).
+    var description: String { "CookieJar(\(cookies.map(\.description).joined(separator: ", ")))" }
+    var debugDescription: String { description }
 
     /// How many cookies the jar holds, expired ones included until the next store or header.
     var count: Int { cookies.count }

@@ -262,6 +262,12 @@ private func sent(_ test: HTTPStateCase) -> String {
             creation: 0)
         #expect(!String(describing: cookie).contains("s3cr3t"))
         #expect(!String(reflecting: cookie).contains("s3cr3t"))
+        var jar = CookieJar()
+        let here = CookieOrigin(host: home, path: "/", secure: false)
+        jar.store([Array("sid=s3cr3t".utf8)], from: here, now: filled, unixTime: unixTime)
+        _ = jar.header(for: here, now: read)
+        #expect(String(describing: jar) == "CookieJar(sid=*** (domain home.example.org, path /))")
+        #expect(!String(reflecting: jar).contains("s3cr3t"))
     }
 }
 
