@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# What cookie jars cost: the respondent flow of plans/stress.plan against nginx, once plain and
-# once under /session-flow/, where every questions response sets a session cookie that each of
-# the respondent's submits must carry back (else 401). The two runs alternate, ROUNDS times, so
-# that both meet the same machine; prints attempts per second of each run, each round's ratio
-# (the jar's flow / plain) and the median of the ratios, for throughput and for CPU time per
-# attempt (user + system), which other load on the machine disturbs less.
+# What cookie jars cost: the respondent flow of plans/stress.plan against nginx under
+# /cookie-flow/, where every questions response sets a cookie, run with the jars on (each submit
+# carries the cookie back) and off (`--set cookies=false`, nothing kept or sent) — the server's
+# work the same for both. The two runs alternate, ROUNDS times, so that both meet the same
+# machine; prints attempts per second and CPU time per attempt (user + system of survey-bot,
+# which other load disturbs less) of each run, and the medians of the ratios (on / off).
+# Last, one run under /session-flow/, where a submit without the cookie is answered 401: every
+# submit there must be a 200.
 #
 #   bench/cookies.sh [CONCURRENCY=50] [DURATION=5] [THREADS=1] [ROUNDS=5]
 source "$(dirname "$0")/common.sh"
@@ -18,12 +20,14 @@ build_release
 start_nginx 18081
 base=http://127.0.0.1:18081
 
-run() { # run NAME TARGET: one stress run; prints its attempts per second and its CPU µs per attempt
-    rm -rf "$out/cookies-$1"
+run() { # run NAME TARGET [OPTION…]: one stress run; prints its attempts per second and its CPU µs per attempt
+    local name=$1 target=$2
+    shift 2
+    rm -rf "$out/cookies-$name"
     local TIMEFORMAT='%U %S' cpu
     cpu=$( { time "$bot" run "$root/plans/stress.plan" --threads "$threads" --concurrency "$concurrency" --duration "${duration}s" \
-        --target "$2" --out "$out/cookies-$1" --format json --quiet >/dev/null 2>&1 || true; } 2>&1 )
-    python3 - "$out/cookies-$1/stress-latest.json" $cpu <<'PY'
+        --target "$target" --out "$out/cookies-$name" --format json --quiet "$@" >/dev/null 2>&1 || true; } 2>&1 )
+    python3 - "$out/cookies-$name/stress-latest.json" $cpu <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 e = r["endpoints"]
@@ -42,13 +46,14 @@ ratios=()
 cpu_ratios=()
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for round in $(seq 1 "$rounds"); do
-    read -r plain plain_cpu < <(run plain "$base")
-    read -r jar jar_cpu < <(run jar "$base/session-flow")
-    ratios+=("$(ratio "$jar" "$plain")")
-    cpu_ratios+=("$(ratio "$jar_cpu" "$plain_cpu")")
-    printf 'round %d: plain %8s attempts/s %6s CPU µs/attempt   cookie jar %8s attempts/s %6s CPU µs/attempt   (jar submits %s)\n' \
-        "$round" "$plain" "$plain_cpu" "$jar" "$jar_cpu" "$(statuses jar)"
+    read -r off off_cpu < <(run off "$base/cookie-flow" --set cookies=false)
+    read -r on on_cpu < <(run on "$base/cookie-flow")
+    ratios+=("$(ratio "$on" "$off")")
+    cpu_ratios+=("$(ratio "$on_cpu" "$off_cpu")")
+    printf 'round %d: jars off %8s attempts/s %6s CPU µs/attempt   jars on %8s attempts/s %6s CPU µs/attempt\n' \
+        "$round" "$off" "$off_cpu" "$on" "$on_cpu"
 done
-printf 'throughput, cookie jar / plain, median of %d rounds: %s\n' "$rounds" "$(printf '%s\n' "${ratios[@]}" | median)"
-printf 'CPU per attempt, cookie jar / plain, median of %d rounds: %s (less contended by other load than throughput)\n' \
-    "$rounds" "$(printf '%s\n' "${cpu_ratios[@]}" | median)"
+printf 'throughput, jars on / off, median of %d rounds: %s\n' "$rounds" "$(printf '%s\n' "${ratios[@]}" | median)"
+printf 'CPU per attempt, jars on / off, median of %d rounds: %s\n' "$rounds" "$(printf '%s\n' "${cpu_ratios[@]}" | median)"
+read -r _ _ < <(run session "$base/session-flow")
+printf 'under /session-flow/ (401 without the cookie), submit statuses: %s\n' "$(statuses session)"
