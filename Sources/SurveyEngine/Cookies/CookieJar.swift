@@ -5,30 +5,77 @@
 /// ignored), a domain keeps at most 50 cookies and the jar 150, the oldest going first. Values
 /// are secrets: nothing here prints them.
 ///
-/// Empty, it costs nothing: no storage, and `header(for:now:)` returns nil at once. The header
-/// last built is kept and given again (the same array, not a copy) until a cookie is stored or
-/// one expires, so a respondent whose cookies do not change builds it once.
+/// Empty, it costs one word and nothing else: its storage is made when the first cookie comes,
+/// so ten thousand respondents of a server that sets no cookie carry no more than a nil each,
+/// and `header(for:now:)` returns nil at once. The header last built is kept and given again
+/// (the same array, not a copy) until a cookie is stored or one expires, so a respondent whose
+/// cookies do not change builds it once. A value: a copy of a jar is another jar (copy on write).
 struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    private var cookies: [Cookie] = []
-    private var created: UInt64 = 0
-    private var cachedOrigin: CookieOrigin?
-    private var cachedHeader: [UInt8]?
-    /// The earliest expiry among the cookies in the cached header: past it, build again.
-    private var cachedUntil: UInt64 = 0
+    /// The storage, shared by copies of a jar until one of them writes.
+    private final class Box: @unchecked Sendable {
+        // Unchecked: a box is only written through a jar that holds the one reference to it
+        // (`makeUnique`), so no two threads ever touch one box while one of them writes.
+        var contents: CookieJarContents
+
+        init(_ contents: CookieJarContents) {
+            self.contents = contents
+        }
+    }
+
+    private var box: Box?
 
     static let maxPerDomain = 50
     static let maxCookies = 150
     /// The most `Set-Cookie` fields one response may set; the rest are ignored.
     static let maxPerResponse = 64
 
-    var isEmpty: Bool { cookies.isEmpty }
-
-    /// The cookies' names, domains and paths; never a value (nor the cached header, which holds them).
-    var description: String { "CookieJar(\(cookies.map(\.description).joined(separator: ", ")))" }
-    var debugDescription: String { description }
+    var isEmpty: Bool { box?.contents.cookies.isEmpty ?? true }
 
     /// How many cookies the jar holds, expired ones included until the next store or header.
-    var count: Int { cookies.count }
+    var count: Int { box?.contents.cookies.count ?? 0 }
+
+    /// The cookies' names, domains and paths; never a value (nor the cached header, which holds them).
+    var description: String { "CookieJar(\((box?.contents.cookies ?? []).map(\.description).joined(separator: ", ")))" }
+    var debugDescription: String { description }
+
+    /// The value of the `Cookie` header for a request to `origin` at `now` (a reading of the
+    /// engine's clock): `name=value` pairs joined by `; `, longer paths first, then older
+    /// cookies first (RFC 6265 §5.4). Nil when no cookie matches.
+    mutating func header(for origin: CookieOrigin, now: UInt64) -> [UInt8]? {
+        // No binding of `box` here: a second reference would make every call copy it.
+        guard box?.contents.cookies.isEmpty == false else { return nil }
+        makeUnique()
+        return self.box.unsafelyUnwrapped.contents.header(for: origin, now: now)
+    }
+
+    /// Stores the cookies of a response to `origin` (its `Set-Cookie` field values), at `now`
+    /// on the engine's clock and `unixTime` on the wall clock (for `Expires`).
+    mutating func store(_ fields: [[UInt8]], from origin: CookieOrigin, now: UInt64, unixTime: Int64) {
+        for field in fields.prefix(Self.maxPerResponse) {
+            if let parsed = SetCookie(field) { store(parsed, from: origin, now: now, unixTime: unixTime) }
+        }
+    }
+
+    /// Stores one cookie by RFC 6265 §5.3 (`CookieJarContents.store`).
+    mutating func store(_ setCookie: SetCookie, from origin: CookieOrigin, now: UInt64, unixTime: Int64) {
+        if box == nil { box = Box(CookieJarContents()) }
+        makeUnique()
+        box.unsafelyUnwrapped.contents.store(setCookie, from: origin, now: now, unixTime: unixTime)
+    }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&box), let shared = box { box = Box(shared.contents) }
+    }
+}
+
+/// What a cookie jar holds: its cookies and the header last built.
+struct CookieJarContents: Sendable {
+    fileprivate(set) var cookies: [Cookie] = []
+    private var created: UInt64 = 0
+    private var cachedOrigin: CookieOrigin?
+    private var cachedHeader: [UInt8]?
+    /// The earliest expiry among the cookies in the cached header: past it, build again.
+    private var cachedUntil: UInt64 = 0
 
     /// The value of the `Cookie` header for a request to `origin` at `now` (a reading of the
     /// engine's clock): `name=value` pairs joined by `; `, longer paths first, then older
@@ -56,14 +103,6 @@ struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringConvertibl
         cachedHeader = header
         cachedUntil = cookies.lazy.map(\.expiry).min() ?? .max
         return header
-    }
-
-    /// Stores the cookies of a response to `origin` (its `Set-Cookie` field values), at `now`
-    /// on the engine's clock and `unixTime` on the wall clock (for `Expires`).
-    mutating func store(_ fields: [[UInt8]], from origin: CookieOrigin, now: UInt64, unixTime: Int64) {
-        for field in fields.prefix(Self.maxPerResponse) {
-            if let parsed = SetCookie(field) { store(parsed, from: origin, now: now, unixTime: unixTime) }
-        }
     }
 
     /// RFC 6265 §5.3, steps 2–12, with the jar's bounds.
@@ -104,14 +143,14 @@ struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringConvertibl
         // An expired cookie only deletes the one it replaces (how servers delete cookies).
         guard !cookie.isExpired(at: now) else { return }
         cookies.removeAll { $0.isExpired(at: now) }
-        if cookies.count(where: { $0.domain == cookie.domain }) >= Self.maxPerDomain,
+        if cookies.count(where: { $0.domain == cookie.domain }) >= CookieJar.maxPerDomain,
             let oldest = cookies.indices.filter({ cookies[$0].domain == cookie.domain }).min(by: {
                 cookies[$0].creation < cookies[$1].creation
             })
         {
             cookies.remove(at: oldest)
         }
-        if cookies.count >= Self.maxCookies, let oldest = cookies.indices.min(by: { cookies[$0].creation < cookies[$1].creation }) {
+        if cookies.count >= CookieJar.maxCookies, let oldest = cookies.indices.min(by: { cookies[$0].creation < cookies[$1].creation }) {
             cookies.remove(at: oldest)
         }
         cookies.append(cookie)

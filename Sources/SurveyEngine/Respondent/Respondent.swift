@@ -148,7 +148,7 @@ struct Respondent: Sendable {
         }
         var questionsRequest = HTTPRequest(context.questionsRequest, collectBody: true)
         questionsRequest.cutoff = context.cutoff
-        switch await call(.questions, questionsRequest, context) {
+        switch await call(.questions, &questionsRequest, context) {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
         case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
@@ -165,7 +165,7 @@ struct Respondent: Sendable {
                 tally.ending = context.ending(stoppedBy: cause)
                 return tally
             }
-            guard let submit = nextSubmit(question, context) else {
+            guard var submit = nextSubmit(question, context) else {
                 tally.unanswered += 1
                 continue
             }
@@ -180,7 +180,7 @@ struct Respondent: Sendable {
                 }
                 lastSubmit = context.clock.now()
             }
-            switch await call(.submit, submit.request, context) {
+            switch await call(.submit, &submit.request, context) {
             case .succeeded: tally.submitted += 1
             case .failed, .notSent: tally.unanswered += 1
             case .interrupted:
@@ -246,10 +246,11 @@ struct Respondent: Sendable {
 
     /// One logical call with its retries. A questions body must keep the survey contract; one
     /// that does not counts as `malformed_response`.
-    private mutating func call(_ endpoint: Endpoint, _ request: HTTPRequest, _ context: SurveyContext) async -> CallResult {
+    /// `request` is the caller's, not a copy: each attempt puts the jar's current cookies on it,
+    /// and the frames that hold it stay as small as before cookies.
+    private mutating func call(_ endpoint: Endpoint, _ request: inout HTTPRequest, _ context: SurveyContext) async -> CallResult {
         context.budget.callStarted()
         var state = CallState()
-        var request = request
         while true {
             let start = context.clock.now()
             if context.cookies { attachCookies(&request, now: start) }
@@ -269,7 +270,7 @@ struct Respondent: Sendable {
     }
 
     /// Puts the jar's cookies for the request on it, and asks for the response's.
-    @inline(__always)
+    @inline(never)
     private mutating func attachCookies(_ request: inout HTTPRequest, now: UInt64) {
         request.collectCookies = true
         request.cookies = jar.isEmpty ? nil : jar.header(for: request.template.cookieOrigin, now: now)

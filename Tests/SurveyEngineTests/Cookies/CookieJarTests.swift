@@ -293,3 +293,19 @@ private func sent(_ test: HTTPStateCase) -> String {
         #expect(CookieDate.parse(Array(text.utf8)) == nil)
     }
 }
+
+@Suite struct CookieJarStorageTests {
+    @Test func aCopyOfAJarIsAnotherJar() {
+        var first = CookieJar()
+        let here = CookieOrigin(host: "example.org", path: "/", secure: false)
+        first.store([Array("a=1".utf8)], from: here, now: 1, unixTime: 0)
+        var second = first
+        second.store([Array("b=2".utf8)], from: here, now: 1, unixTime: 0)
+        #expect(first.header(for: here, now: 2).map { String(decoding: $0, as: UTF8.self) } == "a=1")
+        #expect(second.header(for: here, now: 2).map { String(decoding: $0, as: UTF8.self) } == "a=1; b=2")
+    }
+
+    @Test func anEmptyJarIsOneWord() {
+        #expect(MemoryLayout<CookieJar>.size == MemoryLayout<Int>.size)
+    }
+}
