@@ -65,20 +65,21 @@ public struct HTTPRequest: Sendable {
         }
     }
 
+    // Declared in this order to pack: the flags fill the byte after the cutoff's tag.
     let template: Template
     /// The body, or nil for none (no Content-Length is sent for a GET without a body).
     var body: [UInt8]?
-    /// Whether the response body is wanted; when not, it is read and dropped.
-    var collectBody: Bool
     /// The cookies of the respondent's jar for this request (`name=value; …`), sent in the
     /// `Cookie` line after the template's own; nil for none.
     var cookies: [UInt8]?
-    /// Whether the response's `Set-Cookie` fields are wanted (the respondent keeps a jar).
-    var collectCookies = false
     /// A reading of the run's clock (`EngineClock`; for `HTTPClient`, `MonotonicClock`) at which
     /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
     /// grace after a run's duration. Nil: the timeout alone.
     var cutoff: UInt64?
+    /// Whether the response body is wanted; when not, it is read and dropped.
+    var collectBody: Bool
+    /// Whether the response's `Set-Cookie` fields are wanted (the respondent keeps a jar).
+    var collectCookies = false
 
     /// A request of `template` with `body`. The response body is dropped unless
     /// `collectBody`: only a caller that reads it should pay for keeping it.
@@ -94,17 +95,33 @@ public struct TransportResponse: Sendable, Equatable {
     var status: Int
     /// The body when it was asked for, else empty.
     var body: [UInt8]
+    /// The fields few responses carry, in one box made only for a response that has them: every
+    /// outcome rides through the frames of every waiting respondent, so it stays three words.
+    private var extras: Extras?
+
+    /// `Retry-After` and `Set-Cookie`, when a response has either.
+    private final class Extras: Sendable, Equatable {
+        let retryAfter: String?
+        let setCookies: [[UInt8]]
+
+        init(retryAfter: String?, setCookies: [[UInt8]]) {
+            self.retryAfter = retryAfter
+            self.setCookies = setCookies
+        }
+
+        static func == (a: Extras, b: Extras) -> Bool { a.retryAfter == b.retryAfter && a.setCookies == b.setCookies }
+    }
+
     /// The `Retry-After` header, as sent.
-    var retryAfter: String?
+    var retryAfter: String? { extras?.retryAfter }
     /// The `Set-Cookie` field values, when the request asked for them (`collectCookies`); empty
     /// otherwise, and when there are none.
-    var setCookies: [[UInt8]]
+    var setCookies: [[UInt8]] { extras?.setCookies ?? [] }
 
     init(status: Int, body: [UInt8] = [], retryAfter: String? = nil, setCookies: [[UInt8]] = []) {
         self.status = status
         self.body = body
-        self.retryAfter = retryAfter
-        self.setCookies = setCookies
+        extras = retryAfter == nil && setCookies.isEmpty ? nil : Extras(retryAfter: retryAfter, setCookies: setCookies)
     }
 }
 
