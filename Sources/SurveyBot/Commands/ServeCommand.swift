@@ -8,7 +8,10 @@ enum ServeCommand: Subcommand {
         discussion: """
             GET /questions and POST /question/submit as in the survey app's API, plus GET /__stats \
             with the count of every request by endpoint and outcome. Faults are seeded: the same \
-            seed gives the same faults to the n-th request of an endpoint. Prints the URL it listens \
+            seed gives the same faults to the n-th request of an endpoint. With --login, POST /session \
+            with a JSON body hands out a session: {"token": "…"}, a `session` cookie and an \
+            X-Session-Id header; the survey's calls then need `Authorization: Bearer <token>` and \
+            that cookie (else 401), and /__stats counts them per token. Prints the URL it listens \
             on, then serves until SIGINT or SIGTERM, and exits 0.
             """,
         options: [
@@ -31,6 +34,9 @@ enum ServeCommand: Subcommand {
             OptionSpec("trickle", value: "duration", help: "Pause between the bytes of a slow answer.", default: "100ms"),
             OptionSpec("hang-rate", value: "p", help: "Share of requests never answered.", default: "0%"),
             OptionSpec("close-connections", help: "Close every connection after one response, without saying so."),
+            OptionSpec(
+                "login",
+                help: "Hand out sessions at POST /session and answer 401 to survey calls without their token and cookie."),
             OptionSpec("tls-cert", value: "file", help: "Serve https with this PEM certificate chain (needs --tls-key)."),
             OptionSpec("tls-key", value: "file", help: "The PEM private key of --tls-cert."),
             OptionSpec(
@@ -119,6 +125,7 @@ enum ServeCommand: Subcommand {
             faults.malformedKind = parsed
         }
         faults.closeAfterEachResponse = arguments.flag("close-connections")
+        configuration.login = arguments.flag("login")
         let sum = faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.failRate
         if sum > 1.000_000_1 { throw UsageError("the fault rates add up to more than 100%") }
         configuration.faults = faults
@@ -157,6 +164,7 @@ enum ServeCommand: Subcommand {
         rate("slow", faults.slowRate)
         rate("hang", faults.hangRate)
         let faultText = parts.isEmpty ? "no faults" : "faults: " + parts.joined(separator: ", ") + ", seed \(configuration.seed)"
-        return "\(questions) questions, \(faultText); GET /__stats for the counts; Ctrl-C stops"
+        let login = configuration.login ? ", sessions at POST /session required" : ""
+        return "\(questions) questions, \(faultText)\(login); GET /__stats for the counts; Ctrl-C stops"
     }
 }

@@ -32,7 +32,8 @@ extension Plan {
             "duration": run.duration?.compactDescription ?? "none", "grace": run.grace?.compactDescription ?? "timeout",
             "timeout": run.client.timeout.compactDescription,
             "connect_timeout": run.client.connectTimeout?.compactDescription ?? "timeout", "max_body": String(run.client.maxBodyBytes),
-            "think": run.think.description, "order": run.order.rawValue, "seed": run.seed.map(String.init) ?? "random",
+            "think": run.think.description, "pace": run.pace?.compactDescription ?? "none", "cookies": String(run.cookies),
+            "order": run.order.rawValue, "seed": run.seed.map(String.init) ?? "random",
             "api.questions": shownCall(.questions), "api.submit": shownCall(.submit),
             // Header values are never shown, so never digested: names only, in the plan's order.
             "api.headers": "[" + run.api.headers.map(\.name).joined(separator: ", ") + "]",
@@ -104,6 +105,7 @@ extension Plan {
         entries["builtin.trickle"] = faults.trickleInterval.compactDescription
         entries["builtin.hang_rate"] = "\(faults.hangRate)"
         entries["builtin.tls"] = builtin.tls == .off ? "false" : "true"
+        entries["builtin.login"] = String(builtin.login)
         return entries.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
     }
 }

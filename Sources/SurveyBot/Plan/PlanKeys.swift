@@ -60,7 +60,18 @@ enum PlanKeys {
             into: \.run.client.maxBodyBytes,
             "the largest response body read, kept in memory; a longer one, declared or as it arrives, fails the attempt as "
                 + "`response_too_large`"),
-        .value("think", .durationRange, default: .zero, into: \.run.think, "the pause before each submit, drawn uniformly"),
+        .value(
+            "think", .thinkTime, default: .zero, into: \.run.think,
+            "the pause before each submit: uniform over a range (`200ms..1s`; one duration is fixed), `normal(mean, deviation)` "
+                + "(a negative draw is drawn again), `exponential(mean)`, or `lognormal(median, p90)`; seeded"),
+        .optional(
+            "pace", .positiveDuration("pace"), into: \.run.pace,
+            "the least time between the starts of a respondent's submits (k6's and Gatling's pacing): when a submit and the next "
+                + "think took less, the respondent waits the rest"),
+        .value(
+            "cookies", .boolean, default: true, into: \.run.cookies,
+            "each respondent keeps its own cookie jar (RFC 6265: domain, path, expiry, `Secure`), sending back what responses set; "
+                + "values are never shown. `false` sends no cookie but the `api.headers`' own"),
         .value("order", .word, default: QuestionOrder.sequential, into: \.run.order, "the order in which a respondent walks the questions"),
         .optional(
             "seed", .seed, default: "derived from the run id (`--run-id`, else random) and recorded in the report", into: \.run.seed,
@@ -253,6 +264,11 @@ enum PlanKeys {
         .value(
             "builtin.tls", .builtinTLS, default: .off, into: \.builtin.tls,
             "serve https with a certificate made at start, which the run trusts (and only it): https rehearsed with no set-up"),
+        .value(
+            "builtin.login", .boolean, default: false, into: \.builtin.login,
+            "hand out sessions at `POST /session` (a JSON body in, `{\"token\": \"…\"}` out, with a `session` cookie and an "
+                + "`X-Session-Id` header) and answer `401` to survey calls without `Authorization: Bearer <token>` and that "
+                + "session's cookie; `/__stats` counts requests per token"),
     ]
 
     private static let report: [PlanKey] = [

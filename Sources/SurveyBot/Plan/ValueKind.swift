@@ -302,3 +302,60 @@ extension ValueKind where Value: RawRepresentable & CaseIterable & Sendable, Val
         oneOf(Value.allCases.map(\.rawValue), map: { Value(rawValue: $0) }, name: { $0.rawValue })
     }
 }
+
+extension ValueKind where Value == ThinkTime {
+    /// `200ms..1s` or `500ms` (uniform), `normal(500ms, 100ms)`, `exponential(500ms)`,
+    /// `lognormal(500ms, 2s)` (median, 90th percentile).
+    static let thinkTime = ValueKind(
+        expected: "a duration like 200ms, a range like 200ms..1s, or normal(mean, deviation), exponential(mean) or lognormal(median, p90)",
+        summary: "range or distribution", format: { $0.description }
+    ) { text in
+        let trimmed = text.trimmingCharacters(in: " ")
+        guard let open = trimmed.firstIndex(of: "(") else {
+            switch ValueKind<DurationRange>.durationRange.parse(trimmed) {
+            case .value(let range): return .value(.uniform(range))
+            case .wrongKind: return .wrongKind
+            case .invalid(let reason): return .invalid(reason)
+            }
+        }
+        let name = trimmed[..<open].trimmingCharacters(in: " ").lowercased()
+        let forms = ["normal": "normal(500ms, 100ms)", "exponential": "exponential(500ms)", "lognormal": "lognormal(500ms, 2s)"]
+        guard let form = forms[name] else {
+            if let suggestion = Suggestions.closest(to: name, in: forms.keys.sorted()) {
+                return .invalid(
+                    "unknown distribution '\(name)' (did you mean '\(suggestion)'?); think takes a range or \(forms.values.sorted().joined(separator: ", "))"
+                )
+            }
+            return .invalid(
+                "unknown distribution '\(name)': think takes a range like 200ms..1s or \(forms.values.sorted().joined(separator: ", "))")
+        }
+        guard trimmed.hasSuffix(")") else { return .invalid("'\(trimmed)' lacks its closing parenthesis: write \(form)") }
+        let inside = trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)]
+        let arguments = inside.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: " ") }
+        let wanted = name == "exponential" ? 1 : 2
+        let names = ["normal": "a mean and a standard deviation", "exponential": "a mean", "lognormal": "a median and a 90th percentile"]
+        guard arguments.count == wanted, !arguments.contains(where: \.isEmpty) else {
+            return .invalid("\(name) takes \(names[name] ?? ""), as in \(form); found '\(trimmed)'")
+        }
+        var durations: [Duration] = []
+        for argument in arguments {
+            switch parseDuration(argument) {
+            case .value(let duration): durations.append(duration)
+            case .wrongKind: return .invalid("expected a duration like 500ms in \(name)(…), found '\(argument)'")
+            case .invalid(let reason): return .invalid(reason)
+            }
+        }
+        switch name {
+        case "normal":
+            return .value(.normal(mean: durations[0], deviation: durations[1]))
+        case "exponential":
+            return .value(.exponential(mean: durations[0]))
+        default:
+            if durations[0] <= .zero { return .invalid("a log-normal's median must be greater than 0, found \(arguments[0])") }
+            if durations[1] < durations[0] {
+                return .invalid("a log-normal's 90th percentile (\(arguments[1])) cannot be below its median (\(arguments[0]))")
+            }
+            return .value(.lognormal(median: durations[0], p90: durations[1]))
+        }
+    }
+}

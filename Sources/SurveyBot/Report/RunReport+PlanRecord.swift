@@ -20,6 +20,8 @@ extension RunReport.PlanRecord {
         timeout = plan.run.client.timeout.compactDescription
         connectTimeout = (plan.run.client.connectTimeout ?? plan.run.client.timeout).compactDescription
         think = plan.run.think.description
+        pace = plan.run.pace?.compactDescription
+        cookies = plan.run.cookies ? nil : false
         order = plan.run.order.rawValue
         api = ["questions": plan.shownCall(.questions), "submit": plan.shownCall(.submit)]
         if plan.run.api.login != nil { api["login"] = plan.shownCall(.login) }
@@ -63,6 +65,7 @@ extension RunReport.PlanRecord {
                 parts.append("slow \(Readable.percent(faults.slowRate)) at \(faults.trickleInterval.compactDescription)")
             }
             if faults.hangRate > 0 { parts.append("hang \(Readable.percent(faults.hangRate))") }
+            if plan.builtin.login { parts.append("login") }
             builtin = parts.joined(separator: ", ")
         } else {
             builtin = nil

@@ -261,6 +261,10 @@ struct RunReport: Codable, Sendable, Equatable {
         var timeout: String
         var connectTimeout: String
         var think: String
+        /// The plan's `pace`, when it has one.
+        var pace: String?
+        /// `false` when the plan turned the cookie jars off; absent when they were on.
+        var cookies: Bool?
         var order: String
         var api: [String: String]
         var headers: [String: String]
@@ -272,8 +276,9 @@ struct RunReport: Codable, Sendable, Equatable {
         var data: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, target, load, concurrency, duration, grace, timeout, think, order, api, headers, answers, retry, builtin, insecure,
-                data
+            case name, target, load, concurrency, duration, grace, timeout, think, pace, cookies, order, api, headers, answers, retry,
+                builtin
+            case insecure, data
             case connectTimeout = "connect_timeout"
         }
     }

@@ -3,8 +3,8 @@ import SurveyEngine
 import Synchronization
 
 /// The reference survey server: the survey API of the original app (`GET /questions`,
-/// `POST /question/submit`) on the event loops, with seeded fault injection and a count of
-/// every request it received (`GET /__stats`).
+/// `POST /question/submit`) on the event loops, with seeded fault injection, optional sessions
+/// (`POST /session`, `login`), and a count of every request it received (`GET /__stats`).
 ///
 /// A test or a run compares its own report with these counts: what the client says it sent
 /// must be what the server says it received.
@@ -51,9 +51,10 @@ final class ReferenceServer: Sendable {
             throw StartError(description: error.description)
         }
         do {
-            server = try HTTPServer(host: host, port: port, group: group, tls: tls, unanswered: { state.countUnanswered($0) }) {
-                request in state.handle(request)
-            }
+            server = try HTTPServer(
+                host: host, port: port, group: group, tls: tls, credentials: configuration.login,
+                unanswered: { state.countUnanswered($0) }
+            ) { request in state.handle(request) }
         } catch {
             throw StartError(description: error.description)
         }
@@ -128,7 +129,7 @@ final class ReferenceServer: Sendable {
 
 /// Every request the reference server received, by endpoint and outcome.
 struct ReferenceServerStats: Sendable, Equatable {
-    /// Per endpoint (`questions`, `submit`, `other`): outcome → count. An outcome is a status
+    /// Per endpoint (`questions`, `submit`, `session`, `other`): outcome → count. An outcome is a status
     /// code (`"200"`, `"400"`, `"503"`) or a fault without a status (`"reset"`, `"hang"`,
     /// `"malformed"`), or `"closed"` for a request that arrived on a connection the server was
     /// closing and was never answered.
@@ -141,6 +142,10 @@ struct ReferenceServerStats: Sendable, Equatable {
     var connectionsOpen: Int
     /// Requests refused by the HTTP layer (unparseable, or over the size limits).
     var rejected: Int
+    /// With `login`: each token handed out → the survey calls (`questions`, `submit`) that
+    /// carried it and its session's cookie. Every respondent that logged in once and used only
+    /// its own session shows as one token with its own calls.
+    var sessions: [String: Int] = [:]
 
     /// Requests an endpoint received, whatever became of them.
     func requests(_ endpoint: String) -> Int {
@@ -152,14 +157,14 @@ struct ReferenceServerStats: Sendable, Equatable {
         func object(_ counts: [String: Int]) -> String {
             "{" + counts.sorted { $0.key < $1.key }.map { "\(JSONValue.quoted($0.key)):\($0.value)" }.joined(separator: ",") + "}"
         }
-        let endpointsJSON = ["other", "questions", "submit"].map { name in
+        let endpointsJSON = ["other", "questions", "session", "submit"].map { name in
             let counts = endpoints[name, default: [:]]
             return "\"\(name)\":{\"outcomes\":\(object(counts)),\"requests\":\(counts.values.reduce(0, +))}"
         }
         return """
             {"connections":{"accepted":\(connectionsAccepted),"open":\(connectionsOpen)},\
             "endpoints":{\(endpointsJSON.joined(separator: ","))},\
-            "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"slow_answers":\(slowAnswers)}
+            "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"sessions":\(object(sessions)),"slow_answers":\(slowAnswers)}
             """
     }
 
@@ -184,9 +189,16 @@ struct ReferenceServerStats: Sendable, Equatable {
         guard let invalid = int(value["invalid_submits"]), let slow = int(value["slow_answers"]), let rejected = int(value["rejected"]),
             let accepted = int(value["connections"]?["accepted"]), let open = int(value["connections"]?["open"])
         else { return nil }
+        var sessions: [String: Int] = [:]
+        if case .object(let members)? = value["sessions"] {
+            for (token, count) in members {
+                guard let count = int(count) else { return nil }
+                sessions[token] = count
+            }
+        }
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: invalid, slowAnswers: slow, connectionsAccepted: accepted, connectionsOpen: open,
-            rejected: rejected)
+            rejected: rejected, sessions: sessions)
     }
 }
 
@@ -200,9 +212,9 @@ struct WeakServer: Sendable {
 /// contend, and added up when read.
 final class ReferenceServerState: Sendable {
     private enum Endpoint: Int, CaseIterable {
-        case questions, submit, other
+        case questions, submit, other, session
 
-        var name: String { ["questions", "submit", "other"][rawValue] }
+        var name: String { ["questions", "submit", "other", "session"][rawValue] }
     }
 
     /// The random streams of the faults: each (endpoint, fault) pair draws its own sequence.
@@ -229,6 +241,7 @@ final class ReferenceServerState: Sendable {
     }
 
     private let counts: [Shard]
+    private let sessions = SessionBook()
     private let sequence: [Sequence]
     private let coldStartCount = Atomic<Int>(0)
     let server = Mutex<WeakServer>(WeakServer(nil))
@@ -241,6 +254,10 @@ final class ReferenceServerState: Sendable {
         HTTPServerResponse(status: 503, headers: [HTTPHeader(name: "Retry-After", value: "0")]))
     private let notFoundResponse = EncodedResponse(HTTPServerResponse(status: 404))
     private let methodResponse = EncodedResponse(HTTPServerResponse(status: 405))
+    private let unauthorizedResponse = EncodedResponse(
+        HTTPServerResponse(status: 401, headers: [HTTPHeader(name: "WWW-Authenticate", value: "Bearer")]))
+    private let badLoginResponse = EncodedResponse(HTTPServerResponse(status: 400))
+    private let fullResponse = EncodedResponse(HTTPServerResponse(status: 503))
     private static let garbage = Array("SURVEY/0.9 ??? not http\r\n\u{1}\u{2}\r\n\r\n".utf8)
     private let malformedBytes: [UInt8]
 
@@ -264,6 +281,7 @@ final class ReferenceServerState: Sendable {
         switch path {
         case "/questions": endpoint = .questions
         case "/question/submit": endpoint = .submit
+        case "/session" where configuration.login: endpoint = .session
         case "/__stats":
             let body = snapshot(server: server.withLock { $0.server }).json
             return .respond(EncodedResponse(.json(200, Array(body.utf8))))
@@ -298,6 +316,7 @@ final class ReferenceServerState: Sendable {
         switch request.pathWithoutQuery {
         case "/questions": endpoint = .questions
         case "/question/submit": endpoint = .submit
+        case "/session" where configuration.login: endpoint = .session
         case "/__stats": return
         default: endpoint = .other
         }
@@ -313,14 +332,34 @@ final class ReferenceServerState: Sendable {
         if faults.coldStart > 0, coldStartCount.wrappingAdd(1, ordering: .relaxed).oldValue < faults.coldStart {
             return (.respond(coldResponse), "503")
         }
+        if configuration.login, endpoint != .session, !sessions.admit(authorization: request.authorization, cookie: request.cookie) {
+            return (.respond(unauthorizedResponse), "401")
+        }
         if faults.resetRate > 0, draw(.reset) < faults.resetRate { return (.reset, "reset") }
         if faults.hangRate > 0, draw(.hang) < faults.hangRate { return (.hang, "hang") }
         if faults.malformedRate > 0, draw(.malformed) < faults.malformedRate { return (.raw(malformedBytes), "malformed") }
         if faults.errorRate > 0, draw(.error) < faults.errorRate { return (.respond(errorResponse), "500") }
+        if endpoint == .session { return login(request) }
         guard endpoint == .submit else { return (.respond(questionsResponse), "200") }
         guard isValidSubmit(request.body) else { return (.respond(failResponse), "400 invalid") }
         if faults.failRate > 0, draw(.fail) < faults.failRate { return (.respond(failResponse), "400") }
         return (.respond(okResponse), "200")
+    }
+
+    /// Hands out a session for a JSON body: a token, and a session id sent as the `session`
+    /// cookie and the `X-Session-Id` header.
+    private func login(_ request: HTTPServerRequest) -> (HTTPServerAction, String) {
+        guard case .success = JSONValue.parse(request.body) else { return (.respond(badLoginResponse), "400") }
+        guard let session = sessions.open(seed: configuration.seed) else { return (.respond(fullResponse), "503") }
+        let response = HTTPServerResponse(
+            status: 200,
+            headers: [
+                HTTPHeader(name: "Content-Type", value: "application/json"),
+                HTTPHeader(name: "Set-Cookie", value: "\(SessionBook.cookieName)=\(session.id); Path=/; HttpOnly"),
+                HTTPHeader(name: "X-Session-Id", value: session.id),
+            ],
+            body: Array("{\"token\":\(JSONValue.quoted(session.token))}".utf8))
+        return (.respond(EncodedResponse(response)), "200")
     }
 
     /// `{"id": <known id>, "answer": <string>}`, other members ignored.
@@ -354,6 +393,6 @@ final class ReferenceServerState: Sendable {
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: total.invalidSubmits, slowAnswers: total.slowAnswers,
             connectionsAccepted: server?.connectionsAccepted ?? 0, connectionsOpen: server?.connectionsOpen ?? 0,
-            rejected: server?.requestsRejected ?? 0)
+            rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken())
     }
 }

@@ -67,6 +67,9 @@ struct ReferenceServerConfiguration: Sendable, Hashable {
     var faults = ServerFaults()
     var seed: UInt64 = 0
     var tls = TLS.off
+    /// Whether the server hands out sessions at `POST /session` and requires one on the survey's
+    /// calls: the token as `Authorization: Bearer …` and the session cookie (401 otherwise).
+    var login = false
 
     init() {}
 }

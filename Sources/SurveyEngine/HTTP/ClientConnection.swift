@@ -64,6 +64,7 @@ final class ClientConnection: EventHandler, Slotted {
         parser.reset()
         parser.collectBody = request.collectBody
         parser.collectHeaders = request.collectHeaders
+        parser.collectCookies = request.collectCookies
         parser.isHeadRequest = request.template.method == "HEAD"
         encode(request)
         if phase == .idle {
@@ -78,6 +79,15 @@ final class ClientConnection: EventHandler, Slotted {
     private func encode(_ request: HTTPRequest) {
         output.removeAll(keepingCapacity: true)
         output.append(contentsOf: request.template.head)
+        if request.template.cookie != nil || request.cookies != nil {
+            output.append(contentsOf: Self.cookiePrefix)
+            if let fixed = request.template.cookie {
+                output.append(contentsOf: fixed)
+                if request.cookies != nil { output.append(contentsOf: Self.cookieSeparator) }
+            }
+            if let cookies = request.cookies { output.append(contentsOf: cookies) }
+            output.append(contentsOf: Self.crlf)
+        }
         if let body = request.body {
             output.append(contentsOf: Self.contentLengthPrefix)
             appendDecimal(body.count)
@@ -100,6 +110,8 @@ final class ClientConnection: EventHandler, Slotted {
         output[first...].reverse()
     }
 
+    private static let cookiePrefix: [UInt8] = Array("Cookie: ".utf8)
+    private static let cookieSeparator: [UInt8] = [0x3B, 0x20]
     private static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
     private static let crlfCrlf: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
     private static let crlf: [UInt8] = [0x0D, 0x0A]
@@ -272,7 +284,8 @@ final class ClientConnection: EventHandler, Slotted {
         }
         let response = TransportResponse(
             status: parser.status, body: parser.collectBody ? parser.takeBody() : [],
-            retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) }, headers: parser.headers)
+            retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) }, setCookies: parser.takeSetCookies(),
+            headers: parser.headers)
         let outcome = TransportOutcome.response(response, serviceTime: elapsed(), connection: info)
         let continuation = self.continuation
         self.continuation = nil

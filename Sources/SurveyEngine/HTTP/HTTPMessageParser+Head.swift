@@ -66,6 +66,19 @@ extension HTTPMessageParser {
             if Self.list(value, contains: "close") { connectionKeepAlive = false }
         case 11 where Self.equalsIgnoringCase(name, "retry-after"):
             retryAfter = Array(value)
+        case 10 where collectCookies && role == .response && Self.equalsIgnoringCase(name, "set-cookie"):
+            if setCookies.count < Self.maxSetCookies { setCookies.append(Array(value)) }
+        case 13 where collectCredentials && role == .request && Self.equalsIgnoringCase(name, "authorization"):
+            authorization = Array(value)
+        case 6 where collectCredentials && role == .request && Self.equalsIgnoringCase(name, "cookie"):
+            // Several Cookie lines are one list (RFC 6265 §5.4 allows one; some clients send more).
+            if var joined = cookie {
+                joined.append(contentsOf: [0x3B, 0x20])
+                joined.append(contentsOf: value)
+                cookie = joined
+            } else {
+                cookie = Array(value)
+            }
         default:
             break
         }

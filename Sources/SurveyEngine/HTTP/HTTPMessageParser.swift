@@ -54,6 +54,11 @@ struct HTTPMessageParser {
     var collectBody = true
     /// The request was HEAD: its response has headers only.
     var isHeadRequest = false
+    /// Keep a response's `Set-Cookie` field values in `setCookies` (at most
+    /// `maxSetCookies`; the rest are dropped).
+    var collectCookies = false
+    /// Keep a request's `Authorization` and `Cookie` field values (a server that checks sessions).
+    var collectCredentials = false
 
     // The message read so far, written only by the parser (here and in its extensions).
     var status = 0
@@ -66,6 +71,9 @@ struct HTTPMessageParser {
     /// Keep every header field in `headers`.
     var collectHeaders = false
     var headers: [HTTPHeader] = []
+    var setCookies: [[UInt8]] = []
+    var authorization: [UInt8]?
+    var cookie: [UInt8]?
     var body: [UInt8] = []
     var bodyBytes = 0
     /// Interim (1xx) responses skipped before the final one.
@@ -105,6 +113,18 @@ struct HTTPMessageParser {
         return taken
     }
 
+    /// The most `Set-Cookie` fields kept of one response.
+    static let maxSetCookies = 64
+
+    /// Hands the `Set-Cookie` values over, keeping none (empty when there were none: no
+    /// allocation for a response that sets no cookie).
+    mutating func takeSetCookies() -> [[UInt8]] {
+        guard !setCookies.isEmpty else { return [] }
+        var taken: [[UInt8]] = []
+        swap(&taken, &setCookies)
+        return taken
+    }
+
     /// Forgets the message, keeping buffers' capacity, to read the next one.
     mutating func reset() {
         status = 0
@@ -114,6 +134,9 @@ struct HTTPMessageParser {
         keepAlive = true
         retryAfter = nil
         if !headers.isEmpty { headers.removeAll() }
+        if !setCookies.isEmpty { setCookies = [] }
+        authorization = nil
+        cookie = nil
         body.removeAll(keepingCapacity: true)
         bodyBytes = 0
         interimResponses = 0

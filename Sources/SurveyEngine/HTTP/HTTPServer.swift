@@ -46,14 +46,16 @@ public final class HTTPServer: Sendable {
 
     /// Binds `host:port` and starts accepting on every loop of `group`; port 0 lets the system
     /// pick one. With `tls`, every connection speaks TLS with that context's certificate
-    /// (https). Throws when the host does not resolve or the address cannot be bound.
+    /// (https). With `credentials`, each request's `Authorization` and `Cookie` reach the
+    /// handler (`HTTPServerRequest.authorization`, `.cookie`); without, they are not kept.
+    /// Throws when the host does not resolve or the address cannot be bound.
     public convenience init(
         host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
-        unanswered: UnansweredHandler? = nil, handler: @escaping Handler
+        credentials: Bool = false, unanswered: UnansweredHandler? = nil, handler: @escaping Handler
     ) throws(StartError) {
         try self.init(
-            host: host, port: port, group: group, tls: tls, limits: limits, unanswered: unanswered, accept: HTTPServer.acceptSocket,
-            handler: handler)
+            host: host, port: port, group: group, tls: tls, limits: limits, credentials: credentials, unanswered: unanswered,
+            accept: HTTPServer.acceptSocket, handler: handler)
     }
 
     /// Accepts a connection on a listening socket: its descriptor, or -1 and the errno.
@@ -76,7 +78,7 @@ public final class HTTPServer: Sendable {
     /// process would.
     init(
         host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
-        unanswered: UnansweredHandler? = nil, accept: @escaping Acceptor, handler: @escaping Handler
+        credentials: Bool = false, unanswered: UnansweredHandler? = nil, accept: @escaping Acceptor, handler: @escaping Handler
     ) throws(StartError) {
         let resolved: SocketAddress
         switch SocketAddress.resolve(host: host, port: port) {
@@ -104,7 +106,8 @@ public final class HTTPServer: Sendable {
         self.counters = counters
         states = group.loops.map {
             ServerLoopState(
-                loop: $0, listenFD: fd, tls: tls, limits: limits, handler: handler, unanswered: unanswered, counters: counters,
+                loop: $0, listenFD: fd, tls: tls, limits: limits, credentials: credentials, handler: handler, unanswered: unanswered,
+                counters: counters,
                 accept: accept)
         }
         for state in states {
@@ -162,6 +165,8 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     let listenFD: Int32
     let tls: TLSServerContext?
     let limits: HTTPServer.Limits
+    /// Whether requests keep their `Authorization` and `Cookie`.
+    let credentials: Bool
     let handler: HTTPServer.Handler
     let unanswered: HTTPServer.UnansweredHandler?
     let counters: ServerCounters
@@ -175,7 +180,8 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     static let acceptPause: UInt64 = 50_000_000
 
     init(
-        loop: EventLoop, listenFD: Int32, tls: TLSServerContext?, limits: HTTPServer.Limits, handler: @escaping HTTPServer.Handler,
+        loop: EventLoop, listenFD: Int32, tls: TLSServerContext?, limits: HTTPServer.Limits, credentials: Bool = false,
+        handler: @escaping HTTPServer.Handler,
         unanswered: HTTPServer.UnansweredHandler?, counters: ServerCounters, accept: @escaping HTTPServer.Acceptor
     ) {
         self.loop = loop
@@ -183,6 +189,7 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
         self.listenFD = listenFD
         self.tls = tls
         self.limits = limits
+        self.credentials = credentials
         self.handler = handler
         self.unanswered = unanswered
         self.counters = counters

@@ -8,6 +8,12 @@ public struct HTTPServerRequest: Sendable {
     public var body: [UInt8]
     /// The loop that read it, from 0: lets handlers keep per-loop state without contention.
     public var loopIndex: Int
+    /// The `Authorization` field as sent, when the server keeps credentials (`HTTPServer`'s
+    /// `credentials`); nil otherwise or when absent.
+    public var authorization: String?
+    /// The `Cookie` field as sent (several lines joined by `; `), when the server keeps
+    /// credentials; nil otherwise or when absent.
+    public var cookie: String?
 
     init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
         self.method = method

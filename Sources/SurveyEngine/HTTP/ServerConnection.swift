@@ -37,6 +37,7 @@ final class ServerConnection: EventHandler, Slotted {
         stream = SocketStream(fd: fd, tls: tls)
         handshaking = tls != nil
         parser = HTTPMessageParser(role: .request, maxHeadBytes: state.limits.maxHeadBytes, maxBodyBytes: state.limits.maxBodyBytes)
+        parser.collectCredentials = state.credentials
     }
 
     /// Starts watching the connection; when epoll refuses it (the process is out of kernel
@@ -125,15 +126,22 @@ final class ServerConnection: EventHandler, Slotted {
                 return
             case .complete(let consumed):
                 offset += consumed
-                unanswered(
-                    HTTPServerRequest(
-                        method: String(decoding: parser.method, as: UTF8.self), path: String(decoding: parser.target, as: UTF8.self),
-                        body: parser.body, loopIndex: state.loop.index))
+                unanswered(readRequest())
                 parser.reset()
             case .failed:
                 return
             }
         }
+    }
+
+    /// The request the parser has read whole.
+    private func readRequest() -> HTTPServerRequest {
+        var request = HTTPServerRequest(
+            method: String(decoding: parser.method, as: UTF8.self), path: String(decoding: parser.target, as: UTF8.self),
+            body: parser.body, loopIndex: state.loop.index)
+        request.authorization = parser.authorization.map { String(decoding: $0, as: UTF8.self) }
+        request.cookie = parser.cookie.map { String(decoding: $0, as: UTF8.self) }
+        return request
     }
 
     /// Parses requests out of `bytes` and answers them in order; stops at one that waits.
@@ -146,9 +154,7 @@ final class ServerConnection: EventHandler, Slotted {
                 return
             case .complete(let consumed):
                 offset += consumed
-                let request = HTTPServerRequest(
-                    method: String(decoding: parser.method, as: UTF8.self), path: String(decoding: parser.target, as: UTF8.self),
-                    body: parser.body, loopIndex: state.loop.index)
+                let request = readRequest()
                 let keepAlive = parser.keepAlive
                 parser.reset()
                 perform(state.handler(request), keepAlive: keepAlive)

@@ -16,8 +16,15 @@ public struct RunConfiguration: Sendable, Hashable {
     /// own timeout — before it is cut and counted as a `timeout`. Nil: the attempt timeout
     /// (`client.timeout`). The run ends within `duration + grace`.
     public var grace: Duration?
-    /// The pause before each submit, drawn uniformly; a stop cuts it short within 50 ms.
-    public var think: DurationRange
+    /// The pause before each submit, drawn from its distribution; a stop cuts it short within 50 ms.
+    public var think: ThinkTime
+    /// The least time between the starts of two submits of one respondent (k6's and Gatling's
+    /// pacing): when a submit and the next think time took less, the respondent waits the rest
+    /// before the next submit. Retries belong to their submit. Nil: no pacing.
+    public var pace: Duration?
+    /// Whether each respondent keeps a cookie jar of its own (RFC 6265): cookies a response
+    /// sets go back on later requests that match them. Never shared between respondents.
+    public var cookies: Bool
     /// The order in which each respondent walks the questions.
     public var order: QuestionOrder
     /// Makes answer choice, order, think time and jitter repeatable. Nil lets `RunCoordinator`
@@ -41,11 +48,13 @@ public struct RunConfiguration: Sendable, Hashable {
 
     /// A configuration; every part but the load has a default fit for a small test.
     public init(
-        load: LoadModel, concurrency: Int = 1, duration: Duration? = nil, think: DurationRange = .zero, order: QuestionOrder = .sequential,
+        load: LoadModel, concurrency: Int = 1, duration: Duration? = nil, think: ThinkTime = .zero, order: QuestionOrder = .sequential,
         seed: UInt64? = nil, api: SurveyAPI = SurveyAPI(), answers: AnswerBook = AnswerBook(fallback: ["ok"]),
         retry: RetryPolicies = RetryPolicies(), client: HTTPClientConfiguration = HTTPClientConfiguration(), shard: Shard = .whole,
-        threads: Int? = nil, grace: Duration? = nil
+        threads: Int? = nil, grace: Duration? = nil, pace: Duration? = nil, cookies: Bool = true
     ) {
+        self.pace = pace
+        self.cookies = cookies
         self.threads = threads
         self.grace = grace
         self.load = load

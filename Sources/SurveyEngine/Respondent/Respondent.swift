@@ -15,7 +15,11 @@ final class SurveyContext: Sendable {
     let answerColumns: [Int: Int]
     let captures: [SurveyAPI.Capture]
     let order: QuestionOrder
-    let think: DurationRange
+    let think: ThinkTime
+    /// The least nanoseconds between the starts of two submits of a respondent; 0 for none.
+    let pace: UInt64
+    /// Whether respondents keep cookie jars.
+    let cookies: Bool
     let retry: RetryPolicies
     let budget: RetryBudget
     let transport: any Transport
@@ -46,6 +50,8 @@ final class SurveyContext: Sendable {
         captures = configuration.api.captures
         order = configuration.order
         think = configuration.think
+        pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
+        cookies = configuration.cookies
         retry = configuration.retry
         budget = RetryBudget(configuration.retry.budget)
         self.transport = transport
@@ -171,6 +177,8 @@ struct Respondent: Sendable {
     private var submitHead: HTTPRequest.Template?
     /// Whether its last login attempt succeeded but found a capture missing.
     private var captureMissing = false
+    /// The respondent's own cookies, when the run keeps them.
+    private var jar = CookieJar()
 
     init(index: Int, seed: UInt64, startLag: Duration = .zero, lane: Int, row: Int? = nil) {
         self.index = index
@@ -201,7 +209,8 @@ struct Respondent: Sendable {
             return RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)
         }
         if let login = context.requests.login {
-            switch await call(.login, loginRequest(login, context), context) {
+            var loggingIn = loginRequest(login, context)
+            switch await call(.login, &loggingIn, context) {
             case .succeeded: break
             case .failed:
                 return RespondentResult(ending: .abandoned(captureMissing ? .captureNotFound : .loginFailed), submitted: 0, unanswered: 0)
@@ -210,7 +219,8 @@ struct Respondent: Sendable {
                 return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
             }
         }
-        switch await call(.questions, questionsRequest(context), context) {
+        var asking = questionsRequest(context)
+        switch await call(.questions, &asking, context) {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
         case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
@@ -219,6 +229,7 @@ struct Respondent: Sendable {
         putInOrder(context.order)
         var tally = RespondentResult(ending: .completed, submitted: 0, unanswered: 0)
         var next = 0
+        var lastSubmit: UInt64?
         while next < questions.count {
             let question = next
             next += 1
@@ -226,7 +237,7 @@ struct Respondent: Sendable {
                 tally.ending = context.ending(stoppedBy: cause)
                 return tally
             }
-            guard let submit = nextSubmit(question, context) else {
+            guard var submit = nextSubmit(question, context) else {
                 tally.skipped += 1
                 continue
             }
@@ -234,7 +245,14 @@ struct Respondent: Sendable {
                 tally.ending = context.ending(stoppedBy: context.stopCause)
                 return tally
             }
-            switch await call(.submit, submit.request, context) {
+            if context.pace > 0 {
+                if let lastSubmit, await !pause(Self.paceLeft(since: lastSubmit, context), context) {
+                    tally.ending = context.ending(stoppedBy: context.stopCause)
+                    return tally
+                }
+                lastSubmit = context.clock.now()
+            }
+            switch await call(.submit, &submit.request, context) {
             case .succeeded: tally.submitted += 1
             case .failed, .notSent: tally.unanswered += 1
             case .interrupted:
@@ -333,6 +351,13 @@ struct Respondent: Sendable {
         return value.isEmpty ? nil : value
     }
 
+    /// What is left of the pace since the last submit started, in nanoseconds.
+    @inline(never)
+    private static func paceLeft(since lastSubmit: UInt64, _ context: SurveyContext) -> UInt64 {
+        let elapsed = context.clock.now() &- lastSubmit
+        return elapsed >= context.pace ? 0 : context.pace - elapsed
+    }
+
     /// How a call ended: `notSent` is a failure whose last attempt could not be made for want
     /// of local resources.
     private enum CallResult { case succeeded, failed, notSent, interrupted }
@@ -352,12 +377,16 @@ struct Respondent: Sendable {
 
     /// One logical call with its retries. A questions body must keep the survey contract; one
     /// that does not counts as `malformed_response`.
-    private mutating func call(_ endpoint: Endpoint, _ request: HTTPRequest, _ context: SurveyContext) async -> CallResult {
+    /// `request` is the caller's, not a copy: each attempt puts the jar's current cookies on it,
+    /// and the frames that hold it stay as small as before cookies.
+    private mutating func call(_ endpoint: Endpoint, _ request: inout HTTPRequest, _ context: SurveyContext) async -> CallResult {
         context.budget.callStarted()
         var state = CallState()
         while true {
             let start = context.clock.now()
+            if context.cookies { attachCookies(&request, now: start) }
             let outcome = await context.transport.send(request)
+            if context.cookies { keepCookies(outcome, request, context) }
             switch settle(endpoint, outcome, started: start, state: &state, context) {
             case .done(let result):
                 return result
@@ -369,6 +398,20 @@ struct Respondent: Sendable {
                 state.attempt += 1
             }
         }
+    }
+
+    /// Puts the jar's cookies for the request on it, and asks for the response's.
+    @inline(never)
+    private mutating func attachCookies(_ request: inout HTTPRequest, now: UInt64) {
+        request.collectCookies = true
+        request.cookies = jar.isEmpty ? nil : jar.header(for: request.template.cookieOrigin, now: now)
+    }
+
+    /// Stores the cookies a response set, whatever its status.
+    @inline(never)
+    private mutating func keepCookies(_ outcome: TransportOutcome, _ request: HTTPRequest, _ context: SurveyContext) {
+        guard case .success(let response) = outcome.result, !response.setCookies.isEmpty else { return }
+        jar.store(response.setCookies, from: request.template.cookieOrigin, now: context.clock.now(), unixTime: context.clock.unixTime())
     }
 
     /// Classifies and records an attempt, and decides what follows it by the endpoint's policy,

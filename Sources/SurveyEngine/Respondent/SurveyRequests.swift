@@ -13,6 +13,10 @@ struct SurveyRequests: Sendable {
         let hostLine: [UInt8]
         /// The JSON body, for the login and a custom submit body.
         let body: CompiledTemplate?
+        /// The target's host, and whether it is https: with the filled-in path, where the
+        /// request goes as a cookie jar matches it.
+        let host: String
+        let secure: Bool
 
         /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
         var headPerQuestion: Bool { path.perQuestion || headers.contains { $0.value.perQuestion } }
@@ -29,13 +33,23 @@ struct SurveyRequests: Sendable {
             path.render(values, into: &head)
             let pathEnd = head.count
             head.append(contentsOf: hostLine)
+            // A `Cookie` header goes in the request's one `Cookie` line, with the jar's cookies.
+            var cookie: [UInt8]?
             for header in headers {
+                if header.name.lowercased() == "cookie" {
+                    var value = cookie.map { $0 + [0x3B, 0x20] } ?? []
+                    header.value.render(values, into: &value)
+                    cookie = value
+                    continue
+                }
                 head.append(contentsOf: header.name.utf8)
                 head.append(contentsOf: [0x3A, 0x20])
                 header.value.render(values, into: &head)
                 head.append(contentsOf: [0x0D, 0x0A])
             }
-            return HTTPRequest.Template(method: method, path: String(decoding: head[pathStart..<pathEnd], as: UTF8.self), head: head)
+            let path = String(decoding: head[pathStart..<pathEnd], as: UTF8.self)
+            return HTTPRequest.Template(
+                method: method, path: path, head: head, cookie: cookie, cookieOrigin: CookieOrigin(host: host, path: path, secure: secure))
         }
 
         /// ` HTTP/1.1`, `Host`, and survey-bot's `User-Agent` unless a header gives one.
@@ -87,7 +101,8 @@ struct SurveyRequests: Sendable {
             let varies = path.constant == nil || headers.contains { $0.value.constant == nil }
             return Recipe(
                 method: call.method, fixed: varies ? nil : checked, path: path, headers: headers,
-                hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate)
+                hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
+                secure: target.scheme == .https)
         }
         let everyRespondent: Set<Kind> = [.row, .respondent, .session]
         questions = try recipe(api.questions, "questions", body: nil, extraHeaders: [], allowed: everyRespondent)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Time as the engine sees it: a monotonic reading in nanoseconds and a way to wait. Injected,
 /// so that engine tests run on virtual time, fast and repeatable.
 public struct EngineClock: Sendable {
@@ -5,10 +9,16 @@ public struct EngineClock: Sendable {
     var now: @Sendable () -> UInt64
     /// Suspends the caller for that many nanoseconds.
     var sleep: @Sendable (UInt64) async -> Void
+    /// Seconds since the Unix epoch, for dates that servers send (a cookie's `Expires`).
+    var unixTime: @Sendable () -> Int64
 
-    init(now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void) {
+    init(
+        now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void,
+        unixTime: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }
+    ) {
         self.now = now
         self.sleep = sleep
+        self.unixTime = unixTime
     }
 
     /// The real clock. A task running on an event loop sleeps on the loop's timers (and wakes up

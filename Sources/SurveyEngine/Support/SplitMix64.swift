@@ -15,9 +15,10 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
         return Self.mix(state)
     }
 
-    /// The SplitMix64 finaliser: a bijective scramble of 64 bits.
+    /// The SplitMix64 finaliser: a bijective scramble of 64 bits, so distinct inputs give
+    /// distinct outputs (the reference server's session tokens rely on it).
     @inlinable
-    static func mix(_ value: UInt64) -> UInt64 {
+    public static func mix(_ value: UInt64) -> UInt64 {
         var z = value
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

@@ -17,13 +17,20 @@ public struct HTTPRequest: Sendable {
         /// The path on the server, base path included.
         let path: String
         let headers: [HTTPHeader]
-        /// `METHOD path HTTP/1.1`, `Host`, the fixed headers, each line ending in CRLF; the
-        /// `Content-Length` line and the blank line are added per request.
+        /// `METHOD path HTTP/1.1`, `Host`, the fixed headers but `Cookie`, each line ending in
+        /// CRLF; the `Cookie` line, the `Content-Length` line and the blank line are added per
+        /// request.
         let head: [UInt8]
+        /// The value of a `Cookie` header among `headers`, sent before the jar's cookies in the
+        /// one `Cookie` line a request may carry (RFC 6265 §5.4).
+        let cookie: [UInt8]?
+        /// Where the request goes, as a cookie jar matches it.
+        let cookieOrigin: CookieOrigin
 
         /// Builds the head once: the request line with `path` (base path included), `Host` for
         /// `target` (its port left out when it is the scheme's default), survey-bot's
-        /// `User-Agent` unless `headers` has one, then `headers` in order.
+        /// `User-Agent` unless `headers` has one, then `headers` in order — but a `Cookie`
+        /// header, whose value goes in the request's one `Cookie` line with the jar's cookies.
         ///
         /// Throws, and builds nothing, when a part would break the head's framing (`HTTPSyntax`):
         /// a method or header name that is not a token, a path that is not an origin-form
@@ -39,20 +46,24 @@ public struct HTTPRequest: Sendable {
             self.method = method
             self.path = path
             self.headers = headers
-            head = Self.head(method: method, path: Array(path.utf8), host: target.hostHeader, headers: headers)
+            (head, cookie) = Self.head(method: method, path: Array(path.utf8), host: target.hostHeader, headers: headers)
+            cookieOrigin = CookieOrigin(host: target.host, path: path, secure: target.scheme == .https)
         }
 
         /// A template of a head built by `head(method:path:host:headers:)` from parts already
         /// checked: a respondent's own requests, whose variables are filled in.
-        init(method: String, path: String, head: [UInt8]) {
+        init(method: String, path: String, head: [UInt8], cookie: [UInt8]?, cookieOrigin: CookieOrigin) {
             self.method = method
             self.path = path
             headers = []
             self.head = head
+            self.cookie = cookie
+            self.cookieOrigin = cookieOrigin
         }
 
-        /// The head's bytes, as `init(method:path:target:headers:)` describes them, unchecked.
-        static func head(method: String, path: [UInt8], host: String, headers: [HTTPHeader]) -> [UInt8] {
+        /// The head's bytes, as `init(method:path:target:headers:)` describes them, unchecked,
+        /// and the value of its `Cookie` headers, which go in the request's one `Cookie` line.
+        static func head(method: String, path: [UInt8], host: String, headers: [HTTPHeader]) -> (head: [UInt8], cookie: [UInt8]?) {
             var head: [UInt8] = []
             head.reserveCapacity(64 + path.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
             head.append(contentsOf: method.utf8)
@@ -62,20 +73,25 @@ public struct HTTPRequest: Sendable {
             if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
                 head.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
             }
+            var cookies: [String] = []
             for header in headers {
+                if header.name.lowercased() == "cookie" {
+                    cookies.append(header.value)
+                    continue
+                }
                 head.append(contentsOf: "\(header.name): \(header.value)\r\n".utf8)
             }
-            return head
+            return (head, cookies.isEmpty ? nil : Array(cookies.joined(separator: "; ").utf8))
         }
     }
 
+    // Declared in this order to pack: the flags fill the byte after the cutoff's tag.
     let template: Template
     /// The body, or nil for none (no Content-Length is sent for a GET without a body).
     var body: [UInt8]?
-    /// Whether the response body is wanted; when not, it is read and dropped.
-    var collectBody: Bool
-    /// Whether the response's header fields are wanted (`TransportResponse.headers`).
-    var collectHeaders = false
+    /// The cookies of the respondent's jar for this request (`name=value; …`), sent in the
+    /// `Cookie` line after the template's own; nil for none.
+    var cookies: [UInt8]?
     /// A reading of the run's clock (`EngineClock`; for `HTTPClient`, `MonotonicClock`) at which
     /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
     /// grace after a run's duration. Nil: the timeout alone.
@@ -83,6 +99,12 @@ public struct HTTPRequest: Sendable {
     /// The run's early end, if it has one: once set, the attempt also ends as a `timeout` at its
     /// `cutoff` (the end plus the grace).
     var ending: RunEnding?
+    /// Whether the response body is wanted; when not, it is read and dropped.
+    var collectBody: Bool
+    /// Whether the response's header fields are wanted (`TransportResponse.headers`).
+    var collectHeaders = false
+    /// Whether the response's `Set-Cookie` fields are wanted (the respondent keeps a jar).
+    var collectCookies = false
 
     /// A request of `template` with `body`. The response body is dropped unless
     /// `collectBody`: only a caller that reads it should pay for keeping it.
@@ -98,16 +120,41 @@ public struct TransportResponse: Sendable, Equatable {
     var status: Int
     /// The body when it was asked for, else empty.
     var body: [UInt8]
-    /// The `Retry-After` header, as sent.
-    var retryAfter: String?
-    /// Every header field, in order, when the request asked for them (`collectHeaders`).
-    var headers: [HTTPHeader]
+    /// The fields few responses carry, in one box made only for a response that has them: every
+    /// outcome rides through the frames of every waiting respondent, so it stays three words.
+    private var extras: Extras?
 
-    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil, headers: [HTTPHeader] = []) {
+    /// `Retry-After`, `Set-Cookie` and the collected header fields, when a response has any.
+    private final class Extras: Sendable, Equatable {
+        let retryAfter: String?
+        let setCookies: [[UInt8]]
+        let headers: [HTTPHeader]
+
+        init(retryAfter: String?, setCookies: [[UInt8]], headers: [HTTPHeader]) {
+            self.retryAfter = retryAfter
+            self.setCookies = setCookies
+            self.headers = headers
+        }
+
+        static func == (a: Extras, b: Extras) -> Bool {
+            a.retryAfter == b.retryAfter && a.setCookies == b.setCookies && a.headers == b.headers
+        }
+    }
+
+    /// The `Retry-After` header, as sent.
+    var retryAfter: String? { extras?.retryAfter }
+    /// The `Set-Cookie` field values, when the request asked for them (`collectCookies`); empty
+    /// otherwise, and when there are none.
+    var setCookies: [[UInt8]] { extras?.setCookies ?? [] }
+    /// Every header field, in order, when the request asked for them (`collectHeaders`).
+    var headers: [HTTPHeader] { extras?.headers ?? [] }
+
+    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil, setCookies: [[UInt8]] = [], headers: [HTTPHeader] = []) {
         self.status = status
         self.body = body
-        self.retryAfter = retryAfter
-        self.headers = headers
+        extras =
+            retryAfter == nil && setCookies.isEmpty && headers.isEmpty
+            ? nil : Extras(retryAfter: retryAfter, setCookies: setCookies, headers: headers)
     }
 }
 

@@ -84,7 +84,7 @@ import Testing
         #expect(plan.target == .url(HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080, basePath: "/v1")))
         #expect(plan.run.load == .closed(respondents: 20))
         #expect(plan.run.duration == .seconds(120))
-        #expect(plan.run.think == DurationRange(.milliseconds(200), .seconds(1)))
+        #expect(plan.run.think == .uniform(DurationRange(.milliseconds(200), .seconds(1))))
         #expect(plan.run.order == .reverse)
         #expect(plan.run.seed == 42)
         #expect(plan.run.api.submit == SurveyAPI.Call(method: "PUT", path: "/question/submit"))

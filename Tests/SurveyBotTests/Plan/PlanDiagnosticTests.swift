@@ -76,7 +76,9 @@ import Testing
             lines("builtin:", "  fail_rate: some"), line: 2, column: 14, contains: "expected a percentage like 5% or a fraction like 0.05")
         expectSingleError(
             lines("rate: fast", "duration: 1m"), line: 1, column: 7, contains: "expected a rate like 20/s or 600/m for 'rate'")
-        expectSingleError(lines("think: 1s..x"), line: 1, column: 8, contains: "expected a duration like 200ms or a range like 200ms..1s")
+        expectSingleError(
+            lines("think: 1s..x"), line: 1, column: 8,
+            contains: "expected a duration like 200ms, a range like 200ms..1s, or normal(mean, deviation)")
         expectSingleError(
             lines("concurrency: [1, 2]"), line: 1, column: 14, contains: "expected an integer for 'concurrency', found a list")
         expectSingleError(lines("api: GET /q"), line: 1, column: 6, contains: "expected a block of keys under 'api'")

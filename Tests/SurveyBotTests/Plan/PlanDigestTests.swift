@@ -41,6 +41,8 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
         "api.question_text": (["api.question_text=text"], ""), "api.submit_body": (["api.submit_body={}"], ""),
         "api.login": (["api.login=/session"], ""), "api.login_body": (["api.login=/session", "api.login_body={}"], ""),
         "api.capture": (["api.login=/session"], "api:\n  capture:\n    token: $.token\n"),
+        "pace": (["pace=2s"], ""), "cookies": (["cookies=false"], ""),
+        "builtin.login": (["builtin.login=true"], ""),
     ]
     for endpoint in ["login", "questions", "submit"] {
         let base = "retry.\(endpoint)"

@@ -102,7 +102,7 @@ enum PlanKeyReference {
         // `budget_min`: a key added with a value for its default is checked, not left out.
         #expect(
             unchecked == [
-                "name", "duration", "grace", "rate", "ramp", "connect_timeout", "seed", "retry.budget", "retry.budget_min",
+                "name", "duration", "grace", "rate", "ramp", "connect_timeout", "seed", "retry.budget", "retry.budget_min", "pace",
                 "builtin.questions_file", "tls.ca_file", "tls.client_cert", "tls.client_key", "tls.server_name", "engine.threads",
                 "data", "data_order", "api.questions_list", "api.submit_body", "api.login", "api.login_body",
             ])

@@ -57,7 +57,7 @@ private func closedRun(
     submit: RetryPolicy = retrying(3, on: ["timeout"])
 ) -> RunConfiguration {
     RunConfiguration(
-        load: .closed(respondents: 5), concurrency: 1, duration: duration, think: DurationRange(fixed: think), seed: 5,
+        load: .closed(respondents: 5), concurrency: 1, duration: duration, think: .uniform(DurationRange(fixed: think)), seed: 5,
         answers: AnswerBook(fallback: ["x"]), retry: RetryPolicies(submit: submit), client: HTTPClientConfiguration(timeout: timeout),
         grace: grace)
 }

@@ -44,7 +44,7 @@ private final class CountingTransport: Transport {
             coordinator.withLock { $0 }?.endNow()
         }
         let configuration = RunConfiguration(
-            load: .closed(respondents: 5), concurrency: 1, think: DurationRange(fixed: .milliseconds(300)), seed: 5,
+            load: .closed(respondents: 5), concurrency: 1, think: .uniform(DurationRange(fixed: .milliseconds(300))), seed: 5,
             answers: AnswerBook(fallback: ["x"]))
         let run = try RunCoordinator(configuration: configuration, target: target, transport: transport, clock: clock.clock)
         coordinator.withLock { $0 = run }

@@ -11,6 +11,8 @@ final class ScriptedTransport: Transport {
         var body: String
         /// The request line and headers, as sent.
         var head = ""
+        /// The value of the request's one `Cookie` line (the template's, then the jar's); nil for none.
+        var cookie: String? = nil
     }
 
     private let script: @Sendable (Sent, Int) -> TransportOutcome
@@ -27,9 +29,11 @@ final class ScriptedTransport: Transport {
     }
 
     func send(_ request: HTTPRequest) async -> TransportOutcome {
+        let cookie = [request.template.cookie, request.cookies].compactMap { $0.map { String(decoding: $0, as: UTF8.self) } }
         let sent = Sent(
             method: request.template.method, path: request.template.path, body: String(decoding: request.body ?? [], as: UTF8.self),
-            head: String(decoding: request.template.head, as: UTF8.self))
+            head: String(decoding: request.template.head, as: UTF8.self),
+            cookie: cookie.isEmpty ? nil : cookie.joined(separator: "; "))
         let previous = state.withLock { state in
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
@@ -104,6 +108,12 @@ func ok(_ body: String = "") -> TransportOutcome {
     .response(TransportResponse(status: 200, body: Array(body.utf8)), serviceTime: .milliseconds(1))
 }
 
+/// A 200 with `body` that sets these cookies (`Set-Cookie` field values).
+func ok(_ body: String = "", setting cookies: [String]) -> TransportOutcome {
+    .response(
+        TransportResponse(status: 200, body: Array(body.utf8), setCookies: cookies.map { Array($0.utf8) }), serviceTime: .milliseconds(1))
+}
+
 func status(_ code: Int, retryAfter: String? = nil) -> TransportOutcome {
     .response(TransportResponse(status: code, retryAfter: retryAfter), serviceTime: .milliseconds(1))
 }
@@ -124,11 +134,12 @@ func retrying(_ attempts: Int, on names: [String], backoff: Backoff = Backoff(.c
 func context(
     _ transport: ScriptedTransport, clock: VirtualClock = VirtualClock(), answers: AnswerBook = AnswerBook(fallback: ["x"]),
     questions: RetryPolicy = retrying(3, on: ["5xx", "connection"]), submit: RetryPolicy = retrying(3, on: ["400", "5xx"]),
-    budget: RetryBudgetPolicy? = nil, order: QuestionOrder = .sequential, recorder: MetricsRecorder = MetricsRecorder(lanes: 1)
+    budget: RetryBudgetPolicy? = nil, order: QuestionOrder = .sequential, recorder: MetricsRecorder = MetricsRecorder(lanes: 1),
+    think: ThinkTime = .zero, pace: Duration? = nil, cookies: Bool = true
 ) -> SurveyContext {
     let configuration = RunConfiguration(
-        load: .closed(respondents: 1), order: order, answers: answers,
-        retry: RetryPolicies(questions: questions, submit: submit, budget: budget))
+        load: .closed(respondents: 1), think: think, order: order, answers: answers,
+        retry: RetryPolicies(questions: questions, submit: submit, budget: budget), pace: pace, cookies: cookies)
     // The default API's requests always frame; RequestTemplateTests try the ones that do not.
     let requests = try! SurveyRequests(api: configuration.api, target: target)
     return SurveyContext(

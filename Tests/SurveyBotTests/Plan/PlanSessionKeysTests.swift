@@ -1,0 +1,64 @@
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+
+/// `think` distributions, `pace`, `cookies` and `builtin.login`: what the plan says and where
+/// it is wrong.
+@Suite struct PlanSessionKeysTests {
+    @Test(arguments: [
+        ("think: 200ms..1s", ThinkTime.uniform(DurationRange(.milliseconds(200), .seconds(1)))),
+        ("think: 300ms", .uniform(DurationRange(fixed: .milliseconds(300)))),
+        ("think: normal(500ms, 100ms)", .normal(mean: .milliseconds(500), deviation: .milliseconds(100))),
+        ("think: normal( 1s ,0 )", .normal(mean: .seconds(1), deviation: .zero)),
+        ("think: exponential(500ms)", .exponential(mean: .milliseconds(500))),
+        ("think: Exponential(2s)", .exponential(mean: .seconds(2))),
+        ("think: lognormal(500ms, 2s)", .lognormal(median: .milliseconds(500), p90: .seconds(2))),
+    ])
+    func thinkTakesARangeOrADistribution(_ line: String, _ think: ThinkTime) throws {
+        let plan = try #require(expectPlan(line))
+        #expect(plan.run.think == think)
+        // The report and the digest spell it as the plan does, normalised.
+        #expect(RunReport.PlanRecord(plan).think == think.description)
+    }
+
+    @Test(arguments: [
+        ("think: normal(500ms)", "normal takes a mean and a standard deviation, as in normal(500ms, 100ms)"),
+        ("think: normal(500ms, 100ms, 1s)", "normal takes a mean and a standard deviation"),
+        ("think: exponential()", "exponential takes a mean, as in exponential(500ms)"),
+        ("think: normal(-500ms, 100ms)", "durations cannot be negative"),
+        ("think: exponential(-1s)", "durations cannot be negative"),
+        ("think: lognormal(2s, 500ms)", "a log-normal's 90th percentile (500ms) cannot be below its median (2s)"),
+        ("think: lognormal(0, 1s)", "a log-normal's median must be greater than 0"),
+        ("think: normal(500ms, lots)", "expected a duration like 500ms in normal(…), found 'lots'"),
+        ("think: gaussian(500ms, 100ms)", "unknown distribution 'gaussian'"),
+        ("think: nromal(500ms, 100ms)", "did you mean 'normal'?"),
+        ("think: normal(500ms, 100ms", "lacks its closing parenthesis"),
+    ])
+    func malformedDistributionsAreErrorsAtTheirValue(_ line: String, _ message: String) {
+        expectSingleError(lines("name: x", line), line: 2, column: 8, contains: message)
+    }
+
+    @Test func paceIsAPositiveDuration() throws {
+        #expect(try #require(expectPlan("pace: 2s")).run.pace == .seconds(2))
+        #expect(try #require(expectPlan("name: x")).run.pace == nil)
+        expectSingleError(lines("pace: 0s"), line: 1, column: 7, contains: "pace must be greater than 0")
+        expectSingleError(lines("pace: soon"), line: 1, column: 7, contains: "expected a duration")
+    }
+
+    @Test func cookiesAreOnUnlessTurnedOff() throws {
+        #expect(try #require(expectPlan("name: x")).run.cookies)
+        let off = try #require(expectPlan("cookies: false"))
+        #expect(off.run.cookies == false)
+        #expect(RunReport.PlanRecord(off).cookies == false)
+        #expect(RunReport.PlanRecord(try #require(expectPlan("name: x"))).cookies == nil)
+        expectSingleError(lines("cookies: maybe"), line: 1, column: 10, contains: "expected true or false")
+    }
+
+    @Test func builtinLoginTurnsTheServersSessionsOn() throws {
+        let plan = try #require(expectPlan(lines("builtin:", "  login: true")))
+        #expect(plan.builtin.login)
+        #expect(RunReport.PlanRecord(plan).builtin?.contains("login") == true)
+        #expect(try #require(expectPlan("name: x")).builtin.login == false)
+    }
+}
