@@ -5,10 +5,16 @@ public struct EngineClock: Sendable {
     var now: @Sendable () -> UInt64
     /// Suspends the caller for that many nanoseconds.
     var sleep: @Sendable (UInt64) async -> Void
+    /// Wall-clock nanoseconds since 1970: where a run's timeline intervals fall.
+    var wall: @Sendable () -> UInt64
 
-    init(now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void) {
+    init(
+        now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void,
+        wall: @escaping @Sendable () -> UInt64 = { 0 }
+    ) {
         self.now = now
         self.sleep = sleep
+        self.wall = wall
     }
 
     /// The real clock. A task running on an event loop sleeps on the loop's timers (and wakes up
@@ -22,5 +28,6 @@ public struct EngineClock: Sendable {
             } else {
                 try? await Task.sleep(for: .nanoseconds(Int64(min(nanoseconds, UInt64(Int64.max)))))
             }
-        })
+        },
+        wall: { MonotonicClock.wallNow() })
 }
