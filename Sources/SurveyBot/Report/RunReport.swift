@@ -39,6 +39,9 @@ struct RunReport: Codable, Sendable, Equatable {
     var respondents: Respondents
     var answers: Answers
     var throughput: Throughput
+    /// The run over time, interval by interval; absent when the plan turned it off
+    /// (`report.interval: off`) and from reports of versions before it.
+    var timeline: TimelineRecord? = nil
     var thresholds: [ThresholdResult]
     var plan: PlanRecord
     /// Present when attempts could not be made because this process ran out of descriptors or
@@ -47,6 +50,7 @@ struct RunReport: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
+        case timeline
         case localResource = "local_resource"
         case stoppedBy = "stopped_by"
         case partial

@@ -1,0 +1,291 @@
+import Foundation
+import SurveyEngine
+
+extension RunReport {
+    /// The run over time (`timeline` in the JSON report): one point per interval of wall-clock
+    /// time, for each endpoint and for the whole survey. Intervals lie on a grid of wall-clock
+    /// time (`start` is a multiple of `interval_s` since 1970), so timelines of shards fall on
+    /// the same intervals and merge exactly. Documented in docs/report-format.md.
+    struct TimelineRecord: Codable, Sendable, Equatable {
+        /// The length of one interval, in seconds.
+        var intervalS: Double
+        /// When the first interval begins: a wall-clock time at or before the run's start.
+        var start: String
+        /// By endpoint name, one point per interval, the first at `t` 0.
+        var endpoints: [String: [EndpointPoint]]
+        /// The whole survey: one point per interval.
+        var survey: [SurveyPoint]
+
+        enum CodingKeys: String, CodingKey {
+            case start, endpoints, survey
+            case intervalS = "interval_s"
+        }
+
+        /// One endpoint's attempts that started in one interval.
+        struct EndpointPoint: Codable, Sendable, Equatable {
+            /// Seconds from `start` to the interval's beginning.
+            var t: Double
+            var attempts: Int
+            var succeeded: Int
+            var failed: Int
+            var retries: Int
+            /// Failed attempts by kind, with `http_4xx`, `http_5xx`, … for failed statuses.
+            var errors: [String: Int]
+            /// Corrected latency percentiles and maximum, in ms; `null` without attempts.
+            @NullWhenAbsent var p50: Double? = nil
+            @NullWhenAbsent var p95: Double? = nil
+            @NullWhenAbsent var p99: Double? = nil
+            @NullWhenAbsent var max: Double? = nil
+            /// The interval's latency histogram; absent without attempts.
+            var histogram: IntervalHistogram?
+        }
+
+        /// The whole survey in one interval.
+        struct SurveyPoint: Codable, Sendable, Equatable {
+            var t: Double
+            /// Respondents under way, on average over the interval.
+            var respondentsActive: Double
+            var respondentsStarted: Int
+            var respondentsFinished: Int
+            /// Open-model arrivals dropped at the concurrency cap.
+            var dropped: Int
+
+            enum CodingKeys: String, CodingKey {
+                case t, dropped
+                case respondentsActive = "respondents_active"
+                case respondentsStarted = "respondents_started"
+                case respondentsFinished = "respondents_finished"
+            }
+        }
+
+        /// A histogram in the most compact form: nanosecond buckets of `Histogram` as a flat
+        /// list `[index, count, index, count, …]`, with the exact sum, min and max.
+        struct IntervalHistogram: Codable, Sendable, Equatable {
+            var count: UInt64
+            var sum: Double
+            var min: UInt64
+            var max: UInt64
+            var buckets: [UInt64]
+        }
+    }
+}
+
+extension RunReport.TimelineRecord {
+    /// The record of an engine timeline; nil when it is off.
+    init?(_ timeline: Timeline) {
+        guard timeline.isEnabled else { return nil }
+        var grid = TimelineGrid(interval: timeline.interval, first: timeline.start / timeline.interval)
+        let active = timeline.respondentsActive
+        for (position, point) in timeline.points.enumerated() {
+            var endpoints: [String: TimelineGrid.EndpointBin] = [:]
+            for endpoint in Endpoint.allCases {
+                let part = point[endpoint]
+                var errors: [String: Int] = [:]
+                for (status, count) in part.failedStatuses { errors["http_\(status / 100)xx", default: 0] += count }
+                for (kind, count) in part.errors { errors[kind.rawValue, default: 0] += count }
+                endpoints[endpoint.rawValue] = TimelineGrid.EndpointBin(
+                    attempts: part.attempts, succeeded: part.succeeded, failed: part.failed, retries: part.retries, errors: errors,
+                    latency: part.latency)
+            }
+            grid.bins.append(
+                TimelineGrid.Bin(
+                    endpoints: endpoints, active: active[position], started: point.respondentsStarted,
+                    finished: point.respondentsFinished, dropped: point.dropped))
+        }
+        self = grid.record
+    }
+
+    /// The interval in nanoseconds, and the number of the first interval on the wall-clock
+    /// grid; nil when they are not whole milliseconds on the grid.
+    var gridPosition: (interval: UInt64, first: UInt64)? {
+        guard intervalS.isFinite, intervalS >= 0.001, intervalS < 1e9 else { return nil }
+        let intervalMs = (intervalS * 1000).rounded()
+        guard abs(intervalMs - intervalS * 1000) < 1e-6,
+            let date = try? Date(start, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        else { return nil }
+        let startMs = (date.timeIntervalSince1970 * 1000).rounded()
+        guard startMs >= 0, startMs.truncatingRemainder(dividingBy: intervalMs) == 0 else { return nil }
+        return (UInt64(intervalMs) * 1_000_000, UInt64(startMs / intervalMs))
+    }
+
+    /// The grid form back, for merging; nil when the record is inconsistent.
+    var grid: TimelineGrid? {
+        guard let (interval, first) = gridPosition else { return nil }
+        var grid = TimelineGrid(interval: interval, first: first)
+        let count = survey.count
+        guard endpoints.values.allSatisfy({ $0.count == count }) else { return nil }
+        for position in 0..<count {
+            var bins: [String: TimelineGrid.EndpointBin] = [:]
+            for (name, points) in endpoints {
+                let point = points[position]
+                var latency = SparseHistogram()
+                if let record = point.histogram {
+                    guard record.buckets.count % 2 == 0 else { return nil }
+                    let pairs = stride(from: 0, to: record.buckets.count, by: 2).map {
+                        (index: Int(clamping: record.buckets[$0]), count: record.buckets[$0 + 1])
+                    }
+                    guard let histogram = Histogram(sparseBuckets: pairs, sum: record.sum, min: record.min, max: record.max),
+                        histogram.count == record.count
+                    else { return nil }
+                    latency = SparseHistogram(histogram)
+                }
+                bins[name] = TimelineGrid.EndpointBin(
+                    attempts: point.attempts, succeeded: point.succeeded, failed: point.failed, retries: point.retries,
+                    errors: point.errors, latency: latency)
+            }
+            let part = survey[position]
+            grid.bins.append(
+                TimelineGrid.Bin(
+                    endpoints: bins, active: part.respondentsActive, started: part.respondentsStarted, finished: part.respondentsFinished,
+                    dropped: part.dropped))
+        }
+        return grid
+    }
+
+    /// The timeline of shards run at once: each coarsened to the longest interval among them,
+    /// then added up interval by interval along the wall-clock grid. Nil when a part has none
+    /// (its run had timelines off); throws naming the file whose timeline is inconsistent.
+    static func merged(_ parts: [(path: String, record: Self?)]) throws(RunReport.MergeError) -> Self? {
+        var grids: [TimelineGrid] = []
+        for (path, record) in parts {
+            guard let record else { return nil }
+            guard let grid = record.grid else { throw RunReport.MergeError(description: "\(path): the timeline is inconsistent") }
+            grids.append(grid)
+        }
+        guard var total = grids.first else { return nil }
+        for grid in grids.dropFirst() { total.merge(grid) }
+        return total.record
+    }
+
+    /// Milliseconds per second of `interval_s`, guarded: the factor turning a count per interval
+    /// into a rate per second (0 for a record without a sane interval).
+    var perSecond: Double { intervalS.isFinite && intervalS > 0 ? 1 / intervalS : 0 }
+}
+
+/// A timeline as intervals on the wall-clock grid, in the form that merges: counts and sparse
+/// histograms. The report's `TimelineRecord` is made from it.
+struct TimelineGrid {
+    /// One endpoint's counts in one interval.
+    struct EndpointBin {
+        var attempts = 0
+        var succeeded = 0
+        var failed = 0
+        var retries = 0
+        var errors: [String: Int] = [:]
+        var latency = SparseHistogram()
+
+        mutating func merge(_ other: EndpointBin) {
+            attempts += other.attempts
+            succeeded += other.succeeded
+            failed += other.failed
+            retries += other.retries
+            errors.merge(other.errors, uniquingKeysWith: +)
+            latency.merge(other.latency)
+        }
+    }
+
+    /// Everything in one interval.
+    struct Bin {
+        var endpoints: [String: EndpointBin] = [:]
+        /// Respondents under way, on average over the interval.
+        var active: Double = 0
+        var started = 0
+        var finished = 0
+        var dropped = 0
+
+        /// Adds `other`; `weight` scales its average (½ when two intervals become one).
+        mutating func merge(_ other: Bin, weight: Double) {
+            for (name, bin) in other.endpoints { endpoints[name, default: EndpointBin()].merge(bin) }
+            active += other.active * weight
+            started += other.started
+            finished += other.finished
+            dropped += other.dropped
+        }
+    }
+
+    /// Nanoseconds per interval.
+    var interval: UInt64
+    /// The number of the first bin's interval on the grid.
+    var first: UInt64
+    var bins: [Bin] = []
+
+    /// Merges neighbours in pairs along the grid of twice the interval, and doubles it.
+    mutating func coarsen() {
+        let newFirst = first / 2
+        var merged: [Bin] = []
+        if !bins.isEmpty {
+            let last = first + UInt64(bins.count) - 1
+            merged = Array(repeating: Bin(), count: Int(last / 2 - newFirst + 1))
+            for (position, bin) in bins.enumerated() {
+                merged[Int((first + UInt64(position)) / 2 - newFirst)].merge(bin, weight: 0.5)
+            }
+        }
+        bins = merged
+        first = newFirst
+        interval *= 2
+    }
+
+    /// Adds another grid's bins, coarsening either to the other's interval first, and the sum
+    /// while it has more than `Timeline.maxIntervals` bins.
+    mutating func merge(_ other: TimelineGrid) {
+        var other = other
+        while interval < other.interval { coarsen() }
+        while other.interval < interval { other.coarsen() }
+        if other.bins.isEmpty { return }
+        if bins.isEmpty {
+            self = other
+            return
+        }
+        let start = min(first, other.first)
+        let end = max(first + UInt64(bins.count), other.first + UInt64(other.bins.count))
+        var combined = Array(repeating: Bin(), count: Int(end - start))
+        for (position, bin) in bins.enumerated() { combined[Int(first - start) + position].merge(bin, weight: 1) }
+        for (position, bin) in other.bins.enumerated() { combined[Int(other.first - start) + position].merge(bin, weight: 1) }
+        bins = combined
+        first = start
+        while bins.count > Timeline.maxIntervals { coarsen() }
+    }
+
+    /// The report's form: percentiles read from each interval's histogram.
+    var record: RunReport.TimelineRecord {
+        let seconds = Double(interval) / 1e9
+        func t(_ position: Int) -> Double { (Double(position) * seconds * 1000).rounded() / 1000 }
+        var endpoints: [String: [RunReport.TimelineRecord.EndpointPoint]] = [:]
+        let names = Set(bins.flatMap(\.endpoints.keys)).union(Endpoint.allCases.map(\.rawValue))
+        for name in names {
+            endpoints[name] = bins.enumerated().map { position, bin in
+                let part = bin.endpoints[name] ?? EndpointBin()
+                var point = RunReport.TimelineRecord.EndpointPoint(
+                    t: t(position), attempts: part.attempts, succeeded: part.succeeded, failed: part.failed, retries: part.retries,
+                    errors: part.errors)
+                if !part.latency.isEmpty {
+                    let histogram = part.latency.histogram
+                    func ms(_ nanoseconds: UInt64) -> Double { milliseconds(Double(nanoseconds)) }
+                    point.p50 = ms(histogram.value(atPercentile: 50))
+                    point.p95 = ms(histogram.value(atPercentile: 95))
+                    point.p99 = ms(histogram.value(atPercentile: 99))
+                    point.max = ms(histogram.max)
+                    point.histogram = RunReport.TimelineRecord.IntervalHistogram(
+                        count: part.latency.count, sum: part.latency.sum, min: part.latency.min, max: part.latency.max,
+                        buckets: part.latency.sparseBuckets.flatMap { [UInt64($0.index), $0.count] })
+                }
+                return point
+            }
+        }
+        let survey = bins.enumerated().map { position, bin in
+            RunReport.TimelineRecord.SurveyPoint(
+                t: t(position), respondentsActive: (bin.active * 1000).rounded() / 1000, respondentsStarted: bin.started,
+                respondentsFinished: bin.finished, dropped: bin.dropped)
+        }
+        return RunReport.TimelineRecord(
+            intervalS: seconds, start: Self.timestamp(milliseconds: first &* (interval / 1_000_000)), endpoints: endpoints, survey: survey)
+    }
+
+    /// `2026-11-23T19:45:01.500Z` for that many milliseconds since 1970, exactly: made from
+    /// whole numbers, not from a `Double` of seconds that could print a millisecond less.
+    static func timestamp(milliseconds: UInt64) -> String {
+        let seconds = Date(timeIntervalSince1970: Double(milliseconds / 1000)).formatted(Date.ISO8601FormatStyle())
+        let fraction = String(milliseconds % 1000)
+        return seconds.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+    }
+}
