@@ -105,3 +105,32 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         expectSingleError(lines("report:", "  interval: soon"), line: 2, column: 13, contains: "or off")
     }
 }
+
+@Suite struct CSVReportTests {
+    @Test func oneRowPerIntervalAndEndpoint() throws {
+        let csv = CSVReport.render(ReportFixtures.report())
+        let rows = csv.components(separatedBy: "\r\n").dropLast()
+        #expect(rows.first == CSVReport.columns.joined(separator: ","))
+        #expect(rows.count == 1 + 4 * 2)
+        let first = rows[1].components(separatedBy: ",")
+        #expect(first.count == CSVReport.columns.count)
+        #expect(first[0] == "2026-11-18T11:06:40.000Z" && first[3] == "questions" && first[4] == "10")
+        // Failed statuses and kinds in one field; an interval without attempts leaves its
+        // latencies empty, never NaN.
+        #expect(rows[2].contains(",http_4xx=6;timeout=1,"))
+        #expect(rows[7].components(separatedBy: ",")[10...13] == ["", "", "", ""])
+        #expect(!csv.contains("nan") && !csv.contains("inf"))
+    }
+
+    @Test func aReportWithoutTimelineGivesTheHeaderAlone() {
+        var report = ReportFixtures.report()
+        report.timeline = nil
+        #expect(CSVReport.render(report) == CSVReport.columns.joined(separator: ",") + "\r\n")
+    }
+
+    @Test func fieldsWithCommasAreQuoted() {
+        #expect(CSVReport.quoted("a,b") == "\"a,b\"")
+        #expect(CSVReport.quoted("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(CSVReport.quoted("plain") == "plain")
+    }
+}
