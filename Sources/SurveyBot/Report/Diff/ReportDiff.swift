@@ -104,6 +104,9 @@ struct ReportDiff {
     static let defaultConfidence = 0.95
 
     var rows: [Row]
+    /// The two reports compared, for the formats that draw them (HTML).
+    var baseReport: RunReport
+    var newReport: RunReport
     /// The two reports' paths, as the user gave them.
     var basePath: String
     var newPath: String
@@ -121,6 +124,8 @@ struct ReportDiff {
     ) {
         self.basePath = basePath
         self.newPath = newPath
+        baseReport = base
+        newReport = new
         self.tolerances = tolerances
         self.confidence = confidence
         // Rows in order: an endpoint missing from one run is a row as it stands; a figure of

@@ -7,7 +7,7 @@ protocol ReportRenderer {
 
 /// The formats reports are written and shown in.
 enum ReportFormat: String, Sendable, Hashable, CaseIterable {
-    case json, markdown, junit, text, csv
+    case json, markdown, junit, text, csv, html
 
     /// The file name extension of this format's reports.
     var fileExtension: String {
@@ -17,6 +17,7 @@ enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         case .junit: "xml"
         case .text: "txt"
         case .csv: "csv"
+        case .html: "html"
         }
     }
 
@@ -27,6 +28,7 @@ enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         case .junit: JUnitReport.self
         case .text: TextReport.self
         case .csv: CSVReport.self
+        case .html: HTMLReport.self
         }
     }
 
