@@ -134,3 +134,22 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         #expect(CSVReport.quoted("plain") == "plain")
     }
 }
+
+@Suite struct MarkdownChartTests {
+    @Test func theMarkdownReportDrawsTheTimelineForGitHubWithATextFallback() {
+        let markdown = MarkdownReport.render(ReportFixtures.report())
+        #expect(markdown.components(separatedBy: "```mermaid\nxychart-beta\n").count - 1 == 3)
+        #expect(markdown.contains("    line [96, 107, 47, 0]"))
+        #expect(markdown.contains("x-axis \"seconds from start\" 0 --> 4"))
+        #expect(markdown.contains("`▇█▄▁` attempts per second, every 1 s (peak 107)"))
+        #expect(markdown.contains("p95 of submit, every 1 s"))
+        #expect(!markdown.contains("NaN") && !markdown.contains("Infinity") && !markdown.contains("nan,") && !markdown.contains("inf,"))
+    }
+
+    @Test func aReportWithoutTimelineHasNoCharts() {
+        var report = ReportFixtures.report()
+        report.timeline = nil
+        let markdown = MarkdownReport.render(report)
+        #expect(!markdown.contains("mermaid") && !markdown.contains("## Over time"))
+    }
+}

@@ -52,6 +52,9 @@ enum MarkdownReport: ReportRenderer {
         if let connections = connections(figures) {
             lines += ["", "**Connections:** \(connections)."]
         }
+        if let timeline = report.timeline, !timeline.survey.isEmpty {
+            lines += ["", "## Over time", ""] + overTime(timeline, endpoints: ["questions", "submit"].filter { figures.endpoints[$0]?.attempts ?? 0 > 0 })
+        }
         let errors = errors(report)
         if !errors.isEmpty {
             // A reason column only where a kind has more to say than its name (TLS failures).
@@ -79,6 +82,39 @@ enum MarkdownReport: ReportRenderer {
             lines.append("```")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Mermaid `xychart-beta` charts of the timeline, which GitHub draws in job summaries and
+    /// comments — attempts per second, and each endpoint's p95 — each after a text fallback (a
+    /// sparkline) that every viewer shows. An interval without attempts is drawn as 0.
+    static func overTime(_ timeline: RunReport.TimelineRecord, endpoints: [String]) -> [String] {
+        let end = Readable.number(Double(timeline.survey.count) * timeline.intervalS)
+        func chart(_ title: String, unit: String, _ values: [Double]) -> [String] {
+            let numbers = values.map { Readable.number(($0 * 10).rounded() / 10) }.joined(separator: ", ")
+            return [
+                "```mermaid", "xychart-beta", "    title \"\(title)\"", "    x-axis \"seconds from start\" 0 --> \(end)",
+                "    y-axis \"\(unit)\"", "    line [\(numbers)]", "```",
+            ]
+        }
+        func sparkline(_ values: [Double]) -> String {
+            Readable.sparkline(values.map { Int(($0 * 100).rounded()) })
+        }
+        let interval = Readable.number(timeline.intervalS)
+        let attempts = timeline.survey.indices.map { position in
+            Double(timeline.endpoints.values.reduce(0) { $0 + (position < $1.count ? $1[position].attempts : 0) }) * timeline.perSecond
+        }
+        var lines = [
+            "`\(sparkline(attempts))` attempts per second, every \(interval) s (peak \(Readable.number((attempts.max() ?? 0).rounded())))",
+            "",
+        ]
+        lines += chart("Attempts per second", unit: "attempts/s", attempts)
+        for endpoint in endpoints {
+            guard let points = timeline.endpoints[endpoint] else { continue }
+            let p95 = points.map { $0.p95 ?? 0 }
+            lines += ["", "`\(sparkline(p95))` p95 of \(endpoint), every \(interval) s (highest \(Readable.ms(p95.max() ?? 0)))", ""]
+            lines += chart("p95 of \(endpoint) (ms)", unit: "ms", p95)
+        }
+        return lines
     }
 
     static func verdict(_ report: RunReport) -> String {
