@@ -77,7 +77,8 @@ private func attempt(
             let lane = number % 2
             let time = lane == 1 ? random.next() % (100 * second) : random.next() % (2000 * second)
             let outcome: AttemptOutcome = random.next() % 5 == 0 ? .error(.connectionReset) : .status(200)
-            let record = attempt(number % 3 == 0 ? .questions : .submit, at: time, outcome, latency: .microseconds(Int64(random.next() % 90_000)))
+            let record = attempt(
+                number % 3 == 0 ? .questions : .submit, at: time, outcome, latency: .microseconds(Int64(random.next() % 90_000)))
             whole.add(record)
             lanes[lane].add(record)
             whole.respondentStarted(at: time / 2)

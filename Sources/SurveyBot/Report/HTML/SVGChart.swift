@@ -56,7 +56,8 @@ struct LineChart {
         let y = ChartScale(domain: (yTicks.first ?? 0, yTicks.last ?? 1), range: (plot.bottom, plot.top))
         var svg: [String] = []
         svg.append(
-            "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(HTMLPage.escape(title))\">")
+            "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(HTMLPage.escape(title))\">"
+        )
         for tick in yTicks {
             let position = SVGPath.coordinate(y.position(tick))
             svg.append("<line class=\"grid\" x1=\"\(plot.left)\" x2=\"\(plot.right)\" y1=\"\(position)\" y2=\"\(position)\"/>")
@@ -105,7 +106,8 @@ struct LineChart {
             let right = index + 1 < xs.count ? (x.position(xs[index + 1]) + here) / 2 : min(plot.right, here + 4)
             let heading = NiceTicks.label(xs[index], unit: xUnit)
             let text = ([heading] + (values[xs[index]] ?? [])).joined(separator: "\n")
-            return "<rect class=\"band\" x=\"\(SVGPath.coordinate(left))\" y=\"\(plot.top)\" width=\"\(SVGPath.coordinate(max(right - left, 1)))\" "
+            return
+                "<rect class=\"band\" x=\"\(SVGPath.coordinate(left))\" y=\"\(plot.top)\" width=\"\(SVGPath.coordinate(max(right - left, 1)))\" "
                 + "height=\"\(plot.bottom - plot.top)\"><title>\(HTMLPage.escape(text))</title></rect>"
         }
     }

@@ -32,7 +32,9 @@ struct TimelineCharts {
     }
 
     /// The sum over endpoints of `count` at an interval, per second.
-    private static func rate(_ timeline: RunReport.TimelineRecord, _ position: Int, _ count: (RunReport.TimelineRecord.EndpointPoint) -> Int)
+    private static func rate(
+        _ timeline: RunReport.TimelineRecord, _ position: Int, _ count: (RunReport.TimelineRecord.EndpointPoint) -> Int
+    )
         -> Double
     {
         let total = timeline.endpoints.values.reduce(0) { sum, points in

@@ -49,7 +49,8 @@ enum HTMLReport: ReportRenderer {
         }
         return "<h2>Thresholds</h2>"
             + HTMLPage.table(
-                ["threshold", "actual", "result"], rows, numeric: [1], rowClasses: report.thresholds.map { $0.passed ? "passed" : "failed" })
+                ["threshold", "actual", "result"], rows, numeric: [1], rowClasses: report.thresholds.map { $0.passed ? "passed" : "failed" }
+            )
     }
 
     /// The charts, in order; those with nothing to draw are left out, and a report without a
@@ -102,7 +103,9 @@ enum HTMLReport: ReportRenderer {
             "\(respondents.started) started, \(respondents.completed) completed, \(respondents.finishedWithUnanswered) finished "
             + "with unanswered questions, \(respondents.abandoned) abandoned"
         if !respondents.abandonedReasons.isEmpty {
-            who += " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+            who +=
+                " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                + ")"
         }
         if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) arrivals dropped at the concurrency cap" }

@@ -53,7 +53,9 @@ enum MarkdownReport: ReportRenderer {
             lines += ["", "**Connections:** \(connections)."]
         }
         if let timeline = report.timeline, !timeline.survey.isEmpty {
-            lines += ["", "## Over time", ""] + overTime(timeline, endpoints: ["questions", "submit"].filter { figures.endpoints[$0]?.attempts ?? 0 > 0 })
+            lines +=
+                ["", "## Over time", ""]
+                + overTime(timeline, endpoints: ["questions", "submit"].filter { figures.endpoints[$0]?.attempts ?? 0 > 0 })
         }
         let errors = errors(report)
         if !errors.isEmpty {

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
+@testable import SurveyBot
+@testable import SurveyEngine
+
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
-
-@testable import SurveyBot
-@testable import SurveyEngine
 
 /// Parses `html` as XML: the page is written XHTML-compatible, so a parse error is markup that
 /// is not well-formed (an unclosed or crossed tag, an unescaped `&` or `<`).
@@ -52,9 +52,10 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         // Attempts, errors, latency of each endpoint, the distribution, retries, respondents.
         #expect(svgs.count == 7)
         for svg in svgs { #expect(svg.contains("class=\"data "), "a chart without data: \(svg.prefix(120))") }
-        for title in ["Attempts per second", "Failed attempts per second", "Latency of questions over time", "Latency of submit",
-            "Latency distribution", "Retries per second", "Respondents active"]
-        {
+        for title in [
+            "Attempts per second", "Failed attempts per second", "Latency of questions over time", "Latency of submit",
+            "Latency distribution", "Retries per second", "Respondents active",
+        ] {
             #expect(html.contains(title), "\(title)")
         }
     }
