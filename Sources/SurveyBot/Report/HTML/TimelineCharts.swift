@@ -38,7 +38,7 @@ struct TimelineCharts {
         -> Double
     {
         let total = timeline.endpoints.values.reduce(0) { sum, points in
-            position < points.count ? sum + count(points[position]) : sum
+            position < points.count ? sum &+ count(points[position]) : sum
         }
         return Double(total) * timeline.perSecond
     }

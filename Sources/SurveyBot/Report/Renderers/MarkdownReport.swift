@@ -103,7 +103,7 @@ enum MarkdownReport: ReportRenderer {
         }
         let interval = Readable.number(timeline.intervalS)
         let attempts = timeline.survey.indices.map { position in
-            Double(timeline.endpoints.values.reduce(0) { $0 + (position < $1.count ? $1[position].attempts : 0) }) * timeline.perSecond
+            Double(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) }) * timeline.perSecond
         }
         var lines = [
             "`\(sparkline(attempts))` attempts per second, every \(interval) s (peak \(Readable.number((attempts.max() ?? 0).rounded())))",

@@ -24,6 +24,7 @@ import Testing
         #expect(NiceTicks.ticks(low: 0, high: 0) == [0, 0.2, 0.4, 0.6, 0.8, 1])
         #expect(NiceTicks.ticks(low: 5, high: 5).first == 0)
         #expect(NiceTicks.ticks(low: .nan, high: .infinity).allSatisfy { $0.isFinite })
+        #expect(NiceTicks.ticks(low: -1e308, high: 1e308) == [-1e308, 1e308])
     }
 
     @Test func tickValuesCarryNoFloatNoise() {
