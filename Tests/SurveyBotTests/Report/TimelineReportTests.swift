@@ -109,7 +109,7 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
 @Suite struct CSVReportTests {
     @Test func oneRowPerIntervalAndEndpoint() throws {
         let csv = CSVReport.render(ReportFixtures.report())
-        let rows = csv.components(separatedBy: "\r\n").dropLast()
+        let rows = csv.components(separatedBy: "\n").dropLast()
         #expect(rows.first == CSVReport.columns.joined(separator: ","))
         #expect(rows.count == 1 + 4 * 2)
         let first = rows[1].components(separatedBy: ",")
@@ -125,7 +125,7 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
     @Test func aReportWithoutTimelineGivesTheHeaderAlone() {
         var report = ReportFixtures.report()
         report.timeline = nil
-        #expect(CSVReport.render(report) == CSVReport.columns.joined(separator: ",") + "\r\n")
+        #expect(CSVReport.render(report) == CSVReport.columns.joined(separator: ",") + "\n")
     }
 
     @Test func fieldsWithCommasAreQuoted() {

@@ -4,26 +4,29 @@ import Foundation
 /// SVG, no script, nothing fetched — that opens offline from a CI artifact and reads in light
 /// and dark colour schemes (`prefers-color-scheme`).
 enum HTMLPage {
-    /// A whole page with `title` and `body`.
-    static func document(title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
-        <head>
-        <meta charset="utf-8"/>
-        <meta name="viewport" content="width=device-width, initial-scale=1"/>
-        <meta name="color-scheme" content="light dark"/>
-        <title>\(escape(title))</title>
-        <style>
-        \(css)
-        </style>
-        </head>
-        <body>
-        \(body)
-        </body>
-        </html>
+    /// A whole page with `title` and `body`. A `notice` (a partial merge) is a comment on the
+    /// first line, before the doctype, where HTML and XML both allow one, so that `head -1`
+    /// says so like every other format's first line.
+    static func document(title: String, body: String, notice: String? = nil) -> String {
+        let first = notice.map { "<!-- \(escape($0).replacingOccurrences(of: "--", with: "- -")) -->\n" } ?? ""
+        return first + """
+            <!DOCTYPE html>
+            <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
+            <head>
+            <meta charset="utf-8"/>
+            <meta name="viewport" content="width=device-width, initial-scale=1"/>
+            <meta name="color-scheme" content="light dark"/>
+            <title>\(escape(title))</title>
+            <style>
+            \(css)
+            </style>
+            </head>
+            <body>
+            \(body)
+            </body>
+            </html>
 
-        """
+            """
     }
 
     /// Text safe in an element or an attribute value.

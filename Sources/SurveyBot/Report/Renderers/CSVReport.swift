@@ -1,6 +1,6 @@
 import Foundation
 
-/// The timeline as CSV (RFC 4180): one row per interval and endpoint, for spreadsheets and
+/// The timeline as CSV (RFC 4180, but with LF line ends, as most tools write them): one row per interval and endpoint, for spreadsheets and
 /// scripts. The columns are documented in docs/report-format.md; a report without a timeline
 /// (`report.interval: off`) gives the header alone.
 enum CSVReport: ReportRenderer {
@@ -11,7 +11,7 @@ enum CSVReport: ReportRenderer {
 
     static func render(_ report: RunReport) -> String {
         var lines = [columns.joined(separator: ",")]
-        guard let timeline = report.timeline else { return lines.joined(separator: "\r\n") + "\r\n" }
+        guard let timeline = report.timeline else { return lines.joined(separator: "\n") + "\n" }
         let perSecond = timeline.perSecond
         for position in timeline.survey.indices {
             let survey = timeline.survey[position]
@@ -31,7 +31,7 @@ enum CSVReport: ReportRenderer {
                 lines.append(fields.map(quoted).joined(separator: ","))
             }
         }
-        return lines.joined(separator: "\r\n") + "\r\n"
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// A number as CSV shows it: plain digits, up to 3 decimals; empty when absent or not finite.

@@ -6,7 +6,9 @@ import SurveyEngine
 /// network: it opens offline from a CI artifact.
 enum HTMLReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
-        HTMLPage.document(title: "survey-bot: \(report.name)", body: body(report))
+        HTMLPage.document(
+            title: "survey-bot: \(report.name)", body: body(report),
+            notice: report.missingShardsText.map { "survey-bot: \(report.name) — PARTIAL merge, \($0)" })
     }
 
     static func body(_ report: RunReport) -> String {
