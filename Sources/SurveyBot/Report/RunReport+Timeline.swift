@@ -157,7 +157,32 @@ extension RunReport.TimelineRecord {
         return total.record
     }
 
-    /// Milliseconds per second of `interval_s`, guarded: the factor turning a count per interval
-    /// into a rate per second (0 for a record without a sane interval).
+    /// The factor turning a count per interval into a rate per second: 1 / `interval_s`,
+    /// guarded (0 for a record without a sane interval).
     var perSecond: Double { intervalS.isFinite && intervalS > 0 ? 1 / intervalS : 0 }
+
+    /// For each interval, the share of it the run covered: the first and last intervals of the
+    /// grid begin before the run's start and end after its end, and a rate over the whole of
+    /// one would read low. At least ¼, so that a sliver of an interval (a few attempts in a
+    /// millisecond) does not read as a burst; 1 when the run's times cannot be read.
+    func coverage(startedAt: String, endedAt: String) -> [Double] {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        guard let (interval, first) = gridPosition, let started = try? Date(startedAt, strategy: style),
+            let ended = try? Date(endedAt, strategy: style)
+        else { return survey.map { _ in 1 } }
+        let length = Double(interval) / 1e9
+        let runStart = started.timeIntervalSince1970
+        let runEnd = ended.timeIntervalSince1970
+        return survey.indices.map { position in
+            let start = Double(first + UInt64(position)) * length
+            let covered = min(start + length, runEnd) - max(start, runStart)
+            return min(1, max(0.25, covered / length))
+        }
+    }
+
+    /// For each interval, the factor turning its counts into rates per second over the part of
+    /// it the run covered (`coverage`).
+    func perSecond(startedAt: String, endedAt: String) -> [Double] {
+        coverage(startedAt: startedAt, endedAt: endedAt).map { perSecond / $0 }
+    }
 }

@@ -139,9 +139,9 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
     @Test func theMarkdownReportDrawsTheTimelineForGitHubWithATextFallback() {
         let markdown = MarkdownReport.render(ReportFixtures.report())
         #expect(markdown.components(separatedBy: "```mermaid\nxychart-beta\n").count - 1 == 3)
-        #expect(markdown.contains("    line [96, 107, 47, 0]"))
+        #expect(markdown.contains("    line [96, 107, 94, 0]"))  // 47 attempts in the half of interval 2 the run covered
         #expect(markdown.contains("x-axis \"seconds from start\" 0 --> 4"))
-        #expect(markdown.contains("`▇█▄▁` attempts per second, every 1 s (peak 107)"))
+        #expect(markdown.contains("`▇█▇▁` attempts per second, every 1 s (peak 107)"))
         #expect(markdown.contains("p95 of submit, every 1 s"))
         #expect(!markdown.contains("NaN") && !markdown.contains("Infinity") && !markdown.contains("nan,") && !markdown.contains("inf,"))
     }
@@ -151,5 +151,20 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         report.timeline = nil
         let markdown = MarkdownReport.render(report)
         #expect(!markdown.contains("mermaid") && !markdown.contains("## Over time"))
+    }
+}
+
+@Suite struct TimelineCoverageTests {
+    @Test func ratesOfTheFirstAndLastIntervalsAreOverThePartTheRunCovered() throws {
+        // The fixture ran from :40.000 to :42.500 on a grid of whole seconds.
+        let report = ReportFixtures.report()
+        let timeline = try #require(report.timeline)
+        #expect(timeline.coverage(startedAt: report.startedAt, endedAt: report.endedAt) == [1, 1, 0.5, 0.25])
+        #expect(timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt) == [1, 1, 2, 4])
+        // Times that cannot be read: whole intervals.
+        #expect(timeline.coverage(startedAt: "soon", endedAt: report.endedAt) == [1, 1, 1, 1])
+        let csv = CSVReport.render(report).components(separatedBy: "\n")
+        // Interval 2 (4 questions attempts in the half second the run covered): 8 per second.
+        #expect(csv[5].hasPrefix("2026-11-18T11:06:42.000Z,2,1,questions,4,4,0,0,8,0,"))
     }
 }

@@ -16,31 +16,32 @@ struct TimelineCharts {
         run.label.map { "\($0) \(text)" } ?? text
     }
 
-    /// One series per run of `value` at each interval (nil: no point there).
+    /// One series per run of `value` at each interval (nil: no point there); `value` gets the
+    /// timeline, the interval's position, and the factor turning its counts into rates per second
+    /// over the part of it the run covered.
     private func series(
-        _ text: String, colour: Int, value: (RunReport.TimelineRecord, Int) -> Double?
+        _ text: String, colour: Int, value: (RunReport.TimelineRecord, Int, Double) -> Double?
     ) -> [ChartSeries] {
         runs.compactMap { run in
             guard let timeline = run.report.timeline else { return nil }
+            let rates = timeline.perSecond(startedAt: run.report.startedAt, endedAt: run.report.endedAt)
             // At the middle of its interval: a rate over [t, t + interval) is drawn where it was measured.
             let half = timeline.intervalS.isFinite && timeline.intervalS > 0 ? timeline.intervalS / 2 : 0
             let points = timeline.survey.indices.map { position in
-                (x: timeline.survey[position].t + half, y: value(timeline, position))
+                (x: timeline.survey[position].t + half, y: value(timeline, position, rates[position]))
             }
             return ChartSeries(name: name(text, run), colour: colour, dashed: run.dashed, points: points)
         }
     }
 
-    /// The sum over endpoints of `count` at an interval, per second.
+    /// The sum over endpoints of `count` at an interval, times `perSecond`.
     private static func rate(
-        _ timeline: RunReport.TimelineRecord, _ position: Int, _ count: (RunReport.TimelineRecord.EndpointPoint) -> Int
-    )
-        -> Double
-    {
+        _ timeline: RunReport.TimelineRecord, _ position: Int, _ perSecond: Double, _ count: (RunReport.TimelineRecord.EndpointPoint) -> Int
+    ) -> Double {
         let total = timeline.endpoints.values.reduce(0) { sum, points in
             position < points.count ? sum &+ count(points[position]) : sum
         }
-        return Double(total) * timeline.perSecond
+        return Double(total) * perSecond
     }
 
     /// Endpoint names with attempts in any run, in report order.
@@ -55,8 +56,8 @@ struct TimelineCharts {
     var attempts: LineChart {
         LineChart(
             title: "Attempts per second, by outcome", yUnit: "/s",
-            series: series("succeeded", colour: 2) { Self.rate($0, $1, \.succeeded) }
-                + series("failed", colour: 1) { Self.rate($0, $1, \.failed) },
+            series: series("succeeded", colour: 2) { Self.rate($0, $1, $2, \.succeeded) }
+                + series("failed", colour: 1) { Self.rate($0, $1, $2, \.failed) },
             format: { Readable.perSecond(($0 * 10).rounded() / 10) })
     }
 
@@ -72,8 +73,8 @@ struct TimelineCharts {
         guard !kinds.isEmpty else { return nil }
         let colours = [1, 3, 4, 5, 6, 7]
         let lines = kinds.enumerated().flatMap { index, kind in
-            series(kind, colour: colours[index]) { timeline, position in
-                Self.rate(timeline, position) { $0.errors[kind] ?? 0 }
+            series(kind, colour: colours[index]) { timeline, position, perSecond in
+                Self.rate(timeline, position, perSecond) { $0.errors[kind] ?? 0 }
             }
         }
         return LineChart(
@@ -86,7 +87,7 @@ struct TimelineCharts {
         endpoints.map { endpoint in
             let lines = [("p50", 0, \RunReport.TimelineRecord.EndpointPoint.p50), ("p95", 4, \.p95), ("p99", 1, \.p99)].flatMap {
                 metric, colour, path in
-                series(metric, colour: colour) { timeline, position in
+                series(metric, colour: colour) { timeline, position, _ in
                     guard let points = timeline.endpoints[endpoint], position < points.count else { return nil }
                     return points[position][keyPath: path]
                 }
@@ -114,9 +115,9 @@ struct TimelineCharts {
     /// Retries per second, by endpoint.
     var retries: LineChart {
         let lines = endpoints.enumerated().flatMap { index, endpoint in
-            series("\(endpoint) retries", colour: index == 0 ? 0 : 3) { timeline, position in
+            series("\(endpoint) retries", colour: index == 0 ? 0 : 3) { timeline, position, perSecond in
                 guard let points = timeline.endpoints[endpoint], position < points.count else { return nil }
-                return Double(points[position].retries) * timeline.perSecond
+                return Double(points[position].retries) * perSecond
             }
         }
         return LineChart(
@@ -125,10 +126,13 @@ struct TimelineCharts {
 
     /// Respondents under way, and arrivals dropped per second when there were any.
     var respondents: LineChart {
-        var lines = series("respondents active", colour: 5) { timeline, position in timeline.survey[position].respondentsActive }
+        // The mean over the part of the interval the run covered, like the rates.
+        var lines = series("respondents active", colour: 5) { timeline, position, perSecond in
+            timeline.perSecond > 0 ? timeline.survey[position].respondentsActive * perSecond / timeline.perSecond : nil
+        }
         if runs.contains(where: { $0.report.respondents.dropped > 0 }) {
-            lines += series("dropped /s", colour: 1) { timeline, position in
-                Double(timeline.survey[position].dropped) * timeline.perSecond
+            lines += series("dropped /s", colour: 1) { timeline, position, perSecond in
+                Double(timeline.survey[position].dropped) * perSecond
             }
         }
         return LineChart(title: "Respondents active", yUnit: "", series: lines)

@@ -12,8 +12,9 @@ enum CSVReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         var lines = [columns.joined(separator: ",")]
         guard let timeline = report.timeline else { return lines.joined(separator: "\n") + "\n" }
-        let perSecond = timeline.perSecond
+        let rates = timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt)
         for position in timeline.survey.indices {
+            let perSecond = rates[position]
             let survey = timeline.survey[position]
             let start = timeline.gridPosition.map { grid in
                 TimelineGrid.timestamp(milliseconds: (grid.first + UInt64(position)) * (grid.interval / 1_000_000))

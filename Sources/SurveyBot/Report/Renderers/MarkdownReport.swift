@@ -55,7 +55,9 @@ enum MarkdownReport: ReportRenderer {
         if let timeline = report.timeline, !timeline.survey.isEmpty {
             lines +=
                 ["", "## Over time", ""]
-                + overTime(timeline, endpoints: ["questions", "submit"].filter { figures.endpoints[$0]?.attempts ?? 0 > 0 })
+                + overTime(
+                    timeline, endpoints: ["questions", "submit"].filter { figures.endpoints[$0]?.attempts ?? 0 > 0 },
+                    rates: timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt))
         }
         let errors = errors(report)
         if !errors.isEmpty {
@@ -89,7 +91,7 @@ enum MarkdownReport: ReportRenderer {
     /// Mermaid `xychart-beta` charts of the timeline, which GitHub draws in job summaries and
     /// comments — attempts per second, and each endpoint's p95 — each after a text fallback (a
     /// sparkline) that every viewer shows. An interval without attempts is drawn as 0.
-    static func overTime(_ timeline: RunReport.TimelineRecord, endpoints: [String]) -> [String] {
+    static func overTime(_ timeline: RunReport.TimelineRecord, endpoints: [String], rates: [Double]) -> [String] {
         let end = Readable.number(Double(timeline.survey.count) * timeline.intervalS)
         func chart(_ title: String, unit: String, _ values: [Double]) -> [String] {
             let numbers = values.map { Readable.number(($0 * 10).rounded() / 10) }.joined(separator: ", ")
@@ -103,7 +105,7 @@ enum MarkdownReport: ReportRenderer {
         }
         let interval = Readable.number(timeline.intervalS)
         let attempts = timeline.survey.indices.map { position in
-            Double(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) }) * timeline.perSecond
+            Double(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) }) * rates[position]
         }
         var lines = [
             "`\(sparkline(attempts))` attempts per second, every \(interval) s (peak \(Readable.number((attempts.max() ?? 0).rounded())))",
