@@ -20,14 +20,7 @@ start_nginx 18081
 base=http://127.0.0.1:18081
 
 mkdir -p "$out/data"
-python3 - "$out/data/members.csv" <<'PY'
-import sys
-colours = ["blue", "red", "green \"sea\"", "yellow, pale"]
-with open(sys.argv[1], "w") as f:
-    f.write("member,panel,colour,answer.3\n")
-    for i in range(10_000):
-        f.write(f'm-{i:05},panel {i % 7},"{colours[i % 4].replace(chr(34), chr(34) * 2)}",{"yes" if i % 2 else ""}\n')
-PY
+python3 "$root/bench/members.py" "$out/data/members.csv"
 
 # run PLAN NAME: "wall-rate cpu-rate" of one run.
 run() {

@@ -13,7 +13,9 @@ import SurveyEngine
 /// and the report settings.
 extension Plan {
     /// The keys of the plan format the digest leaves out on purpose.
-    static let digestLeavesOut: Set<String> = ["engine.threads", "report.formats", "report.dir", "report.include_answers"]
+    static let digestLeavesOut: Set<String> = [
+        "engine.threads", "report.formats", "report.dir", "report.include_answers", "report.interval",
+    ]
 
     /// `sha256:` and the hexadecimal SHA-256 of `canonicalText`.
     var digest: String {

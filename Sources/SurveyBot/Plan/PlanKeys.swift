@@ -283,6 +283,10 @@ enum PlanKeys {
                 + "write there, finds less than 1 MiB free, or finds a directory, FIFO, socket or device where a `<name>-latest` "
                 + "file goes, is refused before any traffic (exit 2)"),
         .value(
+            "report.interval", .interval, default: .seconds(1), into: \.run.timelineInterval,
+            "the length of an interval of the report's `timeline` (the run over time); a run that outgrows 720 intervals merges "
+                + "neighbours and doubles it. `off`: no timeline"),
+        .value(
             "report.include_answers", .boolean, default: false, into: \.report.includeAnswers,
             "whether the answers given are written into reports"),
     ]

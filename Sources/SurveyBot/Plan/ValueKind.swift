@@ -217,6 +217,26 @@ extension ValueKind where Value == Duration {
     }
 }
 
+extension ValueKind where Value == Duration? {
+    /// A timeline's interval: `off`, or whole milliseconds from 100ms on, so that intervals
+    /// fall on a grid of wall-clock milliseconds that shards share.
+    static let interval = ValueKind(
+        expected: "a duration like 1s or 500ms, or off", summary: "duration ≥ 100ms or `off`", format: { $0?.compactDescription ?? "off" }
+    ) { text in
+        if text.lowercased() == "off" { return .value(nil) }
+        switch parseDuration(text) {
+        case .value(let duration):
+            if duration < .milliseconds(100) { return .invalid("report.interval must be at least 100ms, found \(text)") }
+            if duration.components.attoseconds % 1_000_000_000_000_000 != 0 {
+                return .invalid("report.interval must be whole milliseconds, found \(text)")
+            }
+            return .value(duration)
+        case .wrongKind: return .wrongKind
+        case .invalid(let reason): return .invalid(reason)
+        }
+    }
+}
+
 extension ValueKind where Value == DurationRange {
     /// `100ms..300ms`, or a single duration meaning exactly that.
     static let durationRange = ValueKind(

@@ -41,7 +41,7 @@ extension RunReport {
             runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,
             endpoints: EndpointReport.all(metrics, login: plan.run.api.login != nil),
             respondents: Respondents(metrics), answers: Answers(metrics),
-            throughput: Throughput(metrics, seconds: seconds),
+            throughput: Throughput(metrics, seconds: seconds), timeline: TimelineRecord(metrics.timeline),
             thresholds: [], plan: PlanRecord(plan),
             localResource: LocalResource(
                 attempts: metrics.localResource, builtinServerAcceptFailures: facts.builtinServerAcceptFailures, openFiles: facts.openFiles)

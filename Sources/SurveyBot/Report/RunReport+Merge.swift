@@ -47,6 +47,7 @@ extension RunReport {
             endpoints: EndpointReport.all(metrics),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),
+            timeline: try TimelineRecord.merged(parts.map { ($0.path, $0.report.timeline) }),
             thresholds: [], plan: first.plan)
         merged.stoppedByThreshold = parts.lazy.compactMap(\.report.stoppedByThreshold).first
         let local = parts.compactMap(\.report.localResource)

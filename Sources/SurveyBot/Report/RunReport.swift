@@ -41,6 +41,9 @@ struct RunReport: Codable, Sendable, Equatable {
     var respondents: Respondents
     var answers: Answers
     var throughput: Throughput
+    /// The run over time, interval by interval; absent when the plan turned it off
+    /// (`report.interval: off`) and from reports of versions before it.
+    var timeline: TimelineRecord? = nil
     var thresholds: [ThresholdResult]
     var plan: PlanRecord
     /// Present when attempts could not be made because this process ran out of descriptors or
@@ -49,6 +52,7 @@ struct RunReport: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
+        case timeline
         case localResource = "local_resource"
         case stoppedBy = "stopped_by"
         case stoppedByThreshold = "stopped_by_threshold"

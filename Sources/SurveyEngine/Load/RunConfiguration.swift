@@ -45,6 +45,9 @@ public struct RunConfiguration: Sendable, Hashable {
     /// How many event loops (threads) run the respondents and their connections; nil for one
     /// per core. Like wrk's `-t`: fewer loops than cores leave cores to the server under test.
     public var threads: Int?
+    /// The length of an interval of the run's timeline (`RunMetrics.timeline`), at least 1 ms;
+    /// nil for no timeline. A run that outgrows `Timeline.maxIntervals` doubles it.
+    public var timelineInterval: Duration? = .seconds(1)
 
     /// A configuration; every part but the load has a default fit for a small test.
     public init(

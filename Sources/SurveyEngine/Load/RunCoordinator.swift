@@ -111,6 +111,7 @@ public actor RunCoordinator {
     /// Call it once: a second run would count into the same `recorder`.
     public func run() async -> RunResult {
         let runStart = clock.now()
+        recorder.startTimeline(interval: configuration.timelineInterval?.clampedNanoseconds ?? 0, origin: clock.wall())
         let context = SurveyContext(
             configuration: configuration, requests: requests, seed: configuration.seed ?? 0, transport: transport, clock: clock,
             recorder: recorder, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count), ending: ending)
@@ -216,7 +217,7 @@ public actor RunCoordinator {
                     }
                 }
                 if inFlight.load(ordering: .relaxed) >= cap {
-                    recorder.dropped(lane: lane)
+                    recorder.dropped(at: now &- context.runStart, lane: lane)
                 } else {
                     inFlight.add(1, ordering: .relaxed)
                     let arrival = number

@@ -34,19 +34,35 @@ public final class MetricsRecorder: Sendable {
         }
     }
 
-    /// Counts a respondent that began the survey.
-    func respondentStarted(lane number: Int) {
-        lane(number) { $0.respondentsStarted += 1 }
+    /// Starts every lane's timeline: intervals of `interval` nanoseconds (0: no timeline) for
+    /// a run that begins at `origin` nanoseconds since 1970. Call it before anything is recorded.
+    func startTimeline(interval: UInt64, origin: UInt64) {
+        for number in lanes.indices { lane(number) { $0.timeline = Timeline(interval: interval, origin: origin) } }
     }
 
-    /// Counts how a respondent's survey ended.
-    func respondentFinished(_ result: RespondentResult, lane number: Int) {
-        lane(number) { $0.add(result) }
+    /// Counts a respondent that began the survey `time` nanoseconds after the run began.
+    func respondentStarted(at time: UInt64, lane number: Int) {
+        lane(number) {
+            $0.respondentsStarted += 1
+            $0.timeline.respondentStarted(at: time)
+        }
     }
 
-    /// Counts an open-model arrival not started because the concurrency cap was reached.
-    func dropped(lane number: Int) {
-        lane(number) { $0.dropped += 1 }
+    /// Counts how a respondent's survey ended, `time` nanoseconds after the run began.
+    func respondentFinished(_ result: RespondentResult, at time: UInt64, lane number: Int) {
+        lane(number) {
+            $0.add(result)
+            $0.timeline.respondentFinished(at: time)
+        }
+    }
+
+    /// Counts an open-model arrival not started because the concurrency cap was reached, `time`
+    /// nanoseconds after the run began.
+    func dropped(at time: UInt64, lane number: Int) {
+        lane(number) {
+            $0.dropped += 1
+            $0.timeline.dropped(at: time)
+        }
     }
 
     /// The counters a live progress line shows, read without copying histograms. Safe from any

@@ -161,6 +161,9 @@ public struct RunMetrics: Sendable, Hashable {
     public var attemptsPerSecond: [Int] = []
     /// How many of each second's attempts failed; as long as `attemptsPerSecond`.
     public var failuresPerSecond: [Int] = []
+    /// The run over time, interval by interval; off (empty) unless the run asked for it
+    /// (`RunConfiguration.timelineInterval`).
+    public var timeline = Timeline()
 
     /// Nothing counted yet.
     public init() {}
@@ -191,6 +194,7 @@ public struct RunMetrics: Sendable, Hashable {
     mutating func add(_ record: AttemptRecord) {
         self[record.endpoint].add(record)
         if EndpointMetrics.isLocal(record) { return }  // not sent: not in the timeline
+        timeline.add(record)
         let second = Int(record.start / 1_000_000_000)
         while attemptsPerSecond.count <= second {
             attemptsPerSecond.append(0)
@@ -228,6 +232,7 @@ public struct RunMetrics: Sendable, Hashable {
         answersSubmitted += other.answersSubmitted
         answersUnanswered += other.answersUnanswered
         answersSkipped += other.answersSkipped
+        timeline.merge(other.timeline)
         while attemptsPerSecond.count < other.attemptsPerSecond.count {
             attemptsPerSecond.append(0)
             failuresPerSecond.append(0)

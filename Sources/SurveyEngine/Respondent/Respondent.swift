@@ -101,6 +101,12 @@ extension SurveyContext {
         return min(early, durationDeadline ?? .max)
     }
 
+    /// Nanoseconds since the run began, on the run's clock.
+    func sinceRunStart() -> UInt64 {
+        let now = clock.now()
+        return now >= runStart ? now - runStart : 0
+    }
+
     /// Why respondents must stop now, if they must: a stop asked for (a signal) wins over the
     /// run's duration, which wins over an early end.
     var stopCause: StopCause? {
@@ -197,9 +203,9 @@ struct Respondent: Sendable {
     /// thread's stack, not in the frames.
     @discardableResult
     mutating func run(_ context: SurveyContext) async -> RespondentResult {
-        context.recorder.respondentStarted(lane: lane)
+        context.recorder.respondentStarted(at: context.sinceRunStart(), lane: lane)
         let result = await takeSurvey(context)
-        context.recorder.respondentFinished(result, lane: lane)
+        context.recorder.respondentFinished(result, at: context.sinceRunStart(), lane: lane)
         return result
     }
 

@@ -11,14 +11,17 @@ public struct EngineClock: Sendable {
     var sleep: @Sendable (UInt64) async -> Void
     /// Seconds since the Unix epoch, for dates that servers send (a cookie's `Expires`).
     var unixTime: @Sendable () -> Int64
+    /// Wall-clock nanoseconds since 1970: where a run's timeline intervals fall.
+    var wall: @Sendable () -> UInt64
 
     init(
         now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void,
-        unixTime: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }
+        unixTime: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }, wall: @escaping @Sendable () -> UInt64 = { 0 }
     ) {
         self.now = now
         self.sleep = sleep
         self.unixTime = unixTime
+        self.wall = wall
     }
 
     /// The real clock. A task running on an event loop sleeps on the loop's timers (and wakes up
@@ -32,5 +35,6 @@ public struct EngineClock: Sendable {
             } else {
                 try? await Task.sleep(for: .nanoseconds(Int64(min(nanoseconds, UInt64(Int64.max)))))
             }
-        })
+        },
+        wall: { MonotonicClock.wallNow() })
 }

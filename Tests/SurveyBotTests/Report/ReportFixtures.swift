@@ -15,6 +15,8 @@ enum ReportFixtures {
     static func metrics(seed: UInt64 = 1, respondents: Int = 20, submitLatencyScale: Double = 1) -> RunMetrics {
         var random = SplitMix64(seed: seed)
         var metrics = RunMetrics()
+        // The run began 0.25 s into a second of wall-clock time: its timeline starts at that second.
+        metrics.timeline = Timeline(interval: 1_000_000_000, origin: 1_795_000_000_250_000_000)
         var second: UInt64 = 0
         func latency(_ base: Double) -> Duration {
             .nanoseconds(Int64(base * (0.6 + Double(random.next() % 1000) / 1000)))
@@ -22,6 +24,7 @@ enum ReportFixtures {
         for respondent in 0..<respondents {
             metrics.respondentsStarted += 1
             second = UInt64(respondent / 8) * 1_000_000_000
+            metrics.timeline.respondentStarted(at: second)
             let coldStart = respondent < 2
             if coldStart {
                 metrics.add(
@@ -58,6 +61,7 @@ enum ReportFixtures {
                 metrics.submit.endCall(succeeded: succeeded, attempts: attempts)
                 if !succeeded { unanswered += 1 }
             }
+            metrics.timeline.respondentFinished(at: second + 900_000_000)
             metrics.add(
                 RespondentResult(
                     ending: unanswered == 0 ? .completed : .finishedWithUnanswered, submitted: 10 - unanswered, unanswered: unanswered))

@@ -66,9 +66,11 @@ import Testing
             let path = directory.path + "/mutant-\(index).json"
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let report = await runCommand(["report", path, "--format", "markdown"])
+            let html = await runCommand(["report", path, "--format", "html"])
+            let csv = await runCommand(["report", path, "--format", "csv"])
             let diff = await runCommand(["diff", basePath, path])
             let merge = await runCommand(["merge", path, "--out", directory.path + "/merged-\(index).json"])
-            for (name, result) in [("report", report), ("diff", diff), ("merge", merge)] {
+            for (name, result) in [("report", report), ("html", html), ("csv", csv), ("diff", diff), ("merge", merge)] {
                 #expect([.success, .failure, .validationFailure].contains(result.status), "case \(index) \(name): \(result.status)")
                 if result.status == .validationFailure {
                     #expect(result.err.contains("mutant-\(index).json"), "case \(index) \(name): \(result.err)")

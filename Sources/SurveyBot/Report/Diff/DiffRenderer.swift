@@ -6,13 +6,14 @@ protocol DiffRenderer {
 
 /// The formats `survey-bot diff` writes.
 enum DiffFormat: String, Sendable, Hashable, CaseIterable {
-    case text, markdown, json
+    case text, markdown, json, html
 
     var renderer: any DiffRenderer.Type {
         switch self {
         case .text: TextDiff.self
         case .markdown: MarkdownDiff.self
         case .json: JSONDiff.self
+        case .html: HTMLDiff.self
         }
     }
 

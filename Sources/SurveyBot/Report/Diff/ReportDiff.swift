@@ -104,6 +104,9 @@ struct ReportDiff {
     static let defaultConfidence = 0.95
 
     var rows: [Row]
+    /// The two reports compared, for the formats that draw them (HTML).
+    var baseReport: RunReport
+    var newReport: RunReport
     /// The two reports' paths, as the user gave them.
     var basePath: String
     var newPath: String
@@ -154,6 +157,8 @@ struct ReportDiff {
                 PartialReport(report: role, path: path, missingShards: report.missingShards ?? [], missingText: $0)
             }
         }
+        baseReport = base
+        newReport = new
         self.tolerances = tolerances
         self.confidence = confidence
         // Rows in order: an endpoint missing from one run is a row as it stands; a figure of

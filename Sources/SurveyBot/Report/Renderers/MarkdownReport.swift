@@ -3,15 +3,23 @@ import SurveyEngine
 /// The report for people: a verdict, a table of the endpoints, respondents and answers, error
 /// kinds, thresholds, a latency chart and a throughput sparkline. GitHub-flavoured Markdown.
 enum MarkdownReport: ReportRenderer {
+    /// What ended a run that did not end by itself, after its duration: ", stopped at its
+    /// duration"; empty for a run that completed (a threshold's stop is in the verdict).
+    static func stopped(_ report: RunReport) -> String {
+        switch report.stoppedBy {
+        case StopCause.duration.rawValue: ", stopped at its duration"
+        case StopCause.data.rawValue: ", stopped when the data rows ran out"
+        default: ""
+        }
+    }
+
     static func render(_ report: RunReport) -> String {
         let figures = RunFigures(report)
         var lines: [String] = []
         lines.append("# survey-bot: \(report.name)" + (report.missingShardsText.map { " — ⚠️ PARTIAL merge, \($0)" } ?? ""))
         lines.append("")
-        let stopped =
-            report.stoppedBy == StopCause.duration.rawValue
-            ? ", stopped at its duration" : report.stoppedBy == StopCause.data.rawValue ? ", stopped when the data rows ran out" : ""
-        lines.append("**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s\(stopped)")
+        lines.append(
+            "**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s\(stopped(report))")
         if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
         lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
@@ -54,6 +62,13 @@ enum MarkdownReport: ReportRenderer {
         if let connections = connections(figures) {
             lines += ["", "**Connections:** \(connections)."]
         }
+        if let timeline = report.timeline, !timeline.survey.isEmpty {
+            lines +=
+                ["", "## Over time", ""]
+                + overTime(
+                    timeline, endpoints: ["questions", "submit"].filter { figures.endpoints[$0]?.attempts ?? 0 > 0 },
+                    rates: timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt))
+        }
         let errors = errors(report)
         if !errors.isEmpty {
             // A reason column only where a kind has more to say than its name (TLS failures).
@@ -83,6 +98,39 @@ enum MarkdownReport: ReportRenderer {
             lines.append("```")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Mermaid `xychart-beta` charts of the timeline, which GitHub draws in job summaries and
+    /// comments — attempts per second, and each endpoint's p95 — each after a text fallback (a
+    /// sparkline) that every viewer shows. An interval without attempts is drawn as 0.
+    static func overTime(_ timeline: RunReport.TimelineRecord, endpoints: [String], rates: [Double]) -> [String] {
+        let end = Readable.number(Double(timeline.survey.count) * timeline.intervalS)
+        func chart(_ title: String, unit: String, _ values: [Double]) -> [String] {
+            let numbers = values.map { Readable.number(($0 * 10).rounded() / 10) }.joined(separator: ", ")
+            return [
+                "```mermaid", "xychart-beta", "    title \"\(title)\"", "    x-axis \"seconds from start\" 0 --> \(end)",
+                "    y-axis \"\(unit)\"", "    line [\(numbers)]", "```",
+            ]
+        }
+        func sparkline(_ values: [Double]) -> String {
+            Readable.sparkline(values.map { Int(($0 * 100).rounded()) })
+        }
+        let interval = Readable.number(timeline.intervalS)
+        let attempts = timeline.survey.indices.map { position in
+            Double(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) }) * rates[position]
+        }
+        var lines = [
+            "`\(sparkline(attempts))` attempts per second, every \(interval) s (peak \(Readable.number((attempts.max() ?? 0).rounded())))",
+            "",
+        ]
+        lines += chart("Attempts per second", unit: "attempts/s", attempts)
+        for endpoint in endpoints {
+            guard let points = timeline.endpoints[endpoint] else { continue }
+            let p95 = points.map { $0.p95 ?? 0 }
+            lines += ["", "`\(sparkline(p95))` p95 of \(endpoint), every \(interval) s (highest \(Readable.ms(p95.max() ?? 0)))", ""]
+            lines += chart("p95 of \(endpoint) (ms)", unit: "ms", p95)
+        }
+        return lines
     }
 
     static func verdict(_ report: RunReport) -> String {

@@ -7,7 +7,7 @@ protocol ReportRenderer {
 
 /// The formats reports are written and shown in.
 enum ReportFormat: String, Sendable, Hashable, CaseIterable {
-    case json, markdown, junit, text
+    case json, markdown, junit, text, csv, html
 
     /// The file name extension of this format's reports.
     var fileExtension: String {
@@ -16,6 +16,8 @@ enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         case .markdown: "md"
         case .junit: "xml"
         case .text: "txt"
+        case .csv: "csv"
+        case .html: "html"
         }
     }
 
@@ -25,6 +27,8 @@ enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         case .markdown: MarkdownReport.self
         case .junit: JUnitReport.self
         case .text: TextReport.self
+        case .csv: CSVReport.self
+        case .html: HTMLReport.self
         }
     }
 

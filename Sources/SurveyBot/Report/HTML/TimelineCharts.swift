@@ -1,0 +1,140 @@
+import SurveyEngine
+
+/// The charts of the run over time, drawn from reports' timelines: for one report, or for two
+/// overlaid (a diff: the base dashed, the new solid, in the same colours).
+struct TimelineCharts {
+    /// A run to draw: its report, how its series are named (nil: plainly), whether dashed.
+    struct Run {
+        var report: RunReport
+        var label: String?
+        var dashed: Bool
+    }
+
+    var runs: [Run]
+
+    private func name(_ text: String, _ run: Run) -> String {
+        run.label.map { "\($0) \(text)" } ?? text
+    }
+
+    /// One series per run of `value` at each interval (nil: no point there); `value` gets the
+    /// timeline, the interval's position, and the factor turning its counts into rates per second
+    /// over the part of it the run covered.
+    private func series(
+        _ text: String, colour: Int, value: (RunReport.TimelineRecord, Int, Double) -> Double?
+    ) -> [ChartSeries] {
+        runs.compactMap { run in
+            guard let timeline = run.report.timeline else { return nil }
+            let rates = timeline.perSecond(startedAt: run.report.startedAt, endedAt: run.report.endedAt)
+            // At the middle of its interval: a rate over [t, t + interval) is drawn where it was measured.
+            let half = timeline.intervalS.isFinite && timeline.intervalS > 0 ? timeline.intervalS / 2 : 0
+            let points = timeline.survey.indices.map { position in
+                (x: timeline.survey[position].t + half, y: value(timeline, position, rates[position]))
+            }
+            return ChartSeries(name: name(text, run), colour: colour, dashed: run.dashed, points: points)
+        }
+    }
+
+    /// The sum over endpoints of `count` at an interval, times `perSecond`.
+    private static func rate(
+        _ timeline: RunReport.TimelineRecord, _ position: Int, _ perSecond: Double, _ count: (RunReport.TimelineRecord.EndpointPoint) -> Int
+    ) -> Double {
+        let total = timeline.endpoints.values.reduce(0) { sum, points in
+            position < points.count ? sum &+ count(points[position]) : sum
+        }
+        return Double(total) * perSecond
+    }
+
+    /// Endpoint names with attempts in any run, in report order.
+    private var endpoints: [String] {
+        ["questions", "submit"].filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
+    }
+
+    /// Whether any run has a timeline to draw.
+    var hasTimeline: Bool { runs.contains { !($0.report.timeline?.survey.isEmpty ?? true) } }
+
+    /// Requests per second by outcome.
+    var attempts: LineChart {
+        LineChart(
+            title: "Attempts per second, by outcome", yUnit: "/s",
+            series: series("succeeded", colour: 2) { Self.rate($0, $1, $2, \.succeeded) }
+                + series("failed", colour: 1) { Self.rate($0, $1, $2, \.failed) },
+            format: { Readable.perSecond(($0 * 10).rounded() / 10) })
+    }
+
+    /// Failed attempts per second by kind; nil when nothing failed.
+    var errors: LineChart? {
+        var totals: [String: Int] = [:]
+        for run in runs {
+            for points in run.report.timeline?.endpoints.values.map({ $0 }) ?? [] {
+                for point in points { totals.merge(point.errors, uniquingKeysWith: +) }
+            }
+        }
+        let kinds = totals.filter { $0.value > 0 }.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(6).map(\.key)
+        guard !kinds.isEmpty else { return nil }
+        let colours = [1, 3, 4, 5, 6, 7]
+        let lines = kinds.enumerated().flatMap { index, kind in
+            series(kind, colour: colours[index]) { timeline, position, perSecond in
+                Self.rate(timeline, position, perSecond) { $0.errors[kind] ?? 0 }
+            }
+        }
+        return LineChart(
+            title: "Failed attempts per second, by kind", yUnit: "/s", series: lines,
+            format: { Readable.perSecond(($0 * 10).rounded() / 10) })
+    }
+
+    /// p50, p95 and p99 over time, one chart per endpoint.
+    var latency: [(endpoint: String, chart: LineChart)] {
+        endpoints.map { endpoint in
+            let lines = [("p50", 0, \RunReport.TimelineRecord.EndpointPoint.p50), ("p95", 4, \.p95), ("p99", 1, \.p99)].flatMap {
+                metric, colour, path in
+                series(metric, colour: colour) { timeline, position, _ in
+                    guard let points = timeline.endpoints[endpoint], position < points.count else { return nil }
+                    return points[position][keyPath: path]
+                }
+            }
+            return (endpoint, LineChart(title: "Latency of \(endpoint) over time", yUnit: "ms", series: lines, format: Readable.ms))
+        }
+    }
+
+    /// The whole run's latency distribution per endpoint, on a log scale of milliseconds.
+    var distribution: LineChart {
+        var lines: [ChartSeries] = []
+        for (index, endpoint) in endpoints.enumerated() {
+            for run in runs {
+                guard let histogram = run.report.endpoints[endpoint]?.correctedHistogram.histogram else { continue }
+                let points = LineChart.distribution(histogram)
+                guard !points.isEmpty else { continue }
+                lines.append(ChartSeries(name: name(endpoint, run), colour: index == 0 ? 0 : 3, dashed: run.dashed, points: points))
+            }
+        }
+        return LineChart(
+            title: "Latency distribution (share of attempts, log scale)", yUnit: "%", series: lines, logX: true, xUnit: "ms",
+            format: { "\(Readable.number(($0 * 10).rounded() / 10))%" })
+    }
+
+    /// Retries per second, by endpoint.
+    var retries: LineChart {
+        let lines = endpoints.enumerated().flatMap { index, endpoint in
+            series("\(endpoint) retries", colour: index == 0 ? 0 : 3) { timeline, position, perSecond in
+                guard let points = timeline.endpoints[endpoint], position < points.count else { return nil }
+                return Double(points[position].retries) * perSecond
+            }
+        }
+        return LineChart(
+            title: "Retries per second", yUnit: "/s", series: lines, format: { Readable.perSecond(($0 * 10).rounded() / 10) })
+    }
+
+    /// Respondents under way, and arrivals dropped per second when there were any.
+    var respondents: LineChart {
+        // The mean over the part of the interval the run covered, like the rates.
+        var lines = series("respondents active", colour: 5) { timeline, position, perSecond in
+            timeline.perSecond > 0 ? timeline.survey[position].respondentsActive * perSecond / timeline.perSecond : nil
+        }
+        if runs.contains(where: { $0.report.respondents.dropped > 0 }) {
+            lines += series("dropped /s", colour: 1) { timeline, position, perSecond in
+                Double(timeline.survey[position].dropped) * perSecond
+            }
+        }
+        return LineChart(title: "Respondents active", yUnit: "", series: lines)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The timeline as CSV (RFC 4180, but with LF line ends, as most tools write them): one row per interval and endpoint, for spreadsheets and
+/// scripts. The columns are documented in docs/report-format.md; a report without a timeline
+/// (`report.interval: off`) gives the header alone.
+enum CSVReport: ReportRenderer {
+    static let columns = [
+        "interval_start", "t_s", "interval_s", "endpoint", "attempts", "succeeded", "failed", "retries", "attempts_per_s",
+        "failures_per_s", "p50_ms", "p95_ms", "p99_ms", "max_ms", "errors", "respondents_active", "respondents_started", "dropped",
+    ]
+
+    static func render(_ report: RunReport) -> String {
+        var lines = [columns.joined(separator: ",")]
+        guard let timeline = report.timeline else { return lines.joined(separator: "\n") + "\n" }
+        let rates = timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt)
+        for position in timeline.survey.indices {
+            let perSecond = rates[position]
+            let survey = timeline.survey[position]
+            let start = timeline.gridPosition.map { grid in
+                TimelineGrid.timestamp(milliseconds: (grid.first + UInt64(position)) * (grid.interval / 1_000_000))
+            }
+            for name in timeline.endpoints.keys.sorted() {
+                guard let points = timeline.endpoints[name], position < points.count else { continue }
+                let point = points[position]
+                let errors = point.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
+                let fields: [String] = [
+                    start ?? "", number(point.t), number(timeline.intervalS), name, String(point.attempts), String(point.succeeded),
+                    String(point.failed), String(point.retries), number(Double(point.attempts) * perSecond),
+                    number(Double(point.failed) * perSecond), number(point.p50), number(point.p95), number(point.p99), number(point.max),
+                    errors, number(survey.respondentsActive), String(survey.respondentsStarted), String(survey.dropped),
+                ]
+                lines.append(fields.map(quoted).joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A number as CSV shows it: plain digits, up to 3 decimals; empty when absent or not finite.
+    static func number(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "" }
+        let rounded = (value * 1000).rounded() / 1000
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
+    }
+
+    /// A field quoted when it holds a comma, a quote or a line break (RFC 4180).
+    static func quoted(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import SurveyEngine
+
+/// The report as one self-contained HTML page: the verdict and thresholds first, then the
+/// charts of the run over time (SVG), then the tables of the Markdown report. No script, no
+/// network: it opens offline from a CI artifact.
+enum HTMLReport: ReportRenderer {
+    static func render(_ report: RunReport) -> String {
+        HTMLPage.document(
+            title: "survey-bot: \(report.name)", body: body(report),
+            notice: report.missingShardsText.map { "survey-bot: \(report.name) — PARTIAL merge, \($0)" })
+    }
+
+    static func body(_ report: RunReport) -> String {
+        var html: [String] = []
+        html.append("<h1>survey-bot: \(HTMLPage.escape(report.name))</h1>")
+        if let missing = report.missingShardsText {
+            html.append("<p class=\"verdict warn\">PARTIAL merge, \(HTMLPage.escape(missing))</p>")
+        }
+        let stopped = MarkdownReport.stopped(report)
+        html.append(
+            "<p class=\"verdict \(verdictClass(report))\">\(HTMLPage.escape(HTMLPage.marks(MarkdownReport.verdict(report))))</p>"
+                + "<p class=\"meta\">\(HTMLPage.escape(report.target)) · started \(HTMLPage.escape(report.startedAt)) · "
+                + "\(HTMLPage.escape(Readable.number(report.durationS))) s\(stopped)"
+                + (report.shard.map { $0.count > 1 ? " · shard \(HTMLPage.escape($0.description)) of a larger run" : "" } ?? "")
+                + "</p>")
+        if let local = report.localResource {
+            html.append("<p><strong>Not sent:</strong> \(HTMLPage.escape(MarkdownReport.localResource(local))).</p>")
+        }
+        html.append(thresholds(report))
+        html.append(charts(TimelineCharts(runs: [.init(report: report, label: nil, dashed: false)])))
+        html.append(tables(report))
+        return html.joined(separator: "\n")
+    }
+
+    static func verdictClass(_ report: RunReport) -> String {
+        switch report.verdict {
+        case .passed, .completed: "ok"
+        case .failed, .localResource, .noneCompleted, .stoppedByThreshold: "bad"
+        case .interrupted, .partial: "warn"
+        }
+    }
+
+    static func thresholds(_ report: RunReport) -> String {
+        guard !report.thresholds.isEmpty else { return "<p class=\"note\">No thresholds in the plan.</p>" }
+        let rows = report.thresholds.map { result in
+            [
+                "<code>\(HTMLPage.escape(result.threshold.description))</code>"
+                    + (result.threshold.implicit ? " (implicit)" : result.threshold.abort ? " (abort)" : ""),
+                HTMLPage.escape(Readable.actual(result)),
+                result.passed ? "✓ passed" : "✗ failed",
+            ]
+        }
+        return "<h2>Thresholds</h2>"
+            + HTMLPage.table(
+                ["threshold", "actual", "result"], rows, numeric: [1], rowClasses: report.thresholds.map { $0.passed ? "passed" : "failed" }
+            )
+    }
+
+    /// The charts, in order; those with nothing to draw are left out, and a report without a
+    /// timeline says so.
+    static func charts(_ charts: TimelineCharts, regressed: (String) -> Bool = { _ in false }) -> String {
+        guard charts.hasTimeline else {
+            return "<h2>Over time</h2><p class=\"note\">This report has no timeline (<code>report.interval: off</code>, or written "
+                + "by a version before timelines).</p>"
+        }
+        var figures: [String] = []
+        func add(_ chart: LineChart?, key: String) {
+            guard var chart, chart.hasData else { return }
+            if regressed(key) { chart.title += " — regressed" }
+            var html = chart.html()
+            if regressed(key) { html = html.replacingFirst("<figure class=\"chart\">", with: "<figure class=\"chart regressed\">") }
+            figures.append(html)
+        }
+        add(charts.attempts, key: "attempts")
+        if let errors = charts.errors {
+            add(errors, key: "errors")
+        }
+        for (endpoint, chart) in charts.latency { add(chart, key: "latency.\(endpoint)") }
+        add(charts.distribution, key: "distribution")
+        add(charts.retries, key: "retries")
+        add(charts.respondents, key: "respondents")
+        var html = "<h2>Over time</h2>"
+        if charts.errors == nil { html += "<p class=\"note\">No attempt failed.</p>" }
+        return html + "<div class=\"charts\">\n" + figures.joined(separator: "\n") + "\n</div>"
+    }
+
+    /// The Markdown report's tables and lines, as HTML.
+    static func tables(_ report: RunReport) -> String {
+        let figures = RunFigures(report)
+        var html: [String] = ["<h2>Endpoints</h2>"]
+        let rows = ["questions", "submit"].compactMap { name -> [String]? in
+            guard let calls = figures.endpoints[name] else { return nil }
+            let latency = calls.latency
+            return [
+                name, String(calls.calls), String(calls.attempts), Readable.percent(calls.successRate),
+                Readable.percent(calls.firstTrySuccessRate), String(calls.retries), Readable.ms(latency?.p50), Readable.ms(latency?.p95),
+                Readable.ms(latency?.p99), Readable.ms(latency?.max),
+            ].map(HTMLPage.escape)
+        }
+        html.append(
+            HTMLPage.table(
+                ["endpoint", "calls", "attempts", "success", "first try", "retries", "p50", "p95", "p99", "max"], rows,
+                numeric: Set(1...9)))
+        let respondents = report.respondents
+        var who =
+            "\(respondents.started) started, \(respondents.completed) completed, \(respondents.finishedWithUnanswered) finished "
+            + "with unanswered questions, \(respondents.abandoned) abandoned"
+        if !respondents.abandonedReasons.isEmpty {
+            who +=
+                " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                + ")"
+        }
+        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
+        if respondents.dropped > 0 { who += ", \(respondents.dropped) arrivals dropped at the concurrency cap" }
+        html.append("<p><strong>Respondents:</strong> \(HTMLPage.escape(who)).</p>")
+        var answers = "\(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
+        if report.answers.skipped > 0 { answers += ", \(report.answers.skipped) skipped (no answer in the plan)" }
+        html.append("<p><strong>Answers:</strong> \(HTMLPage.escape(answers)).</p>")
+        html.append("<p><strong>Throughput:</strong> \(HTMLPage.escape(Readable.number(report.throughput.attemptsPerS))) attempts/s</p>")
+        if let connections = MarkdownReport.connections(figures) {
+            html.append("<p><strong>Connections:</strong> \(HTMLPage.escape(connections)).</p>")
+        }
+        let errors = MarkdownReport.errors(report)
+        if !errors.isEmpty {
+            html.append("<h2>Errors</h2>")
+            // A reason column only where a kind has more to say than its name (TLS failures).
+            let withReasons = errors.contains { $0.sample != nil }
+            html.append(
+                HTMLPage.table(
+                    ["endpoint", "kind", "attempts"] + (withReasons ? ["first reason"] : []),
+                    errors.map { error in
+                        ([error.endpoint, error.kind, String(error.count)] + (withReasons ? [error.sample ?? ""] : [])).map(HTMLPage.escape)
+                    }, numeric: [2]))
+        }
+        return html.joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// The string with the first occurrence of `target` replaced.
+    func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import SurveyEngine
+
+/// A timeline as intervals on the wall-clock grid, in the form that merges: counts and sparse
+/// histograms. The report's `TimelineRecord` is made from it.
+struct TimelineGrid {
+    /// One endpoint's counts in one interval.
+    struct EndpointBin {
+        var attempts = 0
+        var succeeded = 0
+        var failed = 0
+        var retries = 0
+        var errors: [String: Int] = [:]
+        var latency = SparseHistogram()
+
+        mutating func merge(_ other: EndpointBin) {
+            attempts += other.attempts
+            succeeded += other.succeeded
+            failed += other.failed
+            retries += other.retries
+            errors.merge(other.errors, uniquingKeysWith: +)
+            latency.merge(other.latency)
+        }
+    }
+
+    /// Everything in one interval.
+    struct Bin {
+        var endpoints: [String: EndpointBin] = [:]
+        /// Respondents under way, on average over the interval.
+        var active: Double = 0
+        var started = 0
+        var finished = 0
+        var dropped = 0
+
+        /// Adds `other`; `weight` scales its average (½ when two intervals become one).
+        mutating func merge(_ other: Bin, weight: Double) {
+            for (name, bin) in other.endpoints { endpoints[name, default: EndpointBin()].merge(bin) }
+            active += other.active * weight
+            started += other.started
+            finished += other.finished
+            dropped += other.dropped
+        }
+    }
+
+    /// Nanoseconds per interval.
+    var interval: UInt64
+    /// The number of the first bin's interval on the grid.
+    var first: UInt64
+    var bins: [Bin] = []
+
+    /// Merges neighbours in pairs along the grid of twice the interval, and doubles it.
+    mutating func coarsen() {
+        let newFirst = first / 2
+        var merged: [Bin] = []
+        if !bins.isEmpty {
+            let last = first + UInt64(bins.count) - 1
+            merged = Array(repeating: Bin(), count: Int(last / 2 - newFirst + 1))
+            for (position, bin) in bins.enumerated() {
+                merged[Int((first + UInt64(position)) / 2 - newFirst)].merge(bin, weight: 0.5)
+            }
+        }
+        bins = merged
+        first = newFirst
+        interval *= 2
+    }
+
+    /// Adds another grid's bins, coarsening either to the other's interval first, and the sum
+    /// while it has more than `Timeline.maxIntervals` bins.
+    mutating func merge(_ other: TimelineGrid) {
+        var other = other
+        while interval < other.interval { coarsen() }
+        while other.interval < interval { other.coarsen() }
+        if other.bins.isEmpty { return }
+        if bins.isEmpty {
+            self = other
+            return
+        }
+        let start = min(first, other.first)
+        let end = max(first + UInt64(bins.count), other.first + UInt64(other.bins.count))
+        var combined = Array(repeating: Bin(), count: Int(end - start))
+        for (position, bin) in bins.enumerated() { combined[Int(first - start) + position].merge(bin, weight: 1) }
+        for (position, bin) in other.bins.enumerated() { combined[Int(other.first - start) + position].merge(bin, weight: 1) }
+        bins = combined
+        first = start
+        while bins.count > Timeline.maxIntervals { coarsen() }
+    }
+
+    /// The report's form: percentiles read from each interval's histogram.
+    var record: RunReport.TimelineRecord {
+        let seconds = Double(interval) / 1e9
+        func t(_ position: Int) -> Double { (Double(position) * seconds * 1000).rounded() / 1000 }
+        var endpoints: [String: [RunReport.TimelineRecord.EndpointPoint]] = [:]
+        let names = Set(bins.flatMap(\.endpoints.keys)).union([Endpoint.questions.rawValue, Endpoint.submit.rawValue])
+        for name in names {
+            endpoints[name] = bins.enumerated().map { position, bin in
+                let part = bin.endpoints[name] ?? EndpointBin()
+                var point = RunReport.TimelineRecord.EndpointPoint(
+                    t: t(position), attempts: part.attempts, succeeded: part.succeeded, failed: part.failed, retries: part.retries,
+                    errors: part.errors)
+                if !part.latency.isEmpty {
+                    let histogram = part.latency.histogram
+                    func ms(_ nanoseconds: UInt64) -> Double { milliseconds(Double(nanoseconds)) }
+                    point.p50 = ms(histogram.value(atPercentile: 50))
+                    point.p95 = ms(histogram.value(atPercentile: 95))
+                    point.p99 = ms(histogram.value(atPercentile: 99))
+                    point.max = ms(histogram.max)
+                    point.histogram = RunReport.TimelineRecord.IntervalHistogram(
+                        count: part.latency.count, sum: part.latency.sum, min: part.latency.min, max: part.latency.max,
+                        buckets: part.latency.sparseBuckets.flatMap { [UInt64($0.index), $0.count] })
+                }
+                return point
+            }
+        }
+        let survey = bins.enumerated().map { position, bin in
+            RunReport.TimelineRecord.SurveyPoint(
+                t: t(position), respondentsActive: (bin.active * 1000).rounded() / 1000, respondentsStarted: bin.started,
+                respondentsFinished: bin.finished, dropped: bin.dropped)
+        }
+        return RunReport.TimelineRecord(
+            intervalS: seconds, start: Self.timestamp(milliseconds: first &* (interval / 1_000_000)), endpoints: endpoints, survey: survey)
+    }
+
+    /// `2026-11-23T19:45:01.500Z` for that many milliseconds since 1970, exactly: made from
+    /// whole numbers, not from a `Double` of seconds that could print a millisecond less.
+    static func timestamp(milliseconds: UInt64) -> String {
+        let seconds = Date(timeIntervalSince1970: Double(milliseconds / 1000)).formatted(Date.ISO8601FormatStyle())
+        let fraction = String(milliseconds % 1000)
+        return seconds.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// Parses `html` as XML: the page is written XHTML-compatible, so a parse error is markup that
+/// is not well-formed (an unclosed or crossed tag, an unescaped `&` or `<`).
+private func expectWellFormed(_ html: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    let parser = XMLParser(data: Data(html.utf8))
+    let parsed = parser.parse()
+    #expect(
+        parsed, "not well-formed at line \(parser.lineNumber): \(parser.parserError.map { "\($0)" } ?? "")",
+        sourceLocation: sourceLocation)
+}
+
+/// The `<svg>` elements of a page.
+private func charts(_ html: String) -> [Substring] {
+    html.components(separatedBy: "<svg ").dropFirst().map { $0.prefix { _ in true }.split(separator: "</svg>").first ?? "" }
+}
+
+private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    for word in ["NaN", "undefined", "Infinity", "<script", "src=", "href=", "@import", "url("] {
+        #expect(!html.contains(word), "the page contains \(word)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite struct HTMLReportTests {
+    @Test func theReportPageIsWellFormedAndSelfContained() {
+        let html = HTMLReport.render(ReportFixtures.report())
+        expectWellFormed(html)
+        expectSelfContained(html)
+    }
+
+    @Test func theVerdictAndThresholdsComeBeforeTheChartsAndTheTables() throws {
+        let html = HTMLReport.render(ReportFixtures.report())
+        let verdict = try #require(html.range(of: "class=\"verdict"))
+        let thresholds = try #require(html.range(of: "<h2>Thresholds</h2>"))
+        let chart = try #require(html.range(of: "<svg "))
+        let tables = try #require(html.range(of: "<h2>Endpoints</h2>"))
+        #expect(verdict.lowerBound < thresholds.lowerBound && thresholds.lowerBound < chart.lowerBound)
+        #expect(chart.lowerBound < tables.lowerBound)
+    }
+
+    @Test func everyChartDrawsItsData() {
+        let html = HTMLReport.render(ReportFixtures.report())
+        let svgs = charts(html)
+        // Attempts, errors, latency of each endpoint, the distribution, retries, respondents.
+        #expect(svgs.count == 7)
+        for svg in svgs { #expect(svg.contains("class=\"data "), "a chart without data: \(svg.prefix(120))") }
+        for title in [
+            "Attempts per second", "Failed attempts per second", "Latency of questions over time", "Latency of submit",
+            "Latency distribution", "Retries per second", "Respondents active",
+        ] {
+            #expect(html.contains(title), "\(title)")
+        }
+    }
+
+    @Test func aReportWithoutTimelineSaysSoAndStillHasItsTables() {
+        var report = ReportFixtures.report()
+        report.timeline = nil
+        let html = HTMLReport.render(report)
+        expectWellFormed(html)
+        #expect(html.contains("has no timeline"))
+        #expect(charts(html).isEmpty)
+        #expect(html.contains("<h2>Endpoints</h2>"))
+    }
+
+    @Test func textFromTheReportIsEscaped() {
+        var report = ReportFixtures.report()
+        report.name = "a <b> & \"c\""
+        let html = HTMLReport.render(report)
+        expectWellFormed(html)
+        #expect(html.contains("a &lt;b&gt; &amp; &quot;c&quot;"))
+    }
+
+    @Test func theDiffPageOverlaysBothRunsAndMarksRegressions() {
+        let slower = ReportFixtures.report(metrics: ReportFixtures.metrics(submitLatencyScale: 1.3))
+        let diff = ReportDiff(base: ReportFixtures.report(), new: slower, tolerances: .init(), basePath: "base.json", newPath: "new.json")
+        let html = HTMLDiff.render(diff)
+        expectWellFormed(html)
+        expectSelfContained(html)
+        #expect(html.contains("<h2>Regressions</h2>"))
+        #expect(html.contains("<tr class=\"regressed\">"))
+        #expect(html.contains("<figure class=\"chart regressed\"><figcaption>Latency of submit over time — regressed"))
+        #expect(!html.contains("Latency of questions over time — regressed"))
+        for svg in charts(html) {
+            #expect(svg.contains("dashed\""), "the base run is drawn dashed")
+            #expect(svg.contains("class=\"data "))
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+
+private let second: UInt64 = 1_000_000_000
+
+/// Attempts and respondents spread over `seconds` seconds of a run that began at `origin`
+/// (nanoseconds since 1970), split by `shardOf` into shards.
+private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -> (shards: [RunMetrics], whole: RunMetrics) {
+    var parts = origins.map { origin in
+        var metrics = RunMetrics()
+        metrics.timeline = Timeline(interval: second, origin: origin)
+        return metrics
+    }
+    var whole = RunMetrics()
+    whole.timeline = Timeline(interval: second, origin: origins.min() ?? 0)
+    var random = SplitMix64(seed: 11)
+    for index in 0..<4000 {
+        let shard = index % shards
+        let time = random.next() % (seconds[shard] * second)
+        let record = AttemptRecord(
+            endpoint: index % 5 == 0 ? .questions : .submit, attempt: 1 + index % 3, outcome: index % 9 == 0 ? .status(503) : .status(200),
+            succeeded: index % 9 != 0, serviceTime: .nanoseconds(Int64(100_000 + random.next() % 9_000_000)), start: time)
+        parts[shard].add(record)
+        // The same moment of wall-clock time, as the whole run's timeline sees it.
+        let wholeTime = time + origins[shard] - (origins.min() ?? 0)
+        var shifted = record
+        shifted.start = wholeTime
+        whole.add(shifted)
+        parts[shard].timeline.respondentStarted(at: time)
+        whole.timeline.respondentStarted(at: wholeTime)
+        parts[shard].timeline.respondentFinished(at: time + 300_000_000)
+        whole.timeline.respondentFinished(at: wholeTime + 300_000_000)
+    }
+    return (parts, whole)
+}
+
+@Suite struct TimelineReportTests {
+    @Test func theReportKeepsOnePointPerIntervalWithPercentiles() throws {
+        let report = ReportFixtures.report()
+        let timeline = try #require(report.timeline)
+        #expect(timeline.intervalS == 1)
+        #expect(timeline.start == "2026-11-18T11:06:40.000Z")
+        let submit = try #require(timeline.endpoints["submit"])
+        #expect(submit.map(\.t) == [0, 1, 2, 3])
+        #expect(submit.map(\.attempts).reduce(0, +) == report.endpoints["submit"]?.attempts)
+        #expect(submit[0].errors == ["http_4xx": 6, "timeout": 1])
+        #expect(submit[0].p50 != nil && submit[3].p50 == nil && submit[3].histogram == nil)
+        #expect(timeline.survey.map(\.respondentsStarted) == [8, 8, 4, 0])
+        // Respondents from 0.25 s to 1.15 s of the grid, then 1.25–2.15 s, then 2.25–3.15 s.
+        #expect(timeline.survey.map(\.respondentsActive) == [6, 7.2, 4.2, 0.6])
+    }
+
+    @Test func theTimelineSurvivesTheJSONReport() throws {
+        let report = ReportFixtures.report()
+        let text = try report.jsonText()
+        let read = try JSONDecoder().decode(RunReport.self, from: Data(text.utf8))
+        #expect(read.timeline == report.timeline)
+        #expect(read.timeline?.grid?.record == report.timeline)
+    }
+
+    @Test func shardsThatRanAtOnceMergeIntoTheTimelineOfTheWhole() throws {
+        // Three shards started at different moments within a few seconds, on one wall clock;
+        // one ran long enough for its interval to double.
+        let origins = [1_795_000_000 * second + 250_000_000, 1_795_000_001 * second + 900_000_000, 1_795_000_000 * second + 10]
+        let (parts, whole) = shardedMetrics(shards: 3, seconds: [100, 1000, 50], origins: origins)
+        #expect(parts[1].timeline.interval == 2 * second)
+        let reports = parts.enumerated().map { index, metrics in
+            (path: "shard\(index + 1).json", report: ReportFixtures.report(metrics: metrics, shard: Shard(index: index + 1, count: 3)))
+        }
+        let merged = try RunReport.merged(reports)
+        let expected = try #require(RunReport.TimelineRecord(whole.timeline))
+        let timeline = try #require(merged.timeline)
+        #expect(timeline.intervalS == 2)
+        #expect(timeline.start == expected.start)
+        #expect(timeline.endpoints == expected.endpoints)
+        #expect(timeline.survey.map(\.respondentsStarted) == expected.survey.map(\.respondentsStarted))
+        for (a, b) in zip(timeline.survey, expected.survey) { #expect(abs(a.respondentsActive - b.respondentsActive) < 0.01) }
+    }
+
+    @Test func aShardWithoutTimelineLeavesTheMergeWithout() throws {
+        var off = ReportFixtures.report(shard: Shard(index: 2, count: 2))
+        off.timeline = nil
+        let merged = try RunReport.merged([("a.json", ReportFixtures.report(shard: Shard(index: 1, count: 2))), ("b.json", off)])
+        #expect(merged.timeline == nil)
+    }
+
+    @Test func anInconsistentTimelineIsRefusedByMerge() {
+        var broken = ReportFixtures.report(shard: Shard(index: 2, count: 2))
+        broken.timeline?.start = "2026-11-18T11:06:40.300Z"  // not on the grid of 1 s
+        #expect(throws: RunReport.MergeError.self) {
+            try RunReport.merged([("a.json", ReportFixtures.report(shard: Shard(index: 1, count: 2))), ("b.json", broken)])
+        }
+    }
+
+    @Test func theIntervalIsAPlanKey() throws {
+        let plan = try #require(expectPlan(lines("report:", "  interval: 500ms")))
+        #expect(plan.run.timelineInterval == .milliseconds(500))
+        #expect(expectPlan(lines("report:", "  interval: off"))?.run.timelineInterval == nil)
+        #expect(expectPlan("name: x\n")?.run.timelineInterval == .seconds(1))
+        expectSingleError(lines("report:", "  interval: 50ms"), line: 2, column: 13, contains: "at least 100ms")
+        expectSingleError(lines("report:", "  interval: 100500us"), line: 2, column: 13, contains: "whole milliseconds")
+        expectSingleError(lines("report:", "  interval: soon"), line: 2, column: 13, contains: "or off")
+    }
+}
+
+@Suite struct CSVReportTests {
+    @Test func oneRowPerIntervalAndEndpoint() throws {
+        let csv = CSVReport.render(ReportFixtures.report())
+        let rows = csv.components(separatedBy: "\n").dropLast()
+        #expect(rows.first == CSVReport.columns.joined(separator: ","))
+        #expect(rows.count == 1 + 4 * 2)
+        let first = rows[1].components(separatedBy: ",")
+        #expect(first.count == CSVReport.columns.count)
+        #expect(first[0] == "2026-11-18T11:06:40.000Z" && first[3] == "questions" && first[4] == "10")
+        // Failed statuses and kinds in one field; an interval without attempts leaves its
+        // latencies empty, never NaN.
+        #expect(rows[2].contains(",http_4xx=6;timeout=1,"))
+        #expect(rows[7].components(separatedBy: ",")[10...13] == ["", "", "", ""])
+        #expect(!csv.contains("nan") && !csv.contains("inf"))
+    }
+
+    @Test func aReportWithoutTimelineGivesTheHeaderAlone() {
+        var report = ReportFixtures.report()
+        report.timeline = nil
+        #expect(CSVReport.render(report) == CSVReport.columns.joined(separator: ",") + "\n")
+    }
+
+    @Test func fieldsWithCommasAreQuoted() {
+        #expect(CSVReport.quoted("a,b") == "\"a,b\"")
+        #expect(CSVReport.quoted("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(CSVReport.quoted("plain") == "plain")
+    }
+}
+
+@Suite struct MarkdownChartTests {
+    @Test func theMarkdownReportDrawsTheTimelineForGitHubWithATextFallback() {
+        let markdown = MarkdownReport.render(ReportFixtures.report())
+        #expect(markdown.components(separatedBy: "```mermaid\nxychart-beta\n").count - 1 == 3)
+        #expect(markdown.contains("    line [96, 107, 94, 0]"))  // 47 attempts in the half of interval 2 the run covered
+        #expect(markdown.contains("x-axis \"seconds from start\" 0 --> 4"))
+        #expect(markdown.contains("`▇█▇▁` attempts per second, every 1 s (peak 107)"))
+        #expect(markdown.contains("p95 of submit, every 1 s"))
+        #expect(!markdown.contains("NaN") && !markdown.contains("Infinity") && !markdown.contains("nan,") && !markdown.contains("inf,"))
+    }
+
+    @Test func aReportWithoutTimelineHasNoCharts() {
+        var report = ReportFixtures.report()
+        report.timeline = nil
+        let markdown = MarkdownReport.render(report)
+        #expect(!markdown.contains("mermaid") && !markdown.contains("## Over time"))
+    }
+}
+
+@Suite struct TimelineCoverageTests {
+    @Test func ratesOfTheFirstAndLastIntervalsAreOverThePartTheRunCovered() throws {
+        // The fixture ran from :40.000 to :42.500 on a grid of whole seconds.
+        let report = ReportFixtures.report()
+        let timeline = try #require(report.timeline)
+        #expect(timeline.coverage(startedAt: report.startedAt, endedAt: report.endedAt) == [1, 1, 0.5, 0.25])
+        #expect(timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt) == [1, 1, 2, 4])
+        // Times that cannot be read: whole intervals.
+        #expect(timeline.coverage(startedAt: "soon", endedAt: report.endedAt) == [1, 1, 1, 1])
+        let csv = CSVReport.render(report).components(separatedBy: "\n")
+        // Interval 2 (4 questions attempts in the half second the run covered): 8 per second.
+        #expect(csv[5].hasPrefix("2026-11-18T11:06:42.000Z,2,1,questions,4,4,0,0,8,0,"))
+    }
+}
