@@ -40,6 +40,8 @@ public actor RunCoordinator {
     private nonisolated let stopFlag = StopFlag()
     /// Raised when the duration expired with respondents still to start.
     private nonisolated let durationCut = StopFlag()
+    /// Where every attempt is also logged one by one, if anywhere.
+    private nonisolated let attemptLog: AttemptLog?
     private let transport: any Transport
     private let clock: EngineClock
     private let executors: [any TaskExecutor]
@@ -53,11 +55,14 @@ public actor RunCoordinator {
     /// The coordinator neither starts nor shuts down the transport or the loops: their owner
     /// does, after `run()` has returned.
     ///
+    /// With an `attemptLog`, every attempt sent (not those never sent for want of a local
+    /// resource) is also offered to it, in the lane it is recorded in.
+    ///
     /// Throws, before anything is sent, when the survey's requests cannot be framed: a path,
     /// method, host or header that `HTTPRequest.Template` refuses.
     public init(
         configuration: RunConfiguration, target: HTTPTarget, transport: any Transport, clock: EngineClock = .system,
-        executors: [any TaskExecutor] = []
+        executors: [any TaskExecutor] = [], attemptLog: AttemptLog? = nil
     ) throws(HTTPSyntaxError) {
         requests = try SurveyRequests(api: configuration.api, target: target)
         var configuration = configuration
@@ -67,6 +72,7 @@ public actor RunCoordinator {
         self.transport = transport
         self.clock = clock
         self.executors = executors
+        self.attemptLog = attemptLog
         recorder = MetricsRecorder(lanes: max(1, executors.count))
     }
 
@@ -85,7 +91,7 @@ public actor RunCoordinator {
         let runStart = clock.now()
         let context = SurveyContext(
             configuration: configuration, requests: requests, seed: configuration.seed ?? 0, transport: transport, clock: clock,
-            recorder: recorder, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count))
+            recorder: recorder, attemptLog: attemptLog, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count))
         switch configuration.load {
         case .closed(let respondents):
             await runClosed(respondents: respondents, context: context)

@@ -14,6 +14,8 @@ final class SurveyContext: Sendable {
     let transport: any Transport
     let clock: EngineClock
     let recorder: MetricsRecorder
+    /// Where every attempt sent is also logged one by one, if anywhere (`--raw`).
+    let attemptLog: AttemptLog?
     let stop: StopFlag
     /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
     let runStart: UInt64
@@ -28,7 +30,7 @@ final class SurveyContext: Sendable {
     /// The context of a run of `configuration` sending `requests`, with its seed resolved.
     init(
         configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
-        recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, lanes: Int = 1
+        recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, stop: StopFlag, runStart: UInt64, lanes: Int = 1
     ) {
         questionsRequest = requests.questions
         submitRequest = requests.submit
@@ -40,6 +42,7 @@ final class SurveyContext: Sendable {
         self.transport = transport
         self.clock = clock
         self.recorder = recorder
+        self.attemptLog = attemptLog
         self.stop = stop
         self.runStart = runStart
         if let duration = configuration.duration {
@@ -268,11 +271,11 @@ struct Respondent: Sendable {
             detail = failure.detail
         }
         let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
-        context.recorder.record(
-            AttemptRecord(
-                endpoint: endpoint, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
-                startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail),
-            lane: lane)
+        let record = AttemptRecord(
+            endpoint: endpoint, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
+            startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail)
+        context.recorder.record(record, lane: lane)
+        if let log = context.attemptLog { log.offer(record, response: response, respondent: index, lane: lane) }
         func end(_ result: CallResult) -> Next {
             context.recorder.endCall(
                 endpoint, succeeded: result == .succeeded, attempts: state.attempt, retriesDenied: state.denied, lane: lane)

@@ -77,11 +77,14 @@ public struct TransportResponse: Sendable, Equatable {
     var body: [UInt8]
     /// The `Retry-After` header, as sent.
     var retryAfter: String?
+    /// Bytes of body received, kept or not.
+    var bodyBytes: Int
 
-    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil) {
+    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil, bodyBytes: Int? = nil) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
+        self.bodyBytes = bodyBytes ?? body.count
     }
 }
 

@@ -7,7 +7,7 @@ protocol ReportRenderer {
 
 /// The formats reports are written and shown in.
 enum ReportFormat: String, Sendable, Hashable, CaseIterable {
-    case json, markdown, junit, text
+    case json, markdown, junit, text, prometheus
 
     /// The file name extension of this format's reports.
     var fileExtension: String {
@@ -16,8 +16,14 @@ enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         case .markdown: "md"
         case .junit: "xml"
         case .text: "txt"
+        case .prometheus: "prom"
         }
     }
+
+    /// Whether a run writes a timestamped file of this format beside its `latest` one. Not
+    /// for Prometheus metrics: node_exporter's textfile collector reads every `.prom` file of
+    /// its directory, and two runs' files would give it the same series twice.
+    var keepsHistory: Bool { self != .prometheus }
 
     var renderer: any ReportRenderer.Type {
         switch self {
@@ -25,6 +31,7 @@ enum ReportFormat: String, Sendable, Hashable, CaseIterable {
         case .markdown: MarkdownReport.self
         case .junit: JUnitReport.self
         case .text: TextReport.self
+        case .prometheus: PrometheusReport.self
         }
     }
 
