@@ -23,6 +23,7 @@ private func expectGolden(_ text: String, _ name: String, sourceLocation: Testin
         try expectGolden(MarkdownReport.render(report), "smoke.md")
         try expectGolden(TextReport.render(report), "smoke.txt")
         try expectGolden(JUnitReport.render(report), "smoke.xml")
+        try expectGolden(PrometheusReport.render(report), "smoke.prom")
     }
 
     @Test func everyDiffFormatMatchesItsGoldenFile() throws {
