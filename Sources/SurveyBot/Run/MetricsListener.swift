@@ -46,6 +46,8 @@ final class MetricsListener: Sendable {
     /// The address the server listens on, with the port the system picked for port 0.
     let address: SocketAddress
     private let server: HTTPServer
+    /// The port the server listens on.
+    var port: Int { server.port }
     private let current: Latest
     private let refreshing: Task<Void, Never>
 

@@ -50,10 +50,10 @@ final class RunSession {
     /// The `--raw` file while it is open.
     private var rawFile: RawFile?
     /// The `--metrics-listen` server while it runs.
-    private(set) var metricsListener: MetricsListener?
+    private var metricsListener: MetricsListener?
     /// Called once the run's loops, server and metrics are up, just before the first respondent
-    /// starts: tests scrape from here.
-    var onStart: (@Sendable () -> Void)?
+    /// starts, with the port live metrics are served on, if they are: tests scrape from here.
+    var onStart: (@Sendable (_ metricsPort: Int?) -> Void)?
 
     init(plan: Plan, path: String, options: Options, console: Console) {
         self.plan = plan
@@ -186,7 +186,7 @@ final class RunSession {
             if !options.quiet, let listener = metricsListener { console.printError("metrics: http://\(listener.address)/metrics") }
         }
         rawWriter?.begin(at: startedAt)
-        onStart?()
+        onStart?(metricsListener?.port)
         let warning = LocalResourceWarning(console: console)
         let builtinServer = self.builtinServer
         let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }
