@@ -1,5 +1,5 @@
-import Synchronization
 import SurveyEngine
+import Synchronization
 
 /// `run --metrics-listen HOST:PORT`: the run's figures so far as Prometheus metrics at
 /// `GET /metrics`, served by the engine's HTTP server on the run's own event loops.

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SurveyEngine
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc

@@ -88,7 +88,8 @@ private final class SlowSink: Sendable {
         let directory = try TemporaryDirectory()
         let existing = try directory.write("old.jsonl", "old lines\n")
         let file = try RawFile.open(existing).get()
-        #expect(file.write(UnsafeRawBufferPointer(start: "new\n", count: 4)) == nil)
+        let wrote = Array("new\n".utf8).withUnsafeBytes { file.write($0) }
+        #expect(wrote == nil)
         #expect(file.close() == nil)
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "new\n")
 
@@ -107,4 +108,3 @@ private final class SlowSink: Sendable {
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
     }
 }
-

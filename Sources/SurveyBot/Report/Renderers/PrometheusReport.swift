@@ -31,22 +31,21 @@ enum PrometheusReport: ReportRenderer {
             "survey_bot_run_info", .gauge, "The run: its id, target and survey-bot's version; always 1.",
             [([("run_id", report.runID ?? ""), ("target", report.target), ("version", report.tool.version)], "1")])
         if !live {
-            text.family("survey_bot_passed", .gauge, "1 when the run passed: every threshold held, nothing was missing.", [
-                ([], report.passed ? "1" : "0")
-            ])
+            text.family(
+                "survey_bot_passed", .gauge, "1 when the run passed: every threshold held, nothing was missing.",
+                value: report.passed ? "1" : "0")
             text.family(
                 "survey_bot_threshold_passed", .gauge, "1 when the threshold held, 0 when it failed.",
                 report.thresholds.map { ([("threshold", $0.threshold.description)], $0.passed ? "1" : "0") })
         }
-        text.family("survey_bot_interrupted", .gauge, "1 when a signal stopped the run early: its figures are partial.", [
-            ([], report.interrupted ? "1" : "0")
-        ])
+        text.family(
+            "survey_bot_interrupted", .gauge, "1 when a signal stopped the run early: its figures are partial.",
+            value: report.interrupted ? "1" : "0")
         if let started = Self.unixSeconds(report.startedAt) {
-            text.family("survey_bot_start_time_seconds", .gauge, "When the run began, in seconds since the Unix epoch.", [
-                ([], number(started))
-            ])
+            text.family(
+                "survey_bot_start_time_seconds", .gauge, "When the run began, in seconds since the Unix epoch.", value: number(started))
         }
-        text.family("survey_bot_duration_seconds", .gauge, "How long the run took (live: so far).", [([], number(report.durationS))])
+        text.family("survey_bot_duration_seconds", .gauge, "How long the run took (live: so far).", value: number(report.durationS))
 
         let endpoints = report.endpoints.sorted { $0.key < $1.key }
         var attempts: [Sample] = []
@@ -89,13 +88,12 @@ enum PrometheusReport: ReportRenderer {
         for reason in AbandonReason.allCases.sorted() {
             endings.append(([("ending", "abandoned_" + reason.rawValue)], String(respondents.abandonedReasons[reason.rawValue] ?? 0)))
         }
-        text.family("survey_bot_respondents_started_total", .counter, "Respondents that began the survey.", [
-            ([], String(respondents.started))
-        ])
+        text.family(
+            "survey_bot_respondents_started_total", .counter, "Respondents that began the survey.", value: String(respondents.started))
         text.family("survey_bot_respondents_total", .counter, "Respondents whose survey ended, by how it ended.", endings)
         text.family(
             "survey_bot_respondents_dropped_total", .counter,
-            "Open model: arrivals not started because the concurrency cap was reached.", [([], String(respondents.dropped))])
+            "Open model: arrivals not started because the concurrency cap was reached.", value: String(respondents.dropped))
         text.family(
             "survey_bot_answers_total", .counter, "Answers: submitted, unanswered after their retries, or missing from the plan.",
             [
@@ -104,10 +102,10 @@ enum PrometheusReport: ReportRenderer {
                 ([("result", "missing")], String(report.answers.missing)),
             ])
         if let raw = report.raw {
-            text.family("survey_bot_raw_lines_total", .counter, "Lines written to the --raw file.", [([], String(raw.lines))])
+            text.family("survey_bot_raw_lines_total", .counter, "Lines written to the --raw file.", value: String(raw.lines))
             text.family(
                 "survey_bot_raw_dropped_total", .counter, "Attempts not written to the --raw file: the disk could not keep up.",
-                [([], String(raw.dropped))])
+                value: String(raw.dropped))
         }
         text.lines.append("# EOF")
         return text.lines.joined(separator: "\n") + "\n"
@@ -197,6 +195,11 @@ enum PrometheusReport: ReportRenderer {
         /// Labels every sample carries first.
         var common: [(String, String)]
         var lines: [String] = []
+
+        /// A family of one sample without labels of its own.
+        mutating func family(_ name: String, _ kind: Kind, _ help: String, value: String) {
+            family(name, kind, help, [([], value)])
+        }
 
         /// A family and its samples. In a histogram's samples, the label `le` names a bucket,
         /// and an empty label named `_sum` or `_count` stands for that sample instead.
