@@ -108,6 +108,7 @@ import Testing
             output.written.map { ($0 as NSString).lastPathComponent }.sorted() == [
                 "smoke-shard-2-of-3-20261118T110640Z.json", "smoke-shard-2-of-3-20261118T110640Z.md",
                 "smoke-shard-2-of-3-20261118T110640Z.txt", "smoke-shard-2-of-3-20261118T110640Z.xml",
+                "smoke-shard-2-of-3-latest.prom",
             ])
         let latest = try String(contentsOfFile: "\(directory.path)/smoke-shard-2-of-3-latest.txt", encoding: .utf8)
         #expect(latest == TextReport.render(report))

@@ -27,6 +27,10 @@ enum PrometheusReport: ReportRenderer {
     /// they have no verdict, so `survey_bot_passed` and the thresholds are left out.
     static func render(_ report: RunReport, live: Bool) -> String {
         var text = Exposition(common: identity(report))
+        if let missing = report.missingShardsText {
+            // A comment, which parsers skip: the first line of every format says a merge is partial.
+            text.lines.append("# PARTIAL merge, \(missing): the figures lack whole shards")
+        }
         text.family(
             "survey_bot_run_info", .gauge, "The run: its id, target and survey-bot's version; always 1.",
             [([("run_id", report.runID ?? ""), ("target", report.target), ("version", report.tool.version)], "1")])
