@@ -10,7 +10,8 @@ enum RunCommand: Subcommand {
             Virtual respondents fetch the questions, answer and submit them with the plan's retry \
             policies. 'target: builtin' starts the reference server in-process on a loopback port. \
             The report is written to the plan's report.dir (default reports/) as \
-            <name>-<UTC time>.json/.md plus a stable <name>-latest copy. The first Ctrl-C (SIGINT), \
+            <name>-<UTC time>.json/.md plus a stable <name>-latest copy (Prometheus metrics, \
+            --format prometheus, only as <name>-latest.prom, for node_exporter's textfile collector). The first Ctrl-C (SIGINT), \
             SIGTERM or SIGHUP stops starting respondents, lets the attempts in flight finish and \
             writes a partial report (exit 128 + the signal's number: 130, 143, 129); a second one \
             exits at once. A threshold with 'abort: true' that fails during the run stops it the \
@@ -29,6 +30,15 @@ enum RunCommand: Subcommand {
                 "run-id", value: "id",
                 help: "The run this report belongs to, the same on every shard: a CI run number, a Kubernetes Job's uid.",
                 default: "a new random UUID"),
+            OptionSpec(
+                "raw", value: "file.jsonl",
+                help: "Also write every attempt as one JSON line (time, respondent, endpoint, attempt, status or error, latency, "
+                    + "bytes) to this file, emptied first. Lines the disk cannot keep up with are dropped and counted in the report "
+                    + "(raw.dropped), never slowing the load. See docs/exports.md."),
+            OptionSpec(
+                "metrics-listen", value: "host:port",
+                help: "Serve the run's figures so far as Prometheus metrics at http://HOST:PORT/metrics while it runs, "
+                    + "refreshed every second: 127.0.0.1:9464, or 0.0.0.0:9464 for a scraper on another host."),
             OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
         ],
         exitCodes: [
@@ -54,6 +64,9 @@ enum RunCommand: Subcommand {
             options = RunSession.Options(
                 shard: try parseShard(arguments.value("shard")), formats: try arguments.value("format").map(parseFormats),
                 directory: arguments.value("out"), quiet: arguments.flag("quiet"))
+            options.raw = arguments.value("raw")
+            if options.raw?.isEmpty == true { throw UsageError("--raw: give a file name") }
+            options.metricsListen = try arguments.value("metrics-listen").map(MetricsListener.Address.parse)
             if let runID = arguments.value("run-id") {
                 if let problem = RunReport.runIDProblem(runID) { throw UsageError(problem) }
                 options.runID = runID

@@ -49,10 +49,14 @@ struct RunReport: Codable, Sendable, Equatable {
     /// Present when attempts could not be made because this process ran out of descriptors or
     /// local ports: such a run does not measure the server, and does not pass.
     var localResource: LocalResource? = nil
+    /// With `run --raw`: the attempts' lines written, and those dropped because the disk could
+    /// not keep up (or a write failed). Absent without `--raw`.
+    var raw: Raw? = nil
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
         case timeline
+        case raw
         case localResource = "local_resource"
         case stoppedBy = "stopped_by"
         case stoppedByThreshold = "stopped_by_threshold"
@@ -64,6 +68,12 @@ struct RunReport: Codable, Sendable, Equatable {
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case durationS = "duration_s"
+    }
+
+    /// What `--raw` wrote: `lines + dropped` is every attempt sent.
+    struct Raw: Codable, Sendable, Equatable {
+        var lines: Int
+        var dropped: Int
     }
 
     struct Tool: Codable, Sendable, Equatable {

@@ -12,7 +12,7 @@ final class ReportOutput {
     let formats: [ReportFormat]
     let shard: Shard
     private var pending: (report: RunReport, started: Date)?
-    /// The files written, timestamped ones only.
+    /// The files written, timestamped ones only (`latest` for a format without history).
     private(set) var written: [String] = []
     /// Why the files could not all be written, if so.
     private(set) var failure: ReportWriter.WriteError?
@@ -64,6 +64,10 @@ final class ReportOutput {
         }
         do throws(ReportWriter.WriteError) {
             for (format, text) in texts {
+                guard format.keepsHistory else {
+                    written.append(try writer.write(text, to: "\(base)-latest.\(format.fileExtension)"))
+                    continue
+                }
                 written.append(try writer.write(text, to: "\(base)-\(stamp)Z.\(format.fileExtension)"))
                 try writer.write(text, to: "\(base)-latest.\(format.fileExtension)")
             }

@@ -22,6 +22,12 @@ final class RunSession {
         var quiet = false
         /// `--run-id`, or a new random one.
         var runID = RunReport.newRunID()
+        /// `--raw`: the file every attempt is written to, one JSON line each.
+        var raw: String?
+        /// `--metrics-listen`: where live metrics are served.
+        var metricsListen: MetricsListener.Address?
+        /// How often live metrics are rendered again.
+        var metricsInterval = Duration.seconds(1)
     }
 
     /// A failure before anything was sent: bad input found late, exit 2.
@@ -41,6 +47,13 @@ final class RunSession {
     private var builtinServer: ReferenceServer?
     /// The signal that stopped the run early, if one did.
     private var interruptingSignal: Int32?
+    /// The `--raw` file while it is open.
+    private var rawFile: RawFile?
+    /// The `--metrics-listen` server while it runs.
+    private var metricsListener: MetricsListener?
+    /// Called once the run's loops, server and metrics are up, just before the first respondent
+    /// starts, with the port live metrics are served on, if they are: tests scrape from here.
+    var onStart: (@Sendable (_ metricsPort: Int?) -> Void)?
 
     init(plan: Plan, path: String, options: Options, console: Console) {
         self.plan = plan
@@ -96,6 +109,14 @@ final class RunSession {
         }
         onStop("output") { output.stop() }
 
+        if let path = options.raw {
+            switch RawFile.open(path) {
+            case .success(let file): rawFile = file
+            case .failure(let error): throw SetupError(description: "--raw: \(error.description)")
+            }
+            onStop("raw file") { self.closeRawFile() }
+        }
+
         let group: EventLoopGroup
         do throws(EventLoopGroup.StartError) {
             group = try EventLoopGroup.start(threads: plan.run.threads ?? EventLoopGroup.coreCount)
@@ -119,9 +140,14 @@ final class RunSession {
         }
         onStop("transport") { await transport.shutdown() }
 
+        let rawWriter = rawFile.map { file in
+            RawAttemptWriter(log: AttemptLog(lanes: group.loops.count), sink: { file.write($0) }, path: file.path)
+        }
+        if let rawWriter { onStop("raw writer") { _ = await rawWriter.finish() } }
         let coordinator: RunCoordinator
         do throws(HTTPSyntaxError) {
-            coordinator = try RunCoordinator(configuration: configuration, target: target, transport: transport, executors: group.loops)
+            coordinator = try RunCoordinator(
+                configuration: configuration, target: target, transport: transport, executors: group.loops, attemptLog: rawWriter?.log)
         } catch {
             throw SetupError(description: plan.redacting("cannot send the survey's requests: \(error.description)"))
         }
@@ -147,6 +173,21 @@ final class RunSession {
         }
 
         let startedAt = Date()
+        if let address = options.metricsListen {
+            let live = LiveFacts(
+                plan: plan, startedAt: startedAt, seed: configuration.seed ?? 0, shard: options.shard, runID: options.runID,
+                coordinator: coordinator, raw: rawWriter)
+            do throws(HTTPServer.StartError) {
+                let listener = try MetricsListener(address: address, group: group, interval: options.metricsInterval) { live.render() }
+                metricsListener = listener
+                onStop("metrics listener") { await listener.shutdown() }
+            } catch {
+                throw SetupError(description: "--metrics-listen \(address): \(error.description)")
+            }
+            if !options.quiet, let listener = metricsListener { console.printError("metrics: http://\(listener.address)/metrics") }
+        }
+        rawWriter?.begin(at: startedAt)
+        onStart?(metricsListener?.port)
         let warning = LocalResourceWarning(console: console)
         let builtinServer = self.builtinServer
         let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }
@@ -165,9 +206,35 @@ final class RunSession {
             elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
             openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures, stoppedBy: result.stoppedBy,
             runID: options.runID, abortedBy: abortedBy)
-        let report = RunReport.make(metrics: result.metrics, facts: facts)
+        var report = RunReport.make(metrics: result.metrics, facts: facts)
+        if let rawWriter { report.raw = await finishRaw(rawWriter) }
         output.finish(report, started: startedAt)
         return report
+    }
+
+    /// Writes the attempts left, closes the `--raw` file, and says what was written; warns when
+    /// lines were dropped or the file could not be written.
+    private func finishRaw(_ writer: RawAttemptWriter) async -> RunReport.Raw {
+        let outcome = await writer.finish()
+        let path = rawFile?.path ?? ""
+        var failure = outcome.failure
+        if let error = closeRawFile(), failure == nil { failure = "cannot write \(path): \(FileAccess.reason(error))" }
+        if let failure {
+            console.printError("warning: --raw: \(failure); \(outcome.dropped) attempt line\(outcome.dropped == 1 ? "" : "s") not written")
+        } else if outcome.dropped > 0 {
+            console.printError(
+                "warning: --raw: the disk could not keep up: \(outcome.dropped) of \(outcome.lines + outcome.dropped) attempt lines "
+                    + "dropped (raw.dropped in the report)")
+        }
+        return RunReport.Raw(lines: outcome.lines, dropped: outcome.dropped)
+    }
+
+    /// Flushes and closes the `--raw` file if it is open; the error number if the flush failed.
+    @discardableResult
+    private func closeRawFile() -> Int32? {
+        guard let file = rawFile else { return nil }
+        rawFile = nil
+        return file.close()
     }
 
     /// The URL to send to: the plan's, or the builtin server's once it is started — whose

@@ -285,7 +285,7 @@ final class ClientConnection: EventHandler, Slotted {
         let response = TransportResponse(
             status: parser.status, body: parser.collectBody ? parser.takeBody() : [],
             retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) }, setCookies: parser.takeSetCookies(),
-            headers: parser.headers)
+            headers: parser.headers, bodyBytes: parser.bodyBytes)
         let outcome = TransportOutcome.response(response, serviceTime: elapsed(), connection: info)
         let continuation = self.continuation
         self.continuation = nil

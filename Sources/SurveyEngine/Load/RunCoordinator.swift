@@ -50,6 +50,8 @@ public actor RunCoordinator {
     private nonisolated let durationCut = StopFlag()
     /// Raised when the data feed's rows ran out with respondents still to start.
     private nonisolated let dataCut = StopFlag()
+    /// Where every attempt is also logged one by one, if anywhere.
+    private nonisolated let attemptLog: AttemptLog?
     private let transport: any Transport
     private let clock: EngineClock
     private let executors: [any TaskExecutor]
@@ -63,13 +65,16 @@ public actor RunCoordinator {
     /// The coordinator neither starts nor shuts down the transport or the loops: their owner
     /// does, after `run()` has returned.
     ///
+    /// With an `attemptLog`, every attempt sent (not those never sent for want of a local
+    /// resource) is also offered to it, in the lane it is recorded in.
+    ///
     /// Throws, before anything is sent, when the survey's requests cannot be framed: a path,
     /// method, host or header that `HTTPRequest.Template` refuses, a variable that names no
     /// column or capture or is used where it has no value, or a data row whose value cannot go
     /// where the API uses it (`RespondentData.problems`).
     public init(
         configuration: RunConfiguration, target: HTTPTarget, transport: any Transport, clock: EngineClock = .system,
-        executors: [any TaskExecutor] = []
+        executors: [any TaskExecutor] = [], attemptLog: AttemptLog? = nil
     ) throws(HTTPSyntaxError) {
         requests = try SurveyRequests(api: configuration.api, target: target, columns: configuration.data?.columns ?? [])
         if let problem = configuration.data?.problems(for: configuration.api, limit: 1).first {
@@ -83,6 +88,7 @@ public actor RunCoordinator {
         self.transport = transport
         self.clock = clock
         self.executors = executors
+        self.attemptLog = attemptLog
         recorder = MetricsRecorder(lanes: max(1, executors.count))
     }
 
@@ -114,7 +120,8 @@ public actor RunCoordinator {
         recorder.startTimeline(interval: configuration.timelineInterval?.clampedNanoseconds ?? 0, origin: clock.wall())
         let context = SurveyContext(
             configuration: configuration, requests: requests, seed: configuration.seed ?? 0, transport: transport, clock: clock,
-            recorder: recorder, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count), ending: ending)
+            recorder: recorder, attemptLog: attemptLog, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count),
+            ending: ending)
         switch configuration.load {
         case .closed(let respondents):
             await runClosed(respondents: respondents, context: context)

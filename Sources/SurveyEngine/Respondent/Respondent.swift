@@ -25,6 +25,8 @@ final class SurveyContext: Sendable {
     let transport: any Transport
     let clock: EngineClock
     let recorder: MetricsRecorder
+    /// Where every attempt sent is also logged one by one, if anywhere (`--raw`).
+    let attemptLog: AttemptLog?
     let stop: StopFlag
     /// Set by `RunCoordinator.endNow()`: the run ends as its duration would, now.
     let ending: RunEnding
@@ -40,7 +42,8 @@ final class SurveyContext: Sendable {
     /// The context of a run of `configuration` sending `requests`, with its seed resolved.
     init(
         configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
-        recorder: MetricsRecorder, stop: StopFlag, runStart: UInt64, lanes: Int = 1, ending: RunEnding? = nil
+        recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, stop: StopFlag, runStart: UInt64, lanes: Int = 1,
+        ending: RunEnding? = nil
     ) {
         self.requests = requests
         answers = configuration.answers
@@ -57,6 +60,7 @@ final class SurveyContext: Sendable {
         self.transport = transport
         self.clock = clock
         self.recorder = recorder
+        self.attemptLog = attemptLog
         self.stop = stop
         self.runStart = runStart
         let grace = (configuration.duration == nil ? nil : configuration.grace) ?? configuration.client.timeout
@@ -452,11 +456,11 @@ struct Respondent: Sendable {
             detail = failure.detail
         }
         let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
-        context.recorder.record(
-            AttemptRecord(
-                endpoint: endpoint, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
-                startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail),
-            lane: lane)
+        let record = AttemptRecord(
+            endpoint: endpoint, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
+            startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail)
+        context.recorder.record(record, lane: lane)
+        if let log = context.attemptLog { log.offer(record, response: response, respondent: index, lane: lane) }
         func end(_ result: CallResult) -> Next {
             context.recorder.endCall(
                 endpoint, succeeded: result == .succeeded, attempts: state.attempt, retriesDenied: state.denied, lane: lane)

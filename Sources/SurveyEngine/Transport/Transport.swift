@@ -148,10 +148,16 @@ public struct TransportResponse: Sendable, Equatable {
     var setCookies: [[UInt8]] { extras?.setCookies ?? [] }
     /// Every header field, in order, when the request asked for them (`collectHeaders`).
     var headers: [HTTPHeader] { extras?.headers ?? [] }
+    /// Bytes of body received, kept or not.
+    var bodyBytes: Int
 
-    init(status: Int, body: [UInt8] = [], retryAfter: String? = nil, setCookies: [[UInt8]] = [], headers: [HTTPHeader] = []) {
+    init(
+        status: Int, body: [UInt8] = [], retryAfter: String? = nil, setCookies: [[UInt8]] = [], headers: [HTTPHeader] = [],
+        bodyBytes: Int? = nil
+    ) {
         self.status = status
         self.body = body
+        self.bodyBytes = bodyBytes ?? body.count
         extras =
             retryAfter == nil && setCookies.isEmpty && headers.isEmpty
             ? nil : Extras(retryAfter: retryAfter, setCookies: setCookies, headers: headers)

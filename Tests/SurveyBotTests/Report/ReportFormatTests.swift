@@ -24,6 +24,7 @@ private func expectGolden(_ text: String, _ name: String, sourceLocation: Testin
         try expectGolden(TextReport.render(report), "smoke.txt")
         try expectGolden(JUnitReport.render(report), "smoke.xml")
         try expectGolden(CSVReport.render(report), "smoke.csv")
+        try expectGolden(PrometheusReport.render(report), "smoke.prom")
     }
 
     @Test func everyDiffFormatMatchesItsGoldenFile() throws {

@@ -110,6 +110,7 @@ import Testing
                 "smoke-shard-2-of-3-20261118T110640Z.csv", "smoke-shard-2-of-3-20261118T110640Z.html",
                 "smoke-shard-2-of-3-20261118T110640Z.json", "smoke-shard-2-of-3-20261118T110640Z.md",
                 "smoke-shard-2-of-3-20261118T110640Z.txt", "smoke-shard-2-of-3-20261118T110640Z.xml",
+                "smoke-shard-2-of-3-latest.prom",
             ])
         let latest = try String(contentsOfFile: "\(directory.path)/smoke-shard-2-of-3-latest.txt", encoding: .utf8)
         #expect(latest == TextReport.render(report))

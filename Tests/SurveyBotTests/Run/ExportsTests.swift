@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+@testable import SurveyTestSupport
+
+/// `GET http://127.0.0.1:port/path`: the status and the body.
+func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, body: String) {
+    let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: port)
+    let group = EventLoopGroup(threads: 1)
+    let client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration())
+    let outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: path, target: target), collectBody: true))
+    await client.shutdown()
+    group.shutdown()
+    let response = try outcome.result.get()
+    return (response.status, String(decoding: response.body, as: UTF8.self))
+}
+
+/// `--raw` and `--metrics-listen` on real runs against the builtin server. Serialized: a session
+/// installs the process's signal handling while it runs, and two at once would take it from
+/// each other.
+@Suite(.serialized) struct ExportsTests {
+    private func session(_ text: String, directory: TemporaryDirectory, options: RunSession.Options) throws -> RunSession {
+        let plan = try #require(expectPlan(text + "report:\n  dir: \(directory.path)\n"))
+        return RunSession(plan: plan, path: "test.plan", options: options, console: CapturingConsole().console)
+    }
+
+    @Test func theRawFileHasOneLinePerAttemptOfTheReport() async throws {
+        let directory = try TemporaryDirectory()
+        let raw = directory.missing("attempts.jsonl")
+        var options = RunSession.Options(quiet: true)
+        options.raw = raw
+        // Failures and retries, so that attempts outnumber calls.
+        let session = try session(
+            lines(
+                "name: raw", "respondents: 12", "concurrency: 3", "seed: 3", "builtin:", "  questions: 4", "  error_rate: 0.2",
+                "retry:", "  submit:", "    attempts: 3", "    backoff: constant", "    initial: 1ms"),
+            directory: directory, options: options)
+        #expect(await session.run() == .success)
+        #expect(session.stopped.contains("raw writer") && session.stopped.contains("raw file"))
+        let report = try RunReport.read(path: directory.path + "/raw-latest.json")
+        let lines = try String(contentsOfFile: raw, encoding: .utf8).split(separator: "\n")
+        let attempts = report.endpoints.values.map(\.attempts).reduce(0, +)
+        #expect(lines.count == attempts)
+        #expect(report.raw == RunReport.Raw(lines: attempts, dropped: 0))
+        let parsed = try lines.map { try JSONValue.parse(Array($0.utf8)).get() }
+        #expect(Set(parsed.compactMap { $0["respondent"] }).count == 12)
+        #expect(parsed.filter { $0["status"] == .integer(500) }.count == report.endpoints.values.map { $0.status["500"] ?? 0 }.reduce(0, +))
+        #expect(parsed.filter { $0["attempt"] == .integer(2) }.count > 0)
+    }
+
+    /// Scraped twice during a run, the counts grow; any other path is 404; the run's report is
+    /// not changed by being watched.
+    @Test func liveMetricsAreServedWhileTheRunGoesOn() async throws {
+        let directory = try TemporaryDirectory()
+        var options = RunSession.Options(quiet: true)
+        options.metricsListen = MetricsListener.Address(host: "127.0.0.1", port: 0)
+        options.metricsInterval = .milliseconds(20)
+        let session = try session(
+            lines(
+                "name: live", "respondents: 1000000", "concurrency: 2", "duration: 2s", "seed: 3", "builtin:", "  questions: 4",
+                "  latency: 1ms"),
+            directory: directory, options: options)
+        let port = Mutex<Int?>(nil)
+        session.onStart = { metricsPort in port.withLock { $0 = metricsPort } }
+        let scraping = Task { () throws -> [(status: Int, body: String)] in
+            guard await eventually(within: 10, { port.withLock { $0 } != nil }), let port = port.withLock({ $0 }) else { return [] }
+            var results: [(status: Int, body: String)] = []
+            results.append(try await scrape(port: port))
+            try await Task.sleep(for: .milliseconds(400))
+            results.append(try await scrape(port: port))
+            results.append(try await scrape(port: port, path: "/other"))
+            return results
+        }
+        #expect(await session.run() == .success)
+        let results = try await scraping.value
+        try #require(results.count == 3)
+        #expect(results[0].status == 200 && results[1].status == 200)
+        #expect(results[2].status == 404)
+        func attempts(_ text: String) -> Double {
+            parsePrometheus(text).filter { $0.name == "survey_bot_attempts_total" }.map(\.value).reduce(0, +)
+        }
+        let first = attempts(results[0].body)
+        let second = attempts(results[1].body)
+        #expect(second > first, "the counts did not grow: \(first) then \(second)")
+        #expect(!results[1].body.contains("survey_bot_passed"))
+        #expect(session.stopped.contains("metrics listener"))
+    }
+
+    @Test func aBadAddressOrABusyPortExitsTwoNamingTheFlag() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("quick.plan", lines("target: builtin", "respondents: 1", "answers:", "  \"*\": yes"))
+        for address in ["9464", ":9464", "127.0.0.1:http", "127.0.0.1:70000", "::1:9464", "[::1:9464"] {
+            let result = await runCommand(["run", plan, "--out", directory.path, "--metrics-listen", address])
+            #expect(result.status == .validationFailure, "\(address)")
+            #expect(result.err.contains("--metrics-listen \(address): "), "\(address): \(result.err)")
+        }
+        #expect(try MetricsListener.Address.parse("[::1]:9464") == MetricsListener.Address(host: "::1", port: 9464))
+        #expect(try MetricsListener.Address.parse("localhost:0") == MetricsListener.Address(host: "localhost", port: 0))
+
+        let group = EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let busy = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in .close }
+        defer { Task { await busy.shutdown() } }
+        let result = await runCommand(["run", plan, "--out", directory.path, "--metrics-listen", "127.0.0.1:\(busy.port)"])
+        #expect(result.status == .validationFailure)
+        #expect(result.err.contains("--metrics-listen 127.0.0.1:\(busy.port): cannot listen on"), "\(result.err)")
+        #expect(result.err.contains("nothing was sent"))
+    }
+
+    @Test func aRawPathThatIsNotAFileExitsTwoBeforeAnythingIsSent() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("quick.plan", lines("target: builtin", "respondents: 1", "answers:", "  \"*\": yes"))
+        let fifo = directory.missing("fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let result = await runCommand(["run", plan, "--out", directory.path, "--raw", fifo])
+        #expect(result.status == .validationFailure)
+        #expect(result.err.contains("--raw: cannot write \(fifo): is a FIFO, not a file; nothing was sent"), "\(result.err)")
+    }
+}
