@@ -55,6 +55,16 @@ import Testing
             ])
     }
 
+    /// A misspelt option given with `--set` is named as the option it is, with the same
+    /// did-you-mean as in a plan file — not as an unknown metric 'success_rate.abrot'.
+    @Test func aMisspeltOptionGivenWithSetIsNamedAsAnOption() throws {
+        var overrides = PlanOverrides()
+        try overrides.set(assignment: "thresholds.submit.success_rate.abrot=true")
+        let errors = expectErrors(lines("thresholds:", "  submit.success_rate: \">= 95%\""), overrides: overrides)
+        let messages = errors.map(\.message)
+        #expect(messages == ["unknown key 'abrot' in 'thresholds.submit.success_rate' (did you mean 'abort'?)"], "\(messages)")
+    }
+
     @Test func theOptionsArePartOfThePlanDigest() throws {
         let short = try #require(expectPlan(lines("thresholds:", "  submit.p95: \"< 300ms\"")))
         let block = try #require(expectPlan(lines("thresholds:", "  submit.p95:", "    check: \"< 300ms\"")))
