@@ -89,11 +89,11 @@ enum MarkdownReport: ReportRenderer {
         switch report.verdict {
         case .interrupted: "⚠️ interrupted"
         case .localResource: "❌ failed: out of local resources"
-        case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
+        case .failed(let failed, let of): "❌ failed \(failed) of \(of) threshold\(of == 1 ? "" : "s")"
         case .noneCompleted: "❌ failed: no respondent completed the survey"
         case .stoppedByThreshold(let threshold): "❌ failed: stopped by \(threshold.map { "`\($0)`" } ?? "a threshold") (abort)"
         case .partial(let held): "⚠️ partial: \(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
-        case .passed(let count): "✅ passed \(count) thresholds"
+        case .passed(let count): "✅ passed \(count) threshold\(count == 1 ? "" : "s")"
         case .completed: "✅ completed"
         }
     }

@@ -56,11 +56,11 @@ enum TextReport: ReportRenderer {
         switch report.verdict {
         case .interrupted: "INTERRUPTED"
         case .localResource: "FAILED: out of local resources"
-        case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
+        case .failed(let failed, let of): "FAILED \(failed) of \(of) threshold\(of == 1 ? "" : "s")"
         case .noneCompleted: "FAILED: no respondent completed the survey"
         case .stoppedByThreshold(let threshold): "FAILED: stopped by \(threshold ?? "a threshold") (abort)"
         case .partial(let held): "\(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
-        case .passed(let count): "passed \(count) thresholds"
+        case .passed(let count): "passed \(count) threshold\(count == 1 ? "" : "s")"
         case .completed: "completed"
         }
     }
