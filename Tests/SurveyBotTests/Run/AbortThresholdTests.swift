@@ -181,6 +181,22 @@ import Testing
         #expect(junit.contains("name=\"run not stopped by a threshold\""))
     }
 
+    /// On a terminal the progress line has no line feed: the abort notice used to be written
+    /// on after it (`… p95 0.758 mssubmit.success_rate >= 95% failed …`). It now clears the
+    /// line first, as the summary does.
+    @Test func theAbortNoticeClearsTheProgressLineOnATerminal() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("abort.plan", Self.failingPlan(after: "1s"))
+        let capture = CapturingConsole()
+        var console = capture.console
+        console.errorIsTerminal = true
+        let status = await SurveyBotCommand.main(
+            arguments: ["run", plan, "--out", directory.path + "/out", "--format", "json"], environment: [:], console: console)
+        #expect(status == .failure)
+        let err = capture.standardError
+        #expect(err.contains("\r\u{1B}[Ksubmit.success_rate >= 95% failed "), "\(err.debugDescription)")
+    }
+
     @Test func anAbortThresholdIsNotJudgedBeforeItsAfter() async throws {
         // The run ends by itself (40 respondents) long before the threshold may stop it: it is
         // judged at the end like any other, and fails; the run was not stopped.
