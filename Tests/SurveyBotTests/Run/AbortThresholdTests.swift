@@ -214,6 +214,27 @@ import Testing
 
     // MARK: The report of a run an abort threshold stopped
 
+    /// The Markdown report said "cut short by the duration" when the abort had stopped the run,
+    /// and the text summary said "abandoned" without why (an interrupt, a failed login).
+    @Test func theRespondentsLineSaysWhatCutThemShortAndWhyTheyWereAbandoned() {
+        var plan = ReportFixtures.plan
+        plan.thresholds[0].abort = true
+        var metrics = ReportFixtures.metrics()
+        metrics.respondentsStarted += 3
+        metrics.add(RespondentResult(ending: .cutShort, submitted: 1, unanswered: 0))
+        metrics.add(RespondentResult(ending: .abandoned(.interrupted), submitted: 0, unanswered: 0))
+        metrics.add(RespondentResult(ending: .abandoned(.loginFailed), submitted: 0, unanswered: 0))
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let facts = RunReport.RunFacts(
+            plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(3), seed: 42, shard: .whole, interrupted: false,
+            stoppedBy: .endedEarly, runID: "r", abortedBy: plan.thresholds[0])
+        let report = RunReport.make(metrics: metrics, facts: facts)
+        let markdown = MarkdownReport.render(report)
+        #expect(markdown.contains("2 abandoned (interrupted: 1, login_failed: 1), 1 cut short by the abort"), "\(markdown)")
+        let text = TextReport.render(report)
+        #expect(text.contains("2 abandoned (interrupted: 1, login_failed: 1), 1 cut short by the abort"), "\(text)")
+    }
+
     @Test func aReportStoppedByAThresholdSaysWhichAndNeverPasses() throws {
         var plan = ReportFixtures.plan
         plan.thresholds[0].abort = true

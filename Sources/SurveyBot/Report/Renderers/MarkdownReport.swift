@@ -29,12 +29,8 @@ enum MarkdownReport: ReportRenderer {
         var who =
             "**Respondents:** \(respondents.started) started, \(respondents.completed) completed, "
             + "\(respondents.finishedWithUnanswered) finished with unanswered questions, \(respondents.abandoned) abandoned"
-        if !respondents.abandonedReasons.isEmpty {
-            who +=
-                " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-                + ")"
-        }
-        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
+        who += abandonedReasons(respondents)
+        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by \(cutShortCause(report))" }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) arrivals dropped at the concurrency cap" }
         lines.append(who + ".")
         lines.append("")
@@ -83,6 +79,18 @@ enum MarkdownReport: ReportRenderer {
             lines.append("```")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Why respondents were abandoned, by reason: ` (interrupted: 8)`; empty when none were.
+    static func abandonedReasons(_ respondents: RunReport.Respondents) -> String {
+        guard !respondents.abandonedReasons.isEmpty else { return "" }
+        return " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            + ")"
+    }
+
+    /// What cut respondents short: `the abort` of a threshold, or `the duration`.
+    static func cutShortCause(_ report: RunReport) -> String {
+        report.stoppedBy == RunReport.stoppedByThresholdCause ? "the abort" : "the duration"
     }
 
     static func verdict(_ report: RunReport) -> String {

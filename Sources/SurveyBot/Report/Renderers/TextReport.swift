@@ -28,8 +28,9 @@ enum TextReport: ReportRenderer {
         var who =
             "  respondents: \(respondents.started) started, \(respondents.completed) completed, "
             + "\(respondents.finishedWithUnanswered) with unanswered, \(respondents.abandoned) abandoned"
+            + MarkdownReport.abandonedReasons(respondents)
         if let cutShort = respondents.cutShort, cutShort > 0 {
-            who += ", \(cutShort) cut short by " + (report.stoppedBy == RunReport.stoppedByThresholdCause ? "the abort" : "the duration")
+            who += ", \(cutShort) cut short by \(MarkdownReport.cutShortCause(report))"
         }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
         lines.append(who)
