@@ -93,7 +93,8 @@ import Testing
     /// no value there; it used to be kept as written: `name: n-${row.member}` named every
     /// report `n-row.member`, whatever the rows.
     @Test func aRunTimeVariableOutsideTheRequestsIsAnErrorAtIt() throws {
-        let (directory, path) = try plan(lines("name: n-${row.member}", "data: feeds/people.csv", "report:", "  dir: 'out/${respondent.id}'"))
+        let (directory, path) = try plan(
+            lines("name: n-${row.member}", "data: feeds/people.csv", "report:", "  dir: 'out/${respondent.id}'"))
         _ = directory
         guard case .failure(let errors) = load(path) else {
             Issue.record("expected errors")
