@@ -10,8 +10,10 @@ enum RunCommand: Subcommand {
             Virtual respondents fetch the questions, answer and submit them with the plan's retry \
             policies. 'target: builtin' starts the reference server in-process on a loopback port. \
             The report is written to the plan's report.dir (default reports/) as \
-            <name>-<UTC time>.json/.md plus a stable <name>-latest copy (Prometheus metrics, \
-            --format prometheus, only as <name>-latest.prom, for node_exporter's textfile collector). The first Ctrl-C (SIGINT), \
+            <name>-<UTC time>.json/.md (-2, -3… after the time when a report of that second is \
+            there already) plus a stable <name>-latest copy (Prometheus metrics, --format \
+            prometheus, only as <name>-latest.prom, for node_exporter's textfile collector). The \
+            first Ctrl-C (SIGINT), \
             SIGTERM or SIGHUP stops starting respondents, lets the attempts in flight finish and \
             writes a partial report (exit 128 + the signal's number: 130, 143, 129); a second one \
             exits at once. A threshold with 'abort: true' that fails during the run stops it the \
@@ -46,10 +48,17 @@ enum RunCommand: Subcommand {
             (
                 .failure,
                 "a threshold failed (an abort threshold may stop the run early), no respondent completed a plan without "
-                    + "thresholds, or the report files could not be written (the summary is still printed)"
+                    + "thresholds, survey-bot ran out of file descriptors or ports (local_resource), or the report files "
+                    + "could not be written (the summary is still printed)"
             ),
             (.validationFailure, "usage, plan, TLS files or report directory: nothing was sent"),
-            (.interrupted, "interrupted by SIGINT/SIGTERM; a partial report was written"),
+            (.interrupted, "interrupted by SIGINT (Ctrl-C); a partial report was written"),
+            (.signalled(SIGTERM), "interrupted by SIGTERM; a partial report was written"),
+            (
+                .signalled(SIGHUP),
+                "interrupted by SIGHUP (the terminal closed); a partial report was written (a second signal exits at once "
+                    + "with 128 + its number, without a report)"
+            ),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode {

@@ -61,9 +61,10 @@ struct CSVReader {
         let columns = header.fields
         var seen = Set<String>()
         for (index, name) in columns.enumerated() {
-            if name.isEmpty { throw error("column \(index + 1) of the header has no name", line: header.line, column: 1) }
+            let column = header.columns[index]
+            if name.isEmpty { throw error("column \(index + 1) of the header has no name", line: header.line, column: column) }
             if !seen.insert(name).inserted {
-                throw error("the header names column '\(TerminalText.escaped(name))' twice", line: header.line, column: 1)
+                throw error("the header names column '\(TerminalText.escaped(name))' twice", line: header.line, column: column)
             }
         }
         var rows: [[String]] = []
@@ -118,8 +119,9 @@ struct CSVReader {
         }
     }
 
-    /// The next record and the line it starts on; nil at the end of the file.
-    private mutating func record() throws(Diagnostic) -> (fields: [String], line: Int)? {
+    /// The next record, the line it starts on and the column each field starts at; nil at the
+    /// end of the file.
+    private mutating func record() throws(Diagnostic) -> (fields: [String], line: Int, columns: [Int])? {
         // Empty lines between records are skipped.
         while offset < bytes.count, bytes[offset] == 0x0A || (bytes[offset] == 0x0D && next(is: 0x0A)) {
             if bytes[offset] == 0x0D { advance() }
@@ -128,23 +130,25 @@ struct CSVReader {
         guard offset < bytes.count else { return nil }
         let start = line
         var fields: [String] = []
+        var columns: [Int] = []
         while true {
             if fields.count == Limits.maxColumns {
                 throw error("a row has more than \(Limits.maxColumns) columns, the limit")
             }
+            columns.append(column)
             fields.append(try field())
-            guard offset < bytes.count else { return (fields, start) }
+            guard offset < bytes.count else { return (fields, start, columns) }
             switch bytes[offset] {
             case 0x2C:
                 advance()
             case 0x0A:
                 advance()
-                return (fields, start)
+                return (fields, start, columns)
             case 0x0D:
                 guard next(is: 0x0A) else { throw error("a carriage return (\\r) not followed by a line feed") }
                 advance()
                 advance()
-                return (fields, start)
+                return (fields, start, columns)
             default:
                 throw error("expected a comma or the end of the line after a quoted field")
             }

@@ -113,6 +113,7 @@ extension PlanDecoder {
             error("'api.login_body' needs 'api.login'", at: body.keyLocation)
         }
         for use in uses { check(use, plan) }
+        checkRunTimeVariablesOutsideRequests()
         for key in ["api.submit_body", "api.login_body"] {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             checkJSON(key, s)
@@ -124,6 +125,35 @@ extension PlanDecoder {
                 Diagnostic(
                     "row \(problem.row + 1): \(problem.description) (values of data files are never shown)",
                     at: SourceLocation(origin: .file(file.errorPath), line: line, column: 1)))
+        }
+    }
+
+    /// The keys whose values are filled in per respondent, besides `api.headers` and `answers`.
+    private static let requestKeys: Set<String> = ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"]
+
+    /// A run-time variable in any other key (the name, a file, a directory) has no value: it
+    /// would be kept as written, so it is an error at the variable.
+    private mutating func checkRunTimeVariablesOutsideRequests() {
+        let entries = seen.filter { !Self.requestKeys.contains($0.key) }.sorted {
+            ($0.value.keyLocation.line, $0.value.keyLocation.column) < ($1.value.keyLocation.line, $1.value.keyLocation.column)
+        }
+        for (path, entry) in entries {
+            // A value from the environment is a secret, and no template: it is never searched.
+            guard case .scalar(let s) = entry.value, !s.isFromEnvironment, s.text.contains("${") else { continue }
+            let use = TemplateUse(path, s)
+            let scalars = Array(use.text.unicodeScalars)
+            // Each `${` in order, as `variableLocations` finds them.
+            let starts = scalars.indices.filter { scalars[$0] == "$" && $0 + 1 < scalars.count && scalars[$0 + 1] == "{" }
+            for (number, start) in starts.enumerated() {
+                guard let end = scalars[(start + 2)...].firstIndex(of: "}") else { break }
+                let name = String(String.UnicodeScalarView(scalars[(start + 2)..<end]))
+                guard PlanInterpolation.isRunTimeVariable(name) else { continue }
+                error(
+                    "${\(name)} has no value in '\(path)': run-time variables are filled in only in the requests "
+                        + "(api.questions, api.submit, api.login, their bodies, api.headers) and answers",
+                    at: use.variableLocations[number])
+                break
+            }
         }
     }
 

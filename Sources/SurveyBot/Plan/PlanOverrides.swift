@@ -48,12 +48,13 @@ struct PlanOverrides: Sendable, Hashable {
 
     /// Splits `a.b.c` on dots, except after a key whose entries are data (`PlanKey.Shape.entries`):
     /// a threshold name (`thresholds.submit.p95`) or a header name keeps its own dots. A
-    /// threshold's option is the part after its name: `thresholds.submit.p95.abort`.
+    /// threshold's option is the part after its name: `thresholds.submit.p95.abort`, and so is
+    /// a misspelt one after a metric (`thresholds.submit.p95.abrot`), for the decoder to name it.
     static func keyPath(_ key: String) -> [String] {
         let path = dataKeyPath(key)
         if path.count == 2, path[0] == "thresholds" {
             let name = path[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            if name.count == 3, Threshold.optionKeys.contains(name[2]) {
+            if name.count == 3, Threshold.optionKeys.contains(name[2]) || Threshold.Metric(rawValue: name[1]) != nil {
                 return ["thresholds", name[0] + "." + name[1], name[2]]
             }
         }

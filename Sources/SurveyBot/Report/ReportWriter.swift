@@ -79,10 +79,39 @@ struct ReportWriter {
     @discardableResult
     func write(_ text: String, to name: String) throws(WriteError) -> String {
         let path = "\(directory)/\(name)"
-        func failure(_ code: Int32) -> WriteError {
-            WriteError(FileError(action: "write", path: path, reason: FileAccess.reason(code)))
-        }
         try check(name)
+        let temporary = try writeTemporary(text, for: name)
+        let renamed = TemporaryFiles.rename(temporary, to: path)
+        guard renamed == 0 else {
+            TemporaryFiles.remove(temporary)
+            throw Self.failure(renamed, path)
+        }
+        syncDirectory()
+        return path
+    }
+
+    /// Writes `text` to `directory/name` atomically unless something is there already; returns
+    /// the path, or nil — touching nothing — when the name is taken. The file appears whole
+    /// under its name (a hard link to the temporary file), so two runs can never take one name.
+    func writeNew(_ text: String, to name: String) throws(WriteError) -> String? {
+        let path = "\(directory)/\(name)"
+        let temporary = try writeTemporary(text, for: name)
+        let linked = TemporaryFiles.link(temporary, to: path)
+        TemporaryFiles.remove(temporary)
+        if linked == EEXIST { return nil }
+        guard linked == 0 else { throw Self.failure(linked, path) }
+        syncDirectory()
+        return path
+    }
+
+    private static func failure(_ code: Int32, _ path: String) -> WriteError {
+        WriteError(FileError(action: "write", path: path, reason: FileAccess.reason(code)))
+    }
+
+    /// `text` in a new temporary file beside `name`, flushed to disk; returns its path.
+    private func writeTemporary(_ text: String, for name: String) throws(WriteError) -> String {
+        let path = "\(directory)/\(name)"
+        func failure(_ code: Int32) -> WriteError { Self.failure(code, path) }
         let temporary: (fd: Int32, path: String)
         switch TemporaryFiles.create(in: directory, for: name, random: random) {
         case .success(let created): temporary = created
@@ -108,17 +137,15 @@ struct ReportWriter {
             TemporaryFiles.remove(temporary.path)
             throw failure(syncError)
         }
-        let renamed = TemporaryFiles.rename(temporary.path, to: path)
-        guard renamed == 0 else {
-            TemporaryFiles.remove(temporary.path)
-            throw failure(renamed)
-        }
-        // The rename itself reaches the disk with the directory.
+        return temporary.path
+    }
+
+    /// Flushes the directory, so that a rename or link reaches the disk.
+    private func syncDirectory() {
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
             fsync(directoryFD)
             close(directoryFD)
         }
-        return path
     }
 }

@@ -50,6 +50,13 @@ enum TemporaryFiles {
         }
     }
 
+    /// Links a temporary file under `destination` unless something is there already; returns 0
+    /// or the error number (`EEXIST` when the name is taken). The temporary file stays listed
+    /// until it is removed.
+    static func link(_ path: String, to destination: String) -> Int32 {
+        Glibc.link(path, destination) == 0 ? 0 : errno
+    }
+
     /// Removes a temporary file that will not be renamed, and forgets it.
     static func remove(_ path: String) {
         inFlight.withLock { paths in

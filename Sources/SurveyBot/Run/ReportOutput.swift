@@ -5,7 +5,8 @@ import SurveyEngine
 /// and the files of every format, written when the run's session stops it.
 ///
 /// Files are named `<name>-<UTC time>.<ext>` plus a stable `<name>-latest.<ext>` copy, with
-/// `-shard-i-of-n` after the name for a shard's report. The JSON report, the source of truth
+/// `-shard-i-of-n` after the name for a shard's report, and `-2`, `-3`… after the time when
+/// another run of the plan started in the same second. The JSON report, the source of truth
 /// that `report`, `diff` and `merge` read, is written whatever other formats are asked for.
 final class ReportOutput {
     let writer: ReportWriter
@@ -63,12 +64,24 @@ final class ReportOutput {
             }
         }
         do throws(ReportWriter.WriteError) {
-            for (format, text) in texts {
+            // Another run of the plan that started in the same second took the name: this one
+            // takes the next, `-2`, `-3`…, claimed by its JSON report, never replacing a file.
+            var name = "\(base)-\(stamp)Z"
+            var number = 1
+            while true {
+                if let path = try writer.writeNew(texts[0].text, to: "\(name).\(texts[0].format.fileExtension)") {
+                    written.append(path)
+                    break
+                }
+                number += 1
+                name = "\(base)-\(stamp)Z-\(number)"
+            }
+            for (index, (format, text)) in texts.enumerated() {
                 guard format.keepsHistory else {
                     written.append(try writer.write(text, to: "\(base)-latest.\(format.fileExtension)"))
                     continue
                 }
-                written.append(try writer.write(text, to: "\(base)-\(stamp)Z.\(format.fileExtension)"))
+                if index > 0 { written.append(try writer.write(text, to: "\(name).\(format.fileExtension)")) }
                 try writer.write(text, to: "\(base)-latest.\(format.fileExtension)")
             }
         } catch {

@@ -285,11 +285,13 @@ final class RunSession {
             sleep: { interval in try? await Task.sleep(for: interval) },
             end: { failing in
                 let elapsed = (ContinuousClock.now - start).seconds
+                // On a terminal, the progress line (no line feed) is cleared first.
                 console.printError(
-                    plan.redacting(
-                        "\(failing.threshold) failed \(Readable.number((elapsed * 10).rounded() / 10)) s into the run "
-                            + "(actual \(Readable.actual(failing))): stopping (abort) — attempts in flight get their grace, then the "
-                            + "report is written"))
+                    (console.errorIsTerminal ? "\r\u{1B}[K" : "")
+                        + plan.redacting(
+                            "\(failing.threshold) failed \(Readable.number((elapsed * 10).rounded() / 10)) s into the run "
+                                + "(actual \(Readable.actual(failing))): stopping (abort) — attempts in flight get their grace, then the "
+                                + "report is written"))
                 coordinator.endNow()
             })
         return failing?.threshold

@@ -40,8 +40,9 @@ import Testing
         expectError("a,b\n1,2,3\n", line: 2, column: 1, contains: "row has 3 fields, the header 2")
         expectError("a,b\n1,x\"y\n", line: 2, column: 4, contains: "a '\"' inside a field that is not quoted")
         expectError("a,b\n\"1\"x,2\n", line: 2, column: 4, contains: "expected a comma")
-        expectError("a,a\n1,2\n", line: 1, column: 1, contains: "names column 'a' twice")
-        expectError("a,\n1,2\n", line: 1, column: 1, contains: "column 2 of the header has no name")
+        // A header error points at the column it is about, not at the start of the line.
+        expectError("id,name,id\n1,2,3\n", line: 1, column: 9, contains: "names column 'id' twice")
+        expectError("a,\n1,2\n", line: 1, column: 3, contains: "column 2 of the header has no name")
         expectError("a\n", line: 2, column: 1, contains: "a header but no rows")
         expectError("", line: 1, column: 1, contains: "empty")
         expectError("a\n1\r2\n", line: 2, column: 2, contains: "carriage return")

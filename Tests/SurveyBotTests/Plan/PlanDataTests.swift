@@ -89,6 +89,27 @@ import Testing
         #expect(messages.contains { $0.contains("${answer} can only be used") })
     }
 
+    /// A run-time variable in a key that is no request — the name, the report directory — has
+    /// no value there; it used to be kept as written: `name: n-${row.member}` named every
+    /// report `n-row.member`, whatever the rows.
+    @Test func aRunTimeVariableOutsideTheRequestsIsAnErrorAtIt() throws {
+        let (directory, path) = try plan(
+            lines("name: n-${row.member}", "data: feeds/people.csv", "report:", "  dir: 'out/${respondent.id}'"))
+        _ = directory
+        guard case .failure(let errors) = load(path) else {
+            Issue.record("expected errors")
+            return
+        }
+        let messages = errors.diagnostics.map { "\($0.location.line):\($0.location.column): \($0.message)" }
+        #expect(
+            messages == [
+                "1:9: ${row.member} has no value in 'name': run-time variables are filled in only in the requests "
+                    + "(api.questions, api.submit, api.login, their bodies, api.headers) and answers",
+                "4:8: ${respondent.id} has no value in 'report.dir': run-time variables are filled in only in the requests "
+                    + "(api.questions, api.submit, api.login, their bodies, api.headers) and answers",
+            ], "\(messages)")
+    }
+
     @Test func loginCapturesAndShapesAreRead() {
         guard
             let plan = expectPlan(

@@ -55,6 +55,16 @@ import Testing
             ])
     }
 
+    /// A misspelt option given with `--set` is named as the option it is, with the same
+    /// did-you-mean as in a plan file — not as an unknown metric 'success_rate.abrot'.
+    @Test func aMisspeltOptionGivenWithSetIsNamedAsAnOption() throws {
+        var overrides = PlanOverrides()
+        try overrides.set(assignment: "thresholds.submit.success_rate.abrot=true")
+        let errors = expectErrors(lines("thresholds:", "  submit.success_rate: \">= 95%\""), overrides: overrides)
+        let messages = errors.map(\.message)
+        #expect(messages == ["unknown key 'abrot' in 'thresholds.submit.success_rate' (did you mean 'abort'?)"], "\(messages)")
+    }
+
     @Test func theOptionsArePartOfThePlanDigest() throws {
         let short = try #require(expectPlan(lines("thresholds:", "  submit.p95: \"< 300ms\"")))
         let block = try #require(expectPlan(lines("thresholds:", "  submit.p95:", "    check: \"< 300ms\"")))
@@ -171,6 +181,22 @@ import Testing
         #expect(junit.contains("name=\"run not stopped by a threshold\""))
     }
 
+    /// On a terminal the progress line has no line feed: the abort notice used to be written
+    /// on after it (`… p95 0.758 mssubmit.success_rate >= 95% failed …`). It now clears the
+    /// line first, as the summary does.
+    @Test func theAbortNoticeClearsTheProgressLineOnATerminal() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("abort.plan", Self.failingPlan(after: "1s"))
+        let capture = CapturingConsole()
+        var console = capture.console
+        console.errorIsTerminal = true
+        let status = await SurveyBotCommand.main(
+            arguments: ["run", plan, "--out", directory.path + "/out", "--format", "json"], environment: [:], console: console)
+        #expect(status == .failure)
+        let err = capture.standardError
+        #expect(err.contains("\r\u{1B}[Ksubmit.success_rate >= 95% failed "), "\(err.debugDescription)")
+    }
+
     @Test func anAbortThresholdIsNotJudgedBeforeItsAfter() async throws {
         // The run ends by itself (40 respondents) long before the threshold may stop it: it is
         // judged at the end like any other, and fails; the run was not stopped.
@@ -187,6 +213,27 @@ import Testing
     }
 
     // MARK: The report of a run an abort threshold stopped
+
+    /// The Markdown report said "cut short by the duration" when the abort had stopped the run,
+    /// and the text summary said "abandoned" without why (an interrupt, a failed login).
+    @Test func theRespondentsLineSaysWhatCutThemShortAndWhyTheyWereAbandoned() {
+        var plan = ReportFixtures.plan
+        plan.thresholds[0].abort = true
+        var metrics = ReportFixtures.metrics()
+        metrics.respondentsStarted += 3
+        metrics.add(RespondentResult(ending: .cutShort, submitted: 1, unanswered: 0))
+        metrics.add(RespondentResult(ending: .abandoned(.interrupted), submitted: 0, unanswered: 0))
+        metrics.add(RespondentResult(ending: .abandoned(.loginFailed), submitted: 0, unanswered: 0))
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let facts = RunReport.RunFacts(
+            plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(3), seed: 42, shard: .whole, interrupted: false,
+            stoppedBy: .endedEarly, runID: "r", abortedBy: plan.thresholds[0])
+        let report = RunReport.make(metrics: metrics, facts: facts)
+        let markdown = MarkdownReport.render(report)
+        #expect(markdown.contains("2 abandoned (interrupted: 1, login_failed: 1), 1 cut short by the abort"), "\(markdown)")
+        let text = TextReport.render(report)
+        #expect(text.contains("2 abandoned (interrupted: 1, login_failed: 1), 1 cut short by the abort"), "\(text)")
+    }
 
     @Test func aReportStoppedByAThresholdSaysWhichAndNeverPasses() throws {
         var plan = ReportFixtures.plan

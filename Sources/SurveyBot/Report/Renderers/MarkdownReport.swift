@@ -37,12 +37,8 @@ enum MarkdownReport: ReportRenderer {
         var who =
             "**Respondents:** \(respondents.started) started, \(respondents.completed) completed, "
             + "\(respondents.finishedWithUnanswered) finished with unanswered questions, \(respondents.abandoned) abandoned"
-        if !respondents.abandonedReasons.isEmpty {
-            who +=
-                " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-                + ")"
-        }
-        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
+        who += abandonedReasons(respondents)
+        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by \(cutShortCause(report))" }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) arrivals dropped at the concurrency cap" }
         lines.append(who + ".")
         lines.append("")
@@ -133,15 +129,27 @@ enum MarkdownReport: ReportRenderer {
         return lines
     }
 
+    /// Why respondents were abandoned, by reason: ` (interrupted: 8)`; empty when none were.
+    static func abandonedReasons(_ respondents: RunReport.Respondents) -> String {
+        guard !respondents.abandonedReasons.isEmpty else { return "" }
+        return " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            + ")"
+    }
+
+    /// What cut respondents short: `the abort` of a threshold, or `the duration`.
+    static func cutShortCause(_ report: RunReport) -> String {
+        report.stoppedBy == RunReport.stoppedByThresholdCause ? "the abort" : "the duration"
+    }
+
     static func verdict(_ report: RunReport) -> String {
         switch report.verdict {
         case .interrupted: "⚠️ interrupted"
         case .localResource: "❌ failed: out of local resources"
-        case .failed(let failed, let of): "❌ failed \(failed) of \(of) thresholds"
+        case .failed(let failed, let of): "❌ failed \(failed) of \(of) threshold\(of == 1 ? "" : "s")"
         case .noneCompleted: "❌ failed: no respondent completed the survey"
         case .stoppedByThreshold(let threshold): "❌ failed: stopped by \(threshold.map { "`\($0)`" } ?? "a threshold") (abort)"
         case .partial(let held): "⚠️ partial: \(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
-        case .passed(let count): "✅ passed \(count) thresholds"
+        case .passed(let count): "✅ passed \(count) threshold\(count == 1 ? "" : "s")"
         case .completed: "✅ completed"
         }
     }

@@ -28,8 +28,9 @@ enum TextReport: ReportRenderer {
         var who =
             "  respondents: \(respondents.started) started, \(respondents.completed) completed, "
             + "\(respondents.finishedWithUnanswered) with unanswered, \(respondents.abandoned) abandoned"
+            + MarkdownReport.abandonedReasons(respondents)
         if let cutShort = respondents.cutShort, cutShort > 0 {
-            who += ", \(cutShort) cut short by " + (report.stoppedBy == RunReport.stoppedByThresholdCause ? "the abort" : "the duration")
+            who += ", \(cutShort) cut short by \(MarkdownReport.cutShortCause(report))"
         }
         if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
         lines.append(who)
@@ -56,11 +57,11 @@ enum TextReport: ReportRenderer {
         switch report.verdict {
         case .interrupted: "INTERRUPTED"
         case .localResource: "FAILED: out of local resources"
-        case .failed(let failed, let of): "FAILED \(failed) of \(of) thresholds"
+        case .failed(let failed, let of): "FAILED \(failed) of \(of) threshold\(of == 1 ? "" : "s")"
         case .noneCompleted: "FAILED: no respondent completed the survey"
         case .stoppedByThreshold(let threshold): "FAILED: stopped by \(threshold ?? "a threshold") (abort)"
         case .partial(let held): "\(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
-        case .passed(let count): "passed \(count) thresholds"
+        case .passed(let count): "passed \(count) threshold\(count == 1 ? "" : "s")"
         case .completed: "completed"
         }
     }
