@@ -53,15 +53,17 @@ extension RunReport {
 
     /// Judges `thresholds` on the report's figures and sets `passed`: false when a threshold
     /// failed, when attempts could not be made for want of local resources, and always for a
-    /// partial merge, whose figures lack whole shards, and for a run an `abort` threshold
-    /// stopped, whatever its figures say at the end. Without thresholds, the implicit
+    /// partial merge, whose figures lack whole shards, for a run a signal interrupted, whose
+    /// figures lack its end, and for a run an `abort` threshold stopped, whatever its figures
+    /// say at the end. Without thresholds, the implicit
     /// `survey.completion_rate > 0` is judged: a run in which none completed never passes.
     mutating func evaluateThresholds(_ thresholds: [Threshold]) {
         let figures = RunFigures(self)
         let thresholds = thresholds.isEmpty ? [Threshold.implicitCompletion] : thresholds
         self.thresholds = thresholds.map { $0.evaluate(figures) }
         passed =
-            self.thresholds.allSatisfy(\.passed) && localResource == nil && partial != true && stoppedBy != Self.stoppedByThresholdCause
+            self.thresholds.allSatisfy(\.passed) && localResource == nil && partial != true && !interrupted
+            && stoppedBy != Self.stoppedByThresholdCause
     }
 
     /// How a run ended, as every renderer words it.

@@ -36,6 +36,18 @@ import Testing
         return plan
     }
 
+    @Test func anInterruptedRunIsNeverAPassEvenWithEveryThresholdHeld() {
+        // Ctrl-C, SIGTERM or SIGHUP: the figures are partial, as a partial merge's are, so the
+        // JSON a CI gate reads must not say `passed: true` (the exit status is 128 + signal).
+        let whole = ReportFixtures.report(plan: Self.planWithout())
+        #expect(whole.passed, "some completed: the implicit threshold holds")
+        let interrupted = ReportFixtures.report(plan: Self.planWithout(), interrupted: true)
+        let held = interrupted.thresholds.allSatisfy { $0.passed }
+        #expect(held)
+        #expect(!interrupted.passed)
+        #expect(interrupted.verdict == .interrupted)
+    }
+
     @Test func aRunWithoutThresholdsInWhichNoneCompletedFailsByAnImplicitThreshold() throws {
         let report = ReportFixtures.report(metrics: Self.metricsWhereEverySubmitFails(), plan: Self.planWithout())
         #expect(!report.passed)
