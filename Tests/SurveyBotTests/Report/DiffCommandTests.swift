@@ -21,6 +21,24 @@ import Testing
             regression.out.split(separator: "\n").contains { $0.contains("submit") && $0.contains("p50") && $0.contains("REGRESSED (p") })
     }
 
+    @Test func reportsOfDifferentPlansAreSaidToBeSoButStillCompared() async throws {
+        // A diff across a plan change is legitimate (before and after a config change), but
+        // its reader must know the figures may differ for that reason alone.
+        let directory = try TemporaryDirectory()
+        let report = ReportFixtures.report()
+        var otherPlan = report
+        otherPlan.planDigest = "sha256:" + String(repeating: "0", count: 64)
+        let a = try directory.write("a.json", report.jsonText())
+        let b = try directory.write("b.json", otherPlan.jsonText())
+        let same = await runCommand(["diff", a, a])
+        #expect(!same.out.contains("different plans"), "\(same.out)")
+        let text = await runCommand(["diff", a, b])
+        #expect(text.status == .success, "a plan change alone is no regression: \(text.out)")
+        #expect(text.out.contains("the reports ran different plans (their plan_digest differs)"), "\(text.out)")
+        let json = await runCommand(["diff", a, b, "--format", "json"])
+        #expect(json.out.contains("\"different_plans\" : true"), "\(json.out)")
+    }
+
     @Test func aPartialMergeIsNamedOnTheFirstLineAndIsNeverAPlainPass() async throws {
         let directory = try TemporaryDirectory()
         var partial = ReportFixtures.report()

@@ -15,11 +15,14 @@ enum JSONDiff: DiffRenderer {
         var tolerance: Double
         var regressions: Int
         var tooFewSamples: Int
+        /// Whether the reports' `plan_digest`s differ.
+        var differentPlans: Bool
         var rows: [ReportDiff.Row]
 
         enum CodingKeys: String, CodingKey {
             case partial, passed, base, new, confidence, tolerance, regressions, rows
             case tooFewSamples = "too_few_samples"
+            case differentPlans = "different_plans"
         }
     }
 
@@ -28,7 +31,8 @@ enum JSONDiff: DiffRenderer {
             of: Document(
                 partial: diff.partialReports.isEmpty ? nil : diff.partialReports, passed: diff.passed, base: diff.basePath,
                 new: diff.newPath, confidence: diff.confidence, tolerance: diff.tolerances.default,
-                regressions: diff.regressions.count, tooFewSamples: diff.tooFewSamples.count, rows: diff.rows),
+                regressions: diff.regressions.count, tooFewSamples: diff.tooFewSamples.count,
+                differentPlans: diff.differentPlans, rows: diff.rows),
             first: diff.partialReports.isEmpty ? [] : ["partial"])
     }
 }

@@ -145,6 +145,13 @@ struct ReportDiff {
     }
     /// Figures a run had too few samples to judge.
     var tooFewSamples: [Row] { rows.filter { $0.reason == .tooFewSamples } }
+    /// Whether the two reports say they ran different plans (their `plan_digest`s differ): a
+    /// diff across a plan change is allowed, and said, since its figures may differ for that
+    /// reason alone. False when either report predates digests.
+    var differentPlans: Bool {
+        guard let base = baseReport.planDigest, let new = newReport.planDigest else { return false }
+        return base != new
+    }
 
     init(
         base: RunReport, new: RunReport, tolerances: Tolerances, confidence: Double = defaultConfidence, basePath: String = "base",
@@ -221,6 +228,7 @@ struct ReportDiff {
         }
         let blind = tooFewSamples.count
         if blind > 0 { text += "; \(blind) figure\(blind == 1 ? "" : "s") had too few samples to judge" }
+        if differentPlans { text += "; the reports ran different plans (their plan_digest differs)" }
         return text
     }
 }
