@@ -539,19 +539,7 @@ struct Respondent: Sendable {
         body.append(contentsOf: #"{"id":"#.utf8)
         body.append(contentsOf: String(id).utf8)
         body.append(contentsOf: #","answer":""#.utf8)
-        for byte in answer.utf8 {
-            switch byte {
-            case 0x22: body.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: body.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: body.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: body.append(contentsOf: [0x5C, 0x72])
-            case 0x09: body.append(contentsOf: [0x5C, 0x74])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                body.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: body.append(byte)
-            }
-        }
+        CompiledTemplate.appendJSONEscaped(answer, to: &body)
         body.append(contentsOf: #""}"#.utf8)
         return body
     }
