@@ -86,7 +86,8 @@ import Testing
 
     @Test func theBuiltinServersSessionsNeedItsLoginPathAndTheCookies() throws {
         let session = lines(
-            "api:", "  login: POST /session", "  capture:", "    token: $.token", "  headers:", "    Authorization: Bearer ${session.token}",
+            "api:", "  login: POST /session", "  capture:", "    token: $.token", "  headers:",
+            "    Authorization: Bearer ${session.token}",
             "builtin:", "  login: true")
         #expect(try warnings(session).isEmpty)
         #expect(
