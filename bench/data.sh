@@ -7,27 +7,45 @@
 # time and per CPU-second of survey-bot (user + system: steadier on a shared machine), then the
 # ratios of the medians, feed / plain (the target is ≥ 0.9).
 #
-#   bench/data.sh [ROUNDS=5] [DURATION=3] [THREADS=1]
+# MODE `cookies` measures issue 17's whole cost: both plans run against nginx's /cookie-flow/
+# location, whose questions response sets a cookie; the feed plan with its cookie jars on (every
+# submit carries the cookie back), the plain one with `--set cookies=false` (nothing kept or
+# sent), so the server's work is the same for both and the feed run pays for feed, templates
+# and cookies together.
+#
+#   bench/data.sh [ROUNDS=5] [DURATION=3] [THREADS=1] [MODE=templates|cookies]
+#   BENCH_PORT=18081 picks nginx's loopback port.
 source "$(dirname "$0")/common.sh"
 rounds=${1:-5}
 duration=${2:-3}
 threads=${3:-1}
+mode=${4:-templates}
+case $mode in
+templates) feed_path="" plain_options=() feed_label="CSV feed + templates" ;;
+cookies) feed_path=/cookie-flow plain_options=(--set cookies=false) feed_label="CSV feed + templates + cookies" ;;
+*)
+    echo "MODE is templates or cookies, not $mode" >&2
+    exit 2
+    ;;
+esac
 
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_packages
 (cd "$root" && swift build -c release --product survey-bot >&2)
 bot="$root/.build/release/survey-bot"
-start_nginx 18081
-base=http://127.0.0.1:18081
+port=${BENCH_PORT:-18081}
+start_nginx "$port"
+base=http://127.0.0.1:$port$feed_path
 
 mkdir -p "$out/data"
 python3 "$root/bench/members.py" "$out/data/members.csv"
 
-# run PLAN NAME: "wall-rate cpu-rate" of one run.
+# run PLAN NAME [OPTION…]: "wall-rate cpu-rate" of one run.
 run() {
     local plan=$1 name=$2
+    shift 2
     rm -rf "$out/data/$name"
     /usr/bin/time -f '%U %S' -o "$out/data/$name.time" "$bot" run "$root/bench/plans/$plan.plan" --target "$base" \
-        --threads "$threads" --duration "${duration}s" --out "$out/data/$name" --format json --quiet >/dev/null 2>&1 || true
+        --threads "$threads" --duration "${duration}s" --out "$out/data/$name" --format json --quiet "$@" >/dev/null 2>&1 || true
     python3 - "$out/data/$name/$plan-latest.json" "$out/data/$name.time" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
@@ -40,17 +58,18 @@ PY
 plain_wall=() plain_cpu=() feed_wall=() feed_cpu=()
 for round in $(seq 1 "$rounds"); do
     if ((round % 2)); then
-        read -r pw pc < <(run data-plain "plain-$round")
+        read -r pw pc < <(run data-plain "plain-$round" "${plain_options[@]}")
         read -r fw fc < <(run data-feed "feed-$round")
     else
         read -r fw fc < <(run data-feed "feed-$round")
-        read -r pw pc < <(run data-plain "plain-$round")
+        read -r pw pc < <(run data-plain "plain-$round" "${plain_options[@]}")
     fi
     plain_wall+=("$pw") plain_cpu+=("$pc") feed_wall+=("$fw") feed_cpu+=("$fc")
     printf 'round %d: plain %s attempts/s (%s per CPU-s), feed %s attempts/s (%s per CPU-s)\n' "$round" "$pw" "$pc" "$fw" "$fc"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 pw=$(median "${plain_wall[@]}") pc=$(median "${plain_cpu[@]}") fw=$(median "${feed_wall[@]}") fc=$(median "${feed_cpu[@]}")
-printf '%-42s %10s attempts/s %10s attempts/CPU-s\n' "plain flow (median of $rounds)" "$pw" "$pc" \
-    "CSV feed + templates (median of $rounds)" "$fw" "$fc"
+echo "mode $mode: $rounds rounds of ${duration}s, --threads $threads, against $base"
+printf '%-52s %10s attempts/s %10s attempts/CPU-s\n' "plain flow (median of $rounds)" "$pw" "$pc" \
+    "$feed_label (median of $rounds)" "$fw" "$fc"
 printf 'feed / plain: %s by wall time, %s by CPU time (target >= 0.9)\n' "$(ratio "$fw" "$pw")" "$(ratio "$fc" "$pc")"

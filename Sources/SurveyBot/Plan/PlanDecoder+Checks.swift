@@ -6,6 +6,7 @@ extension PlanDecoder {
         checkLoad(plan)
         checkRetry(&plan)
         checkBuiltin(plan)
+        checkBuiltinSessions(plan)
         checkTLS(plan, root: root)
         checkTemplates(&plan)
     }
@@ -35,7 +36,7 @@ extension PlanDecoder {
 
     /// A delay cap below the first delay; the budget's floor without a budget.
     private mutating func checkRetry(_ plan: inout Plan) {
-        for endpoint in [Endpoint.questions, .submit] {
+        for endpoint in Endpoint.allCases {
             let path = "retry.\(endpoint.rawValue)"
             let backoff = plan.run.retry[endpoint].backoff
             guard let initial = seen["\(path).initial"], backoff.initial > backoff.max else { continue }
@@ -77,6 +78,37 @@ extension PlanDecoder {
                     "no answer for question\(missing.count == 1 ? "" : "s") \(list) of the builtin server's \(count), and no \"*\" answer for the rest",
                     at: answers.keyLocation)
             }
+        }
+    }
+
+    /// A plan and the builtin server that disagree about sessions: every call would fail the
+    /// same way, so `validate` says why (a warning: the plan may be rehearsing exactly that).
+    private mutating func checkBuiltinSessions(_ plan: Plan) {
+        guard crossChecks, plan.target == .builtin else { return }
+        let login = plan.run.api.login
+        if plan.builtin.login, login == nil, let key = seen["builtin.login"] {
+            warning(
+                "'builtin.login' is on but the plan has no 'api.login': the builtin server answers 401 to every survey call without a "
+                    + "session (add 'api.login: POST /session', capture '$.token' and send it as 'Authorization: Bearer ${session.token}')",
+                at: key.keyLocation)
+        }
+        if !plan.builtin.login, login != nil, let key = seen["api.login"] {
+            warning(
+                "'api.login' logs in, but the builtin server has no sessions: its POST /session is a 404 and every respondent would be "
+                    + "abandoned (set 'builtin.login: true')",
+                at: key.keyLocation)
+        }
+        guard plan.builtin.login else { return }
+        if let login, login != SurveyAPI.Call(method: "POST", path: "/session"), let key = seen["api.login"] {
+            // A value from the environment is shown as written, never as its value.
+            let shown = environmentText["api.login"]?.first?.display ?? login.description
+            warning(
+                "the builtin server's login is POST /session, not \(shown): every respondent would be abandoned", at: key.value.location)
+        }
+        if !plan.run.cookies, let key = seen["cookies"] {
+            warning(
+                "'cookies: false' with 'builtin.login': the builtin server answers 401 to a call without its session cookie",
+                at: key.value.location)
         }
     }
 

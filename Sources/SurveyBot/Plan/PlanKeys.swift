@@ -266,9 +266,10 @@ enum PlanKeys {
             "serve https with a certificate made at start, which the run trusts (and only it): https rehearsed with no set-up"),
         .value(
             "builtin.login", .boolean, default: false, into: \.builtin.login,
-            "hand out sessions at `POST /session` (a JSON body in, `{\"token\": \"…\"}` out, with a `session` cookie and an "
-                + "`X-Session-Id` header) and answer `401` to survey calls without `Authorization: Bearer <token>` and that "
-                + "session's cookie; `/__stats` counts requests per token"),
+            "hand out sessions at `POST /session` (any JSON body or none in, `{\"token\": \"…\"}` out, with a `session` cookie "
+                + "and an `X-Session-Id` header) and answer `401` to survey calls without `Authorization: Bearer <token>` and "
+                + "that session's cookie; `/__stats` counts requests per token. Pair it with `api.login: POST /session`, "
+                + "`api.capture: token: $.token` and the cookies on (`plans/data-driven.plan`)"),
     ]
 
     private static let report: [PlanKey] = [

@@ -346,10 +346,11 @@ final class ReferenceServerState: Sendable {
         return (.respond(okResponse), "200")
     }
 
-    /// Hands out a session for a JSON body: a token, and a session id sent as the `session`
-    /// cookie and the `X-Session-Id` header.
+    /// Hands out a session for a JSON body, or none (what a plan's `api.login` without
+    /// `login_body` sends): a token, and a session id sent as the `session` cookie and the
+    /// `X-Session-Id` header. Any credentials are accepted; a body that is not JSON is a 400.
     private func login(_ request: HTTPServerRequest) -> (HTTPServerAction, String) {
-        guard case .success = JSONValue.parse(request.body) else { return (.respond(badLoginResponse), "400") }
+        if !request.body.isEmpty, case .failure = JSONValue.parse(request.body) { return (.respond(badLoginResponse), "400") }
         guard let session = sessions.open(seed: configuration.seed) else { return (.respond(fullResponse), "503") }
         let response = HTTPServerResponse(
             status: 200,

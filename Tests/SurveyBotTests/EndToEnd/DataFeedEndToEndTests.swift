@@ -131,24 +131,76 @@ import Testing
             })
     }
 
-    @Test func theDataDrivenPlanRunsAgainstTheBuiltinServerUntilItsRowsRunOut() async throws {
+    /// Values of plans/data/respondents.csv: none may be shown.
+    static let rowValues = ["m-001", "m-004", "m-008", "north", "yellow", "green", "yes, often", "sometimes", "purple"]
+
+    /// The sessions a reference server with `seed` hands out first: the same in every run.
+    static func sessions(seed: UInt64, count: Int) -> [SessionBook.Session] {
+        let book = SessionBook()
+        return (0..<count).compactMap { _ in book.open(seed: seed) }
+    }
+
+    /// The standard output and error of `run`, and every file it wrote in `directory`.
+    static func outputs(of run: ChildProcess, in directory: TemporaryDirectory) throws -> [String: String] {
+        var outputs = ["stdout": run.standardOutput, "stderr": run.standardError]
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            outputs[file] = try String(contentsOfFile: directory.path + "/" + file, encoding: .utf8)
+        }
+        return outputs
+    }
+
+    /// Fails for every secret that some output shows.
+    static func expectNone(of secrets: [String], in outputs: [String: String], sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        for secret in secrets {
+            for (name, text) in outputs where text.contains(secret) {
+                Issue.record("\(name) shows \(secret)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test func theDataDrivenPlanLogsInEveryRespondentAgainstTheBuiltinServerUntilItsRowsRunOut() async throws {
         let directory = try TemporaryDirectory()
-        let run = try ChildProcess(surveyBot: ["run", repositoryPath("plans/data-driven.plan"), "--out", directory.path])
+        let run = try ChildProcess(
+            surveyBot: ["run", repositoryPath("plans/data-driven.plan"), "--out", directory.path, "--format", "json,markdown,text"])
         #expect(await run.wait(seconds: 30) == 0, "\(run.standardError)")
         let report = try RunReport.read(path: directory.path + "/data-driven-latest.json")
         #expect(report.stoppedBy == "data")
         #expect(report.respondents.started == 8 && report.respondents.completed == 8)
         #expect(report.answers.submitted == 40)
         #expect(report.plan.data == "data/respondents.csv: 8 rows, unique")
+        // One login each, and no call refused for want of its session.
+        #expect(report.endpoints["login"]?.status == ["200": 8])
+        #expect(report.endpoints["questions"]?.status == ["200": 8])
+        #expect(report.endpoints["submit"]?.status == ["200": 40])
         #expect(run.standardOutput.contains("stopped when the data rows ran out"), "\(run.standardOutput)")
-        // Values of plans/data/respondents.csv: none may be shown.
-        let values = ["m-001", "m-004", "north", "yellow", "yes, often", "sometimes", "purple"]
-        let outputs = [
-            run.standardOutput, run.standardError, try String(contentsOfFile: directory.path + "/data-driven-latest.json", encoding: .utf8),
-        ]
-        for value in values {
-            #expect(!outputs.contains { $0.contains(value) }, "\(value) was shown")
-        }
+        // The builtin server of a run with seed 7 handed out these sessions: neither their
+        // tokens nor their cookies' values, nor any row value, may be shown.
+        let sessions = Self.sessions(seed: 7, count: 8)
+        let outputs = try Self.outputs(of: run, in: directory)
+        #expect(outputs.keys.contains { $0.hasSuffix(".md") } && outputs.keys.contains { $0.hasSuffix(".txt") })
+        Self.expectNone(of: Self.rowValues + sessions.map(\.token) + sessions.map(\.id), in: outputs)
+    }
+
+    @Test func everyRespondentOfTheDataDrivenPlanUsesItsOwnTokenAndCookie() async throws {
+        // The same plan against `serve --login`, whose `/__stats` counts the survey calls
+        // admitted with each token — and only with that token's own session cookie.
+        let (server, url) = try await startServer(["--login", "--questions", "5", "--seed", "3"])
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let run = try ChildProcess(
+            surveyBot: ["run", repositoryPath("plans/data-driven.plan"), "--target", url, "--out", directory.path, "--format", "json,text"])
+        #expect(await run.wait(seconds: 30) == 0, "\(run.standardError)")
+        let stats = try await fetchStats(url)
+        #expect(stats.endpoints["session"] == ["200": 8], "\(stats)")
+        #expect(stats.endpoints["questions"] == ["200": 8], "\(stats)")
+        #expect(stats.endpoints["submit"] == ["200": 40], "\(stats)")
+        // Eight logins, eight tokens, each carried (with its cookie) by one respondent's
+        // questions call and five submits: no respondent used another's session.
+        let sessions = Self.sessions(seed: 3, count: 8)
+        #expect(stats.sessions == Dictionary(uniqueKeysWithValues: sessions.map { ($0.token, 6) }), "\(stats)")
+        let report = try RunReport.read(path: directory.path + "/data-driven-latest.json")
+        #expect(report.endpoints["login"]?.calls == 8)
+        Self.expectNone(of: Self.rowValues + sessions.map(\.token) + sessions.map(\.id), in: try Self.outputs(of: run, in: directory))
     }
 
     @Test func aMalformedDataFileStopsTheRunBeforeAnythingIsSent() async throws {

@@ -61,4 +61,42 @@ import Testing
         #expect(RunReport.PlanRecord(plan).builtin?.contains("login") == true)
         #expect(try #require(expectPlan("name: x")).builtin.login == false)
     }
+    /// The warnings of a plan read from `text`, as `line:column: message`.
+    private func warnings(_ text: String) throws -> [String] {
+        let plan = try PlanLoader(environment: [:]).load(text: text, path: "x.plan").get()
+        return plan.warnings.map { "\($0.location.line):\($0.location.column): \($0.message)" }
+    }
+
+    @Test func aBuiltinServerWithSessionsButAPlanWithoutLoginIsAWarning() throws {
+        #expect(
+            try warnings(lines("builtin:", "  login: true")) == [
+                "2:3: 'builtin.login' is on but the plan has no 'api.login': the builtin server answers 401 to every survey call without a session (add 'api.login: POST /session', capture '$.token' and send it as 'Authorization: Bearer ${session.token}')"
+            ])
+        // Another target does not use the builtin server.
+        #expect(try warnings(lines("target: http://127.0.0.1:9", "builtin:", "  login: true")).isEmpty)
+    }
+
+    @Test func aLoginAgainstTheBuiltinServerWithoutSessionsIsAWarning() throws {
+        #expect(
+            try warnings(lines("api:", "  login: POST /session")) == [
+                "2:3: 'api.login' logs in, but the builtin server has no sessions: its POST /session is a 404 and every respondent would be abandoned (set 'builtin.login: true')"
+            ])
+        #expect(try warnings(lines("target: http://127.0.0.1:9", "api:", "  login: POST /session")).isEmpty)
+    }
+
+    @Test func theBuiltinServersSessionsNeedItsLoginPathAndTheCookies() throws {
+        let session = lines(
+            "api:", "  login: POST /session", "  capture:", "    token: $.token", "  headers:",
+            "    Authorization: Bearer ${session.token}",
+            "builtin:", "  login: true")
+        #expect(try warnings(session).isEmpty)
+        #expect(
+            try warnings(session.replacingOccurrences(of: "POST /session", with: "POST /login")) == [
+                "2:10: the builtin server's login is POST /session, not POST /login: every respondent would be abandoned"
+            ])
+        #expect(
+            try warnings(session + "cookies: false\n") == [
+                "9:10: 'cookies: false' with 'builtin.login': the builtin server answers 401 to a call without its session cookie"
+            ])
+    }
 }

@@ -142,6 +142,14 @@ private let answer = #"{"id":1,"answer":"red"}"#
         }
     }
 
+    @Test func aLoginWithoutABodyGetsASessionAsAPlanWithoutLoginBodySendsIt() async throws {
+        try await withLoginServer { server, client, target in
+            let session = try await logIn(client, target, body: "")
+            #expect(try await status("GET", "/questions", client, target, token: session.token, jar: session.jar) == 200)
+            #expect(server.stats().sessions == [session.token: 1])
+        }
+    }
+
     @Test func withoutLoginThereIsNoSessionAndNothingIsChecked() async throws {
         try await withLoginServer(login: false) { server, client, target in
             let login = try await status("POST", "/session", client, target, token: nil, jar: nil, body: "{}")
