@@ -219,8 +219,7 @@ struct Respondent: Sendable {
             return RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)
         }
         if let login = context.requests.login {
-            var loggingIn = loginRequest(login, context)
-            switch await call(.login, &loggingIn, context) {
+            switch await logIn(login, context) {
             case .succeeded: break
             case .failed:
                 return RespondentResult(ending: .abandoned(captureMissing ? .captureNotFound : .loginFailed), submitted: 0, unanswered: 0)
@@ -229,8 +228,7 @@ struct Respondent: Sendable {
                 return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
             }
         }
-        var asking = questionsRequest(context)
-        switch await call(.questions, &asking, context) {
+        switch await fetchQuestions(context) {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
         case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
@@ -274,6 +272,22 @@ struct Respondent: Sendable {
         if tally.unanswered > 0 || tally.skipped > 0 { tally.ending = .finishedWithUnanswered }
         questions = []
         return tally
+    }
+
+    /// The login call. Its own function, so that its request lives in a frame of its own that is
+    /// gone before the survey's long waits, not in `takeSurvey`'s, which every thinking
+    /// respondent holds.
+    @inline(never)
+    private mutating func logIn(_ login: SurveyRequests.Recipe, _ context: SurveyContext) async -> CallResult {
+        var request = loginRequest(login, context)
+        return await call(.login, &request, context)
+    }
+
+    /// The questions call, in a frame of its own for the same reason as `logIn`.
+    @inline(never)
+    private mutating func fetchQuestions(_ context: SurveyContext) async -> CallResult {
+        var request = questionsRequest(context)
+        return await call(.questions, &request, context)
     }
 
     /// The values its templates are filled in with.
@@ -389,6 +403,7 @@ struct Respondent: Sendable {
     /// that does not counts as `malformed_response`.
     /// `request` is the caller's, not a copy: each attempt puts the jar's current cookies on it,
     /// and the frames that hold it stay as small as before cookies.
+    @inline(never)
     private mutating func call(_ endpoint: Endpoint, _ request: inout HTTPRequest, _ context: SurveyContext) async -> CallResult {
         context.budget.callStarted()
         var state = CallState()
@@ -546,6 +561,7 @@ struct Respondent: Sendable {
 
     /// Waits, in slices, so that a stop is noticed within 50 ms and the run's deadline on time;
     /// false when stopped.
+    @inline(never)
     private func pause(_ nanoseconds: UInt64, _ context: SurveyContext) async -> Bool {
         var left = nanoseconds
         let slice: UInt64 = 50_000_000
