@@ -218,8 +218,10 @@ struct Respondent: Sendable {
             // Started as the duration expired or the run ended: not even the questions are asked for.
             return RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)
         }
-        if let login = context.requests.login {
-            switch await logIn(login, context) {
+        // Not `if let`: a copy of the login's recipe would sit in this frame, which every
+        // thinking respondent holds, for the whole survey.
+        if context.requests.login != nil {
+            switch await logIn(context) {
             case .succeeded: break
             case .failed:
                 return RespondentResult(ending: .abandoned(captureMissing ? .captureNotFound : .loginFailed), submitted: 0, unanswered: 0)
@@ -278,7 +280,8 @@ struct Respondent: Sendable {
     /// gone before the survey's long waits, not in `takeSurvey`'s, which every thinking
     /// respondent holds.
     @inline(never)
-    private mutating func logIn(_ login: SurveyRequests.Recipe, _ context: SurveyContext) async -> CallResult {
+    private mutating func logIn(_ context: SurveyContext) async -> CallResult {
+        guard let login = context.requests.login else { return .succeeded }
         var request = loginRequest(login, context)
         return await call(.login, &request, context)
     }
