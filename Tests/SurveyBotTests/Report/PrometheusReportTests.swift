@@ -264,6 +264,17 @@ func parsePrometheus(_ text: String, sourceLocation: Testing.SourceLocation = #_
         #expect(samples.first { $0.name == "survey_bot_raw_dropped_total" }?.value == 10)
     }
 
+    @Test func rawLinesAndDropsAreInTheTextAndMarkdownReportsToo() {
+        // A disk that could not keep up is worth a line where people read, not only in the JSON.
+        var report = ReportFixtures.report()
+        #expect(!TextReport.render(report).contains("raw attempts"))
+        report.raw = RunReport.Raw(lines: 17, dropped: 983)
+        #expect(TextReport.render(report).contains("  raw attempts: 17 lines written, 983 dropped (the disk could not keep up)"))
+        #expect(MarkdownReport.render(report).contains("**Raw attempts:** 17 lines written, 983 dropped"))
+        report.raw = RunReport.Raw(lines: 1, dropped: 0)
+        #expect(TextReport.render(report).contains("  raw attempts: 1 line written\n"))
+    }
+
     @Test func reportCommandRendersPrometheus() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("r.json", ReportFixtures.report().jsonText())

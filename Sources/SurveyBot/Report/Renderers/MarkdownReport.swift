@@ -3,6 +3,14 @@ import SurveyEngine
 /// The report for people: a verdict, a table of the endpoints, respondents and answers, error
 /// kinds, thresholds, a latency chart and a throughput sparkline. GitHub-flavoured Markdown.
 enum MarkdownReport: ReportRenderer {
+    /// What `--raw` wrote: `1,000 lines` or `17 lines, 983 dropped (the disk could not keep up)`;
+    /// nil for a run without `--raw`.
+    static func rawText(_ report: RunReport) -> String? {
+        guard let raw = report.raw else { return nil }
+        let lines = "\(raw.lines) line\(raw.lines == 1 ? "" : "s") written"
+        return raw.dropped == 0 ? lines : lines + ", \(raw.dropped) dropped (the disk could not keep up)"
+    }
+
     /// What ended a run that did not end by itself, after its duration: ", stopped at its
     /// duration"; empty for a run that completed (a threshold's stop is in the verdict).
     static func stopped(_ report: RunReport) -> String {
@@ -48,6 +56,10 @@ enum MarkdownReport: ReportRenderer {
         lines.append("")
         if let local = report.localResource {
             lines.append("**Not sent:** \(localResource(local)).")
+            lines.append("")
+        }
+        if let raw = rawText(report) {
+            lines.append("**Raw attempts:** \(raw).")
             lines.append("")
         }
         lines.append("**Throughput:** \(Readable.number(report.throughput.attemptsPerS)) attempts/s")

@@ -38,6 +38,7 @@ enum TextReport: ReportRenderer {
         if report.answers.skipped > 0 { answers += ", \(report.answers.skipped) skipped (no answer in the plan)" }
         lines.append(answers)
         if let local = report.localResource { lines.append("  not sent: " + MarkdownReport.localResource(local)) }
+        if let raw = MarkdownReport.rawText(report) { lines.append("  raw attempts: " + raw) }
         let errors = MarkdownReport.errors(report).map { error in
             "\(error.endpoint) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
         }
