@@ -46,7 +46,7 @@ struct TimelineCharts {
 
     /// Endpoint names with attempts in any run, in report order.
     private var endpoints: [String] {
-        ["questions", "submit"].filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
+        Endpoint.allCases.map(\.rawValue).filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
     }
 
     /// Whether any run has a timeline to draw.

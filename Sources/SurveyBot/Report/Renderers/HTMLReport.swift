@@ -89,7 +89,7 @@ enum HTMLReport: ReportRenderer {
     static func tables(_ report: RunReport) -> String {
         let figures = RunFigures(report)
         var html: [String] = ["<h2>Endpoints</h2>"]
-        let rows = ["questions", "submit"].compactMap { name -> [String]? in
+        let rows = Endpoint.allCases.map(\.rawValue).compactMap { name -> [String]? in
             guard let calls = figures.endpoints[name] else { return nil }
             let latency = calls.latency
             return [

@@ -74,7 +74,7 @@ enum MarkdownReport: ReportRenderer {
             lines +=
                 ["", "## Over time", ""]
                 + overTime(
-                    timeline, endpoints: ["questions", "submit"].filter { figures.endpoints[$0]?.attempts ?? 0 > 0 },
+                    timeline, endpoints: Endpoint.allCases.map(\.rawValue).filter { figures.endpoints[$0]?.attempts ?? 0 > 0 },
                     rates: timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt))
         }
         let errors = errors(report)

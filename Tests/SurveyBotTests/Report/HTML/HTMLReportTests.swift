@@ -60,6 +60,19 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         }
     }
 
+    @Test func aRunThatLoggedInShowsItsLoginInTheTableAndTheCharts() throws {
+        // `api.login` makes a third endpoint: every renderer shows it, the page too.
+        var report = ReportFixtures.report()
+        #expect(!HTMLReport.render(report).contains(">login<"))
+        report.endpoints["login"] = report.endpoints["questions"]
+        let questionsOverTime = try #require(report.timeline?.endpoints["questions"])
+        report.timeline?.endpoints["login"] = questionsOverTime
+        let html = HTMLReport.render(report)
+        #expect(html.contains("<td>login</td>") || html.contains(">login<"), "the endpoints table has a login row")
+        #expect(html.contains("Latency of login over time"))
+        #expect(MarkdownReport.render(report).contains("p95 of login"))
+    }
+
     @Test func aReportWithoutTimelineSaysSoAndStillHasItsTables() {
         var report = ReportFixtures.report()
         report.timeline = nil
