@@ -10,6 +10,24 @@ import Testing
 /// A process out of descriptors or local ports fails its own attempts: `local_resource`, never
 /// a refusal the server would be blamed for, and never counted as an attempt sent.
 @Suite struct LocalResourceTests {
+    /// One `GET /questions` from a client to a server on loopback whose accepts go through
+    /// `accept`, both torn down after; the outcome, and the server for its counters.
+    private func oneRequest(
+        accept: @escaping HTTPServer.Acceptor
+    ) async throws -> (TransportOutcome, HTTPServer) {
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(
+            host: "127.0.0.1", port: 0, group: group, accept: accept,
+            handler: { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200))) })
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
+        var outcome: TransportOutcome?
+        try await tearingDown(client, server, group) {
+            outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
+        }
+        return (try #require(outcome), server)
+    }
+
     @Test(arguments: [EMFILE, ENFILE])
     func noDescriptorLeftIsLocalResourceAndNothingIsSent(_ error: Int32) async throws {
         let group = EventLoopGroup(threads: 1)
@@ -48,22 +66,12 @@ import Testing
         final class Calls: Sendable { let count = Atomic<Int>(0) }
         let calls = Calls()
         let failUntil = MonotonicClock.now() + 200_000_000
-        let group = EventLoopGroup(threads: 1)
-        let server = try HTTPServer(
-            host: "127.0.0.1", port: 0, group: group,
-            accept: { listener in
-                calls.count.add(1, ordering: .relaxed)
-                return MonotonicClock.now() < failUntil ? (-1, EMFILE) : HTTPServer.acceptSocket(listener)
-            },
-            handler: { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200))) })
-        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
-        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
-        var outcome: TransportOutcome?
-        try await tearingDown(client, server, group) {
-            outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
-        }
-        guard case .success(let response)? = outcome?.result else {
-            Issue.record("expected the answer once descriptors were back, got \(String(describing: outcome))")
+        let (outcome, server) = try await oneRequest(accept: { listener in
+            calls.count.add(1, ordering: .relaxed)
+            return MonotonicClock.now() < failUntil ? (-1, EMFILE) : HTTPServer.acceptSocket(listener)
+        })
+        guard case .success(let response) = outcome.result else {
+            Issue.record("expected the answer once descriptors were back, got \(outcome)")
             return
         }
         #expect(response.status == 200)
@@ -77,25 +85,15 @@ import Testing
         // process; now that one connection is closed and the next is served.
         final class Handed: Sendable { let first = Atomic<Bool>(true) }
         let handed = Handed()
-        let group = EventLoopGroup(threads: 1)
-        let server = try HTTPServer(
-            host: "127.0.0.1", port: 0, group: group,
-            accept: { listener in
-                if handed.first.exchange(false, ordering: .relaxed) {
-                    let fd = open("/dev/null", O_RDWR | O_CLOEXEC)
-                    return (fd, fd < 0 ? errno : 0)
-                }
-                return HTTPServer.acceptSocket(listener)
-            },
-            handler: { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200))) })
-        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
-        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
-        var outcome: TransportOutcome?
-        try await tearingDown(client, server, group) {
-            outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
-        }
-        guard case .success(let response)? = outcome?.result else {
-            Issue.record("expected the server to answer, got \(String(describing: outcome))")
+        let (outcome, _) = try await oneRequest(accept: { listener in
+            if handed.first.exchange(false, ordering: .relaxed) {
+                let fd = open("/dev/null", O_RDWR | O_CLOEXEC)
+                return (fd, fd < 0 ? errno : 0)
+            }
+            return HTTPServer.acceptSocket(listener)
+        })
+        guard case .success(let response) = outcome.result else {
+            Issue.record("expected the server to answer, got \(outcome)")
             return
         }
         #expect(response.status == 200)
