@@ -49,18 +49,17 @@ public final class HTTPClient: Transport {
         }
     }
 
-    /// One attempt, on an idle kept-alive connection of the caller's loop or a new one. The
-    /// service time starts when the attempt does, connect included.
-    public func send(_ request: HTTPRequest) async -> TransportOutcome {
+    /// Starts one attempt, on an idle kept-alive connection of the caller's loop or a new one,
+    /// and resumes `continuation` with what came of it on that loop. The service time starts
+    /// when the attempt does, connect included.
+    public func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
         if let loop = group.current {
-            let pool = pools[loop.index]
-            return await withUnsafeContinuation { pool.start(request, $0) }
+            pools[loop.index].start(request, continuation)
+            return
         }
         let loop = group.next()
         let pool = pools[loop.index]
-        return await withUnsafeContinuation { continuation in
-            loop.execute { pool.start(request, continuation) }
-        }
+        loop.execute { pool.start(request, continuation) }
     }
 
     /// Closes every connection; attempts still waiting end as `connection_closed`. It does its

@@ -413,7 +413,8 @@ struct Respondent: Sendable {
         while true {
             let start = context.clock.now()
             if context.cookies { attachCookies(&request, now: start) }
-            let outcome = await context.transport.send(request)
+            // Awaited here, not in a `send` of the transport's: no frame of its own.
+            let outcome = await withUnsafeContinuation { context.transport.start(request, $0) }
             if context.cookies { keepCookies(outcome, request, context) }
             switch settle(endpoint, outcome, started: start, state: &state, context) {
             case .done(let result):

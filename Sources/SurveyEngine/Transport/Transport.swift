@@ -1,12 +1,26 @@
 /// Sends one HTTP request and says what came of it. The engine does not care which client runs
 /// behind it: the event-loop client (`HTTPClient`, http and https), or a scripted fake
 /// in tests.
+///
+/// An attempt is started, not awaited: `start` resumes a continuation the caller awaits in its
+/// own frame. Ten thousand respondents waiting on their attempts at once each hold every frame
+/// of their call chain in their task's memory, and a transport's own async frames (with the
+/// witness that calls them through `any Transport`) added a kilobyte slab to each.
 public protocol Transport: Sendable {
-    /// One attempt: a response, or the reason there is none. Never throws: a failure is data.
-    func send(_ request: HTTPRequest) async -> TransportOutcome
+    /// Starts one attempt and resumes `continuation`, once, with what came of it: a response,
+    /// or the reason there is none. Never throws: a failure is data. It must not block; a
+    /// transport with waiting of its own to do does it in a task of its own.
+    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>)
 
-    /// Closes idle connections and releases resources. No `send` may follow.
+    /// Closes idle connections and releases resources. No attempt may follow.
     func shutdown() async
+}
+
+extension Transport {
+    /// One attempt, awaited: a response, or the reason there is none.
+    public func send(_ request: HTTPRequest) async -> TransportOutcome {
+        await withUnsafeContinuation { start(request, $0) }
+    }
 }
 
 /// A request ready to send: a prebuilt head (request line and fixed headers) and a body.

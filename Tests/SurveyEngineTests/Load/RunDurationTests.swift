@@ -29,7 +29,7 @@ private final class TimedTransport: Transport {
         self.answer = answer
     }
 
-    func send(_ request: HTTPRequest) async -> TransportOutcome {
+    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
         let method = request.template.method
         let start = clock.now
         let previous = state.withLock { seen in
@@ -38,11 +38,12 @@ private final class TimedTransport: Transport {
         }
         let (latency, outcome) = answer(method, previous)
         let end = min(start + latency.clampedNanoseconds, start + timeout, request.cutoff ?? .max)
-        await clock.clock.sleep(end - start)
+        clock.advance(by: end - start)
         guard end == start + latency.clampedNanoseconds else {
-            return .failure(.timeout, requestSent: true, serviceTime: .nanoseconds(Int64(end - start)))
+            continuation.resume(returning: .failure(.timeout, requestSent: true, serviceTime: .nanoseconds(Int64(end - start))))
+            return
         }
-        return outcome
+        continuation.resume(returning: outcome)
     }
 
     func shutdown() async {}

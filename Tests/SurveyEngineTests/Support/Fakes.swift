@@ -28,7 +28,7 @@ final class ScriptedTransport: Transport {
         self.gate = gate
     }
 
-    func send(_ request: HTTPRequest) async -> TransportOutcome {
+    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
         let cookie = [request.template.cookie, request.cookies].compactMap { $0.map { String(decoding: $0, as: UTF8.self) } }
         let sent = Sent(
             method: request.template.method, path: request.template.path, body: String(decoding: request.body ?? [], as: UTF8.self),
@@ -43,9 +43,17 @@ final class ScriptedTransport: Transport {
             state.sent.append(sent)
             return count
         }
-        if let gate { await gate() }
-        state.withLock { $0.inFlight -= 1 }
-        return script(sent, previous)
+        guard let gate else {
+            state.withLock { $0.inFlight -= 1 }
+            continuation.resume(returning: script(sent, previous))
+            return
+        }
+        // The wait at the gate is the transport's own: a task of its own does it.
+        Task {
+            await gate()
+            state.withLock { $0.inFlight -= 1 }
+            continuation.resume(returning: script(sent, previous))
+        }
     }
 
     func shutdown() async {}
@@ -95,6 +103,11 @@ final class VirtualClock: Sendable {
                 }
                 await Task.yield()
             })
+    }
+
+    /// Moves the clock forward by `nanoseconds` without a sleep: a transport's own time.
+    func advance(by nanoseconds: UInt64) {
+        state.withLock { $0.now += nanoseconds }
     }
 
     var sleeps: [UInt64] { state.withLock { $0.sleeps } }
