@@ -71,6 +71,11 @@ printf 'timeline on / off, attempts/s: %s (target ≥ 0.97)\n' "$(ratio "$median
 # On a shared machine attempts/s moves with the neighbours' load; the CPU survey-bot spends per
 # attempt moves much less, and is what the timeline adds to: the throughput it allows.
 printf 'timeline on / off, attempts per CPU second: %s (target ≥ 0.97)\n' "$(ratio "$cpu_off" "$cpu_on")"
+# The machine drifts between rounds more than on and off differ: each round's own ratio (its two
+# runs back to back) and their median cancel the drift.
+paired=()
+for i in "${!on[@]}"; do paired+=("$(awk -v a="${on[$i]}" -v b="${off[$i]}" 'BEGIN { printf "%.4f", a / b }')"); done
+printf 'timeline on / off, median of the rounds'"'"' own ratios: %s (attempts/s: %s)\n' "$(median "${paired[@]}")" "${paired[*]}"
 [ "$memory_s" -gt 0 ] || exit 0
 
 echo "== memory: bench/plans/long.plan for ${memory_s}s at full speed, timeline off, then every 100 ms (bounded at 720 intervals)"

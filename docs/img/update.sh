@@ -9,13 +9,18 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 browser=$(command -v chromium || command -v chromium-browser) || { echo "needs chromium" >&2; exit 1; }
 swift build --product survey-bot
-bin=.build/debug/survey-bot
+bin=$PWD/.build/debug/survey-bot
+plan=$PWD/docs/img/demo.plan
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$bin" run docs/img/demo.plan --out "$work/base" --format json --quiet || true
-"$bin" run docs/img/demo.plan --out "$work/new" --format json --quiet --set builtin.latency=4ms..22ms || true
-"$bin" report "$work/new/demo-latest.json" --format html >"$work/report.html"
-"$bin" diff "$work/base/demo-latest.json" "$work/new/demo-latest.json" --format html >"$work/diff.html" || true
+# Run from the work directory, so that the pages name the reports as a user's would
+# (yesterday/demo-latest.json), not by a temporary path.
+cd "$work"
+"$bin" run "$plan" --out yesterday --format json --quiet || true
+"$bin" run "$plan" --out today --format json --quiet --set builtin.latency=4ms..22ms || true
+"$bin" report today/demo-latest.json --format html >report.html
+"$bin" diff yesterday/demo-latest.json today/demo-latest.json --format html >diff.html || true
+cd - >/dev/null
 # Every page must pass the browser's checks before it is shown anywhere.
 .ci/check-html "$work/checked" "$work/report.html" "$work/diff.html"
 shoot() { # page, png, height, extra flags…

@@ -67,7 +67,7 @@ import Testing
         #expect(written.first?["name"] == .string("survey.completion_rate"))
         let text = TextReport.render(report)
         #expect(text.hasPrefix("smoke: FAILED: no respondent completed the survey in"))
-        #expect(text.contains("FAIL survey.completion_rate > 0 (implicit: a run without thresholds) (actual 0%)"))
+        #expect(text.contains("FAIL survey.completion_rate > 0 (actual 0%; implicit, the plan sets no thresholds)"))
         let markdown = MarkdownReport.render(report)
         #expect(markdown.contains("❌ failed: no respondent completed the survey"))
         #expect(markdown.contains("| `survey.completion_rate > 0` (implicit) | 0% | ❌ failed |"))

@@ -47,9 +47,8 @@ enum TextReport: ReportRenderer {
         lines.append("  throughput: \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         for result in report.thresholds {
             let mark = result.passed ? "ok  " : "FAIL"
-            let implicit =
-                result.threshold.implicit ? " (implicit: a run without thresholds)" : result.threshold.abort ? " (abort)" : ""
-            lines.append("  \(mark) \(result.threshold)\(implicit) (actual \(Readable.actual(result)))")
+            let kind = result.threshold.implicit ? "; implicit, the plan sets no thresholds" : result.threshold.abort ? "; abort" : ""
+            lines.append("  \(mark) \(result.threshold) (actual \(Readable.actual(result))\(kind))")
         }
         return lines.joined(separator: "\n") + "\n"
     }
