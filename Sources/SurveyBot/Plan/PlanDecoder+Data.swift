@@ -130,11 +130,13 @@ extension PlanDecoder {
 
     /// The keys whose values are filled in per respondent, besides `api.headers` and `answers`.
     private static let requestKeys: Set<String> = ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"]
+    /// Keys whose own kind says so already (`ValueKind.url`).
+    private static let checkedByKind: Set<String> = ["target"]
 
     /// A run-time variable in any other key (the name, a file, a directory) has no value: it
     /// would be kept as written, so it is an error at the variable.
     private mutating func checkRunTimeVariablesOutsideRequests() {
-        let entries = seen.filter { !Self.requestKeys.contains($0.key) }.sorted {
+        let entries = seen.filter { !Self.requestKeys.contains($0.key) && !Self.checkedByKind.contains($0.key) }.sorted {
             ($0.value.keyLocation.line, $0.value.keyLocation.column) < ($1.value.keyLocation.line, $1.value.keyLocation.column)
         }
         for (path, entry) in entries {

@@ -83,6 +83,18 @@ struct PlanInterpolation {
     /// Whether `${name}` is a variable filled in per respondent at run time, told apart from an
     /// environment variable by its dotted prefix (`row.`, `session.`, `respondent.id`,
     /// `question.id`) or by being `answer`.
+    /// The first `${…}` in `text` that names a run-time variable (`row.member`), if any.
+    static func firstRunTimeVariable(in text: String) -> String? {
+        var rest = Substring(text)
+        while let open = rest.range(of: "${") {
+            guard let close = rest[open.upperBound...].firstIndex(of: "}") else { return nil }
+            let name = String(rest[open.upperBound..<close])
+            if isRunTimeVariable(name) { return name }
+            rest = rest[rest.index(after: close)...]
+        }
+        return nil
+    }
+
     static func isRunTimeVariable(_ name: String) -> Bool {
         name == "answer" || name == "respondent.id" || name == "question.id" || name.hasPrefix("row.") || name.hasPrefix("session.")
     }

@@ -293,6 +293,12 @@ extension ValueKind where Value == HTTPTarget {
     ) { text in
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return .wrongKind }
+        if let variable = PlanInterpolation.firstRunTimeVariable(in: text) {
+            // Said here, once, rather than as a character a URL cannot hold.
+            return .invalid(
+                "${\(variable)} has no value in the target: run-time variables are filled in only in the requests "
+                    + "(api.questions, api.submit, api.login, their bodies, api.headers) and answers")
+        }
         switch HTTPTarget.parse(text) {
         case .success(let target): return .value(target)
         case .failure(let error): return .invalid("\(error.description): '\(text)'")

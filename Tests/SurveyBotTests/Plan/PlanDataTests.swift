@@ -110,6 +110,19 @@ import Testing
             ], "\(messages)")
     }
 
+    /// In the target, the variable is the one error: not also a `{` a URL cannot hold.
+    @Test func aRunTimeVariableInTheTargetIsOneError() throws {
+        let (directory, path) = try plan(lines("target: http://127.0.0.1:9/${row.member}", "data: feeds/people.csv"))
+        _ = directory
+        guard case .failure(let errors) = load(path) else {
+            Issue.record("expected errors")
+            return
+        }
+        let messages = errors.diagnostics.map { "\($0.location.line): \($0.message)" }
+        #expect(messages.count == 1, "\(messages)")
+        #expect(messages.first?.hasPrefix("1: ${row.member} has no value in the target: run-time variables") == true, "\(messages)")
+    }
+
     @Test func loginCapturesAndShapesAreRead() {
         guard
             let plan = expectPlan(
