@@ -218,8 +218,6 @@ struct Respondent: Sendable {
             // Started as the duration expired or the run ended: not even the questions are asked for.
             return RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)
         }
-        // Not `if let`: a copy of the login's recipe would sit in this frame, which every
-        // thinking respondent holds, for the whole survey.
         if context.requests.login != nil {
             switch await logIn(context) {
             case .succeeded: break

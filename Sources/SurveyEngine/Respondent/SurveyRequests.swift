@@ -1,8 +1,9 @@
 /// The survey's requests, built once per run from its API and target: a fixed head where
 /// nothing in it varies, or the compiled parts each respondent (or each submit) fills in.
 struct SurveyRequests: Sendable {
-    /// One call's request.
-    struct Recipe: Sendable {
+    /// One call's request. A class: a respondent's async frames hold a reference to it, not
+    /// its 150 bytes (which, copied into the login's frame, cost a stack slab per respondent).
+    final class Recipe: Sendable {
         let method: String
         /// The head when neither the path nor a header holds a variable.
         let fixed: HTTPRequest.Template?
@@ -17,6 +18,20 @@ struct SurveyRequests: Sendable {
         /// request goes as a cookie jar matches it.
         let host: String
         let secure: Bool
+
+        init(
+            method: String, fixed: HTTPRequest.Template?, path: CompiledTemplate, headers: [(name: String, value: CompiledTemplate)],
+            hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool
+        ) {
+            self.method = method
+            self.fixed = fixed
+            self.path = path
+            self.headers = headers
+            self.hostLine = hostLine
+            self.body = body
+            self.host = host
+            self.secure = secure
+        }
 
         /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
         var headPerQuestion: Bool { path.perQuestion || headers.contains { $0.value.perQuestion } }
