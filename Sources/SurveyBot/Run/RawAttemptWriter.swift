@@ -153,7 +153,11 @@ final class RawAttemptWriter: Sendable {
         append(Int((startedAt * 1_000).rounded()) + Int(attempt.start / 1_000_000))
         append(#","respondent":"#)
         append(attempt.respondent)
-        append(attempt.endpoint == .questions ? #","endpoint":"questions","attempt":"# : #","endpoint":"submit","attempt":"#)
+        switch attempt.endpoint {
+        case .login: append(#","endpoint":"login","attempt":"#)
+        case .questions: append(#","endpoint":"questions","attempt":"#)
+        case .submit: append(#","endpoint":"submit","attempt":"#)
+        }
         append(attempt.attempt)
         if let status = attempt.status {
             append(#","status":"#)

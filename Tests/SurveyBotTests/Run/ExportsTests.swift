@@ -51,6 +51,31 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         #expect(parsed.filter { $0["attempt"] == .integer(2) }.count > 0)
     }
 
+    /// Each line names its endpoint, the login's included: per endpoint, as many lines as the
+    /// report has attempts.
+    @Test func theRawFileNamesEveryEndpointTheLoginToo() async throws {
+        let directory = try TemporaryDirectory()
+        let raw = directory.missing("attempts.jsonl")
+        var options = RunSession.Options(quiet: true)
+        options.raw = raw
+        let session = try session(
+            lines(
+                "name: rawlogin", "respondents: 5", "concurrency: 2", "seed: 4", "builtin:", "  questions: 3", "  login: true", "api:",
+                "  login: POST /session", #"  login_body: '{"member": ${respondent.id}}'"#, "  capture:", "    token: $.token",
+                "  headers:", "    Authorization: Bearer ${session.token}", "answers:", #"  "*": fine"#),
+            directory: directory, options: options)
+        #expect(await session.run() == .success)
+        let report = try RunReport.read(path: directory.path + "/rawlogin-latest.json")
+        let parsed = try String(contentsOfFile: raw, encoding: .utf8).split(separator: "\n").map {
+            try JSONValue.parse(Array($0.utf8)).get()
+        }
+        for name in ["login", "questions", "submit"] {
+            let attempts = try #require(report.endpoints[name]).attempts
+            #expect(attempts > 0)
+            #expect(parsed.filter { $0["endpoint"] == .string(name) }.count == attempts, "\(name)")
+        }
+    }
+
     /// Scraped twice during a run, the counts grow; any other path is 404; the run's report is
     /// not changed by being watched.
     @Test func liveMetricsAreServedWhileTheRunGoesOn() async throws {

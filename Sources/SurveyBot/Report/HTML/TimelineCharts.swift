@@ -99,12 +99,12 @@ struct TimelineCharts {
     /// The whole run's latency distribution per endpoint, on a log scale of milliseconds.
     var distribution: LineChart {
         var lines: [ChartSeries] = []
-        for (index, endpoint) in endpoints.enumerated() {
+        for endpoint in endpoints {
             for run in runs {
                 guard let histogram = run.report.endpoints[endpoint]?.correctedHistogram.histogram else { continue }
                 let points = LineChart.distribution(histogram)
                 guard !points.isEmpty else { continue }
-                lines.append(ChartSeries(name: name(endpoint, run), colour: index == 0 ? 0 : 3, dashed: run.dashed, points: points))
+                lines.append(ChartSeries(name: name(endpoint, run), colour: Self.colour(of: endpoint), dashed: run.dashed, points: points))
             }
         }
         return LineChart(
@@ -112,10 +112,21 @@ struct TimelineCharts {
             format: { "\(Readable.number(($0 * 10).rounded() / 10))%" })
     }
 
+    /// Each endpoint's own colour wherever endpoints share a chart: the same in every report,
+    /// whichever endpoints it has.
+    static func colour(of endpoint: String) -> Int {
+        switch endpoint {
+        case Endpoint.questions.rawValue: 0
+        case Endpoint.submit.rawValue: 3
+        case Endpoint.login.rawValue: 4
+        default: 6
+        }
+    }
+
     /// Retries per second, by endpoint.
     var retries: LineChart {
-        let lines = endpoints.enumerated().flatMap { index, endpoint in
-            series("\(endpoint) retries", colour: index == 0 ? 0 : 3) { timeline, position, perSecond in
+        let lines = endpoints.flatMap { endpoint in
+            series("\(endpoint) retries", colour: Self.colour(of: endpoint)) { timeline, position, perSecond in
                 guard let points = timeline.endpoints[endpoint], position < points.count else { return nil }
                 return Double(points[position].retries) * perSecond
             }

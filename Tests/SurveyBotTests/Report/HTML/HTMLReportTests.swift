@@ -78,6 +78,17 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         #expect(endpointsTable(html).contains("<tr><td>login</td>"), "the endpoints table has a login row")
         #expect(html.contains("Latency of login over time"))
         #expect(MarkdownReport.render(report).contains("p95 of login"))
+        // Where endpoints share a chart, each has a colour of its own.
+        for title in ["Latency distribution", "Retries per second"] {
+            guard let start = html.range(of: title), let end = html[start.upperBound...].range(of: "</ul>") else {
+                Issue.record("no chart \(title)")
+                continue
+            }
+            let legend = html[start.upperBound..<end.lowerBound]
+            let swatches = legend.matches(of: /<span class="swatch (s\d)[^"]*"><\/span>([a-z]+)/).map { ($0.output.2, $0.output.1) }
+            #expect(Set(swatches.map(\.0)) == ["login", "questions", "submit"], "\(title): \(swatches)")
+            #expect(Set(swatches.map(\.1)).count == 3, "\(title): \(swatches)")
+        }
     }
 
     @Test func aReportWithoutTimelineSaysSoAndStillHasItsTables() {
