@@ -1,3 +1,5 @@
+import SurveyEngine
+
 /// Reads a data feed's CSV (RFC 4180): a header row, then one record per row; fields separated
 /// by commas, quoted with `"` when they hold commas, quotes (doubled) or line breaks; lines
 /// ending in CRLF or LF; UTF-8 with or without a byte-order mark. Empty lines are skipped.
@@ -65,6 +67,14 @@ struct CSVReader {
             if name.isEmpty { throw error("column \(index + 1) of the header has no name", line: header.line, column: column) }
             if !seen.insert(name).inserted {
                 throw error("the header names column '\(TerminalText.escaped(name))' twice", line: header.line, column: column)
+            }
+            if name.hasPrefix(RespondentData.answerPrefix) {
+                let id = name.dropFirst(RespondentData.answerPrefix.count)
+                guard !id.isEmpty, id.allSatisfy(\.isASCII), id.allSatisfy(\.isNumber), Int(id) != nil else {
+                    throw error(
+                        "column '\(TerminalText.escaped(name))': a column 'answer.<id>' answers the question of that id, a whole number "
+                            + "(answer.3)", line: header.line, column: column)
+                }
             }
         }
         var rows: [[String]] = []

@@ -70,6 +70,16 @@ extension PlanDecoder {
                 "'answers' has no \"*\" answer: a question without its own answer is skipped (never sent; counted in answers.skipped)",
                 at: answers.keyLocation)
         }
+        if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let data = plan.run.data,
+            let key = seen["data"]
+        {
+            // A column for a question the builtin server does not ask is never used.
+            for id in data.answerColumns.keys.sorted() where !(1...count).contains(id) {
+                warning(
+                    "the data file's column 'answer.\(id)' answers question \(id), but the builtin server asks questions 1–\(count): "
+                        + "it is never used", at: key.value.location)
+            }
+        }
         if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen["answers"] {
             let missing = plan.unanswerable(among: 1...count)
             if !missing.isEmpty {

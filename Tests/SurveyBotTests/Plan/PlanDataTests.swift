@@ -30,6 +30,22 @@ import Testing
         #expect(plan.dataFile?.lines == [2, 3])
     }
 
+    /// An `answer.<id>` column for a question the builtin server does not ask is never used:
+    /// validate says so.
+    @Test func anAnswerColumnForAQuestionTheBuiltinServerLacksIsAWarning() throws {
+        let (directory, path) = try plan(
+            lines("target: builtin", "builtin:", "  questions: 5", "data: feeds/people.csv", "answers:", #"  "*": ok"#),
+            csv: "member,answer.2,answer.99\nm1,yes,no\n")
+        _ = directory
+        let plan = try load(path).get()
+        let warnings = plan.warnings.map { "\($0.location.line): \($0.message)" }
+        #expect(
+            warnings == [
+                "4: the data file's column 'answer.99' answers question 99, but the builtin server asks questions 1–5: it is never used"
+            ],
+            "\(warnings)")
+    }
+
     @Test func anUnknownColumnIsAnErrorAtItsPlace() throws {
         let (directory, path) = try plan(lines("data: feeds/people.csv", "api:", "  headers:", "    X-Member: ${row.membr}"))
         _ = directory
