@@ -7,7 +7,8 @@ enum MergeCommand: Subcommand {
         abstract: "Merge the reports of one plan's shards into the report of the whole run.",
         discussion: """
             Counts add up, latency histograms merge bucket by bucket, percentiles are read again from \
-            the merged histograms and the plan's thresholds are evaluated again on the whole: the \
+            the merged histograms, timelines add up interval by interval on the wall-clock grid, and \
+            the plan's thresholds are evaluated again on the whole: the \
             result is the report one machine would have written. The reports must be the shards of \
             one run (the same run_id: give every shard the same --run-id) of one plan (the same \
             plan_digest), each shard once and none missing; every way they are not is named, with \

@@ -27,7 +27,10 @@ enum RunCommand: Subcommand {
                 help: "Report formats, comma-separated: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")
                     + ". JSON is always written too: the source of truth 'report', 'diff' and 'merge' read.",
                 default: "the plan's report.formats"),
-            OptionSpec("shard", value: "i/n", help: "Run the i-th of n equal slices of the load, for merging later."),
+            OptionSpec(
+                "shard", value: "i/n",
+                help: "Run the i-th of n equal slices of the load, for merging later: every n-th respondent (or arrival), and "
+                    + "every n-th row of the plan's data file."),
             OptionSpec(
                 "run-id", value: "id",
                 help: "The run this report belongs to, the same on every shard: a CI run number, a Kubernetes Job's uid.",
@@ -94,11 +97,30 @@ enum RunCommand: Subcommand {
                     "warning: --shard \(options.shard) without --run-id: this shard's reports name a run of their own, and merge "
                         + "will refuse them beside other shards; give every shard the same --run-id")
             }
+            if let idle = idleShard(plan, options.shard) {
+                // Said even with --quiet: the run's failure ("no respondent completed") would not say why.
+                console.printError("warning: \(idle)")
+            }
             return await RunSession(plan: plan, path: path, options: options, console: console).run()
         case .failure(let errors):
             for line in errors.printed(path: path, suffix: "; nothing was sent") { console.printError(line) }
             return .validationFailure
         }
+    }
+
+    /// Why `shard` of `plan` has nothing to do, if it has not: fewer respondents (closed model)
+    /// or data rows than shards before it, each shard taking every n-th.
+    static func idleShard(_ plan: Plan, _ shard: Shard) -> String? {
+        guard shard.count > 1 else { return nil }
+        if case .closed(let respondents) = plan.run.load, shard.count(of: respondents) == 0 {
+            return "--shard \(shard) has no respondents: the plan's \(respondents) go to the shards in turn (respondent k to shard "
+                + "k mod \(shard.count) + 1), so shards above \(respondents) start none, and their run fails as one that completed none"
+        }
+        if let data = plan.run.data, shard.count(of: data.rows.count) == 0 {
+            return "--shard \(shard) has no rows of the data file's \(data.rows.count): rows go to the shards in turn, so shards above "
+                + "\(data.rows.count) start no respondent, and their run fails as one that completed none"
+        }
+        return nil
     }
 
     static func parseShard(_ text: String?) throws(UsageError) -> Shard {

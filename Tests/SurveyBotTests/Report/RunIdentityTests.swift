@@ -131,6 +131,21 @@ import Testing
         #expect(given.err.isEmpty, "\(given.err)")
     }
 
+    /// A shard beyond the plan's respondents starts none, and its run fails as one that
+    /// completed none: the warning says why. Shards that have respondents are not warned.
+    @Test func aShardWithNothingToDoIsToldWhy() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("identity.plan", Self.plan)
+        let idle = await runCommand(
+            ["run", plan, "--out", directory.path + "/a", "--quiet", "--shard", "5/5", "--run-id", "r"], environment: ["TOKEN": "t"])
+        #expect(idle.status == .failure)
+        #expect(idle.err.contains("warning: --shard 5/5 has no respondents: the plan's 4 go to the shards in turn"), "\(idle.err)")
+        let busy = await runCommand(
+            ["run", plan, "--out", directory.path + "/b", "--quiet", "--shard", "4/5", "--run-id", "r"], environment: ["TOKEN": "t"])
+        #expect(busy.status == .success)
+        #expect(busy.err.isEmpty, "\(busy.err)")
+    }
+
     @Test func aRunIdThatIsNotAnIdIsRefusedBeforeAnyTraffic() async throws {
         let directory = try TemporaryDirectory()
         let plan = try directory.write("identity.plan", Self.plan)
