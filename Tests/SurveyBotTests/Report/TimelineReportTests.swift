@@ -146,6 +146,16 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         #expect(!markdown.contains("NaN") && !markdown.contains("Infinity") && !markdown.contains("nan,") && !markdown.contains("inf,"))
     }
 
+    /// A fast endpoint's p95 keeps its digits: rounded to 0.1 ms it drew as a flat zero.
+    @Test func subMillisecondLatenciesAreNotDrawnAsZero() throws {
+        var report = ReportFixtures.report()
+        var points = try #require(report.timeline?.endpoints["submit"])
+        for index in points.indices { points[index].p95 = 0.045 }
+        report.timeline?.endpoints["submit"] = points
+        let markdown = MarkdownReport.render(report)
+        #expect(markdown.contains("    line [0.045, 0.045, 0.045, 0.045]"), "\(markdown)")
+    }
+
     @Test func aReportWithoutTimelineHasNoCharts() {
         var report = ReportFixtures.report()
         report.timeline = nil

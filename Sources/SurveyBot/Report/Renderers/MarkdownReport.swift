@@ -114,7 +114,8 @@ enum MarkdownReport: ReportRenderer {
     static func overTime(_ timeline: RunReport.TimelineRecord, endpoints: [String], rates: [Double]) -> [String] {
         let end = Readable.number(Double(timeline.survey.count) * timeline.intervalS)
         func chart(_ title: String, unit: String, _ values: [Double]) -> [String] {
-            let numbers = values.map { Readable.number(($0 * 10).rounded() / 10) }.joined(separator: ", ")
+            // Readable's precision, not a fixed 0.1: a fast endpoint's p95 of 0.045 ms is not 0.
+            let numbers = values.map(Readable.number).joined(separator: ", ")
             return [
                 "```mermaid", "xychart-beta", "    title \"\(title)\"", "    x-axis \"seconds from start\" 0 --> \(end)",
                 "    y-axis \"\(unit)\"", "    line [\(numbers)]", "```",
