@@ -24,6 +24,9 @@ struct LineChart {
     /// A logarithmic x axis (latency distributions) instead of seconds from the start.
     var logX = false
     var xUnit = "s"
+    /// The least the x axis reaches (a linear one): the timeline's end, so that every chart of a
+    /// run spans the same seconds, whichever intervals its series have points in.
+    var xEnd: Double?
     /// How a value reads in a tooltip.
     var format: (Double) -> String = { Readable.number($0) }
 
@@ -41,7 +44,7 @@ struct LineChart {
         let x =
             logX
             ? NiceTicks.logTicks(low: xs.min() ?? 1, high: xs.max() ?? 10)
-            : NiceTicks.ticks(low: min(0, xs.min() ?? 0), high: xs.max() ?? 1, count: 6)
+            : NiceTicks.ticks(low: min(0, xs.min() ?? 0), high: max(xs.max() ?? 1, xEnd ?? 0), count: 6)
         let y = NiceTicks.ticks(low: 0, high: ys.max() ?? 1, count: 4)
         return (x, y)
     }

@@ -44,6 +44,11 @@ struct TimelineCharts {
         return Double(total) * perSecond
     }
 
+    /// Where the longest timeline ends, in seconds from its start: every chart over time spans it.
+    private var end: Double? {
+        runs.compactMap { run in run.report.timeline.map { Double($0.survey.count) * $0.intervalS } }.filter(\.isFinite).max()
+    }
+
     /// Endpoint names with attempts in any run, in report order.
     private var endpoints: [String] {
         Endpoint.allCases.map(\.rawValue).filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
@@ -57,7 +62,7 @@ struct TimelineCharts {
         LineChart(
             title: "Attempts per second, by outcome", yUnit: "/s",
             series: series("succeeded", colour: 2) { Self.rate($0, $1, $2, \.succeeded) }
-                + series("failed", colour: 1) { Self.rate($0, $1, $2, \.failed) },
+                + series("failed", colour: 1) { Self.rate($0, $1, $2, \.failed) }, xEnd: end,
             format: { Readable.perSecond(($0 * 10).rounded() / 10) })
     }
 
@@ -78,7 +83,7 @@ struct TimelineCharts {
             }
         }
         return LineChart(
-            title: "Failed attempts per second, by kind", yUnit: "/s", series: lines,
+            title: "Failed attempts per second, by kind", yUnit: "/s", series: lines, xEnd: end,
             format: { Readable.perSecond(($0 * 10).rounded() / 10) })
     }
 
@@ -92,7 +97,9 @@ struct TimelineCharts {
                     return points[position][keyPath: path]
                 }
             }
-            return (endpoint, LineChart(title: "Latency of \(endpoint) over time", yUnit: "ms", series: lines, format: Readable.ms))
+            return (
+                endpoint, LineChart(title: "Latency of \(endpoint) over time", yUnit: "ms", series: lines, xEnd: end, format: Readable.ms)
+            )
         }
     }
 
@@ -132,7 +139,8 @@ struct TimelineCharts {
             }
         }
         return LineChart(
-            title: "Retries per second", yUnit: "/s", series: lines, format: { Readable.perSecond(($0 * 10).rounded() / 10) })
+            title: "Retries per second", yUnit: "/s", series: lines, xEnd: end,
+            format: { Readable.perSecond(($0 * 10).rounded() / 10) })
     }
 
     /// Respondents under way, and arrivals dropped per second when there were any.
@@ -146,6 +154,6 @@ struct TimelineCharts {
                 Double(timeline.survey[position].dropped) * perSecond
             }
         }
-        return LineChart(title: "Respondents active", yUnit: "", series: lines)
+        return LineChart(title: "Respondents active", yUnit: "", series: lines, xEnd: end)
     }
 }

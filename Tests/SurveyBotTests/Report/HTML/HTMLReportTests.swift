@@ -91,6 +91,24 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         }
     }
 
+    /// Every chart over time spans the whole timeline, even one whose endpoint had no attempt
+    /// in the last intervals: side by side, their axes agree.
+    @Test func everyChartOverTimeSpansTheWholeTimeline() throws {
+        var report = ReportFixtures.report()
+        var questions = try #require(report.timeline?.endpoints["questions"])
+        for index in questions.indices.dropFirst() {
+            questions[index] = RunReport.TimelineRecord.EndpointPoint(
+                t: questions[index].t, attempts: 0, succeeded: 0, failed: 0, retries: 0, errors: [:])
+        }
+        report.timeline?.endpoints["questions"] = questions
+        let charts = TimelineCharts(runs: [TimelineCharts.Run(report: report, label: nil, dashed: false)])
+        let overTime = [charts.attempts, charts.retries, charts.respondents] + charts.latency.map(\.chart)
+        let axes = overTime.map(\.ticks.x)
+        #expect(Set(axes).count == 1, "\(axes)")
+        let end = try #require(report.timeline.map { Double($0.survey.count) * $0.intervalS })
+        #expect((axes.first?.last ?? 0) >= end)
+    }
+
     @Test func aReportWithoutTimelineSaysSoAndStillHasItsTables() {
         var report = ReportFixtures.report()
         report.timeline = nil
