@@ -60,10 +60,7 @@ struct PlanInterpolation {
             return (PlanText("${\(variable)}"), i + 1)
         }
         guard Self.isVariableName(variable) else {
-            diagnostics.append(
-                Diagnostic(
-                    "invalid environment variable name '\(variable)' (letters, digits and '_', not starting with a digit)",
-                    at: cursor.location(start + 2)))
+            diagnostics.append(Diagnostic(Self.notAVariable(variable), at: cursor.location(start + 2)))
             return nil
         }
         if let value = environment[variable] {
@@ -93,6 +90,24 @@ struct PlanInterpolation {
             rest = rest[rest.index(after: close)...]
         }
         return nil
+    }
+
+    /// Why `${name}` is neither a run-time variable nor an environment variable's name: a
+    /// misspelt prefix (`sesion.token`) is suggested its run-time variable.
+    static func notAVariable(_ name: String) -> String {
+        if let dot = name.firstIndex(of: "."), !name[..<dot].isEmpty {
+            let prefix = String(name[..<dot])
+            let rest = name[name.index(after: dot)...]
+            let known = ["row", "session", "respondent", "question"]
+            if let near = Suggestions.closest(to: prefix, in: known) {
+                let suggestion = near == "respondent" ? "respondent.id" : near == "question" ? "question.id" : "\(near).\(rest)"
+                return "unknown variable '${\(name)}' (did you mean ${\(suggestion)}?): run-time variables are ${row.COLUMN}, "
+                    + "${session.NAME}, ${respondent.id}, ${question.id} and ${answer}"
+            }
+            return "unknown variable '${\(name)}': run-time variables are ${row.COLUMN}, ${session.NAME}, ${respondent.id}, "
+                + "${question.id} and ${answer}; an environment variable's name is letters, digits and '_'"
+        }
+        return "invalid environment variable name '\(name)' (letters, digits and '_', not starting with a digit)"
     }
 
     static func isRunTimeVariable(_ name: String) -> Bool {

@@ -46,6 +46,23 @@ import Testing
             "\(warnings)")
     }
 
+    /// A misspelt run-time prefix is not called an invalid environment variable name: the
+    /// error suggests the variable meant.
+    @Test func aMisspeltRunTimeVariableIsSuggestedItsName() throws {
+        let (directory, path) = try plan(
+            lines("data: feeds/people.csv", "api:", "  headers:", "    A: ${sesion.token}", "    B: ${rows.member}", "    C: ${x.y}"))
+        _ = directory
+        guard case .failure(let errors) = load(path) else {
+            Issue.record("valid")
+            return
+        }
+        let messages = errors.diagnostics.map(\.message)
+        #expect(messages.contains { $0.hasPrefix("unknown variable '${sesion.token}' (did you mean ${session.token}?)") }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("unknown variable '${rows.member}' (did you mean ${row.member}?)") }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("unknown variable '${x.y}': run-time variables are") }, "\(messages)")
+        #expect(!messages.contains { $0.contains("invalid environment variable name") }, "\(messages)")
+    }
+
     @Test func anUnknownColumnIsAnErrorAtItsPlace() throws {
         let (directory, path) = try plan(lines("data: feeds/people.csv", "api:", "  headers:", "    X-Member: ${row.membr}"))
         _ = directory
