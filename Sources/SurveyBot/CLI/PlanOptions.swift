@@ -9,7 +9,9 @@ enum PlanOptions {
             "duration", value: "duration",
             help: "Hard cap on the run, like 2m: then no attempt starts, and one in flight gets the plan's grace at most."),
         OptionSpec("target", value: "url", help: "'builtin' or the survey API's base URL, like http://127.0.0.1:8080."),
-        OptionSpec("seed", value: "n", help: "Seed for answer choice, order, jitter and builtin faults."),
+        OptionSpec(
+            "seed", value: "n",
+            help: "Seed for answer choice, question order, think times, retry jitter, random data rows and builtin faults."),
         OptionSpec(
             "threads", value: "n", help: "Event loops (threads) of the run, like wrk's -t (engine.threads).", default: "one per core"),
         OptionSpec("set", value: "key.path=value", help: "Set any plan key, like retry.submit.attempts=4.", repeatable: true),
