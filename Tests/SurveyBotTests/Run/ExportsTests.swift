@@ -27,17 +27,21 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         return RunSession(plan: plan, path: "test.plan", options: options, console: CapturingConsole().console)
     }
 
-    @Test func theRawFileHasOneLinePerAttemptOfTheReport() async throws {
+    /// A quiet session of `text` writing every attempt to the raw file it returns.
+    private func rawSession(_ text: String) throws -> (directory: TemporaryDirectory, raw: String, session: RunSession) {
         let directory = try TemporaryDirectory()
         let raw = directory.missing("attempts.jsonl")
         var options = RunSession.Options(quiet: true)
         options.raw = raw
+        return (directory, raw, try session(text, directory: directory, options: options))
+    }
+
+    @Test func theRawFileHasOneLinePerAttemptOfTheReport() async throws {
         // Failures and retries, so that attempts outnumber calls.
-        let session = try session(
+        let (directory, raw, session) = try rawSession(
             lines(
                 "name: raw", "respondents: 12", "concurrency: 3", "seed: 3", "builtin:", "  questions: 4", "  error_rate: 0.2",
-                "retry:", "  submit:", "    attempts: 3", "    backoff: constant", "    initial: 1ms"),
-            directory: directory, options: options)
+                "retry:", "  submit:", "    attempts: 3", "    backoff: constant", "    initial: 1ms"))
         #expect(await session.run() == .success)
         #expect(session.stopped.contains("raw writer") && session.stopped.contains("raw file"))
         let report = try RunReport.read(path: directory.path + "/raw-latest.json")
@@ -54,16 +58,11 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
     /// Each line names its endpoint, the login's included: per endpoint, as many lines as the
     /// report has attempts.
     @Test func theRawFileNamesEveryEndpointTheLoginToo() async throws {
-        let directory = try TemporaryDirectory()
-        let raw = directory.missing("attempts.jsonl")
-        var options = RunSession.Options(quiet: true)
-        options.raw = raw
-        let session = try session(
+        let (directory, raw, session) = try rawSession(
             lines(
                 "name: rawlogin", "respondents: 5", "concurrency: 2", "seed: 4", "builtin:", "  questions: 3", "  login: true", "api:",
                 "  login: POST /session", #"  login_body: '{"member": ${respondent.id}}'"#, "  capture:", "    token: $.token",
-                "  headers:", "    Authorization: Bearer ${session.token}", "answers:", #"  "*": fine"#),
-            directory: directory, options: options)
+                "  headers:", "    Authorization: Bearer ${session.token}", "answers:", #"  "*": fine"#))
         #expect(await session.run() == .success)
         let report = try RunReport.read(path: directory.path + "/rawlogin-latest.json")
         let parsed = try String(contentsOfFile: raw, encoding: .utf8).split(separator: "\n").map {
