@@ -276,6 +276,8 @@ final class ClientConnection: EventHandler, Slotted {
     // MARK: Ending an attempt
 
     private func complete(reusable: Bool) {
+        // The attempt ended with its last byte: not after the response is boxed below.
+        let serviceTime = elapsed()
         pool.leaveBusy(self)
         if let session = stream.tls, !sessionSaved {
             // TLS 1.3 sends its tickets after the handshake: the first response has brought them.
@@ -286,7 +288,7 @@ final class ClientConnection: EventHandler, Slotted {
             status: parser.status, body: parser.collectBody ? parser.takeBody() : [],
             retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) }, setCookies: parser.takeSetCookies(),
             headers: parser.headers, bodyBytes: parser.bodyBytes)
-        let outcome = TransportOutcome.response(response, serviceTime: elapsed(), connection: info)
+        let outcome = TransportOutcome.response(response, serviceTime: serviceTime, connection: info)
         let continuation = self.continuation
         self.continuation = nil
         request = nil
