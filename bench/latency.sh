@@ -6,9 +6,13 @@
 # transport, parser, clock, histogram). The difference is the overhead. Both are run three
 # times, alternating, and the medians of the runs compared.
 #
-#   bench/latency.sh [DURATION=5]
+# With ROUNDS above 3 it also prints the median of each round's own difference (its wrk and
+# survey-bot runs back to back), which the machine's drift between rounds does not move.
+#
+#   bench/latency.sh [DURATION=5] [ROUNDS=3]
 source "$(dirname "$0")/common.sh"
 duration=${1:-5}
+rounds=${2:-3}
 
 need_packages
 build_release
@@ -20,7 +24,7 @@ write_submit_lua
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 : >"$out/latency-runs.txt"
-for run in 1 2 3; do
+for run in $(seq 1 "$rounds"); do
     get=$(wrk -t1 -c1 -d"${duration}s" --latency "$base/questions" | wrk_p50)
     post=$(wrk -t1 -c1 -d"${duration}s" --latency -s "$out/submit.lua" "$base/question/submit" | wrk_p50)
     rm -rf "$out/latency"
@@ -35,4 +39,7 @@ bot_get=$(awk '{ print $2 }' "$out/latency-runs.txt" | median)
 wrk_post=$(awk '{ print $3 }' "$out/latency-runs.txt" | median)
 bot_post=$(awk '{ print $4 }' "$out/latency-runs.txt" | median)
 overhead_table "$wrk_get" "$bot_get" "$wrk_post" "$bot_post"
+get_paired=$(awk '{ print $2 - $1 }' "$out/latency-runs.txt" | median)
+post_paired=$(awk '{ print $4 - $3 }' "$out/latency-runs.txt" | median)
+echo "median of the rounds' own differences: GET ${get_paired} µs, POST ${post_paired} µs (over $rounds rounds)"
 echo "target (SPEC §8): overhead under 5 µs at p50 over http (20 µs over https: bench/https.sh)"
