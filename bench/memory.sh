@@ -47,6 +47,8 @@ echo "== $scheme, respondents starting: $start"
 for n in 1000 10000 "$largest"; do
     rm -rf "$out/crowd-$n"
     load=(--respondents "$n")
+    # A ramp's 5 s are also the run's hard cap: every respondent is still under way then (the
+    # memory's peak) and is cut short, so a ramp reports 0 completed.
     [ "$start" = ramp ] && load=(--rate "$((n / 5))/s" --duration 5s)
     /usr/bin/time -v "$bot" run "$root/bench/plans/crowd.plan" --target "$target" "${load[@]}" --concurrency "$n" \
         "${extra[@]}" --out "$out/crowd-$n" --quiet 2>"$out/crowd-$n-time.txt" || true
