@@ -44,22 +44,6 @@ struct Console: Sendable {
     func printError(_ line: String) { err(line + "\n") }
 }
 
-/// A console that keeps what is written, for tests and for capturing output.
-final class CapturingConsole: Sendable {
-    private let state = Mutex<(out: String, err: String)>(("", ""))
-
-    init() {}
-
-    var console: Console {
-        Console(
-            out: { text in self.state.withLock { $0.out += text } },
-            err: { text in self.state.withLock { $0.err += text } })
-    }
-
-    var standardOutput: String { state.withLock { $0.out } }
-    var standardError: String { state.withLock { $0.err } }
-}
-
 /// Standard output or error: written unbuffered, and not written again once its reader has
 /// gone (EPIPE; SIGPIPE is ignored, `SurveyBotCommand.main`).
 private final class StandardStream: Sendable {

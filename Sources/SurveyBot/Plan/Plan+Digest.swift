@@ -56,9 +56,9 @@ extension Plan {
             entries["rate"] = rate?.description ?? "none"
             entries["ramp"] = "[" + ramp.map { "\($0.duration.compactDescription): \($0.target)" }.joined(separator: ", ") + "]"
         }
-        for endpoint in Endpoint.allCases {
-            let policy = run.retry[endpoint]
-            let base = "retry.\(endpoint.rawValue)"
+        for step in Journey.defaultSteps {
+            let policy = run.retry[step]
+            let base = "retry.\(step.name)"
             entries["\(base).attempts"] = String(policy.attempts)
             entries["\(base).backoff"] = policy.backoff.strategy.rawValue
             entries["\(base).initial"] = policy.backoff.initial.compactDescription

@@ -31,14 +31,9 @@ extension Plan {
 
     /// An API call as shown, `GET /questions?token=***`: its method and path with `${NAME}` for
     /// each part from the environment, and its query values as `***`.
-    func shownCall(_ endpoint: Endpoint) -> String {
-        let call =
-            switch endpoint {
-            case .login: run.api.login ?? SurveyAPI.Call(method: "POST", path: "none")
-            case .questions: run.api.questions
-            case .submit: run.api.submit
-            }
-        guard let text = environmentText["api.\(endpoint.rawValue)"]?.first else { return URLDisplay.redacting(call.description) }
+    func shownCall(_ step: Step) -> String {
+        let call = run.api.call(step) ?? SurveyAPI.Call(method: "POST", path: "none")
+        guard let text = environmentText["api.\(step.name)"]?.first else { return URLDisplay.redacting(call.description) }
         // As `ValueKind.call` reads it: `METHOD /path`, or `/path` with the default method. A
         // variable holding both (`${CALL}`) is shown whole.
         let words = text.split(separator: " ")

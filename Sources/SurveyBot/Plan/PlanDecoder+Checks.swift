@@ -9,6 +9,7 @@ extension PlanDecoder {
         checkBuiltinSessions(plan)
         checkTLS(plan, root: root)
         checkTemplates(&plan)
+        checkThresholdScopes(plan)
     }
 
     /// One load model: `respondents` (closed) or `rate`/`ramp` (open), with what each needs.
@@ -36,12 +37,12 @@ extension PlanDecoder {
 
     /// A delay cap below the first delay; the budget's floor without a budget.
     private mutating func checkRetry(_ plan: inout Plan) {
-        for endpoint in Endpoint.allCases {
-            let path = "retry.\(endpoint.rawValue)"
-            let backoff = plan.run.retry[endpoint].backoff
+        for step in Journey.defaultSteps {
+            let path = "retry.\(step.name)"
+            let backoff = plan.run.retry[step].backoff
             guard let initial = seen["\(path).initial"], backoff.initial > backoff.max else { continue }
             if seen["\(path).max"] == nil {
-                plan.run.retry[endpoint].backoff.max = backoff.initial
+                plan.run.retry[step].backoff.max = backoff.initial
             } else {
                 error(
                     "'\(path).initial' (\(backoff.initial.compactDescription)) is more than '\(path).max' (\(backoff.max.compactDescription))",

@@ -106,9 +106,6 @@ extension PlanDecoder {
         if !plan.run.api.captures.isEmpty, plan.run.api.login == nil, let capture = seen["api.capture"] {
             error("'api.capture' needs 'api.login': captures are taken from the login's response", at: capture.keyLocation)
         }
-        if plan.run.api.login == nil, plan.thresholds.contains(where: { $0.scope == .login }), let thresholds = seen["thresholds"] {
-            error("a 'login.…' threshold needs 'api.login': without it there is no login to measure", at: thresholds.keyLocation)
-        }
         if plan.run.api.loginBody != nil, plan.run.api.login == nil, let body = seen["api.login_body"] {
             error("'api.login_body' needs 'api.login'", at: body.keyLocation)
         }

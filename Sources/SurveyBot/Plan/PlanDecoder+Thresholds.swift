@@ -66,19 +66,16 @@ extension PlanDecoder {
         return threshold
     }
 
+    /// The scope and metric of a threshold's name. Any scope is taken here: whether it names a
+    /// step of the plan's journey is checked once the journey is read (`checkThresholdScopes`).
     private mutating func thresholdName(_ item: PlanEntry) -> (Threshold.Scope, Threshold.Metric)? {
         let parts = item.key.split(separator: ".", maxSplits: 1).map(String.init)
-        let scopes = Threshold.Scope.allCases.map(\.rawValue)
         let metrics = Threshold.Metric.allCases.map(\.rawValue)
-        guard parts.count == 2 else {
-            error("a threshold is named 'endpoint.metric' such as 'submit.p95', found '\(item.key)'", at: item.keyLocation)
+        guard parts.count == 2, !parts[0].isEmpty else {
+            error("a threshold is named 'step.metric' such as 'submit.p95', found '\(item.key)'", at: item.keyLocation)
             return nil
         }
-        guard let scope = Threshold.Scope(rawValue: parts[0]) else {
-            let hint = Suggestions.closest(to: parts[0], in: scopes).map { " (did you mean '\($0)'?)" } ?? ""
-            error("unknown threshold scope '\(parts[0])'\(hint); expected \(scopes.joined(separator: ", "))", at: item.keyLocation)
-            return nil
-        }
+        let scope = Threshold.Scope(parts[0])
         let metricLocation = SourceLocation(
             origin: item.keyLocation.origin, line: item.keyLocation.line, column: item.keyLocation.column + parts[0].count + 1)
         guard let metric = Threshold.Metric(rawValue: parts[1]) else {
@@ -130,5 +127,30 @@ extension PlanDecoder {
         }
         guard let limit else { return nil }
         return Threshold(scope: scope, metric: metric, comparison: comparison, limit: limit, limitText: limitText)
+    }
+}
+
+extension PlanDecoder {
+    /// Every threshold's scope is `survey` or a step of the plan's journey, each error at the
+    /// threshold's name.
+    mutating func checkThresholdScopes(_ plan: Plan) {
+        guard let block = seen["thresholds"] else { return }
+        let steps = plan.run.api.journey.steps.map(\.name)
+        let scopes = steps + [Threshold.Scope.surveyName]
+        for item in entries(block.value, at: "thresholds") {
+            let parts = item.key.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !scopes.contains(parts[0]) else { continue }
+            if Journey.defaultSteps.contains(Step(parts[0])) {
+                // A step of the default journey that this plan leaves out.
+                error(
+                    "a '\(parts[0]).…' threshold needs 'api.\(parts[0])': without it there is no \(parts[0]) to measure",
+                    at: item.keyLocation)
+                continue
+            }
+            let hint = Suggestions.closest(to: parts[0], in: scopes).map { " (did you mean '\($0)'?)" } ?? ""
+            error(
+                "unknown threshold scope '\(parts[0])'\(hint); expected a step of the journey (\(steps.joined(separator: ", "))) or "
+                    + "'\(Threshold.Scope.surveyName)'", at: item.keyLocation)
+        }
     }
 }

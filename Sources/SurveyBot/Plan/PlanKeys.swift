@@ -127,7 +127,7 @@ enum PlanKeys {
         .optional(
             "api.login", .call(defaultMethod: "POST"), into: \.run.api.login,
             "a session step before the questions, once per respondent: 2xx is success; retried by `retry.login`; a respondent "
-                + "whose login still fails is abandoned (`login_failed`). Reported as the endpoint `login`"),
+                + "whose login still fails is abandoned (`login_failed`). Reported as the step `login`"),
         .optional(
             "api.login_body", .text, into: \.run.api.loginBody,
             "the login's JSON body, a template like `submit_body` (`${row.…}` and `${respondent.id}` only)"),
@@ -144,16 +144,16 @@ enum PlanKeys {
             applyDefault: { $0.run.api.headers = [] }, decode: { $0.readHeaders($1, into: &$2) }),
     ]
 
-    /// The policy both endpoints start from; submits also retry a 400, the app's failure.
-    static func defaultRetry(_ endpoint: Endpoint) -> RetryPolicy {
-        let conditions = (endpoint == .submit ? ["400"] : []) + ["5xx", "timeout", "connection"]
+    /// The policy every step starts from; submits also retry a 400, the app's failure.
+    static func defaultRetry(_ step: Step) -> RetryPolicy {
+        let conditions = (step == .submit ? ["400"] : []) + ["5xx", "timeout", "connection"]
         return RetryPolicy(
             attempts: 3, backoff: Backoff(.exponential, initial: .milliseconds(200), max: .seconds(5), multiplier: 2), jitter: .full,
             retryOn: (try? RetryConditions(names: conditions)) ?? RetryConditions())
     }
 
     private static let retry: [PlanKey] =
-        Endpoint.allCases.flatMap(retryKeys) + [
+        Journey.defaultSteps.flatMap(retryKeys) + [
             .custom(
                 "retry.budget", kind: "percentage", default: "none (no budget)",
                 "retries allowed as a share of calls: a retry happens only while `retries < budget · calls + budget_min`; refused "
@@ -164,49 +164,50 @@ enum PlanKeys {
                 "retries always allowed, so that small runs can retry", decode: { $0.readBudgetMinimum($1, into: &$2) }),
         ]
 
-    private static func blockDoc(_ endpoint: Endpoint) -> String {
-        switch endpoint {
+    private static func blockDoc(_ step: Step) -> String {
+        switch step {
         case .login: "the session step (`api.login`), before the questions"
         case .questions: "the app's retry mechanism for loading the questions"
         case .submit: "the user pressing \"retry\" on the \"Failure....\" banner"
+        default: "the `\(step)` step"
         }
     }
 
-    private static func retryKeys(_ endpoint: Endpoint) -> [PlanKey] {
-        let base = "retry.\(endpoint.rawValue)"
-        let defaults = defaultRetry(endpoint)
+    private static func retryKeys(_ step: Step) -> [PlanKey] {
+        let base = "retry.\(step.name)"
+        let defaults = defaultRetry(step)
         return [
             .block(
                 base,
-                blockDoc(endpoint)),
+                blockDoc(step)),
             .value(
-                "\(base).attempts", .integer(in: 1...1000, "attempts"), default: defaults.attempts, into: \.run.retry[endpoint].attempts,
+                "\(base).attempts", .integer(in: 1...1000, "attempts"), default: defaults.attempts, into: \.run.retry[step].attempts,
                 "total attempts, **the first one included**; `1` never retries"),
             .value(
-                "\(base).backoff", .word, default: defaults.backoff.strategy, into: \.run.retry[endpoint].backoff.strategy,
+                "\(base).backoff", .word, default: defaults.backoff.strategy, into: \.run.retry[step].backoff.strategy,
                 "delay before the n-th retry: none → 0; constant → `initial`; linear → `initial·n`; exponential → "
                     + "`initial·multiplier^(n-1)`; always capped at `max`"),
             .value(
-                "\(base).initial", .duration, default: defaults.backoff.initial, into: \.run.retry[endpoint].backoff.initial,
+                "\(base).initial", .duration, default: defaults.backoff.initial, into: \.run.retry[step].backoff.initial,
                 "the first retry's delay"),
             .value(
-                "\(base).max", .positiveDuration("max"), default: defaults.backoff.max, into: \.run.retry[endpoint].backoff.max,
+                "\(base).max", .positiveDuration("max"), default: defaults.backoff.max, into: \.run.retry[step].backoff.max,
                 "the cap of every delay, including `Retry-After` (raised to `initial` when only `initial` is given above it)"),
             .value(
                 "\(base).multiplier",
                 ValueKind<Double>.number.checked(summary: "number ≥ 1") { $0 < 1 ? "multiplier must be at least 1, found \($0)" : nil },
-                default: defaults.backoff.multiplier, into: \.run.retry[endpoint].backoff.multiplier, "for exponential backoff"),
+                default: defaults.backoff.multiplier, into: \.run.retry[step].backoff.multiplier, "for exponential backoff"),
             .value(
-                "\(base).jitter", .word, default: defaults.jitter, into: \.run.retry[endpoint].jitter,
+                "\(base).jitter", .word, default: defaults.jitter, into: \.run.retry[step].jitter,
                 "none → `v`; full → `U(0, v)`; equal → `v/2 + U(0, v/2)`; decorrelated → `min(max, U(initial, previous·3))`"),
             .custom(
                 "\(base).on", kind: "list of conditions", default: "`\(defaults.retryOn)`",
                 "what is retried: exact status codes (`400`, `429`), classes (`4xx`, `5xx`), `timeout`, `connection` (refused, reset "
                     + "or closed), `tls` (handshake or certificate), `malformed`, or an error kind by name ("
                     + ErrorKind.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ")",
-                applyDefault: { $0.run.retry[endpoint].retryOn = defaults.retryOn },
+                applyDefault: { $0.run.retry[step].retryOn = defaults.retryOn },
                 decode: { decoder, entry, plan in
-                    if let conditions = decoder.readConditions(entry, "\(base).on") { plan.run.retry[endpoint].retryOn = conditions }
+                    if let conditions = decoder.readConditions(entry, "\(base).on") { plan.run.retry[step].retryOn = conditions }
                 }),
         ]
     }

@@ -1,11 +1,11 @@
 import SurveyEngine
 
-/// The figures of a run — counts, rates, throughput and latency of each endpoint and of the
+/// The figures of a run — counts, rates, throughput and latency of each step and of the
 /// whole survey — each defined once, here. Thresholds read them, diff compares them, every
 /// renderer shows them, and a report read back from JSON gives the same figures it was written
 /// with, because they are derived from its counts and histograms, not stored beside them.
 struct RunFigures: Sendable {
-    /// The figures of one endpoint, or of both together (the survey scope).
+    /// The figures of one step, or of every step together (the survey scope).
     struct Calls: Sendable {
         /// Logical calls; a call may take several attempts.
         var calls = 0
@@ -37,16 +37,18 @@ struct RunFigures: Sendable {
         var attemptsPerSecond: Double { RunFigures.perSecond(attempts, seconds: seconds) }
     }
 
-    /// Each endpoint's figures, by name; an endpoint absent from a report is absent here.
-    var endpoints: [String: Calls]
-    /// Both endpoints together, with the latency of their merged histograms.
+    /// The report's steps, in the journey's order (`RunReport.stepNames`).
+    var steps: [String]
+    /// Each step's figures, by name; a step absent from a report is absent here.
+    var perStep: [String: Calls]
+    /// Every step together, with the latency of their merged histograms.
     var survey: Calls
     /// Respondents who submitted every answer, of respondents started.
     var completionRate: Double?
     /// Open model: arrivals dropped because `concurrency` respondents were in flight, of all
     /// arrivals (started and dropped).
     var droppedRate: Double?
-    /// How both endpoints' attempts got their connections.
+    /// How every step's attempts got their connections.
     var connections: Connections
 
     /// New and reused connections, connect and TLS handshake times, what TLS agreed.
@@ -66,28 +68,30 @@ struct RunFigures: Sendable {
     /// The figures of a report: its counts and histograms, read once.
     init(_ report: RunReport) {
         let seconds = report.durationS
-        var endpoints: [String: Calls] = [:]
+        var perStep: [String: Calls] = [:]
         var survey = Calls(seconds: seconds)
         var merged = Histogram()
         var connections = Connections()
         var connect = Histogram()
         var handshake = Histogram()
-        for (name, endpoint) in report.endpoints {
+        // In the journey's order: the merged histogram's sum is the same however the JSON orders them.
+        for name in report.stepNames {
+            guard let step = report.endpoints[name] else { continue }
             var calls = Calls(
-                calls: endpoint.calls, attempts: endpoint.attempts, localResource: endpoint.localResource ?? 0,
-                succeeded: endpoint.succeeded,
-                firstTrySucceeded: endpoint.firstTrySucceeded, failedAttempts: endpoint.failedAttempts, seconds: seconds)
-            // Reports before `null` wrote zeros for an endpoint without attempts: no figure either.
-            if endpoint.attempts > 0 { calls.latency = endpoint.correctedLatencyMs }
-            endpoints[name] = calls
-            survey.calls += endpoint.calls
-            survey.attempts += endpoint.attempts
-            survey.localResource += endpoint.localResource ?? 0
-            survey.succeeded += endpoint.succeeded
-            survey.firstTrySucceeded += endpoint.firstTrySucceeded
-            survey.failedAttempts += endpoint.failedAttempts
-            if let histogram = endpoint.correctedHistogram.histogram { merged.merge(histogram) }
-            if let part = endpoint.connections {
+                calls: step.calls, attempts: step.attempts, localResource: step.localResource ?? 0,
+                succeeded: step.succeeded,
+                firstTrySucceeded: step.firstTrySucceeded, failedAttempts: step.failedAttempts, seconds: seconds)
+            // Reports before `null` wrote zeros for a step without attempts: no figure either.
+            if step.attempts > 0 { calls.latency = step.correctedLatencyMs }
+            perStep[name] = calls
+            survey.calls += step.calls
+            survey.attempts += step.attempts
+            survey.localResource += step.localResource ?? 0
+            survey.succeeded += step.succeeded
+            survey.firstTrySucceeded += step.firstTrySucceeded
+            survey.failedAttempts += step.failedAttempts
+            if let histogram = step.correctedHistogram.histogram { merged.merge(histogram) }
+            if let part = step.connections {
                 connections.new += part.new
                 connections.reused += part.reused
                 if let histogram = part.connectHistogram?.histogram { connect.merge(histogram) }
@@ -101,18 +105,17 @@ struct RunFigures: Sendable {
         if handshake.count > 0 { connections.tlsHandshake = RunReport.LatencySummary(handshake) }
         self.connections = connections
         if survey.attempts > 0 { survey.latency = RunReport.LatencySummary(merged) }
-        self.endpoints = endpoints
+        steps = report.stepNames
+        self.perStep = perStep
         self.survey = survey
         completionRate = ratio(report.respondents.completed, report.respondents.started)
         droppedRate = ratio(report.respondents.dropped, report.respondents.started + report.respondents.dropped)
     }
 
-    /// The figures of a scope: one endpoint, or the survey.
+    /// The figures of a scope: one step, or the survey; nil for a step the report does not have.
     func calls(_ scope: Threshold.Scope) -> Calls? {
         switch scope {
-        case .login: endpoints["login"]
-        case .questions: endpoints["questions"]
-        case .submit: endpoints["submit"]
+        case .step(let name): perStep[name]
         case .survey: survey
         }
     }

@@ -39,7 +39,7 @@ extension RunReport {
             target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
             runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,
-            endpoints: EndpointReport.all(metrics, login: plan.run.api.login != nil),
+            endpoints: StepReport.all(metrics), steps: metrics.steps.map(\.name),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: seconds), timeline: TimelineRecord(metrics.timeline),
             thresholds: [], plan: PlanRecord(plan),
@@ -151,18 +151,13 @@ extension RunReport.Answers {
     }
 }
 
-extension RunReport.EndpointReport {
-    /// Every endpoint's figures, keyed by the endpoint's name: `login` only with a login
-    /// configured (or, merging, counted).
-    static func all(_ metrics: RunMetrics, login: Bool = false) -> [String: Self] {
-        var endpoints: [String: Self] = [:]
-        for endpoint in Endpoint.allCases where endpoint != .login || login || metrics.login.attempts > 0 || metrics.login.calls > 0 {
-            endpoints[endpoint.rawValue] = Self(metrics[endpoint])
-        }
-        return endpoints
+extension RunReport.StepReport {
+    /// Every step's figures, keyed by the step's name.
+    static func all(_ metrics: RunMetrics) -> [String: Self] {
+        Dictionary(uniqueKeysWithValues: metrics.perStep.entries.map { step, figures in (step.name, Self(figures)) })
     }
 
-    init(_ metrics: EndpointMetrics) {
+    init(_ metrics: StepMetrics) {
         calls = metrics.calls
         attempts = metrics.attempts
         localResource = metrics.localResource
@@ -193,8 +188,8 @@ extension RunReport.EndpointReport {
 }
 
 extension RunReport.Connections {
-    /// The connection figures of an endpoint; histograms only where something was measured.
-    init(_ metrics: EndpointMetrics) {
+    /// The connection figures of a step; histograms only where something was measured.
+    init(_ metrics: StepMetrics) {
         func summary(_ histogram: Histogram) -> (RunReport.LatencySummary?, RunReport.HistogramRecord?) {
             histogram.count == 0 ? (nil, nil) : (RunReport.LatencySummary(histogram), RunReport.HistogramRecord(histogram))
         }

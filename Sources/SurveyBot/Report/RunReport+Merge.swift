@@ -31,7 +31,7 @@ extension RunReport {
         case .success(let set): shards = set
         case .failure(let error): throw error
         }
-        var metrics = RunMetrics()
+        var metrics = RunMetrics(steps: stepNames(parts.map(\.report)).map(Step.init))
         for (path, report) in parts {
             metrics.merge(try report.metrics(path: path))
         }
@@ -44,7 +44,7 @@ extension RunReport {
             stoppedBy: mergedStopCause(parts.map(\.report)), target: first.target, startedAt: started, endedAt: ended, durationS: duration,
             runID: first.runID, planDigest: first.planDigest, shard: partial ? nil : ShardRecord(index: 1, count: 1),
             partial: partial, missingShards: partial ? shards.missing : nil, mergedShards: shards.merged, seed: first.seed,
-            endpoints: EndpointReport.all(metrics),
+            endpoints: StepReport.all(metrics), steps: metrics.steps.map(\.name),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),
             timeline: try TimelineRecord.merged(parts.map { ($0.path, $0.report.timeline) }),
@@ -77,10 +77,10 @@ extension RunReport {
 
     /// The engine's metrics back from the report's counts and histograms.
     func metrics(path: String) throws(MergeError) -> RunMetrics {
-        var metrics = RunMetrics()
-        for endpoint in Endpoint.allCases {
-            guard let part = endpoints[endpoint.rawValue] else { continue }
-            var counts = EndpointMetrics()
+        var metrics = RunMetrics(steps: stepNames.map(Step.init))
+        for step in metrics.steps {
+            guard let part = endpoints[step.name] else { continue }
+            var counts = StepMetrics()
             counts.calls = part.calls
             counts.attempts = part.attempts
             counts.localResource = part.localResource ?? 0
@@ -97,7 +97,7 @@ extension RunReport {
                 if let kind = ErrorKind(name: name) { counts.errors[kind] = count }
             }
             guard let latency = part.correctedHistogram.histogram, let service = part.serviceTimeHistogram.histogram else {
-                throw MergeError(description: "\(path): the \(endpoint.rawValue) histogram is damaged")
+                throw MergeError(description: "\(path): the \(step.name) histogram is damaged")
             }
             counts.correctedLatency = latency
             counts.serviceTime = service
@@ -105,11 +105,11 @@ extension RunReport {
                 counts.newConnections = connections.new
                 counts.reusedConnections = connections.reused
                 for (record, field) in [
-                    (connections.connectHistogram, \EndpointMetrics.connectTime), (connections.tlsHandshakeHistogram, \.tlsHandshakeTime),
+                    (connections.connectHistogram, \StepMetrics.connectTime), (connections.tlsHandshakeHistogram, \.tlsHandshakeTime),
                 ] {
                     guard let record else { continue }
                     guard let histogram = record.histogram else {
-                        throw MergeError(description: "\(path): a \(endpoint.rawValue) connection histogram is damaged")
+                        throw MergeError(description: "\(path): a \(step.name) connection histogram is damaged")
                     }
                     counts[keyPath: field] = histogram
                 }
@@ -120,7 +120,7 @@ extension RunReport {
             for (name, sample) in part.errorSamples ?? [:] {
                 if let kind = ErrorKind(name: name) { counts.errorSamples[kind] = sample }
             }
-            metrics[endpoint] = counts
+            metrics[step] = counts
         }
         metrics.respondentsStarted = respondents.started
         metrics.respondentsCompleted = respondents.completed

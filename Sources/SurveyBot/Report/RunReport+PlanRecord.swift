@@ -16,15 +16,15 @@ extension RunReport.PlanRecord {
         }
         concurrency = plan.run.concurrency
         duration = plan.run.duration?.compactDescription
-        grace = plan.run.duration == nil ? nil : (plan.run.grace ?? plan.run.client.timeout).compactDescription
+        grace = plan.run.duration == nil ? nil : plan.run.effectiveGrace.compactDescription
         timeout = plan.run.client.timeout.compactDescription
         connectTimeout = (plan.run.client.connectTimeout ?? plan.run.client.timeout).compactDescription
         think = plan.run.think.description
         pace = plan.run.pace?.compactDescription
         cookies = plan.run.cookies ? nil : false
         order = plan.run.order.rawValue
-        api = ["questions": plan.shownCall(.questions), "submit": plan.shownCall(.submit)]
-        if plan.run.api.login != nil { api["login"] = plan.shownCall(.login) }
+        let journey = plan.run.api.journey.steps
+        api = Dictionary(uniqueKeysWithValues: journey.map { ($0.name, plan.shownCall($0)) })
         // Header values are credentials more often than not: never written.
         headers = Dictionary(plan.run.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })
         answers = plan.report.includeAnswers ? plan.shownAnswers : nil
@@ -37,8 +37,7 @@ extension RunReport.PlanRecord {
             text += ", jitter \(policy.jitter.rawValue), on \(policy.retryOn)"
             return text
         }
-        var retry = ["questions": describe(plan.run.retry.questions), "submit": describe(plan.run.retry.submit)]
-        if plan.run.api.login != nil { retry["login"] = describe(plan.run.retry.login) }
+        var retry = Dictionary(uniqueKeysWithValues: journey.map { ($0.name, describe(plan.run.retry[$0])) })
         if let budget = plan.run.retry.budget {
             retry["budget"] = "\(Readable.percent(budget.ratio)) of calls + \(budget.minimum)"
         }

@@ -3,7 +3,7 @@ import SurveyEngine
 
 extension RunReport {
     /// The run over time (`timeline` in the JSON report): one point per interval of wall-clock
-    /// time, for each endpoint and for the whole survey. Intervals lie on a grid of wall-clock
+    /// time, for each step and for the whole survey. Intervals lie on a grid of wall-clock
     /// time (`start` is a multiple of `interval_s` since 1970), so timelines of shards fall on
     /// the same intervals and merge exactly. Documented in docs/report-format.md.
     struct TimelineRecord: Codable, Sendable, Equatable {
@@ -11,8 +11,8 @@ extension RunReport {
         var intervalS: Double
         /// When the first interval begins: a wall-clock time at or before the run's start.
         var start: String
-        /// By endpoint name, one point per interval, the first at `t` 0.
-        var endpoints: [String: [EndpointPoint]]
+        /// By step name, one point per interval, the first at `t` 0.
+        var endpoints: [String: [StepPoint]]
         /// The whole survey: one point per interval.
         var survey: [SurveyPoint]
 
@@ -21,8 +21,8 @@ extension RunReport {
             case intervalS = "interval_s"
         }
 
-        /// One endpoint's attempts that started in one interval.
-        struct EndpointPoint: Codable, Sendable, Equatable {
+        /// One step's attempts that started in one interval.
+        struct StepPoint: Codable, Sendable, Equatable {
             /// Seconds from `start` to the interval's beginning.
             var t: Double
             var attempts: Int
@@ -74,18 +74,17 @@ extension RunReport.TimelineRecord {
     /// The record of an engine timeline; nil when it is off.
     init?(_ timeline: Timeline) {
         guard timeline.isEnabled else { return nil }
-        var grid = TimelineGrid(interval: timeline.interval, first: timeline.start / timeline.interval)
+        // Every step of the run has a line, as in the report's endpoints, with or without attempts.
+        var grid = TimelineGrid(interval: timeline.interval, first: timeline.start / timeline.interval, steps: timeline.steps.map(\.name))
         let active = timeline.respondentsActive
-        // The login has a line of its own only in runs that logged in, as in the report's endpoints.
-        let loggedIn = timeline.points.contains { $0.login.attempts > 0 || $0.login.failed > 0 }
         for (position, point) in timeline.points.enumerated() {
-            var endpoints: [String: TimelineGrid.EndpointBin] = [:]
-            for endpoint in Endpoint.allCases where endpoint != .login || loggedIn {
-                let part = point[endpoint]
+            var endpoints: [String: TimelineGrid.StepBin] = [:]
+            for step in timeline.steps {
+                let part = point[step]
                 var errors: [String: Int] = [:]
                 for (status, count) in part.failedStatuses { errors["http_\(status / 100)xx", default: 0] += count }
                 for (kind, count) in part.errors { errors[kind.rawValue, default: 0] += count }
-                endpoints[endpoint.rawValue] = TimelineGrid.EndpointBin(
+                endpoints[step.name] = TimelineGrid.StepBin(
                     attempts: part.attempts, succeeded: part.succeeded, failed: part.failed, retries: part.retries, errors: errors,
                     latency: part.latency)
             }
@@ -113,11 +112,11 @@ extension RunReport.TimelineRecord {
     /// The grid form back, for merging; nil when the record is inconsistent.
     var grid: TimelineGrid? {
         guard let (interval, first) = gridPosition else { return nil }
-        var grid = TimelineGrid(interval: interval, first: first)
+        var grid = TimelineGrid(interval: interval, first: first, steps: endpoints.keys.sorted())
         let count = survey.count
         guard endpoints.values.allSatisfy({ $0.count == count }) else { return nil }
         for position in 0..<count {
-            var bins: [String: TimelineGrid.EndpointBin] = [:]
+            var bins: [String: TimelineGrid.StepBin] = [:]
             for (name, points) in endpoints {
                 let point = points[position]
                 var latency = SparseHistogram()
@@ -131,7 +130,7 @@ extension RunReport.TimelineRecord {
                     else { return nil }
                     latency = SparseHistogram(histogram)
                 }
-                bins[name] = TimelineGrid.EndpointBin(
+                bins[name] = TimelineGrid.StepBin(
                     attempts: point.attempts, succeeded: point.succeeded, failed: point.failed, retries: point.retries,
                     errors: point.errors, latency: latency)
             }

@@ -37,7 +37,12 @@ struct RunReport: Codable, Sendable, Equatable {
     var missingShards: [Int]?
     var mergedShards: [Int]?
     var seed: UInt64
-    var endpoints: [String: EndpointReport]
+    /// Each step's figures, by the step's name (`endpoints`: the name steps had before there
+    /// were journeys of them).
+    var endpoints: [String: StepReport]
+    /// The steps' names in the journey's order, the order every format lists them in. Absent
+    /// from reports of versions before it (`stepNames` orders those).
+    var steps: [String]? = nil
     var respondents: Respondents
     var answers: Answers
     var throughput: Throughput
@@ -54,7 +59,8 @@ struct RunReport: Codable, Sendable, Equatable {
     var raw: Raw? = nil
 
     enum CodingKeys: String, CodingKey {
-        case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, respondents, answers, throughput, thresholds, plan
+        case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, steps, respondents, answers, throughput, thresholds
+        case plan
         case timeline
         case raw
         case localResource = "local_resource"
@@ -84,7 +90,7 @@ struct RunReport: Codable, Sendable, Equatable {
     /// Attempts this process could not make for want of descriptors or local ports, and the
     /// limit on open files it ran with.
     struct LocalResource: Codable, Sendable, Equatable {
-        /// Attempts of both endpoints not made (`local_resource`), in no endpoint's `attempts`.
+        /// Attempts of every step not made (`local_resource`), in no step's `attempts`.
         var attempts: Int
         /// With `target: builtin`: times the in-process server found no descriptor for a
         /// connection waiting to be accepted, whose answer then came late or not at all.
@@ -101,7 +107,7 @@ struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
-    struct EndpointReport: Codable, Sendable, Equatable {
+    struct StepReport: Codable, Sendable, Equatable {
         var calls: Int
         /// HTTP attempts sent.
         var attempts: Int
@@ -148,7 +154,7 @@ struct RunReport: Codable, Sendable, Equatable {
         }
     }
 
-    /// How an endpoint's attempts got their connections: opened for them (how long the connect
+    /// How a step's attempts got their connections: opened for them (how long the connect
     /// and the TLS handshake took, what TLS agreed) or kept alive from earlier ones.
     struct Connections: Codable, Sendable, Equatable {
         var new: Int

@@ -1,11 +1,33 @@
+import SurveyEngine
+
 /// A pass/fail criterion of a run, written in a plan as `submit.p95: "< 300ms"`.
 struct Threshold: Sendable, Hashable, CustomStringConvertible {
     // Parsed once, from a plan (`PlanDecoder+Thresholds.swift`) or a report (`ThresholdResult`).
-    /// Which figures the metric is read from.
-    enum Scope: String, Sendable, Hashable, CaseIterable {
-        case login, questions, submit
-        /// Every endpoint together, plus the respondent-level figures.
+    /// Which figures the metric is read from: a step's, or the whole survey's.
+    enum Scope: Sendable, Hashable, CustomStringConvertible {
+        /// One step of the journey, by name.
+        case step(String)
+        /// Every step together, plus the respondent-level figures.
         case survey
+
+        /// The word that names the whole survey; no step may be called so.
+        static let surveyName = "survey"
+
+        /// The scope a threshold's name starts with: `survey`, or the step of that name.
+        init(_ name: String) {
+            self = name == Self.surveyName ? .survey : .step(name)
+        }
+
+        /// The scope of a step of the engine's.
+        static func step(_ step: Step) -> Scope { .step(step.name) }
+
+        /// As plans and reports write it: `submit`, `survey`.
+        var description: String {
+            switch self {
+            case .step(let name): name
+            case .survey: Self.surveyName
+            }
+        }
     }
 
     enum Metric: String, Sendable, Hashable, CaseIterable {
@@ -98,7 +120,7 @@ struct Threshold: Sendable, Hashable, CustomStringConvertible {
         scope: .survey, metric: .completionRate, comparison: .greater, limit: 0, limitText: "0", implicit: true)
 
     /// `submit.p95`: the key in plans and reports.
-    var name: String { "\(scope.rawValue).\(metric.rawValue)" }
+    var name: String { "\(scope).\(metric.rawValue)" }
 
     var description: String { "\(name) \(comparison.rawValue) \(limitText)" }
 
@@ -153,7 +175,7 @@ struct ThresholdResult: Codable, Sendable, Equatable {
         let op = try container.decode(String.self, forKey: .op)
         let text = try container.decode(String.self, forKey: .text)
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let scope = Threshold.Scope(rawValue: parts[0]), let metric = Threshold.Metric(rawValue: parts[1]) else {
+        guard parts.count == 2, !parts[0].isEmpty, let metric = Threshold.Metric(rawValue: parts[1]) else {
             throw DecodingError.dataCorruptedError(forKey: .name, in: container, debugDescription: "unknown threshold '\(name)'")
         }
         guard let comparison = Threshold.Comparison(rawValue: op) else {
@@ -161,7 +183,8 @@ struct ThresholdResult: Codable, Sendable, Equatable {
         }
         let prefix = "\(name) \(op) "
         threshold = Threshold(
-            scope: scope, metric: metric, comparison: comparison, limit: try container.decode(Double.self, forKey: .limit),
+            scope: Threshold.Scope(parts[0]), metric: metric, comparison: comparison,
+            limit: try container.decode(Double.self, forKey: .limit),
             limitText: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text,
             implicit: try container.decodeIfPresent(Bool.self, forKey: .implicit) ?? false)
         threshold.abort = try container.decodeIfPresent(Bool.self, forKey: .abort) ?? false

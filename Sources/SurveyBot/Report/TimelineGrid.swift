@@ -4,8 +4,8 @@ import SurveyEngine
 /// A timeline as intervals on the wall-clock grid, in the form that merges: counts and sparse
 /// histograms. The report's `TimelineRecord` is made from it.
 struct TimelineGrid {
-    /// One endpoint's counts in one interval.
-    struct EndpointBin {
+    /// One step's counts in one interval.
+    struct StepBin {
         var attempts = 0
         var succeeded = 0
         var failed = 0
@@ -13,7 +13,7 @@ struct TimelineGrid {
         var errors: [String: Int] = [:]
         var latency = SparseHistogram()
 
-        mutating func merge(_ other: EndpointBin) {
+        mutating func merge(_ other: StepBin) {
             attempts += other.attempts
             succeeded += other.succeeded
             failed += other.failed
@@ -25,7 +25,7 @@ struct TimelineGrid {
 
     /// Everything in one interval.
     struct Bin {
-        var endpoints: [String: EndpointBin] = [:]
+        var endpoints: [String: StepBin] = [:]
         /// Respondents under way, on average over the interval.
         var active: Double = 0
         var started = 0
@@ -34,7 +34,7 @@ struct TimelineGrid {
 
         /// Adds `other`; `weight` scales its average (½ when two intervals become one).
         mutating func merge(_ other: Bin, weight: Double) {
-            for (name, bin) in other.endpoints { endpoints[name, default: EndpointBin()].merge(bin) }
+            for (name, bin) in other.endpoints { endpoints[name, default: StepBin()].merge(bin) }
             active += other.active * weight
             started += other.started
             finished += other.finished
@@ -46,6 +46,8 @@ struct TimelineGrid {
     var interval: UInt64
     /// The number of the first bin's interval on the grid.
     var first: UInt64
+    /// The steps that have a line, whether or not a bin counts any of their attempts.
+    var steps: [String]
     var bins: [Bin] = []
 
     /// Merges neighbours in pairs along the grid of twice the interval, and doubles it.
@@ -68,11 +70,12 @@ struct TimelineGrid {
     /// while it has more than `Timeline.maxIntervals` bins.
     mutating func merge(_ other: TimelineGrid) {
         var other = other
+        for step in other.steps where !steps.contains(step) { steps.append(step) }
         while interval < other.interval { coarsen() }
         while other.interval < interval { other.coarsen() }
         if other.bins.isEmpty { return }
         if bins.isEmpty {
-            self = other
+            (bins, first) = (other.bins, other.first)
             return
         }
         let start = min(first, other.first)
@@ -89,12 +92,12 @@ struct TimelineGrid {
     var record: RunReport.TimelineRecord {
         let seconds = Double(interval) / 1e9
         func t(_ position: Int) -> Double { (Double(position) * seconds * 1000).rounded() / 1000 }
-        var endpoints: [String: [RunReport.TimelineRecord.EndpointPoint]] = [:]
-        let names = Set(bins.flatMap(\.endpoints.keys)).union([Endpoint.questions.rawValue, Endpoint.submit.rawValue])
+        var endpoints: [String: [RunReport.TimelineRecord.StepPoint]] = [:]
+        let names = Set(bins.flatMap(\.endpoints.keys)).union(steps)
         for name in names {
             endpoints[name] = bins.enumerated().map { position, bin in
-                let part = bin.endpoints[name] ?? EndpointBin()
-                var point = RunReport.TimelineRecord.EndpointPoint(
+                let part = bin.endpoints[name] ?? StepBin()
+                var point = RunReport.TimelineRecord.StepPoint(
                     t: t(position), attempts: part.attempts, succeeded: part.succeeded, failed: part.failed, retries: part.retries,
                     errors: part.errors)
                 if !part.latency.isEmpty {

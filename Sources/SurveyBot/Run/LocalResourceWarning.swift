@@ -35,7 +35,7 @@ final class LocalResourceWarning: Sendable {
 
     static func message(_ metrics: RunMetrics, serverAcceptFailures: Int) -> String {
         let sample =
-            metrics.questions.errorSamples[.localResource] ?? metrics.submit.errorSamples[.localResource]
+            metrics.perStep.values.lazy.compactMap { $0.errorSamples[.localResource] }.first
             ?? (serverAcceptFailures > 0 ? "the builtin server's accept(): no descriptor left" : nil)
         let limit = OpenFilesLimit.current().map { "open files are limited to \($0) by ulimit -n" } ?? "the limit on open files is unknown"
         return """

@@ -33,8 +33,8 @@ final class ProgressLine: Sendable {
             lastAttempts = progress.attempts
             last = now
             let metrics = recorder.snapshot()
-            var latency = metrics.questions.correctedLatency
-            latency.merge(metrics.submit.correctedLatency)
+            var latency = Histogram()
+            for step in metrics.perStep.values { latency.merge(step.correctedLatency) }
             let p95 = Readable.ms(milliseconds(Double(latency.value(atPercentile: 95))))
             let stopping = coordinator.isStopping ? " · stopping" : ""
             console.err(

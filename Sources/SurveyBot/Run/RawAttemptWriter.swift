@@ -153,11 +153,10 @@ final class RawAttemptWriter: Sendable {
         append(Int((startedAt * 1_000).rounded()) + Int(attempt.start / 1_000_000))
         append(#","respondent":"#)
         append(attempt.respondent)
-        switch attempt.endpoint {
-        case .login: append(#","endpoint":"login","attempt":"#)
-        case .questions: append(#","endpoint":"questions","attempt":"#)
-        case .submit: append(#","endpoint":"submit","attempt":"#)
-        }
+        // `endpoint`: the step's name, under the name steps had before journeys.
+        append(#","endpoint":"#)
+        bytes.append(contentsOf: JSONValue.quoted(attempt.step.name).utf8)
+        append(#","attempt":"#)
         append(attempt.attempt)
         if let status = attempt.status {
             append(#","status":"#)

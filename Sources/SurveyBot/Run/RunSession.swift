@@ -292,7 +292,7 @@ final class RunSession {
                             "\(failing.threshold) failed \(Readable.number((elapsed * 10).rounded() / 10)) s into the run "
                                 + "(actual \(Readable.actual(failing))): stopping (abort) — attempts in flight get their grace, then the "
                                 + "report is written"))
-                coordinator.endNow()
+                coordinator.endEarly()
             })
         return failing?.threshold
     }

@@ -59,7 +59,7 @@ final class ClientConnection: EventHandler, Slotted {
         self.request = request
         self.started = started
         self.reconnect = reconnect
-        deadline = min(started &+ pool.timeout, request.cutoff ?? .max, request.ending?.cutoff ?? .max)
+        deadline = min(started &+ pool.timeout, request.cutoff ?? .max, request.lateCutoff?.value ?? .max)
         connectDeadline = min(started &+ pool.connectTimeout, deadline)
         parser.reset()
         parser.collectBody = request.collectBody
@@ -267,7 +267,7 @@ final class ClientConnection: EventHandler, Slotted {
 
     func checkDeadline(now: UInt64) {
         // A run ended early after the attempt began moves its deadline to the grace after the end.
-        if let cutoff = request?.ending?.cutoff, cutoff < deadline { deadline = cutoff }
+        if let cutoff = request?.lateCutoff?.value, cutoff < deadline { deadline = cutoff }
         if now >= deadline || (phase == .connecting && now >= connectDeadline) {
             fail(.timeout)
         }

@@ -36,7 +36,7 @@ public struct RunConfiguration: Sendable, Hashable {
     public var answers: AnswerBook
     /// One row per respondent, for `${row.COLUMN}` and `answer.<id>` columns; nil for none.
     public var data: RespondentData?
-    /// How each endpoint's calls are retried, and the run-wide retry budget.
+    /// How each step's calls are retried, and the run-wide retry budget.
     public var retry: RetryPolicies
     /// Timeouts and limits of every HTTP attempt.
     public var client: HTTPClientConfiguration
@@ -71,5 +71,12 @@ public struct RunConfiguration: Sendable, Hashable {
         self.retry = retry
         self.client = client
         self.shard = shard
+    }
+
+    /// How long attempts in flight may go on once no attempt may start: after the duration, the
+    /// plan's `grace` (else the attempt timeout); after an early end without a duration
+    /// (`RunCoordinator.endEarly()`), the attempt timeout.
+    public var effectiveGrace: Duration {
+        (duration == nil ? nil : grace) ?? client.timeout
     }
 }

@@ -9,7 +9,7 @@ public enum StopCause: String, Sendable, Hashable, CaseIterable {
     case duration
     /// `RunCoordinator.stop()` was called (a signal, usually).
     case signal
-    /// `RunCoordinator.endNow()` ended the run before its end, as its duration would have
+    /// `RunCoordinator.endEarly()` ended the run before its end, as its duration would have
     /// (survey-bot: a threshold with `abort`).
     case endedEarly = "ended_early"
     /// The data feed's rows ran out (`DataOrder.unique`) before every respondent the load
@@ -44,8 +44,8 @@ public actor RunCoordinator {
     /// Where every attempt is counted; readable while the run goes on.
     public nonisolated let recorder: MetricsRecorder
     private nonisolated let stopFlag = StopFlag()
-    /// Set by `endNow()`; given attempts in flight the run's grace.
-    private nonisolated let ending: RunEnding
+    /// Set by `endEarly()`; gives attempts in flight the run's grace.
+    private nonisolated let earlyEnd: EarlyEnd
     /// Raised when the duration expired with respondents still to start.
     private nonisolated let durationCut = StopFlag()
     /// Raised when the data feed's rows ran out with respondents still to start.
@@ -83,13 +83,13 @@ public actor RunCoordinator {
         var configuration = configuration
         configuration.seed = configuration.seed ?? UInt64.random(in: 0...999_999)
         self.configuration = configuration
-        ending = RunEnding(grace: (configuration.duration == nil ? nil : configuration.grace) ?? configuration.client.timeout)
+        earlyEnd = EarlyEnd(grace: configuration.effectiveGrace)
         self.target = target
         self.transport = transport
         self.clock = clock
         self.executors = executors
         self.attemptLog = attemptLog
-        recorder = MetricsRecorder(lanes: max(1, executors.count))
+        recorder = MetricsRecorder(lanes: max(1, executors.count), steps: configuration.api.journey.steps)
     }
 
     /// Stops starting respondents; the ones running finish their attempt in flight and leave.
@@ -106,12 +106,12 @@ public actor RunCoordinator {
     /// at most the grace (the plan's `grace` with a duration, else the attempt timeout), and
     /// respondents still under way are cut short. The result says `.endedEarly`. Safe from any
     /// thread, returns at once; a second call, or one after a `stop()`, changes nothing.
-    public nonisolated func endNow() {
-        ending.end(at: clock.now())
+    public nonisolated func endEarly() {
+        earlyEnd.end(at: clock.now())
     }
 
-    /// Whether `endNow()` was called.
-    public nonisolated var hasEndedEarly: Bool { ending.deadline != nil }
+    /// Whether `endEarly()` was called.
+    public nonisolated var hasEndedEarly: Bool { earlyEnd.deadline != nil }
 
     /// Runs the whole load and returns what it measured, once every respondent has ended.
     /// Call it once: a second run would count into the same `recorder`.
@@ -121,7 +121,7 @@ public actor RunCoordinator {
         let context = SurveyContext(
             configuration: configuration, requests: requests, seed: configuration.seed ?? 0, transport: transport, clock: clock,
             recorder: recorder, attemptLog: attemptLog, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count),
-            ending: ending)
+            earlyEnd: earlyEnd)
         switch configuration.load {
         case .closed(let respondents):
             await runClosed(respondents: respondents, context: context)
@@ -135,7 +135,7 @@ public actor RunCoordinator {
         let stoppedBy: StopCause
         if stopFlag.isRaised {
             stoppedBy = .signal
-        } else if let early = ending.deadline, early < (context.durationDeadline ?? .max) {
+        } else if let early = earlyEnd.deadline, early < (context.durationDeadline ?? .max) {
             stoppedBy = .endedEarly
         } else if durationCut.isRaised || metrics.respondentsCutShort > 0 {
             stoppedBy = .duration

@@ -8,8 +8,8 @@ public struct LoggedAttempt: Sendable, Hashable {
     public var start: UInt64
     /// The respondent's number in the run (across shards), from 0.
     public var respondent: Int
-    /// The call it belongs to.
-    public var endpoint: Endpoint
+    /// The step whose call it belongs to.
+    public var step: Step
     /// 1 for the first try of a call, 2 for its first retry, …
     public var attempt: Int
     /// The status received, or nil when the attempt got no usable response (see `error`).
@@ -26,12 +26,12 @@ public struct LoggedAttempt: Sendable, Hashable {
 
     /// An attempt as logged.
     public init(
-        start: UInt64, respondent: Int, endpoint: Endpoint, attempt: Int, status: Int?, error: ErrorKind?, latency: UInt64,
+        start: UInt64, respondent: Int, step: Step, attempt: Int, status: Int?, error: ErrorKind?, latency: UInt64,
         serviceTime: UInt64, bytes: Int
     ) {
         self.start = start
         self.respondent = respondent
-        self.endpoint = endpoint
+        self.step = step
         self.attempt = attempt
         self.status = status
         self.error = error
@@ -113,7 +113,7 @@ extension AttemptLog {
     /// Offers the attempt `record` of respondent `respondent`, which got `response`; one never
     /// sent (`local_resource`) is not an attempt, and is not logged.
     func offer(_ record: AttemptRecord, response: TransportOutcome, respondent: Int, lane: Int) {
-        if EndpointMetrics.isLocal(record) { return }
+        if StepMetrics.isLocal(record) { return }
         var status: Int?
         var error: ErrorKind?
         switch record.outcome {
@@ -124,7 +124,7 @@ extension AttemptLog {
         if case .success(let answer) = response.result { bytes = answer.bodyBytes }
         offer(
             LoggedAttempt(
-                start: record.start, respondent: respondent, endpoint: record.endpoint, attempt: record.attempt, status: status,
+                start: record.start, respondent: respondent, step: record.step, attempt: record.attempt, status: status,
                 error: error, latency: record.correctedLatency.clampedNanoseconds, serviceTime: record.serviceTime.clampedNanoseconds,
                 bytes: bytes),
             lane: lane)

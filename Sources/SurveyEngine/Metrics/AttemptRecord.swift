@@ -1,16 +1,3 @@
-/// The two calls a respondent makes.
-public enum Endpoint: String, Sendable, Hashable, CaseIterable, Comparable {
-    /// The optional session step (`SurveyAPI.login`), before the questions.
-    case login
-    /// `GET /questions`: fetching the survey.
-    case questions
-    /// `POST /question/submit`: submitting one answer.
-    case submit
-
-    /// By raw value, so that reports list `login`, `questions`, `submit` in the order called.
-    public static func < (lhs: Endpoint, rhs: Endpoint) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
 /// How one HTTP attempt ended: a status code, or an error kind without one. Retry policies
 /// decide on it; metrics count it.
 enum AttemptOutcome: Sendable, Hashable {
@@ -23,8 +10,8 @@ enum AttemptOutcome: Sendable, Hashable {
 /// One HTTP attempt, as the metrics see it (vegeta's `Result`): what was called, which try it
 /// was, how it ended, and how long it took.
 struct AttemptRecord: Sendable, Hashable {
-    /// The call the attempt belongs to.
-    var endpoint: Endpoint
+    /// The step whose call the attempt belongs to.
+    var step: Step
     /// 1 for the first try of a call, 2 for its first retry, …
     var attempt: Int
     /// The status, or the error kind.
@@ -45,12 +32,12 @@ struct AttemptRecord: Sendable, Hashable {
 
     /// A record; `startLag` is zero unless given.
     init(
-        endpoint: Endpoint, attempt: Int, outcome: AttemptOutcome, succeeded: Bool, serviceTime: Duration, startLag: Duration = .zero,
+        step: Step, attempt: Int, outcome: AttemptOutcome, succeeded: Bool, serviceTime: Duration, startLag: Duration = .zero,
         start: UInt64, connection: ConnectionInfo? = nil, detail: String? = nil
     ) {
         self.connection = connection
         self.detail = detail
-        self.endpoint = endpoint
+        self.step = step
         self.attempt = attempt
         self.outcome = outcome
         self.succeeded = succeeded
@@ -63,59 +50,4 @@ struct AttemptRecord: Sendable, Hashable {
     /// corrected for coordinated omission (wrk2, HdrHistogram). Equal to `serviceTime` in the
     /// closed model.
     var correctedLatency: Duration { serviceTime + startLag }
-}
-
-/// Why a respondent stopped before the end of the survey.
-public enum AbandonReason: String, Sendable, Hashable, CaseIterable, Comparable {
-    /// The questions never came, after every retry.
-    case questionsUnavailable = "questions_unavailable"
-    /// The questions could not be asked for: this process ran out of descriptors or local
-    /// ports (`ErrorKind.localResource`) on the last attempt. Not the server's doing.
-    case localResource = "local_resource"
-    /// The run was interrupted (Ctrl-C, SIGTERM). A respondent stopped by the run's duration
-    /// is not abandoned but cut short (`RespondentResult.Ending.cutShort`).
-    case interrupted
-    /// The login (`SurveyAPI.login`) still failed after its retries.
-    case loginFailed = "login_failed"
-    /// The login succeeded but a capture (`SurveyAPI.captures`) found nothing usable: its
-    /// attempt's detail names the capture.
-    case captureNotFound = "capture_not_found"
-
-    /// By raw value, so that reports list the reasons in a fixed order.
-    public static func < (lhs: AbandonReason, rhs: AbandonReason) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
-/// How one respondent's survey ended.
-struct RespondentResult: Sendable, Hashable {
-    /// Whether the respondent got to the end of the survey.
-    enum Ending: Sendable, Hashable {
-        /// Every question was submitted successfully.
-        case completed
-        /// Every question was tried; some were not submitted: still failing after their
-        /// retries (`unanswered`), or with no answer in the plan (`skipped`).
-        case finishedWithUnanswered
-        /// Stopped before the end.
-        case abandoned(AbandonReason)
-        /// Still under way when the run's duration expired: stopped by the run, not by anything
-        /// that went wrong for it.
-        case cutShort
-    }
-
-    /// How the survey ended.
-    var ending: Ending
-    /// Questions submitted successfully: the app's counter.
-    var submitted: Int
-    /// Questions whose submit still failed after its retries.
-    var unanswered: Int
-    /// Questions the plan has no answer for: never sent, and not `unanswered`, which says the
-    /// server refused.
-    var skipped: Int
-
-    /// A result.
-    init(ending: Ending, submitted: Int, unanswered: Int, skipped: Int = 0) {
-        self.ending = ending
-        self.submitted = submitted
-        self.unanswered = unanswered
-        self.skipped = skipped
-    }
 }

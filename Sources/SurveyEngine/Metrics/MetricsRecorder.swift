@@ -5,15 +5,19 @@ import Synchronization
 /// Nothing is shared between lanes on the hot path, not even a counter.
 public final class MetricsRecorder: Sendable {
     private final class Lane: Sendable {
-        let metrics = Mutex(RunMetrics())
+        let metrics: Mutex<RunMetrics>
+
+        init(steps: [Step]) {
+            metrics = Mutex(RunMetrics(steps: steps))
+        }
     }
 
     private let lanes: [Lane]
 
-    /// A recorder with `lanes` independent parts (at least one); callers pass their lane's
-    /// number, taken modulo the count.
-    init(lanes: Int) {
-        self.lanes = (0..<max(1, lanes)).map { _ in Lane() }
+    /// A recorder with `lanes` independent parts (at least one), counting the figures of
+    /// `steps` in that order; callers pass their lane's number, taken modulo the count.
+    init(lanes: Int, steps: [Step] = SurveyAPI().journey.steps) {
+        self.lanes = (0..<max(1, lanes)).map { _ in Lane(steps: steps) }
     }
 
     private func lane(_ number: Int, _ body: (inout sending RunMetrics) -> Void) {
@@ -27,17 +31,17 @@ public final class MetricsRecorder: Sendable {
 
     /// Counts one logical call that ended after `attempts` attempts, with the retries the
     /// budget refused it.
-    func endCall(_ endpoint: Endpoint, succeeded: Bool, attempts: Int, retriesDenied: Int, lane number: Int) {
+    func endCall(_ step: Step, succeeded: Bool, attempts: Int, retriesDenied: Int, lane number: Int) {
         lane(number) {
-            $0[endpoint].endCall(succeeded: succeeded, attempts: attempts)
-            $0[endpoint].retriesDenied += retriesDenied
+            $0[step].endCall(succeeded: succeeded, attempts: attempts)
+            $0[step].retriesDenied += retriesDenied
         }
     }
 
     /// Starts every lane's timeline: intervals of `interval` nanoseconds (0: no timeline) for
     /// a run that begins at `origin` nanoseconds since 1970. Call it before anything is recorded.
     func startTimeline(interval: UInt64, origin: UInt64) {
-        for number in lanes.indices { lane(number) { $0.timeline = Timeline(interval: interval, origin: origin) } }
+        for number in lanes.indices { lane(number) { $0.timeline = Timeline(interval: interval, origin: origin, steps: $0.steps) } }
     }
 
     /// Counts a respondent that began the survey `time` nanoseconds after the run began.
@@ -76,7 +80,7 @@ public final class MetricsRecorder: Sendable {
                     metrics.respondentsCompleted + metrics.respondentsFinishedWithUnanswered + metrics.respondentsAbandoned
                     + metrics.respondentsCutShort
                 progress.attempts += metrics.attempts
-                progress.failedAttempts += metrics.questions.failedAttempts + metrics.submit.failedAttempts + metrics.login.failedAttempts
+                progress.failedAttempts += metrics.failedAttempts
                 progress.localResource += metrics.localResource
             }
         }
@@ -86,7 +90,7 @@ public final class MetricsRecorder: Sendable {
     /// Everything recorded so far, added up: the run's final figures once
     /// `RunCoordinator.run()` has returned. Copies every lane's histograms.
     public func snapshot() -> RunMetrics {
-        var total = RunMetrics()
+        var total = lanes[0].metrics.withLock { RunMetrics(steps: $0.steps) }
         for lane in lanes {
             let part = lane.metrics.withLock { $0 }
             total.merge(part)

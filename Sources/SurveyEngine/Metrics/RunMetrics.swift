@@ -1,141 +1,7 @@
-/// What one endpoint saw over a run: calls, attempts, outcomes, latencies.
-public struct EndpointMetrics: Sendable, Hashable {
-    /// Logical calls (a call may take several attempts).
-    public var calls = 0
-    /// HTTP attempts sent.
-    public var attempts = 0
-    /// Attempts that could not be made because this process ran out of descriptors, socket
-    /// memory or local ports (`ErrorKind.localResource`): not sent, so in no other count here —
-    /// not `attempts`, `failedAttempts`, `errors`, the latencies or the timeline.
-    public var localResource = 0
-    /// Calls that finally succeeded, on whichever attempt.
-    public var succeeded = 0
-    /// Calls that gave up: out of attempts, an outcome not retried, a retry the budget refused,
-    /// or a stop. `succeeded + failed == calls`.
-    public var failed = 0
-    /// Calls that succeeded on their first attempt.
-    public var firstTrySucceeded = 0
-    /// Attempts that failed (any status that is not a success, or an error).
-    public var failedAttempts = 0
-    /// Attempts by the status code they received, successes included. A 2xx whose body breaks
-    /// the contract is not here but under `malformed_response` in `errors`.
-    public var statuses: [Int: Int] = [:]
-    /// Attempts that got no usable response, by why.
-    public var errors: [ErrorKind: Int] = [:]
-    /// Retries the run's retry budget refused.
-    public var retriesDenied = 0
-    /// Per attempt, the corrected latency in nanoseconds: from the intended start (equal to
-    /// `serviceTime` in the closed model).
-    public var correctedLatency = Histogram()
-    /// Per attempt, from its start to its end in nanoseconds: the raw service time.
-    public var serviceTime = Histogram()
-    /// Attempts that opened a connection of their own.
-    public var newConnections = 0
-    /// Attempts that went over a connection kept alive from an earlier one.
-    public var reusedConnections = 0
-    /// The TCP connect of each new connection, in nanoseconds (k6's `http_req_connecting`).
-    public var connectTime = Histogram()
-    /// The TLS handshake of each new https connection, in nanoseconds (`http_req_tls_handshaking`).
-    public var tlsHandshakeTime = Histogram()
-    /// New https connections by what TLS agreed: `"TLSv1.3 TLS_AES_256_GCM_SHA384": 12`.
-    public var tlsParameters: [String: Int] = [:]
-    /// New https connections that resumed an earlier session instead of a full handshake.
-    public var tlsResumed = 0
-    /// Attempts sent again on a new connection because their kept-alive one was found closed
-    /// by the server before any byte of a response: not a retry of the plan's, not a failure.
-    public var reconnects = 0
-    /// For each error kind with more to say than its name, the first thing said: why a
-    /// certificate was refused, which alert ended a handshake.
-    public var errorSamples: [ErrorKind: String] = [:]
-
-    /// Nothing counted yet.
-    public init() {}
-
-    /// Retries: attempts beyond the first of each call, those not sent for want of a local
-    /// resource included (`attempts + localResource − calls`).
-    public var retries: Int { attempts + localResource - calls }
-
-    /// Whether `record` is an attempt that never left this process for want of a local
-    /// resource: counted apart, not as an attempt.
-    static func isLocal(_ record: AttemptRecord) -> Bool {
-        record.outcome == .error(.localResource)
-    }
-
-    /// Counts one attempt.
-    mutating func add(_ record: AttemptRecord) {
-        if Self.isLocal(record) {
-            localResource += 1
-            if let detail = record.detail, errorSamples[.localResource] == nil { errorSamples[.localResource] = detail }
-            return
-        }
-        attempts += 1
-        if !record.succeeded { failedAttempts += 1 }
-        switch record.outcome {
-        case .status(let status): statuses[status, default: 0] += 1
-        case .error(let kind):
-            errors[kind, default: 0] += 1
-            if let detail = record.detail, errorSamples[kind] == nil { errorSamples[kind] = detail }
-        }
-        correctedLatency.record(record.correctedLatency)
-        serviceTime.record(record.serviceTime)
-        if let connection = record.connection {
-            if connection.reused {
-                reusedConnections += 1
-            } else {
-                newConnections += 1
-                if let time = connection.connectTime { connectTime.record(time) }
-                if let time = connection.tlsHandshakeTime { tlsHandshakeTime.record(time) }
-                if let tls = connection.tls { tlsParameters[tls, default: 0] += 1 }
-                if connection.tlsResumed { tlsResumed += 1 }
-                if connection.reconnected { reconnects += 1 }
-            }
-        }
-    }
-
-    /// A call ended after `attempts` attempts.
-    mutating func endCall(succeeded: Bool, attempts: Int) {
-        calls += 1
-        if succeeded {
-            self.succeeded += 1
-            if attempts == 1 { firstTrySucceeded += 1 }
-        } else {
-            failed += 1
-        }
-    }
-
-    /// Adds another part's counts (exact: histograms merge bucket by bucket).
-    mutating func merge(_ other: EndpointMetrics) {
-        calls += other.calls
-        attempts += other.attempts
-        localResource += other.localResource
-        succeeded += other.succeeded
-        failed += other.failed
-        firstTrySucceeded += other.firstTrySucceeded
-        failedAttempts += other.failedAttempts
-        statuses.merge(other.statuses, uniquingKeysWith: +)
-        errors.merge(other.errors, uniquingKeysWith: +)
-        retriesDenied += other.retriesDenied
-        correctedLatency.merge(other.correctedLatency)
-        serviceTime.merge(other.serviceTime)
-        newConnections += other.newConnections
-        reusedConnections += other.reusedConnections
-        connectTime.merge(other.connectTime)
-        tlsHandshakeTime.merge(other.tlsHandshakeTime)
-        tlsParameters.merge(other.tlsParameters, uniquingKeysWith: +)
-        tlsResumed += other.tlsResumed
-        reconnects += other.reconnects
-        errorSamples.merge(other.errorSamples) { first, _ in first }
-    }
-}
-
 /// Everything a run measured; the engine's output, from which every report is made.
 public struct RunMetrics: Sendable, Hashable {
-    /// The questions endpoint's figures.
-    public var questions = EndpointMetrics()
-    /// The submit endpoint's figures.
-    public var submit = EndpointMetrics()
-    /// The login endpoint's figures: none without `SurveyAPI.login`.
-    public var login = EndpointMetrics()
+    /// Each step's figures, in the journey's order.
+    public var perStep: StepTable<StepMetrics>
     /// Respondents that began the survey.
     public var respondentsStarted = 0
     /// Respondents that submitted every question.
@@ -163,37 +29,32 @@ public struct RunMetrics: Sendable, Hashable {
     public var failuresPerSecond: [Int] = []
     /// The run over time, interval by interval; off (empty) unless the run asked for it
     /// (`RunConfiguration.timelineInterval`).
-    public var timeline = Timeline()
+    public var timeline: Timeline
 
-    /// Nothing counted yet.
-    public init() {}
+    /// Nothing counted yet, for a journey of `steps` (in its order; other steps are added as
+    /// they are counted): by default, the default journey without a login.
+    public init(steps: [Step] = SurveyAPI().journey.steps) {
+        perStep = StepTable(steps, initial: StepMetrics())
+        timeline = Timeline(steps: steps)
+    }
 
-    /// One endpoint's figures.
-    public subscript(endpoint: Endpoint) -> EndpointMetrics {
-        get {
-            switch endpoint {
-            case .login: login
-            case .questions: questions
-            case .submit: submit
-            }
-        }
-        // In place: a get-then-set would copy both histograms on every attempt recorded.
-        _modify {
-            switch endpoint {
-            case .login: yield &login
-            case .questions: yield &questions
-            case .submit: yield &submit
-            }
-        }
+    /// The steps counted, in the journey's order.
+    public var steps: [Step] { perStep.steps }
+
+    /// One step's figures; empty for a step the run did not take.
+    public subscript(step: Step) -> StepMetrics {
+        get { perStep[step] }
+        // In place: a get-then-set would copy the histograms on every attempt recorded.
+        _modify { yield &perStep[step] }
     }
 
     /// Respondents abandoned, whatever the reason.
     public var respondentsAbandoned: Int { abandoned.values.reduce(0, +) }
 
-    /// Counts one attempt, in its endpoint and in the per-second timeline.
+    /// Counts one attempt, in its step and in the per-second timeline.
     mutating func add(_ record: AttemptRecord) {
-        self[record.endpoint].add(record)
-        if EndpointMetrics.isLocal(record) { return }  // not sent: not in the timeline
+        perStep[record.step].add(record)
+        if StepMetrics.isLocal(record) { return }  // not sent: not in the timeline
         timeline.add(record)
         let second = Int(record.start / 1_000_000_000)
         while attemptsPerSecond.count <= second {
@@ -220,9 +81,7 @@ public struct RunMetrics: Sendable, Hashable {
     /// Adds another part's counts: the metrics of the lanes (or shards) of one run add up to
     /// the run's.
     public mutating func merge(_ other: RunMetrics) {
-        questions.merge(other.questions)
-        submit.merge(other.submit)
-        login.merge(other.login)
+        perStep.merge(other.perStep)
         respondentsStarted += other.respondentsStarted
         respondentsCompleted += other.respondentsCompleted
         respondentsFinishedWithUnanswered += other.respondentsFinishedWithUnanswered
@@ -243,9 +102,12 @@ public struct RunMetrics: Sendable, Hashable {
         }
     }
 
-    /// Every attempt of the run, every endpoint.
-    public var attempts: Int { questions.attempts + submit.attempts + login.attempts }
+    /// Every attempt of the run, every step.
+    public var attempts: Int { perStep.values.reduce(0) { $0 + $1.attempts } }
 
-    /// Attempts of every endpoint that could not be made for want of a local resource.
-    public var localResource: Int { questions.localResource + submit.localResource + login.localResource }
+    /// Attempts that failed, every step.
+    public var failedAttempts: Int { perStep.values.reduce(0) { $0 + $1.failedAttempts } }
+
+    /// Attempts of every step that could not be made for want of a local resource.
+    public var localResource: Int { perStep.values.reduce(0) { $0 + $1.localResource } }
 }

@@ -21,13 +21,26 @@ public struct Timeline: Sendable, Hashable {
     private var firstIndex: UInt64
     /// One point per interval from the first on, without gaps.
     public private(set) var points: [TimelinePoint] = []
+    /// The steps each new point counts from the start, in the journey's order.
+    private var journey: [Step]
 
     /// A timeline of intervals of `interval` nanoseconds (0: off) for a run that began at
-    /// `origin` nanoseconds since 1970.
-    public init(interval: UInt64 = 0, origin: UInt64 = 0) {
+    /// `origin` nanoseconds since 1970, counting each of `steps` in every point.
+    public init(interval: UInt64 = 0, origin: UInt64 = 0, steps: [Step] = []) {
         self.interval = interval
         self.origin = origin
+        journey = steps
         firstIndex = interval == 0 ? 0 : origin / interval
+    }
+
+    /// The steps the timeline counts: the journey's, in its order, then any other step an
+    /// attempt was counted for, in the order first met.
+    public var steps: [Step] {
+        var steps = journey
+        for point in points {
+            for step in point.perStep.steps where !steps.contains(step) { steps.append(step) }
+        }
+        return steps
     }
 
     /// Whether the timeline records anything.
@@ -48,7 +61,7 @@ public struct Timeline: Sendable, Hashable {
                 coarsen()
                 position = (origin &+ nanoseconds) / interval &- firstIndex
             }
-            while UInt64(points.count) <= position { points.append(TimelinePoint()) }
+            while UInt64(points.count) <= position { points.append(TimelinePoint(steps: journey)) }
         }
         return Int(position)
     }
@@ -61,8 +74,8 @@ public struct Timeline: Sendable, Hashable {
     /// Counts one attempt in the interval it started in. Attempts never sent (`local_resource`)
     /// are not in the timeline.
     mutating func add(_ record: AttemptRecord) {
-        guard !EndpointMetrics.isLocal(record), let position = pointIndex(at: record.start) else { return }
-        points[position][record.endpoint].add(record)
+        guard !StepMetrics.isLocal(record), let position = pointIndex(at: record.start) else { return }
+        points[position][record.step].add(record)
     }
 
     /// Counts a respondent that began `nanoseconds` after the run began.
@@ -103,7 +116,7 @@ public struct Timeline: Sendable, Hashable {
         var merged: [TimelinePoint] = []
         if !points.isEmpty {
             let last = firstIndex + UInt64(points.count) - 1
-            merged = Array(repeating: TimelinePoint(), count: Int(last / 2 - newFirst + 1))
+            merged = Array(repeating: TimelinePoint(steps: journey), count: Int(last / 2 - newFirst + 1))
             for (position, point) in points.enumerated() {
                 let number = firstIndex + UInt64(position)
                 // The first of a pair ends one old interval before the merged one does.
@@ -124,6 +137,7 @@ public struct Timeline: Sendable, Hashable {
             return
         }
         var other = other
+        for step in other.journey where !journey.contains(step) { journey.append(step) }
         while interval < other.interval { coarsen() }
         while other.interval < interval { other.coarsen() }
         guard !other.points.isEmpty else { return }
@@ -135,7 +149,7 @@ public struct Timeline: Sendable, Hashable {
         }
         let first = min(firstIndex, other.firstIndex)
         let last = max(firstIndex + UInt64(points.count), other.firstIndex + UInt64(other.points.count))
-        var combined = Array(repeating: TimelinePoint(), count: Int(last - first))
+        var combined = Array(repeating: TimelinePoint(steps: journey), count: Int(last - first))
         for (position, point) in points.enumerated() { combined[Int(firstIndex - first) + position].merge(point, endingEarlierBy: 0) }
         for (position, point) in other.points.enumerated() {
             combined[Int(other.firstIndex - first) + position].merge(point, endingEarlierBy: 0)
@@ -149,12 +163,8 @@ public struct Timeline: Sendable, Hashable {
 
 /// One interval of a timeline.
 public struct TimelinePoint: Sendable, Hashable {
-    /// The login's attempts that started in the interval (a plan with `api.login`).
-    public var login = TimelineEndpoint()
-    /// The questions endpoint's attempts that started in the interval.
-    public var questions = TimelineEndpoint()
-    /// The submit endpoint's attempts that started in the interval.
-    public var submit = TimelineEndpoint()
+    /// Each step's attempts that started in the interval, in the journey's order.
+    public var perStep: StepTable<TimelineStep>
     /// Respondents that began the survey in the interval.
     public var respondentsStarted = 0
     /// Respondents whose survey ended in the interval.
@@ -168,32 +178,20 @@ public struct TimelinePoint: Sendable, Hashable {
     /// (`Timeline.respondentsActive`), and it adds up.
     var activeTime: Int64 = 0
 
-    /// Nothing counted yet.
-    public init() {}
+    /// Nothing counted yet, for each of `steps`.
+    public init(steps: [Step] = []) {
+        perStep = StepTable(steps, initial: TimelineStep())
+    }
 
-    /// One endpoint's part.
-    public subscript(endpoint: Endpoint) -> TimelineEndpoint {
-        get {
-            switch endpoint {
-            case .login: login
-            case .questions: questions
-            case .submit: submit
-            }
-        }
-        _modify {
-            switch endpoint {
-            case .login: yield &login
-            case .questions: yield &questions
-            case .submit: yield &submit
-            }
-        }
+    /// One step's part; empty for a step with no attempt in the interval.
+    public subscript(step: Step) -> TimelineStep {
+        get { perStep[step] }
+        _modify { yield &perStep[step] }
     }
 
     /// Adds `other`, whose interval ends `shift` nanoseconds before this one's.
     mutating func merge(_ other: TimelinePoint, endingEarlierBy shift: UInt64) {
-        login.merge(other.login)
-        questions.merge(other.questions)
-        submit.merge(other.submit)
+        perStep.merge(other.perStep)
         respondentsStarted += other.respondentsStarted
         respondentsFinished += other.respondentsFinished
         dropped += other.dropped
@@ -201,8 +199,8 @@ public struct TimelinePoint: Sendable, Hashable {
     }
 }
 
-/// One endpoint's attempts in one interval of a timeline.
-public struct TimelineEndpoint: Sendable, Hashable {
+/// One step's attempts in one interval of a timeline.
+public struct TimelineStep: Sendable, Hashable, Mergeable {
     /// HTTP attempts that started in the interval.
     public var attempts = 0
     /// Of those, the ones that succeeded.
@@ -238,7 +236,7 @@ public struct TimelineEndpoint: Sendable, Hashable {
     }
 
     /// Adds another interval's counts (exact).
-    mutating func merge(_ other: TimelineEndpoint) {
+    mutating func merge(_ other: TimelineStep) {
         attempts += other.attempts
         succeeded += other.succeeded
         failed += other.failed

@@ -1,171 +1,3 @@
-import Synchronization
-
-/// What every respondent of a run shares: the requests, the answers, the policies, the
-/// transport, the clock, where to record, and the stop flag. A class, so that the frames of
-/// ten thousand waiting respondents each hold one reference to it rather than a copy.
-final class SurveyContext: Sendable {
-    let requests: SurveyRequests
-    let answers: AnswerBook
-    /// The answers with variables in them (`${row.colour}`), by their text in `answers`;
-    /// empty when none has any.
-    let answerTemplates: [String: CompiledTemplate]
-    /// The rows of the data feed; empty without one.
-    let rows: [[String]]
-    /// The `answer.<id>` columns of the data feed: question id → column.
-    let answerColumns: [Int: Int]
-    let captures: [SurveyAPI.Capture]
-    let order: QuestionOrder
-    let think: ThinkTime
-    /// The least nanoseconds between the starts of two submits of a respondent; 0 for none.
-    let pace: UInt64
-    /// Whether respondents keep cookie jars.
-    let cookies: Bool
-    let retry: RetryPolicies
-    let budget: RetryBudget
-    let transport: any Transport
-    let clock: EngineClock
-    let recorder: MetricsRecorder
-    /// Where every attempt sent is also logged one by one, if anywhere (`--raw`).
-    let attemptLog: AttemptLog?
-    let stop: StopFlag
-    /// Set by `RunCoordinator.endNow()`: the run ends as its duration would, now.
-    let ending: RunEnding
-    /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
-    let runStart: UInt64
-    /// When the run's duration expires (a reading of `clock`). Nil without a duration.
-    let durationDeadline: UInt64?
-    /// `durationDeadline` plus the grace: every attempt ends by then (`HTTPRequest.cutoff`).
-    let cutoff: UInt64?
-    let seed: UInt64
-    let questionsCache: QuestionsCache
-
-    /// The context of a run of `configuration` sending `requests`, with its seed resolved.
-    init(
-        configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
-        recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, stop: StopFlag, runStart: UInt64, lanes: Int = 1,
-        ending: RunEnding? = nil
-    ) {
-        self.requests = requests
-        answers = configuration.answers
-        answerTemplates = Self.answerTemplates(configuration)
-        rows = configuration.data?.rows ?? []
-        answerColumns = configuration.data?.answerColumns ?? [:]
-        captures = configuration.api.captures
-        order = configuration.order
-        think = configuration.think
-        pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
-        cookies = configuration.cookies
-        retry = configuration.retry
-        budget = RetryBudget(configuration.retry.budget)
-        self.transport = transport
-        self.clock = clock
-        self.recorder = recorder
-        self.attemptLog = attemptLog
-        self.stop = stop
-        self.runStart = runStart
-        let grace = (configuration.duration == nil ? nil : configuration.grace) ?? configuration.client.timeout
-        self.ending = ending ?? RunEnding(grace: grace)
-        if let duration = configuration.duration {
-            let deadline = runStart &+ duration.clampedNanoseconds
-            durationDeadline = deadline
-            cutoff = deadline &+ grace.clampedNanoseconds
-        } else {
-            durationDeadline = nil
-            cutoff = nil
-        }
-        self.seed = seed
-        questionsCache = QuestionsCache(
-            lanes: lanes,
-            shape: SurveyQuestion.Shape(
-                list: configuration.api.questionsList, id: configuration.api.questionID, text: configuration.api.questionText))
-    }
-
-    /// The answers of `configuration` that hold variables, compiled; a text that does not read
-    /// as a template is taken as it is (the plan reader has refused it already).
-    private static func answerTemplates(_ configuration: RunConfiguration) -> [String: CompiledTemplate] {
-        let columns = configuration.data?.columns ?? []
-        let captures = configuration.api.captures.map(\.name)
-        var templates: [String: CompiledTemplate] = [:]
-        let texts = configuration.answers.byQuestion.values.joined() + (configuration.answers.fallback ?? [])
-        for text in texts where TextTemplate.mentionsVariables(text) {
-            guard let template = try? TextTemplate(parsing: text), !template.isConstant,
-                let compiled = try? CompiledTemplate(template, .text, columns: columns, captures: captures)
-            else { continue }
-            templates[text] = compiled
-        }
-        return templates
-    }
-}
-
-extension SurveyContext {
-    /// When no attempt may start any more (a reading of `clock`): the duration's expiry, or the
-    /// moment the run was ended early, whichever came first; nil while neither is set.
-    var deadline: UInt64? {
-        guard let early = ending.deadline else { return durationDeadline }
-        return min(early, durationDeadline ?? .max)
-    }
-
-    /// Nanoseconds since the run began, on the run's clock.
-    func sinceRunStart() -> UInt64 {
-        let now = clock.now()
-        return now >= runStart ? now - runStart : 0
-    }
-
-    /// Why respondents must stop now, if they must: a stop asked for (a signal) wins over the
-    /// run's duration, which wins over an early end.
-    var stopCause: StopCause? {
-        if stop.isRaised { return .signal }
-        let now = clock.now()
-        if let durationDeadline, now >= durationDeadline { return .duration }
-        if let early = ending.deadline, now >= early { return .endedEarly }
-        return nil
-    }
-
-    /// How a respondent stopped by `cause` before its end ends: cut short by the run's end,
-    /// or abandoned by a signal.
-    func ending(stoppedBy cause: StopCause?) -> RespondentResult.Ending {
-        cause == .duration || cause == .endedEarly ? .cutShort : .abandoned(.interrupted)
-    }
-}
-
-/// The early end of a run, shared by its respondents and their requests in flight: once set,
-/// no attempt starts, and an attempt in flight ends by the grace after it (`cutoff`).
-final class RunEnding: Sendable {
-    private let endedAt = Atomic<UInt64>(.max)
-    private let grace: UInt64
-
-    /// An ending not yet set, giving attempts in flight `grace` when it is.
-    init(grace: Duration) {
-        self.grace = grace.clampedNanoseconds
-    }
-
-    /// Ends the run at `now` (a reading of the run's clock); a second call changes nothing.
-    func end(at now: UInt64) {
-        _ = endedAt.compareExchange(expected: .max, desired: now, ordering: .relaxed)
-    }
-
-    /// When the run was ended; nil while it runs on.
-    var deadline: UInt64? {
-        let value = endedAt.load(ordering: .relaxed)
-        return value == .max ? nil : value
-    }
-
-    /// The latest an attempt in flight may end: the end plus the grace; nil while it runs on.
-    var cutoff: UInt64? { deadline.map { $0 &+ grace } }
-}
-
-/// Set once when the run must stop starting work: respondents finish the attempt in flight
-/// and leave at their next step.
-final class StopFlag: Sendable {
-    private let raised = Atomic<Bool>(false)
-
-    var isRaised: Bool { raised.load(ordering: .relaxed) }
-
-    func raise() {
-        raised.store(true, ordering: .relaxed)
-    }
-}
-
 /// One virtual survey-taker, doing what the survey app's user does: fetch the questions (with
 /// the retry mechanism), then for each question pick an answer, think, submit, and retry a
 /// failed submit like the "Failure.... — Retry" banner, never submitting a success twice.
@@ -303,7 +135,7 @@ struct Respondent: Sendable {
         var request = HTTPRequest(login.template(values), body: login.body?.render(values), collectBody: true)
         request.collectHeaders = context.captures.contains { if case .header = $0.source { true } else { false } }
         request.cutoff = context.cutoff
-        request.ending = context.ending
+        request.lateCutoff = context.earlyEnd.cutoff
         return request
     }
 
@@ -323,7 +155,7 @@ struct Respondent: Sendable {
         }
         var request = HTTPRequest(template, collectBody: true)
         request.cutoff = context.cutoff
-        request.ending = context.ending
+        request.lateCutoff = context.earlyEnd.cutoff
         return request
     }
 
@@ -365,7 +197,7 @@ struct Respondent: Sendable {
             request = HTTPRequest(template, body: recipe.body?.render(values) ?? Self.submitBody(id: question.id, answer: answer))
         }
         request.cutoff = context.cutoff
-        request.ending = context.ending
+        request.lateCutoff = context.earlyEnd.cutoff
         return (request, think)
     }
 
@@ -405,7 +237,7 @@ struct Respondent: Sendable {
     /// `request` is the caller's, not a copy: each attempt puts the jar's current cookies on it,
     /// and the frames that hold it stay as small as before cookies.
     @inline(never)
-    private mutating func call(_ endpoint: Endpoint, _ request: inout HTTPRequest, _ context: SurveyContext) async -> CallResult {
+    private mutating func call(_ step: Step, _ request: inout HTTPRequest, _ context: SurveyContext) async -> CallResult {
         context.budget.callStarted()
         var state = CallState()
         while true {
@@ -414,12 +246,12 @@ struct Respondent: Sendable {
             // Awaited here, not in a `send` of the transport's: no frame of its own.
             let outcome = await withUnsafeContinuation { context.transport.start(request, $0) }
             if context.cookies { keepCookies(outcome, request, context) }
-            switch settle(endpoint, outcome, started: start, state: &state, context) {
+            switch settle(step, outcome, started: start, state: &state, context) {
             case .done(let result):
                 return result
             case .retry(let delay):
                 if await !pause(delay, context) {
-                    context.recorder.endCall(endpoint, succeeded: false, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
+                    context.recorder.endCall(step, succeeded: false, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
                     return .interrupted
                 }
                 state.attempt += 1
@@ -441,11 +273,11 @@ struct Respondent: Sendable {
         jar.store(response.setCookies, from: request.template.cookieOrigin, now: context.clock.now(), unixTime: context.clock.unixTime())
     }
 
-    /// Classifies and records an attempt, and decides what follows it by the endpoint's policy,
+    /// Classifies and records an attempt, and decides what follows it by the step's policy,
     /// the run's retry budget and the stop flag.
     @inline(never)
     private mutating func settle(
-        _ endpoint: Endpoint, _ response: TransportOutcome, started start: UInt64, state: inout CallState, _ context: SurveyContext
+        _ step: Step, _ response: TransportOutcome, started start: UInt64, state: inout CallState, _ context: SurveyContext
     ) -> Next {
         let outcome: AttemptOutcome
         var retryAfter: Duration?
@@ -454,12 +286,12 @@ struct Respondent: Sendable {
         switch response.result {
         case .success(let response):
             if (200..<300).contains(response.status) {
-                switch endpoint {
-                case .submit: succeeded = true
+                switch step {
                 case .questions: succeeded = accept(questionsIn: response.body, context)
                 case .login:
                     detail = capture(from: response, context)
                     succeeded = detail == nil
+                default: succeeded = true
                 }
                 outcome = succeeded ? .status(response.status) : .error(.malformedResponse)
             } else {
@@ -474,17 +306,17 @@ struct Respondent: Sendable {
         }
         let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
         let record = AttemptRecord(
-            endpoint: endpoint, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
+            step: step, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
             startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail)
         context.recorder.record(record, lane: lane)
         if let log = context.attemptLog { log.offer(record, response: response, respondent: index, lane: lane) }
         func end(_ result: CallResult) -> Next {
             context.recorder.endCall(
-                endpoint, succeeded: result == .succeeded, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
+                step, succeeded: result == .succeeded, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
             return .done(result)
         }
         if succeeded { return end(.succeeded) }
-        let decision = context.retry[endpoint].decide(
+        let decision = context.retry[step].decide(
             afterAttempt: state.attempt, outcome: outcome, retryAfter: retryAfter, previousDelay: state.previousDelay, using: &random)
         let failed: CallResult = outcome == .error(.localResource) ? .notSent : .failed
         let stopping = context.stopCause != nil

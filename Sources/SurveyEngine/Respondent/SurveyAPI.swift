@@ -85,20 +85,6 @@ public struct SurveyAPI: Sendable, Hashable {
     }
 }
 
-/// One header field, of a request or of a server's response.
-public struct HTTPHeader: Sendable, Hashable {
-    /// The field name as sent; the engine recognises `User-Agent` in any case.
-    public var name: String
-    var value: String
-
-    /// A header sent as `name: value`. The engine writes both unchecked, so the caller makes sure
-    /// the name is an RFC 9110 token and the value holds no CR, LF or NUL.
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// The answers respondents give, by question id, with an optional fallback for other ids.
 /// Where a question has several candidate answers, each respondent picks one (seeded).
 public struct AnswerBook: Sendable, Hashable {

@@ -110,9 +110,9 @@ public struct HTTPRequest: Sendable {
     /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
     /// grace after a run's duration. Nil: the timeout alone.
     var cutoff: UInt64?
-    /// The run's early end, if it has one: once set, the attempt also ends as a `timeout` at its
-    /// `cutoff` (the end plus the grace).
-    var ending: RunEnding?
+    /// A cutoff set later, if one may come: once set, the attempt also ends as a `timeout` at it
+    /// (the early end of a run, plus its grace).
+    var lateCutoff: LateCutoff?
     /// Whether the response body is wanted; when not, it is read and dropped.
     var collectBody: Bool
     /// Whether the response's header fields are wanted (`TransportResponse.headers`).

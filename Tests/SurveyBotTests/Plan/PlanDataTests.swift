@@ -172,7 +172,7 @@ import Testing
         #expect(api.login == SurveyAPI.Call(method: "POST", path: "/session"))
         #expect(
             api.captures == [.init(name: "token", source: .json(["data", "token"])), .init(name: "sid", source: .header("X-Session-Id"))])
-        #expect(plan.run.retry.login.attempts == 5)
+        #expect(plan.run.retry[.login].attempts == 5)
     }
 
     @Test func aBodyTemplateThatIsNotJSONIsAnErrorAtIt() {
@@ -183,7 +183,7 @@ import Testing
 
     @Test func aLoginThresholdWithoutALoginIsAnError() {
         expectSingleError(
-            lines("thresholds:", "  login.p95: \"< 1s\""), line: 1, column: 1, contains: "a 'login.…' threshold needs 'api.login'")
+            lines("thresholds:", "  login.p95: \"< 1s\""), line: 2, column: 3, contains: "a 'login.…' threshold needs 'api.login'")
     }
 
     @Test func aCaptureWithoutALoginIsAnError() {

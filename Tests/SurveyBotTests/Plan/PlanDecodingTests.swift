@@ -19,9 +19,9 @@ import Testing
         #expect(plan.run.seed == nil)
         #expect(plan.run.api == SurveyAPI())
         #expect(plan.run.answers.fallback == ["ok"])
-        #expect(plan.run.retry.questions.attempts == 3)
-        #expect(plan.run.retry.submit.retryOn.matches(status: 400))
-        #expect(!plan.run.retry.questions.retryOn.matches(status: 400))
+        #expect(plan.run.retry[.questions].attempts == 3)
+        #expect(plan.run.retry[.submit].retryOn.matches(status: 400))
+        #expect(!plan.run.retry[.questions].retryOn.matches(status: 400))
         #expect(plan.run.retry.budget == nil)
         #expect(plan.thresholds.isEmpty)
         #expect(plan.builtin == ReferenceServerConfiguration())
@@ -92,11 +92,11 @@ import Testing
         #expect(plan.environmentKeys == ["api.headers.Authorization"])
         #expect(plan.run.answers.choices(for: 2) == ["pizza", "pasta", "sushi"])
         #expect(plan.run.answers.choices(for: 9) == ["no opinion"])
-        #expect(plan.run.retry.questions.attempts == 5)
-        #expect(plan.run.retry.questions.backoff == Backoff(.exponential, initial: .milliseconds(200), max: .seconds(5), multiplier: 2))
-        #expect(plan.run.retry.questions.jitter == .full)
-        #expect(plan.run.retry.submit.backoff.strategy == .constant)
-        #expect(plan.run.retry.submit.backoff.initial == .milliseconds(500))
+        #expect(plan.run.retry[.questions].attempts == 5)
+        #expect(plan.run.retry[.questions].backoff == Backoff(.exponential, initial: .milliseconds(200), max: .seconds(5), multiplier: 2))
+        #expect(plan.run.retry[.questions].jitter == .full)
+        #expect(plan.run.retry[.submit].backoff.strategy == .constant)
+        #expect(plan.run.retry[.submit].backoff.initial == .milliseconds(500))
         #expect(plan.run.retry.budget == RetryBudgetPolicy(ratio: 0.2, minimum: 10))
         #expect(
             plan.thresholds.map(\.description) == [
@@ -143,8 +143,8 @@ import Testing
 
     @Test func retryOnTakesTheFormerNameOfResponseTooLarge() throws {
         let plan = try #require(expectPlan(lines("retry:", "  questions:", "    on: [5xx, body_too_large]")))
-        #expect(plan.run.retry.questions.retryOn.matches(.responseTooLarge))
-        #expect(plan.run.retry.questions.retryOn.description == "[5xx, response_too_large]")
+        #expect(plan.run.retry[.questions].retryOn.matches(.responseTooLarge))
+        #expect(plan.run.retry[.questions].retryOn.description == "[5xx, response_too_large]")
     }
 
     @Test func graceIsReadAndNeedsADuration() throws {
@@ -183,13 +183,13 @@ import Testing
 
     @Test func singleScalarRetryConditionIsAListOfOne() throws {
         let plan = try #require(expectPlan(lines("retry:", "  submit:", "    on: 5xx")))
-        #expect(plan.run.retry.submit.retryOn.matches(status: 503))
-        #expect(!plan.run.retry.submit.retryOn.matches(status: 400))
+        #expect(plan.run.retry[.submit].retryOn.matches(status: 503))
+        #expect(!plan.run.retry[.submit].retryOn.matches(status: 400))
     }
 
     @Test func initialAboveTheDefaultMaxRaisesTheMax() throws {
         let plan = try #require(expectPlan(lines("retry:", "  submit:", "    backoff: constant", "    initial: 8s")))
-        #expect(plan.run.retry.submit.backoff.max == .seconds(8))
+        #expect(plan.run.retry[.submit].backoff.max == .seconds(8))
     }
 
     @Test func latencyThresholdsAcceptBareMilliseconds() throws {

@@ -31,9 +31,9 @@ import Testing
             try $0.set(assignment: "api.headers.X-Trace.Id=abc")
         }
         let plan = try #require(expectPlan(lines("retry:", "  submit:", "    attempts: 2", "    backoff: none"), overrides: o))
-        #expect(plan.run.retry.submit.attempts == 4)
-        #expect(plan.run.retry.submit.backoff.strategy == .none, "keys the override did not touch stay")
-        #expect(!plan.run.retry.submit.retryOn.matches(status: 400))
+        #expect(plan.run.retry[.submit].attempts == 4)
+        #expect(plan.run.retry[.submit].backoff.strategy == .none, "keys the override did not touch stay")
+        #expect(!plan.run.retry[.submit].retryOn.matches(status: 400))
         #expect(plan.thresholds.map(\.description) == ["submit.p95 < 200ms"])
         #expect(plan.run.api.headers == [HTTPHeader(name: "X-Trace.Id", value: "abc")])
     }

@@ -5,8 +5,8 @@ import Testing
 @testable import SurveyEngine
 @testable import SurveyTestSupport
 
-private func verdict(_ diff: ReportDiff, _ endpoint: String, _ metric: String) -> ReportDiff.Verdict? {
-    diff.rows.first { $0.endpoint == endpoint && $0.metric == metric }?.verdict
+private func verdict(_ diff: ReportDiff, _ scope: String, _ metric: String) -> ReportDiff.Verdict? {
+    diff.rows.first { $0.scope == scope && $0.metric == metric }?.verdict
 }
 
 /// The fixture report with the submit latencies scaled (the histograms and summaries too).
@@ -51,7 +51,7 @@ private func slower(by scale: Double) -> RunReport {
         func mean(_ value: Double) -> DiffFigure { DiffFigure(value: value, samples: 1_000_000, evidence: .mean(standardError: 0.001)) }
         func row(_ base: Double, _ new: Double) -> ReportDiff.Row {
             ReportDiff.Comparison(
-                endpoint: "submit", metric: "mean", unit: .ms, direction: .lowerIsBetter, base: mean(base), new: mean(new)
+                scope: "submit", metric: "mean", unit: .ms, direction: .lowerIsBetter, base: mean(base), new: mean(new)
             )
             .row(pValue: 0.0001, confidence: 0.95, tolerances: .init())
         }
@@ -65,7 +65,7 @@ private func slower(by scale: Double) -> RunReport {
         let base = DiffFigure.proportion(part: 990, whole: 1000, confidence: 0.95)
         let new = DiffFigure.proportion(part: 950, whole: 1000, confidence: 0.95)
         let comparison = ReportDiff.Comparison(
-            endpoint: "submit", metric: "success_rate", unit: .ratio, direction: .higherIsBetter, base: base, new: new)
+            scope: "submit", metric: "success_rate", unit: .ratio, direction: .higherIsBetter, base: base, new: new)
         let row = comparison.row(pValue: DiffFigure.pValue(base, new), confidence: 0.95, tolerances: .init())
         #expect(row.verdict == .regressed)
         #expect(row.changePercent == 400)
@@ -79,7 +79,7 @@ private func slower(by scale: Double) -> RunReport {
         #expect(!diff.regressions.isEmpty)
         let reverse = ReportDiff(base: new, new: base, tolerances: .init())
         #expect(verdict(reverse, "submit", "calls") == .added)
-        #expect(reverse.regressions.filter { $0.endpoint == "submit" }.isEmpty)
+        #expect(reverse.regressions.filter { $0.scope == "submit" }.isEmpty)
     }
 
     @Test func diffCommandExitsByVerdict() async throws {
@@ -125,7 +125,7 @@ private func slower(by scale: Double) -> RunReport {
         var wholeMetrics = RunMetrics()
         for index in 0..<3000 {
             let record = AttemptRecord(
-                endpoint: index % 11 == 0 ? .questions : .submit, attempt: 1 + index % 2,
+                step: index % 11 == 0 ? .questions : .submit, attempt: 1 + index % 2,
                 outcome: index % 7 == 0 ? .status(400) : .status(200),
                 succeeded: index % 7 != 0, serviceTime: .nanoseconds(Int64(200_000 + random.next() % 5_000_000)),
                 start: UInt64(index) * 1_000_000)
@@ -148,7 +148,7 @@ private func slower(by scale: Double) -> RunReport {
         var metrics = RunMetrics()
         metrics.add(
             AttemptRecord(
-                endpoint: .questions, attempt: 1, outcome: .error(.responseTooLarge), succeeded: false, serviceTime: .milliseconds(1),
+                step: .questions, attempt: 1, outcome: .error(.responseTooLarge), succeeded: false, serviceTime: .milliseconds(1),
                 start: 0))
         var old = ReportFixtures.report(metrics: metrics)
         let count = try #require(old.endpoints["questions"]?.errors["response_too_large"])

@@ -192,7 +192,7 @@ private func writeShard(
 
     @Test func aPartialMergeWhoseThresholdsFailSaysBoth() async throws {
         var plan = ReportFixtures.plan
-        plan.thresholds.append(Threshold(scope: .submit, metric: .p50, comparison: .less, limit: 0.001, limitText: "1us"))
+        plan.thresholds.append(Threshold(scope: .step(.submit), metric: .p50, comparison: .less, limit: 0.001, limitText: "1us"))
         let directory = try TemporaryDirectory()
         let (result, out) = try await partialMerge(directory, plan: plan)
         #expect(result.status == .failure)

@@ -21,8 +21,8 @@ enum SampledRun {
         for _ in 0..<respondents {
             metrics.respondentsStarted += 1
             metrics.add(
-                AttemptRecord(endpoint: .questions, attempt: 1, outcome: .status(200), succeeded: true, serviceTime: latency(), start: 0))
-            metrics.questions.endCall(succeeded: true, attempts: 1)
+                AttemptRecord(step: .questions, attempt: 1, outcome: .status(200), succeeded: true, serviceTime: latency(), start: 0))
+            metrics[.questions].endCall(succeeded: true, attempts: 1)
             var unanswered = 0
             for _ in 0..<questions {
                 var attempts = 0
@@ -32,10 +32,10 @@ enum SampledRun {
                     succeeded = uniform() >= failRate
                     metrics.add(
                         AttemptRecord(
-                            endpoint: .submit, attempt: attempts, outcome: .status(succeeded ? 200 : 400), succeeded: succeeded,
+                            step: .submit, attempt: attempts, outcome: .status(succeeded ? 200 : 400), succeeded: succeeded,
                             serviceTime: latency(), start: 0, connection: .reused))
                 }
-                metrics.submit.endCall(succeeded: succeeded, attempts: attempts)
+                metrics[.submit].endCall(succeeded: succeeded, attempts: attempts)
                 if !succeeded { unanswered += 1 }
             }
             metrics.add(
@@ -58,8 +58,8 @@ enum SampledRun {
     }
 }
 
-private func row(_ diff: ReportDiff, _ endpoint: String, _ metric: String) -> ReportDiff.Row? {
-    diff.rows.first { $0.endpoint == endpoint && $0.metric == metric }
+private func row(_ diff: ReportDiff, _ scope: String, _ metric: String) -> ReportDiff.Row? {
+    diff.rows.first { $0.scope == scope && $0.metric == metric }
 }
 
 @Suite struct ReportDiffStatisticsTests {
@@ -82,7 +82,7 @@ private func row(_ diff: ReportDiff, _ endpoint: String, _ metric: String) -> Re
         let diff = ReportDiff(base: base, new: worse, tolerances: .init())
         #expect(try #require(row(diff, "submit", "error_rate")).verdict == .regressed)
         #expect(try #require(row(diff, "submit", "first_try_success_rate")).verdict == .regressed)
-        #expect(diff.regressions.allSatisfy { $0.endpoint != "questions" })
+        #expect(diff.regressions.allSatisfy { $0.scope != "questions" })
     }
 
     @Test func tooFewSamplesSaysSoWithTheMinimum() throws {
@@ -121,7 +121,7 @@ private func row(_ diff: ReportDiff, _ endpoint: String, _ metric: String) -> Re
         // One very slow attempt in the new run: max grows fiftyfold, nothing else moves.
         var metrics = ReportFixtures.metrics()
         metrics.add(
-            AttemptRecord(endpoint: .submit, attempt: 1, outcome: .status(200), succeeded: true, serviceTime: .milliseconds(100), start: 0))
+            AttemptRecord(step: .submit, attempt: 1, outcome: .status(200), succeeded: true, serviceTime: .milliseconds(100), start: 0))
         let new = ReportFixtures.report(metrics: metrics)
         let diff = ReportDiff(base: ReportFixtures.report(), new: new, tolerances: .init())
         let max = try #require(row(diff, "submit", "max"))

@@ -29,7 +29,7 @@ enum ReportFixtures {
             if coldStart {
                 metrics.add(
                     AttemptRecord(
-                        endpoint: .questions, attempt: 1, outcome: .status(503), succeeded: false, serviceTime: latency(900_000),
+                        step: .questions, attempt: 1, outcome: .status(503), succeeded: false, serviceTime: latency(900_000),
                         start: second)
                 )
             }
@@ -40,9 +40,9 @@ enum ReportFixtures {
                 tls: "TLSv1.3 TLS_AES_256_GCM_SHA384", tlsResumed: respondent % 2 == 1)
             metrics.add(
                 AttemptRecord(
-                    endpoint: .questions, attempt: coldStart ? 2 : 1, outcome: .status(200), succeeded: true,
+                    step: .questions, attempt: coldStart ? 2 : 1, outcome: .status(200), succeeded: true,
                     serviceTime: latency(2_000_000), start: second, connection: opened))
-            metrics.questions.endCall(succeeded: true, attempts: coldStart ? 2 : 1)
+            metrics[.questions].endCall(succeeded: true, attempts: coldStart ? 2 : 1)
             var unanswered = 0
             for question in 1...10 {
                 let failing = (respondent + question) % 17 == 0
@@ -53,12 +53,12 @@ enum ReportFixtures {
                     let outcome: AttemptOutcome = fails ? (attempt == 2 ? .error(.timeout) : .status(400)) : .status(200)
                     metrics.add(
                         AttemptRecord(
-                            endpoint: .submit, attempt: attempt, outcome: outcome, succeeded: !fails,
+                            step: .submit, attempt: attempt, outcome: outcome, succeeded: !fails,
                             serviceTime: latency(1_500_000 * submitLatencyScale), start: second, connection: .reused))
                     if !fails { break }
                 }
                 let succeeded = !failing
-                metrics.submit.endCall(succeeded: succeeded, attempts: attempts)
+                metrics[.submit].endCall(succeeded: succeeded, attempts: attempts)
                 if !succeeded { unanswered += 1 }
             }
             metrics.timeline.respondentFinished(at: second + 900_000_000)

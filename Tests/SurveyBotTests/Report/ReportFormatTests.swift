@@ -64,7 +64,7 @@ private func expectGolden(_ text: String, _ name: String, sourceLocation: Testin
 
     @Test func thresholdsAreEvaluatedAndFailureFailsTheReport() throws {
         var plan = ReportFixtures.plan
-        plan.thresholds.append(Threshold(scope: .submit, metric: .p50, comparison: .less, limit: 0.5, limitText: "0.5ms"))
+        plan.thresholds.append(Threshold(scope: .step(.submit), metric: .p50, comparison: .less, limit: 0.5, limitText: "0.5ms"))
         let report = ReportFixtures.report(plan: plan)
         #expect(!report.passed)
         let failed = try #require(report.thresholds.last)

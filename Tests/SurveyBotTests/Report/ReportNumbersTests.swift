@@ -31,7 +31,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let back = try RunReport.read(path: directory.write("empty.json", text))
         #expect(back == report)
-        #expect(RunFigures(back).endpoints["submit"]?.latency == nil)
+        #expect(RunFigures(back).perStep["submit"]?.latency == nil)
         let submitLine = TextReport.render(back).split(separator: "\n").first { $0.hasPrefix("  submit") }
         #expect(submitLine?.contains("ms") == false, "\(String(describing: submitLine))")
     }

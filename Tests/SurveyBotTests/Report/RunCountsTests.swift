@@ -8,15 +8,15 @@ import Testing
 /// What a run counts: every response a kind, attempts this process could not make apart from
 /// the attempts sent, and what a plan retries by default.
 @Suite struct RunCountsTests {
-    private func attempt(_ endpoint: Endpoint, _ outcome: AttemptOutcome, succeeded: Bool = false) -> AttemptRecord {
-        AttemptRecord(endpoint: endpoint, attempt: 1, outcome: outcome, succeeded: succeeded, serviceTime: .milliseconds(1), start: 0)
+    private func attempt(_ step: Step, _ outcome: AttemptOutcome, succeeded: Bool = false) -> AttemptRecord {
+        AttemptRecord(step: step, attempt: 1, outcome: outcome, succeeded: succeeded, serviceTime: .milliseconds(1), start: 0)
     }
 
     @Test func aRedirectIsCountedAsHTTP3xx() {
         var metrics = RunMetrics()
         metrics.add(attempt(.questions, .status(302)))
         metrics.add(attempt(.questions, .status(301)))
-        metrics.questions.endCall(succeeded: false, attempts: 2)
+        metrics[.questions].endCall(succeeded: false, attempts: 2)
         let report = ReportFixtures.report(metrics: metrics)
         let questions = report.endpoints["questions"]
         #expect(questions?.status == ["301": 1, "302": 1])
@@ -32,7 +32,7 @@ import Testing
             var record = attempt(.submit, .error(.localResource))
             record.detail = "socket(): Too many open files (EMFILE)"
             metrics.add(record)
-            metrics.submit.endCall(succeeded: false, attempts: 1)
+            metrics[.submit].endCall(succeeded: false, attempts: 1)
         }
         return metrics
     }
@@ -58,7 +58,7 @@ import Testing
         // The fixture's plan has thresholds; this run fails whatever they say.
         #expect(!report.passed)
         #expect(report.verdict == .localResource(attempts: 3))
-        #expect(RunFigures(report).endpoints["submit"]?.errorRate == RunFigures(base).endpoints["submit"]?.errorRate)
+        #expect(RunFigures(report).perStep["submit"]?.errorRate == RunFigures(base).perStep["submit"]?.errorRate)
         let text = TextReport.render(report)
         #expect(text.hasPrefix("smoke: FAILED: out of local resources"))
         #expect(
@@ -136,13 +136,13 @@ import Testing
     @Test func aPlanRetriesNoRedirectMalformedAnswerOrLocalFailureByDefault() throws {
         let plan = try PlanLoader(environment: [:]).load(text: "target: builtin\n", path: "p.plan").get()
         var random = SplitMix64(seed: 1)
-        for endpoint in Endpoint.allCases {
-            let policy = plan.run.retry[endpoint]
-            #expect(policy.decide(afterAttempt: 1, outcome: .status(302), using: &random) == .notRetryable, "\(endpoint)")
-            #expect(policy.decide(afterAttempt: 1, outcome: .error(.malformedResponse), using: &random) == .notRetryable, "\(endpoint)")
-            #expect(policy.decide(afterAttempt: 1, outcome: .error(.localResource), using: &random) == .notRetryable, "\(endpoint)")
+        for step in Journey.defaultSteps {
+            let policy = plan.run.retry[step]
+            #expect(policy.decide(afterAttempt: 1, outcome: .status(302), using: &random) == .notRetryable, "\(step)")
+            #expect(policy.decide(afterAttempt: 1, outcome: .error(.malformedResponse), using: &random) == .notRetryable, "\(step)")
+            #expect(policy.decide(afterAttempt: 1, outcome: .error(.localResource), using: &random) == .notRetryable, "\(step)")
             // What is retried by default still is.
-            #expect(policy.decide(afterAttempt: 1, outcome: .status(503), using: &random) != .notRetryable, "\(endpoint)")
+            #expect(policy.decide(afterAttempt: 1, outcome: .status(503), using: &random) != .notRetryable, "\(step)")
         }
     }
 }

@@ -9,7 +9,7 @@ import Testing
 @Suite struct RunFiguresTests {
     @Test func figuresAreDerivedFromTheCounts() {
         let figures = RunFigures(ReportFixtures.report())
-        let submit = figures.endpoints["submit"]
+        let submit = figures.perStep["submit"]
         // The fixture: 200 submit calls, 190 succeeded, 182 at once, 228 attempts, 38 failed, over 2.5 s.
         #expect(submit?.calls == 200)
         #expect(submit?.successRate == 0.95)
@@ -24,21 +24,21 @@ import Testing
 
     @Test func surveyLatencyIsTheMergedHistogramOfBothEndpoints() throws {
         let metrics = ReportFixtures.metrics()
-        var merged = metrics.questions.correctedLatency
-        merged.merge(metrics.submit.correctedLatency)
+        var merged = metrics[.questions].correctedLatency
+        merged.merge(metrics[.submit].correctedLatency)
         let figures = RunFigures(ReportFixtures.report(metrics: metrics))
         let expected = RunReport.LatencySummary(merged)
         #expect(figures.value(.p99, of: .survey) == expected.p99)
         #expect(figures.value(.max, of: .survey) == expected.max)
-        #expect(figures.value(.p95, of: .submit) == RunReport.LatencySummary(metrics.submit.correctedLatency).p95)
+        #expect(figures.value(.p95, of: .step(.submit)) == RunReport.LatencySummary(metrics[.submit].correctedLatency).p95)
     }
 
     @Test func nothingToMeasureIsNoValueNotZero() {
         let figures = RunFigures(ReportFixtures.report(metrics: RunMetrics()))
         for metric in Threshold.Metric.allCases where metric != .retries && metric != .attemptsPerSecond {
-            #expect(figures.value(metric, of: .submit) == nil, "\(metric)")
+            #expect(figures.value(metric, of: .step(.submit)) == nil, "\(metric)")
         }
-        #expect(figures.value(.retries, of: .submit) == 0)
+        #expect(figures.value(.retries, of: .step(.submit)) == 0)
     }
 
     @Test func aReportReadBackGivesTheSameFiguresAndVerdicts() throws {
@@ -46,7 +46,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let read = try RunReport.read(path: try directory.write("r.json", report.jsonText()))
         let (written, again) = (RunFigures(report), RunFigures(read))
-        for scope in Threshold.Scope.allCases {
+        for scope in report.stepNames.map(Threshold.Scope.step) + [.survey] {
             for metric in Threshold.Metric.allCases where metric.applies(to: scope) {
                 #expect(written.value(metric, of: scope) == again.value(metric, of: scope), "\(scope).\(metric)")
             }
@@ -118,7 +118,7 @@ import Testing
 
     @Test func latencyChartBinsHoldEveryAttempt() {
         let metrics = ReportFixtures.metrics()
-        let histogram = metrics.submit.correctedLatency
+        let histogram = metrics[.submit].correctedLatency
         let bins = LatencyChart.bins(histogram, count: 12)
         #expect(bins.count == 12)
         #expect(bins.map(\.count).reduce(0, +) == histogram.count)

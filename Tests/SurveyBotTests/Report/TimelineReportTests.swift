@@ -21,7 +21,7 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         let shard = index % shards
         let time = random.next() % (seconds[shard] * second)
         let record = AttemptRecord(
-            endpoint: index % 5 == 0 ? .questions : .submit, attempt: 1 + index % 3, outcome: index % 9 == 0 ? .status(503) : .status(200),
+            step: index % 5 == 0 ? .questions : .submit, attempt: 1 + index % 3, outcome: index % 9 == 0 ? .status(503) : .status(200),
             succeeded: index % 9 != 0, serviceTime: .nanoseconds(Int64(100_000 + random.next() % 9_000_000)), start: time)
         parts[shard].add(record)
         // The same moment of wall-clock time, as the whole run's timeline sees it.

@@ -16,14 +16,14 @@ import Testing
             metrics.respondentsStarted += 1
             metrics.add(
                 AttemptRecord(
-                    endpoint: .questions, attempt: 1, outcome: .status(200), succeeded: true, serviceTime: .milliseconds(1), start: 0))
-            metrics.questions.endCall(succeeded: true, attempts: 1)
+                    step: .questions, attempt: 1, outcome: .status(200), succeeded: true, serviceTime: .milliseconds(1), start: 0))
+            metrics[.questions].endCall(succeeded: true, attempts: 1)
             for _ in 1...3 {
                 metrics.add(
                     AttemptRecord(
-                        endpoint: .submit, attempt: 1, outcome: .error(.connectionRefused), succeeded: false,
+                        step: .submit, attempt: 1, outcome: .error(.connectionRefused), succeeded: false,
                         serviceTime: .microseconds(50), start: 0))
-                metrics.submit.endCall(succeeded: false, attempts: 1)
+                metrics[.submit].endCall(succeeded: false, attempts: 1)
             }
             metrics.add(RespondentResult(ending: .finishedWithUnanswered, submitted: 0, unanswered: 3))
         }

@@ -83,9 +83,9 @@ import Testing
             let ok = call < succeeded
             metrics.add(
                 AttemptRecord(
-                    endpoint: .submit, attempt: 1, outcome: ok ? .status(200) : .status(400), succeeded: ok,
+                    step: .submit, attempt: 1, outcome: ok ? .status(200) : .status(400), succeeded: ok,
                     serviceTime: .milliseconds(5), start: 0))
-            metrics.submit.endCall(succeeded: ok, attempts: 1)
+            metrics[.submit].endCall(succeeded: ok, attempts: 1)
         }
         return RunFigures(ReportFixtures.report(metrics: metrics))
     }

@@ -8,7 +8,7 @@ import Testing
 
 private func attempt(_ respondent: Int, status: Int? = 200, error: ErrorKind? = nil) -> LoggedAttempt {
     LoggedAttempt(
-        start: 1_500_000, respondent: respondent, endpoint: .submit, attempt: 1, status: status, error: error, latency: 2_345_678,
+        start: 1_500_000, respondent: respondent, step: .submit, attempt: 1, status: status, error: error, latency: 2_345_678,
         serviceTime: 1_000_400, bytes: 2)
 }
 

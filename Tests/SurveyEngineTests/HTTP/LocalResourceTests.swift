@@ -140,7 +140,7 @@ import Testing
         var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(
             context(transport, submit: retrying(3, on: ["local_resource"]), recorder: recorder))
-        let submit = recorder.snapshot().submit
+        let submit = recorder.snapshot()[.submit]
         #expect(result.submitted == 3)
         #expect(submit.calls == 3)
         #expect(submit.attempts == 3, "only the attempts sent")
@@ -161,6 +161,6 @@ import Testing
         let result = await respondent.run(context(transport, recorder: recorder))
         #expect(result.ending == .abandoned(.localResource))
         #expect(recorder.snapshot().abandoned == [.localResource: 1])
-        #expect(recorder.snapshot().questions.attempts == 0)
+        #expect(recorder.snapshot()[.questions].attempts == 0)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 private func configuration(_ load: LoadModel, concurrency: Int, duration: Duration? = nil, shard: Shard = .whole) -> RunConfiguration {
     RunConfiguration(
         load: load, concurrency: concurrency, duration: duration, seed: 5, answers: AnswerBook(fallback: ["x"]),
-        retry: RetryPolicies(submit: retrying(3, on: ["400"])), shard: shard)
+        retry: RetryPolicies([.submit: retrying(3, on: ["400"])]), shard: shard)
 }
 
 @Suite struct RunCoordinatorTests {
@@ -38,7 +38,7 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
             executors: group.loops)
         let result = await coordinator.run()
         #expect(result.metrics.respondentsCompleted == 10)
-        #expect(result.metrics.submit.attempts == 30)
+        #expect(result.metrics[.submit].attempts == 30)
         group.shutdown()
     }
 
@@ -100,7 +100,7 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         )
         .run()
         #expect(whole.respondentsStarted == 10)
-        #expect(whole.submit.attempts == unsharded.metrics.submit.attempts)
+        #expect(whole[.submit].attempts == unsharded.metrics[.submit].attempts)
         #expect(bodies.sorted() == transport.sent.map(\.body).sorted())
     }
 

@@ -59,7 +59,7 @@ private func closedRun(
 ) -> RunConfiguration {
     RunConfiguration(
         load: .closed(respondents: 5), concurrency: 1, duration: duration, think: .uniform(DurationRange(fixed: think)), seed: 5,
-        answers: AnswerBook(fallback: ["x"]), retry: RetryPolicies(submit: submit), client: HTTPClientConfiguration(timeout: timeout),
+        answers: AnswerBook(fallback: ["x"]), retry: RetryPolicies([.submit: submit]), client: HTTPClientConfiguration(timeout: timeout),
         grace: grace)
 }
 
@@ -103,9 +103,9 @@ private func closedRun(
             configuration: closedRun(duration: .seconds(1), submit: policy), target: target, transport: transport, clock: clock.clock
         ).run()
         #expect(result.elapsed == .seconds(1))
-        #expect(result.metrics.submit.attempts == 3)
-        #expect(result.metrics.submit.calls == 1)
-        #expect(result.metrics.submit.failed == 1)
+        #expect(result.metrics[.submit].attempts == 3)
+        #expect(result.metrics[.submit].calls == 1)
+        #expect(result.metrics[.submit].failed == 1)
         #expect(result.metrics.answersUnanswered == 1, "the question whose retries were cut")
         #expect(result.metrics.respondentsCutShort == 1)
         #expect(result.stoppedBy == .duration)
@@ -126,8 +126,8 @@ private func closedRun(
         let cutoff = start + (Duration.seconds(1) + (grace ?? .seconds(5))).clampedNanoseconds
         #expect(transport.seen.map(\.cutoff) == [cutoff, cutoff])
         #expect(result.elapsed == expected)
-        #expect(result.metrics.submit.errors == [.timeout: 1])
-        #expect(result.metrics.submit.attempts == 1, "not retried after the deadline")
+        #expect(result.metrics[.submit].errors == [.timeout: 1])
+        #expect(result.metrics[.submit].attempts == 1, "not retried after the deadline")
         #expect(result.metrics.respondentsCutShort == 1)
         #expect(result.stoppedBy == .duration)
     }
@@ -165,13 +165,13 @@ private func closedRun(
         // 5 ms deadline sweep and a busy machine — far from the 5 s timeout. (The run's own end
         // is not timed here: in a full `swift test`, tests that hold the cooperative pool's
         // threads delay the coordinator by seconds. The end-to-end test times a whole run.)
-        let longest = Duration.nanoseconds(Int64(run.metrics.questions.serviceTime.max))
+        let longest = Duration.nanoseconds(Int64(run.metrics[.questions].serviceTime.max))
         #expect(longest < .seconds(2), "the longest attempt took \(longest)")
         #expect(run.stoppedBy == .duration)
         // Arrivals a starved arrival loop reaches only after the duration are not started: the
         // cap holds for them too. The first, due at once, always is.
         #expect(run.metrics.respondentsStarted >= 1)
         #expect(run.metrics.respondentsCutShort == run.metrics.respondentsStarted)
-        #expect(run.metrics.questions.errors == [.timeout: run.metrics.respondentsStarted])
+        #expect(run.metrics[.questions].errors == [.timeout: run.metrics.respondentsStarted])
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 private func attempt(_ respondent: Int, start: UInt64 = 0) -> LoggedAttempt {
     LoggedAttempt(
-        start: start, respondent: respondent, endpoint: .submit, attempt: 1, status: 200, error: nil, latency: 1_000_000,
+        start: start, respondent: respondent, step: .submit, attempt: 1, status: 200, error: nil, latency: 1_000_000,
         serviceTime: 1_000_000, bytes: 2)
 }
 
@@ -42,17 +42,17 @@ private func attempt(_ respondent: Int, start: UInt64 = 0) -> LoggedAttempt {
         let log = AttemptLog(lanes: 1)
         let configuration = RunConfiguration(
             load: .closed(respondents: 4), concurrency: 2, seed: 5, answers: AnswerBook(fallback: ["x"]),
-            retry: RetryPolicies(submit: retrying(3, on: ["400"], backoff: Backoff(.constant, initial: .zero))))
+            retry: RetryPolicies([.submit: retrying(3, on: ["400"], backoff: Backoff(.constant, initial: .zero))]))
         let coordinator = try RunCoordinator(configuration: configuration, target: target, transport: transport, attemptLog: log)
         let result = await coordinator.run()
         var logged: [LoggedAttempt] = []
         log.drain(lane: 0, into: &logged)
         #expect(logged.count == result.metrics.attempts)
         #expect(Set(logged.map(\.respondent)) == [0, 1, 2, 3])
-        #expect(logged.filter { $0.endpoint == .questions }.count == 4)
+        #expect(logged.filter { $0.step == .questions }.count == 4)
         #expect(logged.filter { $0.status == 400 }.count == 1 && logged.filter { $0.attempt == 2 }.count == 1)
-        #expect(logged.filter { $0.endpoint == .questions }.allSatisfy { $0.bytes == questionsJSON.utf8.count })
-        #expect(logged.filter { $0.endpoint == .submit && $0.status == 200 }.allSatisfy { $0.bytes == 2 })
+        #expect(logged.filter { $0.step == .questions }.allSatisfy { $0.bytes == questionsJSON.utf8.count })
+        #expect(logged.filter { $0.step == .submit && $0.status == 200 }.allSatisfy { $0.bytes == 2 })
         #expect(log.dropped == 0)
     }
 

@@ -5,11 +5,11 @@ import Testing
 private let second: UInt64 = 1_000_000_000
 
 private func attempt(
-    _ endpoint: Endpoint = .submit, at start: UInt64, _ outcome: AttemptOutcome = .status(200), try number: Int = 1,
+    _ step: Step = .submit, at start: UInt64, _ outcome: AttemptOutcome = .status(200), try number: Int = 1,
     latency: Duration = .milliseconds(5)
 ) -> AttemptRecord {
     let succeeded = outcome == .status(200)
-    return AttemptRecord(endpoint: endpoint, attempt: number, outcome: outcome, succeeded: succeeded, serviceTime: latency, start: start)
+    return AttemptRecord(step: step, attempt: number, outcome: outcome, succeeded: succeeded, serviceTime: latency, start: start)
 }
 
 @Suite struct TimelineTests {
@@ -20,15 +20,15 @@ private func attempt(
         timeline.add(attempt(at: 2 * second - 1, .error(.timeout), try: 3))
         timeline.add(attempt(.questions, at: 2 * second - 1, .error(.localResource)))
         #expect(timeline.points.count == 2)
-        let first = timeline.points[0].submit
+        let first = timeline.points[0][.submit]
         #expect(first.attempts == 1 && first.succeeded == 1 && first.failed == 0 && first.retries == 0)
-        let second = timeline.points[1].submit
+        let second = timeline.points[1][.submit]
         #expect(second.attempts == 2 && second.succeeded == 0 && second.failed == 2 && second.retries == 2)
         #expect(second.errors == [.timeout: 1])
         #expect(second.failedStatuses == [400: 1])
         #expect(second.latency.max == 40_000_000)
         // An attempt never sent is in no count of the timeline.
-        #expect(timeline.points[1].questions.attempts == 0)
+        #expect(timeline.points[1][.questions].attempts == 0)
     }
 
     @Test func eachEndpointHasItsOwnLineTheLoginToo() {
@@ -39,12 +39,12 @@ private func attempt(
         timeline.add(attempt(.questions, at: 3))
         timeline.add(attempt(.submit, at: 4))
         let point = timeline.points[0]
-        #expect(point.login.attempts == 2 && point.login.failed == 1)
-        #expect(point.questions.attempts == 1)
-        #expect(point.submit.attempts == 1)
+        #expect(point[.login].attempts == 2 && point[.login].failed == 1)
+        #expect(point[.questions].attempts == 1)
+        #expect(point[.submit].attempts == 1)
         var merged = point
         merged.merge(point, endingEarlierBy: 0)
-        #expect(merged.login.attempts == 4)
+        #expect(merged[.login].attempts == 4)
     }
 
     @Test func intervalsLieOnTheWallClockGrid() {
@@ -53,7 +53,7 @@ private func attempt(
         timeline.add(attempt(at: 200_000_000))
         timeline.add(attempt(at: 400_000_000))
         #expect(timeline.start == 10 * second)
-        #expect(timeline.points.map(\.submit.attempts) == [1, 1])
+        #expect(timeline.points.map { $0[.submit].attempts } == [1, 1])
     }
 
     @Test func aLongRunDoublesTheIntervalAndKeepsEveryAttempt() {
@@ -65,10 +65,10 @@ private func attempt(
         #expect(timeline.start == 0)
         #expect(timeline.points.count == 376)
         #expect(timeline.points.count <= Timeline.maxIntervals)
-        #expect(timeline.points.first?.submit.attempts == 3)
-        #expect(timeline.points.dropFirst().dropLast().allSatisfy { $0.submit.attempts == 4 })
-        #expect(timeline.points.map(\.submit.attempts).reduce(0, +) == 1500)
-        #expect(timeline.points.map(\.submit.latency.count).reduce(0, +) == 1500)
+        #expect(timeline.points.first?[.submit].attempts == 3)
+        #expect(timeline.points.dropFirst().dropLast().allSatisfy { $0[.submit].attempts == 4 })
+        #expect(timeline.points.map { $0[.submit].attempts }.reduce(0, +) == 1500)
+        #expect(timeline.points.map { $0[.submit].latency.count }.reduce(0, +) == 1500)
     }
 
     @Test func respondentsActiveIsTheMeanNumberUnderWay() {
@@ -184,10 +184,10 @@ private func attempt(
         #expect(timeline.interval == 500_000_000)
         #expect(timeline.points.count == 8)
         #expect(timeline.points.map(\.respondentsStarted).reduce(0, +) == 200)
-        #expect(timeline.points.map(\.questions.attempts).reduce(0, +) == 200)
+        #expect(timeline.points.map { $0[.questions].attempts }.reduce(0, +) == 200)
         #expect(timeline.points.allSatisfy { $0.respondentsStarted >= 20 })
         #expect(timeline.respondentsActive.allSatisfy { $0 >= 0 })
-        #expect(timeline.points.map(\.submit.attempts).reduce(0, +) == result.metrics.submit.attempts)
+        #expect(timeline.points.map { $0[.submit].attempts }.reduce(0, +) == result.metrics[.submit].attempts)
     }
 
     @Test func aRunWithoutIntervalHasNoTimeline() async throws {

@@ -16,7 +16,7 @@ import Testing
     ) throws -> SurveyContext {
         var configuration = RunConfiguration(load: .closed(respondents: 1), api: api, answers: answers)
         configuration.data = data
-        configuration.retry.login = login
+        configuration.retry[.login] = login
         let requests = try SurveyRequests(api: api, target: target, columns: data?.columns ?? [])
         return SurveyContext(
             configuration: configuration, requests: requests, seed: 1, transport: transport, clock: VirtualClock().clock,
@@ -94,8 +94,8 @@ import Testing
         #expect(sent.first?.path == "/session")
         #expect(sent.first?.body == #"{"member": "m2"}"#)
         #expect(sent.dropFirst().allSatisfy { $0.head.contains("Authorization: Bearer t-2\r\n") })
-        #expect(recorder.snapshot().login.calls == 1)
-        #expect(recorder.snapshot().login.succeeded == 1)
+        #expect(recorder.snapshot()[.login].calls == 1)
+        #expect(recorder.snapshot()[.login].succeeded == 1)
     }
 
     @Test func headerCaptureReadsTheResponseHeader() async throws {
@@ -135,7 +135,7 @@ import Testing
         var respondent = Respondent(index: 0, seed: 1, lane: 0, row: 0)
         #expect(await respondent.run(context).ending == .abandoned(.captureNotFound))
         #expect(transport.sent.count == 1)
-        #expect(recorder.snapshot().login.errorSamples[.malformedResponse] == "capture 'token' not found")
+        #expect(recorder.snapshot()[.login].errorSamples[.malformedResponse] == "capture 'token' not found")
     }
 
     @Test func captureWithALineBreakIsRefusedNotSent() async throws {

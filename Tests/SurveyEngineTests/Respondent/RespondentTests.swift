@@ -21,11 +21,11 @@ import Testing
         let result = await respondent.run(context(transport, recorder: recorder))
         #expect(result.submitted == 3)
         let metrics = recorder.snapshot()
-        #expect(metrics.submit.calls == 3)
-        #expect(metrics.submit.attempts == 5)
-        #expect(metrics.submit.succeeded == 3)
-        #expect(metrics.submit.firstTrySucceeded == 2)
-        #expect(metrics.submit.statuses == [200: 3, 400: 2])
+        #expect(metrics[.submit].calls == 3)
+        #expect(metrics[.submit].attempts == 5)
+        #expect(metrics[.submit].succeeded == 3)
+        #expect(metrics[.submit].firstTrySucceeded == 2)
+        #expect(metrics[.submit].statuses == [200: 3, 400: 2])
         #expect(metrics.answersSubmitted == 3)
     }
 
@@ -55,7 +55,7 @@ import Testing
         var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(context(transport, questions: retrying(2, on: ["malformed"]), recorder: recorder))
         #expect(result.ending == .abandoned(.questionsUnavailable))
-        #expect(recorder.snapshot().questions.errors == [.malformedResponse: 2])
+        #expect(recorder.snapshot()[.questions].errors == [.malformedResponse: 2])
     }
 
     @Test func restartIsANewRespondentWithNothingAnswered() async {
@@ -108,9 +108,9 @@ import Testing
         }
         let metrics = recorder.snapshot()
         // The first respondent spends both retries; the next two are refused their first.
-        #expect(metrics.questions.retries == 2)
-        #expect(metrics.questions.retriesDenied == 2)
-        #expect(metrics.questions.attempts == 5)
+        #expect(metrics[.questions].retries == 2)
+        #expect(metrics[.questions].retriesDenied == 2)
+        #expect(metrics[.questions].attempts == 5)
     }
 
     @Test func answersComeFromTheBookWithSeededChoice() async {

@@ -152,7 +152,7 @@ func context(
 ) -> SurveyContext {
     let configuration = RunConfiguration(
         load: .closed(respondents: 1), think: think, order: order, answers: answers,
-        retry: RetryPolicies(questions: questions, submit: submit, budget: budget), pace: pace, cookies: cookies)
+        retry: RetryPolicies([.questions: questions, .submit: submit], budget: budget), pace: pace, cookies: cookies)
     // The default API's requests always frame; RequestTemplateTests try the ones that do not.
     let requests = try! SurveyRequests(api: configuration.api, target: target)
     return SurveyContext(

@@ -26,12 +26,12 @@ enum HTMLDiff: DiffRenderer {
         return HTMLPage.document(title: "survey-bot diff", body: html.joined(separator: "\n"))
     }
 
-    /// Whether the figures a chart shows regressed: an endpoint's latencies for its latency
+    /// Whether the figures a chart shows regressed: a step's latencies for its latency
     /// chart and the distribution, rates for the attempts and errors charts.
     static func regressed(_ chart: String, _ diff: ReportDiff) -> Bool {
         diff.regressions.contains { row in
             switch chart {
-            case "latency.\(row.endpoint)", "distribution": row.unit == .ms
+            case "latency.\(row.scope)", "distribution": row.unit == .ms
             case "attempts", "errors": row.unit == .ratio || row.unit == .perSecond
             case "retries": row.metric.contains("retr")
             default: false
@@ -41,7 +41,7 @@ enum HTMLDiff: DiffRenderer {
 
     static func table(_ rows: [ReportDiff.Row]) -> String {
         HTMLPage.table(
-            ["endpoint", "metric", "base", "new", "change", "verdict"],
+            ["step", "metric", "base", "new", "change", "verdict"],
             rows.map { row in
                 let mark =
                     switch row.verdict {
@@ -50,7 +50,7 @@ enum HTMLDiff: DiffRenderer {
                     case .added: "+ added"
                     case .same: row.verdictText
                     }
-                return [row.endpoint, row.metric, row.baseText, row.newText, row.changeText, mark].map(HTMLPage.escape)
+                return [row.scope, row.metric, row.baseText, row.newText, row.changeText, mark].map(HTMLPage.escape)
             }, numeric: [2, 3, 4],
             rowClasses: rows.map { row in
                 switch row.verdict {

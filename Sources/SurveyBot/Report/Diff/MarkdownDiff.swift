@@ -5,7 +5,7 @@ enum MarkdownDiff: DiffRenderer {
             "## survey-bot diff" + (diff.partialText(path: { "`\($0)`" }).map { " — ⚠️ " + $0 } ?? ""), "",
             "`\(diff.basePath)` → `\(diff.newPath)` — tolerance \(Readable.percent(diff.tolerances.default)), "
                 + "confidence \(Readable.percent(diff.confidence))",
-            "", "| endpoint | metric | base | new | change | verdict |",
+            "", "| step | metric | base | new | change | verdict |",
         ]
         lines.append("|---|---|---:|---:|---:|---|")
         for row in diff.rows {
@@ -16,7 +16,7 @@ enum MarkdownDiff: DiffRenderer {
                 case .added: "➕ added"
                 case .same: row.verdictText
                 }
-            lines.append("| \(row.endpoint) | \(row.metric) | \(row.baseText) | \(row.newText) | \(row.changeText) | \(mark) |")
+            lines.append("| \(row.scope) | \(row.metric) | \(row.baseText) | \(row.newText) | \(row.changeText) | \(mark) |")
         }
         lines += [
             "",

@@ -10,9 +10,9 @@ struct ReportDiff {
         /// No change that counts (`~`); the row's reason says why.
         case same
         case improved, regressed
-        /// The endpoint was called in the base run and not in the new one.
+        /// The step was called in the base run and not in the new one.
         case missing
-        /// The endpoint was called in the new run only.
+        /// The step was called in the new run only.
         case added
     }
 
@@ -41,7 +41,7 @@ struct ReportDiff {
     }
 
     struct Row: Encodable {
-        var endpoint: String
+        var scope: String
         var metric: String
         var unit: Unit
         /// `null` in JSON where there is no figure.
@@ -67,7 +67,9 @@ struct ReportDiff {
         var minimumSamples: Int?
 
         enum CodingKeys: String, CodingKey {
-            case endpoint, metric, unit, base, new, change, verdict, reason
+            case metric, unit, base, new, change, verdict, reason
+            // `endpoint`: what steps were called before journeys were data.
+            case scope = "endpoint"
             case baseInterval = "base_interval"
             case newInterval = "new_interval"
             case baseSamples = "base_samples"
@@ -79,19 +81,19 @@ struct ReportDiff {
     }
 
     /// How much worse a metric may get before it counts, as a fraction (any size: 1.5 is
-    /// 150%): `default` for all, `overrides` by metric name (`p99`) or endpoint and metric
+    /// 150%): `default` for all, `overrides` by metric name (`p99`) or step and metric
     /// (`submit.p99`). An override is also what makes max, min or attempts per second count.
     struct Tolerances {
         var `default` = 0.10
         var overrides: [String: Double] = [:]
 
-        func tolerance(endpoint: String, metric: String) -> Double {
-            explicit(endpoint: endpoint, metric: metric) ?? `default`
+        func tolerance(scope: String, metric: String) -> Double {
+            explicit(scope: scope, metric: metric) ?? `default`
         }
 
         /// The tolerance given for this metric itself, if any.
-        func explicit(endpoint: String, metric: String) -> Double? {
-            overrides["\(endpoint).\(metric)"] ?? overrides[metric]
+        func explicit(scope: String, metric: String) -> Double? {
+            overrides["\(scope).\(metric)"] ?? overrides[metric]
         }
     }
 
@@ -168,14 +170,14 @@ struct ReportDiff {
         newReport = new
         self.tolerances = tolerances
         self.confidence = confidence
-        // Rows in order: an endpoint missing from one run is a row as it stands; a figure of
+        // Rows in order: a step missing from one run is a row as it stands; a figure of
         // both runs becomes a row once every figure has been tested.
         enum Entry {
             case row(Row)
             case comparison(Comparison)
         }
         var entries: [Entry] = []
-        for name in ["login", "questions", "submit"] {
+        for name in RunReport.stepNames([base, new]) {
             let baseCalls = base.endpoints[name]?.calls ?? 0
             let newCalls = new.endpoints[name]?.calls ?? 0
             if baseCalls == 0 && newCalls == 0 { continue }
@@ -183,12 +185,12 @@ struct ReportDiff {
                 entries.append(
                     .row(
                         Row(
-                            endpoint: name, metric: "calls", unit: .count, base: Double(baseCalls), new: Double(newCalls),
+                            scope: name, metric: "calls", unit: .count, base: Double(baseCalls), new: Double(newCalls),
                             verdict: newCalls == 0 ? .missing : .added)))
                 continue
             }
             guard let before = base.endpoints[name], let after = new.endpoints[name] else { continue }
-            entries += Comparison.endpoint(name, before, after, base: base, new: new, confidence: confidence).map(Entry.comparison)
+            entries += Comparison.step(name, before, after, base: base, new: new, confidence: confidence).map(Entry.comparison)
         }
         if base.respondents.started > 0 && new.respondents.started > 0 {
             let figure = { (report: RunReport) in
@@ -197,7 +199,8 @@ struct ReportDiff {
             entries.append(
                 .comparison(
                     Comparison(
-                        endpoint: "survey", metric: "completion_rate", unit: .ratio, direction: .higherIsBetter, base: figure(base),
+                        scope: Threshold.Scope.surveyName, metric: "completion_rate", unit: .ratio, direction: .higherIsBetter,
+                        base: figure(base),
                         new: figure(new))))
         }
         // Test every figure that can be judged, then adjust the p-values for testing them all.
@@ -220,7 +223,7 @@ struct ReportDiff {
         var text =
             bad.isEmpty
             ? "no regressions"
-            : "\(bad.count) regression\(bad.count == 1 ? "" : "s"): " + bad.map { "\($0.endpoint) \($0.metric)" }.joined(separator: ", ")
+            : "\(bad.count) regression\(bad.count == 1 ? "" : "s"): " + bad.map { "\($0.scope) \($0.metric)" }.joined(separator: ", ")
         if !partialReports.isEmpty {
             text +=
                 (bad.isEmpty ? ", but not a pass: " : "; and ")
@@ -236,7 +239,7 @@ struct ReportDiff {
 extension ReportDiff {
     /// One figure of both runs, before it is judged.
     struct Comparison {
-        var endpoint: String
+        var scope: String
         var metric: String
         var unit: Unit
         var direction: Direction
@@ -245,19 +248,19 @@ extension ReportDiff {
         /// Judged by default; max, min and attempts per second are shown only.
         var gated = true
 
-        /// Every figure of an endpoint called in both runs.
-        static func endpoint(
-            _ name: String, _ before: RunReport.EndpointReport, _ after: RunReport.EndpointReport, base: RunReport, new: RunReport,
+        /// Every figure of a step called in both runs.
+        static func step(
+            _ name: String, _ before: RunReport.StepReport, _ after: RunReport.StepReport, base: RunReport, new: RunReport,
             confidence: Double
         ) -> [Comparison] {
             var comparisons: [Comparison] = []
             func add(
                 _ metric: String, _ unit: Unit, _ direction: Direction, gated: Bool = true,
-                _ figure: (RunReport.EndpointReport, RunReport) -> DiffFigure
+                _ figure: (RunReport.StepReport, RunReport) -> DiffFigure
             ) {
                 comparisons.append(
                     Comparison(
-                        endpoint: name, metric: metric, unit: unit, direction: direction, base: figure(before, base),
+                        scope: name, metric: metric, unit: unit, direction: direction, base: figure(before, base),
                         new: figure(after, new), gated: gated))
             }
             add("success_rate", .ratio, .higherIsBetter) { e, _ in .proportion(part: e.succeeded, whole: e.calls, confidence: confidence) }
@@ -273,9 +276,9 @@ extension ReportDiff {
                     $0 < 1 ? $0 / (1 - $0) : .infinity
                 }
             }
-            // Latencies only where both runs sent attempts: an endpoint that sent none has none.
+            // Latencies only where both runs sent attempts: a step that sent none has none.
             if before.correctedLatencyMs != nil && after.correctedLatencyMs != nil {
-                func histogram(_ endpoint: RunReport.EndpointReport) -> Histogram { endpoint.correctedHistogram.histogram ?? Histogram() }
+                func histogram(_ step: RunReport.StepReport) -> Histogram { step.correctedHistogram.histogram ?? Histogram() }
                 add("mean", .ms, .lowerIsBetter) { e, _ in
                     .mean(value: e.correctedLatencyMs?.mean ?? 0, histogram: histogram(e), confidence: confidence)
                 }
@@ -324,7 +327,7 @@ extension ReportDiff {
             let badNew = complement ? 1 - new.value : new.value
             // A base so near 0 that the ratio overflows has no relative change either.
             let relative: Double? = badBase == 0 ? (badNew == 0 ? 0 : nil) : ((badNew - badBase) / abs(badBase)).finite
-            let explicit = tolerances.explicit(endpoint: endpoint, metric: metric)
+            let explicit = tolerances.explicit(scope: scope, metric: metric)
             let tolerance = explicit ?? tolerances.default
             let beyond = abs(change) > floor && (relative.map { abs($0) > tolerance } ?? true)
             let worse = direction == .lowerIsBetter ? change > 0 : change < 0
@@ -351,7 +354,7 @@ extension ReportDiff {
                 (verdict, reason) = (changed, .significant)
             }
             return Row(
-                endpoint: endpoint, metric: metric, unit: unit, base: rounded(base.value), new: rounded(new.value),
+                scope: scope, metric: metric, unit: unit, base: rounded(base.value), new: rounded(new.value),
                 baseInterval: base.interval.map { [rounded($0.lowerBound), rounded($0.upperBound)] },
                 newInterval: new.interval.map { [rounded($0.lowerBound), rounded($0.upperBound)] }, baseSamples: base.samples,
                 newSamples: new.samples, change: rounded(change), changePercent: relative.flatMap { (($0 * 1000).rounded() / 10).finite },

@@ -5,13 +5,13 @@ enum TextDiff: DiffRenderer {
             "diff: \(diff.partialText().map { "\($0) — " } ?? "")\(diff.basePath) → \(diff.newPath) (tolerance \(Readable.percent(diff.tolerances.default)), "
                 + "confidence \(Readable.percent(diff.confidence)))"
         ]
-        let header = ["endpoint", "metric", "base", "new", "change", "verdict"]
+        let header = ["step", "metric", "base", "new", "change", "verdict"]
         var table = [header]
         for row in diff.rows {
             // What fails the diff stands out in capitals, as in the report's FAIL lines.
             let failing = row.verdict == .regressed || row.verdict == .missing
             let verdict = failing ? row.verdictText.uppercasedFirstWord : row.verdictText
-            table.append([row.endpoint, row.metric, row.baseText, row.newText, row.changeText, verdict])
+            table.append([row.scope, row.metric, row.baseText, row.newText, row.changeText, verdict])
         }
         let widths = (0..<header.count).map { column in table.map { $0[column].count }.max() ?? 0 }
         for line in table {

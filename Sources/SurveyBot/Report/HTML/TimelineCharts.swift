@@ -34,9 +34,9 @@ struct TimelineCharts {
         }
     }
 
-    /// The sum over endpoints of `count` at an interval, times `perSecond`.
+    /// The sum over steps of `count` at an interval, times `perSecond`.
     private static func rate(
-        _ timeline: RunReport.TimelineRecord, _ position: Int, _ perSecond: Double, _ count: (RunReport.TimelineRecord.EndpointPoint) -> Int
+        _ timeline: RunReport.TimelineRecord, _ position: Int, _ perSecond: Double, _ count: (RunReport.TimelineRecord.StepPoint) -> Int
     ) -> Double {
         let total = timeline.endpoints.values.reduce(0) { sum, points in
             position < points.count ? sum &+ count(points[position]) : sum
@@ -49,9 +49,9 @@ struct TimelineCharts {
         runs.compactMap { run in run.report.timeline.map { Double($0.survey.count) * $0.intervalS } }.filter(\.isFinite).max()
     }
 
-    /// Endpoint names with attempts in any run, in report order.
-    private var endpoints: [String] {
-        Endpoint.allCases.map(\.rawValue).filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
+    /// The steps with attempts in any run, in the journey's order.
+    private var steps: [String] {
+        RunReport.stepNames(runs.map(\.report)).filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
     }
 
     /// Whether any run has a timeline to draw.
@@ -87,31 +87,31 @@ struct TimelineCharts {
             format: { Readable.perSecond(($0 * 10).rounded() / 10) })
     }
 
-    /// p50, p95 and p99 over time, one chart per endpoint.
-    var latency: [(endpoint: String, chart: LineChart)] {
-        endpoints.map { endpoint in
-            let lines = [("p50", 0, \RunReport.TimelineRecord.EndpointPoint.p50), ("p95", 4, \.p95), ("p99", 1, \.p99)].flatMap {
+    /// p50, p95 and p99 over time, one chart per step.
+    var latency: [(step: String, chart: LineChart)] {
+        steps.map { step in
+            let lines = [("p50", 0, \RunReport.TimelineRecord.StepPoint.p50), ("p95", 4, \.p95), ("p99", 1, \.p99)].flatMap {
                 metric, colour, path in
                 series(metric, colour: colour) { timeline, position, _ in
-                    guard let points = timeline.endpoints[endpoint], position < points.count else { return nil }
+                    guard let points = timeline.endpoints[step], position < points.count else { return nil }
                     return points[position][keyPath: path]
                 }
             }
-            return (
-                endpoint, LineChart(title: "Latency of \(endpoint) over time", yUnit: "ms", series: lines, xEnd: end, format: Readable.ms)
-            )
+            return (step, LineChart(title: "Latency of \(step) over time", yUnit: "ms", series: lines, xEnd: end, format: Readable.ms))
         }
     }
 
-    /// The whole run's latency distribution per endpoint, on a log scale of milliseconds.
+    /// The whole run's latency distribution per step, on a log scale of milliseconds.
     var distribution: LineChart {
         var lines: [ChartSeries] = []
-        for endpoint in endpoints {
+        let steps = steps
+        for step in steps {
             for run in runs {
-                guard let histogram = run.report.endpoints[endpoint]?.correctedHistogram.histogram else { continue }
+                guard let histogram = run.report.endpoints[step]?.correctedHistogram.histogram else { continue }
                 let points = LineChart.distribution(histogram)
                 guard !points.isEmpty else { continue }
-                lines.append(ChartSeries(name: name(endpoint, run), colour: Self.colour(of: endpoint), dashed: run.dashed, points: points))
+                lines.append(
+                    ChartSeries(name: name(step, run), colour: Self.colour(of: step, among: steps), dashed: run.dashed, points: points))
             }
         }
         return LineChart(
@@ -119,22 +119,23 @@ struct TimelineCharts {
             format: { "\(Readable.number(($0 * 10).rounded() / 10))%" })
     }
 
-    /// Each endpoint's own colour wherever endpoints share a chart: the same in every report,
-    /// whichever endpoints it has.
-    static func colour(of endpoint: String) -> Int {
-        switch endpoint {
-        case Endpoint.questions.rawValue: 0
-        case Endpoint.submit.rawValue: 3
-        case Endpoint.login.rawValue: 4
-        default: 6
-        }
+    /// The colours of steps that share a chart: the default journey's steps, in its order, then
+    /// the other steps of the chart, in theirs.
+    private static let stepColours = [4, 0, 3, 6, 2, 5, 7, 1]
+
+    /// A step's own colour wherever steps share a chart (`steps`, the chart's, in order): each
+    /// default journey step's is the same in every report, whichever steps it has.
+    static func colour(of step: String, among steps: [String]) -> Int {
+        let order = Journey.defaultSteps.map(\.name) + steps.filter { name in !Journey.defaultSteps.contains { $0.name == name } }
+        return stepColours[(order.firstIndex(of: step) ?? 0) % stepColours.count]
     }
 
-    /// Retries per second, by endpoint.
+    /// Retries per second, by step.
     var retries: LineChart {
-        let lines = endpoints.flatMap { endpoint in
-            series("\(endpoint) retries", colour: Self.colour(of: endpoint)) { timeline, position, perSecond in
-                guard let points = timeline.endpoints[endpoint], position < points.count else { return nil }
+        let steps = steps
+        let lines = steps.flatMap { step in
+            series("\(step) retries", colour: Self.colour(of: step, among: steps)) { timeline, position, perSecond in
+                guard let points = timeline.endpoints[step], position < points.count else { return nil }
                 return Double(points[position].retries) * perSecond
             }
         }

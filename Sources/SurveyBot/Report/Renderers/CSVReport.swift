@@ -1,8 +1,10 @@
 import Foundation
 
-/// The timeline as CSV (RFC 4180, but with LF line ends, as most tools write them): one row per interval and endpoint, for spreadsheets and
-/// scripts. The columns are documented in docs/report-format.md; a report without a timeline
-/// (`report.interval: off`) gives the header alone.
+/// The timeline as CSV (RFC 4180, but with LF line ends, as most tools write them): one row per
+/// interval and step, steps in the journey's order, for spreadsheets and scripts. The columns
+/// are documented in docs/report-format.md (`endpoint` is the step's name, under the name steps
+/// had before journeys); a report without a timeline (`report.interval: off`) gives the header
+/// alone.
 enum CSVReport: ReportRenderer {
     static let columns = [
         "interval_start", "t_s", "interval_s", "endpoint", "attempts", "succeeded", "failed", "retries", "attempts_per_s",
@@ -19,7 +21,7 @@ enum CSVReport: ReportRenderer {
             let start = timeline.gridPosition.map { grid in
                 TimelineGrid.timestamp(milliseconds: (grid.first + UInt64(position)) * (grid.interval / 1_000_000))
             }
-            for name in timeline.endpoints.keys.sorted() {
+            for name in report.stepNames {
                 guard let points = timeline.endpoints[name], position < points.count else { continue }
                 let point = points[position]
                 let errors = point.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")

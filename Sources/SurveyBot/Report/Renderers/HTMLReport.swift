@@ -76,7 +76,7 @@ enum HTMLReport: ReportRenderer {
         if let errors = charts.errors {
             add(errors, key: "errors")
         }
-        for (endpoint, chart) in charts.latency { add(chart, key: "latency.\(endpoint)") }
+        for (step, chart) in charts.latency { add(chart, key: "latency.\(step)") }
         add(charts.distribution, key: "distribution")
         add(charts.retries, key: "retries")
         add(charts.respondents, key: "respondents")
@@ -88,9 +88,9 @@ enum HTMLReport: ReportRenderer {
     /// The Markdown report's tables and lines, as HTML.
     static func tables(_ report: RunReport) -> String {
         let figures = RunFigures(report)
-        var html: [String] = ["<h2>Endpoints</h2>"]
-        let rows = Endpoint.allCases.map(\.rawValue).compactMap { name -> [String]? in
-            guard let calls = figures.endpoints[name] else { return nil }
+        var html: [String] = ["<h2>Steps</h2>"]
+        let rows = figures.steps.compactMap { name -> [String]? in
+            guard let calls = figures.perStep[name] else { return nil }
             let latency = calls.latency
             return [
                 name, String(calls.calls), String(calls.attempts), Readable.percent(calls.successRate),
@@ -100,7 +100,7 @@ enum HTMLReport: ReportRenderer {
         }
         html.append(
             HTMLPage.table(
-                ["endpoint", "calls", "attempts", "success", "first try", "retries", "p50", "p95", "p99", "max"], rows,
+                ["step", "calls", "attempts", "success", "first try", "retries", "p50", "p95", "p99", "max"], rows,
                 numeric: Set(1...9)))
         let respondents = report.respondents
         var who =
@@ -128,9 +128,9 @@ enum HTMLReport: ReportRenderer {
             let withReasons = errors.contains { $0.sample != nil }
             html.append(
                 HTMLPage.table(
-                    ["endpoint", "kind", "attempts"] + (withReasons ? ["first reason"] : []),
+                    ["step", "kind", "attempts"] + (withReasons ? ["first reason"] : []),
                     errors.map { error in
-                        ([error.endpoint, error.kind, String(error.count)] + (withReasons ? [error.sample ?? ""] : [])).map(HTMLPage.escape)
+                        ([error.step, error.kind, String(error.count)] + (withReasons ? [error.sample ?? ""] : [])).map(HTMLPage.escape)
                     }, numeric: [2]))
         }
         return html.joined(separator: "\n")

@@ -1,6 +1,6 @@
 import SurveyEngine
 
-/// The report for people: a verdict, a table of the endpoints, respondents and answers, error
+/// The report for people: a verdict, a table of the steps, respondents and answers, error
 /// kinds, thresholds, a latency chart and a throughput sparkline. GitHub-flavoured Markdown.
 enum MarkdownReport: ReportRenderer {
     /// What `--raw` wrote: `1,000 lines` or `17 lines, 983 dropped (the disk could not keep up)`;
@@ -30,10 +30,10 @@ enum MarkdownReport: ReportRenderer {
             "**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s\(stopped(report))")
         if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
-        lines.append("| endpoint | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
+        lines.append("| step | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for name in ["login", "questions", "submit"] {
-            guard let calls = figures.endpoints[name] else { continue }
+        for name in figures.steps {
+            guard let calls = figures.perStep[name] else { continue }
             let latency = calls.latency
             lines.append(
                 "| \(name) | \(calls.calls) | \(calls.attempts) | \(Readable.percent(calls.successRate)) "
@@ -74,7 +74,7 @@ enum MarkdownReport: ReportRenderer {
             lines +=
                 ["", "## Over time", ""]
                 + overTime(
-                    timeline, endpoints: Endpoint.allCases.map(\.rawValue).filter { figures.endpoints[$0]?.attempts ?? 0 > 0 },
+                    timeline, steps: figures.steps.filter { figures.perStep[$0]?.attempts ?? 0 > 0 },
                     rates: timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt))
         }
         let errors = errors(report)
@@ -82,11 +82,11 @@ enum MarkdownReport: ReportRenderer {
             // A reason column only where a kind has more to say than its name (TLS failures).
             let withReasons = errors.contains { $0.sample != nil }
             lines += ["", "## Errors", ""]
-            lines.append(withReasons ? "| endpoint | kind | attempts | first reason |" : "| endpoint | kind | attempts |")
+            lines.append(withReasons ? "| step | kind | attempts | first reason |" : "| step | kind | attempts |")
             lines.append(withReasons ? "|---|---|---:|---|" : "|---|---|---:|")
             for error in errors {
                 let reason = withReasons ? " \(error.sample.map(escape) ?? "") |" : ""
-                lines.append("| \(error.endpoint) | \(error.kind) | \(error.count) |" + reason)
+                lines.append("| \(error.step) | \(error.kind) | \(error.count) |" + reason)
             }
         }
         if !report.thresholds.isEmpty {
@@ -97,8 +97,8 @@ enum MarkdownReport: ReportRenderer {
                     "| `\(result.threshold)`\(implicit) | \(Readable.actual(result)) | \(result.passed ? "✅ passed" : "❌ failed") |")
             }
         }
-        for name in ["login", "questions", "submit"] {
-            guard let endpoint = report.endpoints[name], endpoint.attempts > 0, let histogram = endpoint.correctedHistogram.histogram else {
+        for name in figures.steps {
+            guard let step = report.endpoints[name], step.attempts > 0, let histogram = step.correctedHistogram.histogram else {
                 continue
             }
             lines += ["", "## Latency of \(name)", "", "```"]
@@ -109,12 +109,12 @@ enum MarkdownReport: ReportRenderer {
     }
 
     /// Mermaid `xychart-beta` charts of the timeline, which GitHub draws in job summaries and
-    /// comments — attempts per second, and each endpoint's p95 — each after a text fallback (a
+    /// comments — attempts per second, and each step's p95 — each after a text fallback (a
     /// sparkline) that every viewer shows. An interval without attempts is drawn as 0.
-    static func overTime(_ timeline: RunReport.TimelineRecord, endpoints: [String], rates: [Double]) -> [String] {
+    static func overTime(_ timeline: RunReport.TimelineRecord, steps: [String], rates: [Double]) -> [String] {
         let end = Readable.number(Double(timeline.survey.count) * timeline.intervalS)
         func chart(_ title: String, unit: String, _ values: [Double]) -> [String] {
-            // Readable's precision, not a fixed 0.1: a fast endpoint's p95 of 0.045 ms is not 0.
+            // Readable's precision, not a fixed 0.1: a fast step's p95 of 0.045 ms is not 0.
             let numbers = values.map(Readable.number).joined(separator: ", ")
             return [
                 "```mermaid", "xychart-beta", "    title \"\(title)\"", "    x-axis \"seconds from start\" 0 --> \(end)",
@@ -133,11 +133,11 @@ enum MarkdownReport: ReportRenderer {
             "",
         ]
         lines += chart("Attempts per second", unit: "attempts/s", attempts)
-        for endpoint in endpoints {
-            guard let points = timeline.endpoints[endpoint] else { continue }
+        for step in steps {
+            guard let points = timeline.endpoints[step] else { continue }
             let p95 = points.map { $0.p95 ?? 0 }
-            lines += ["", "`\(sparkline(p95))` p95 of \(endpoint), every \(interval) s (highest \(Readable.ms(p95.max() ?? 0)))", ""]
-            lines += chart("p95 of \(endpoint) (ms)", unit: "ms", p95)
+            lines += ["", "`\(sparkline(p95))` p95 of \(step), every \(interval) s (highest \(Readable.ms(p95.max() ?? 0)))", ""]
+            lines += chart("p95 of \(step) (ms)", unit: "ms", p95)
         }
         return lines
     }
@@ -178,13 +178,13 @@ enum MarkdownReport: ReportRenderer {
         return text + ": survey-bot ran out of file descriptors or local ports\(limit), so this run does not measure the server"
     }
 
-    /// Every error kind of every endpoint that occurred, in a stable order, with the first
-    /// reason seen where there is one.
-    static func errors(_ report: RunReport) -> [(endpoint: String, kind: String, count: Int, sample: String?)] {
-        ["login", "questions", "submit"].flatMap { name in
-            let endpoint = report.endpoints[name]
-            return (endpoint?.errors ?? [:]).filter { $0.value > 0 }.sorted { $0.key < $1.key }.map {
-                (name, $0.key, $0.value, endpoint?.errorSamples?[$0.key])
+    /// Every error kind of every step that occurred, steps in the journey's order and kinds
+    /// by name, with the first reason seen where there is one.
+    static func errors(_ report: RunReport) -> [(step: String, kind: String, count: Int, sample: String?)] {
+        report.stepNames.flatMap { name in
+            let step = report.endpoints[name]
+            return (step?.errors ?? [:]).filter { $0.value > 0 }.sorted { $0.key < $1.key }.map {
+                (name, $0.key, $0.value, step?.errorSamples?[$0.key])
             }
         }
     }

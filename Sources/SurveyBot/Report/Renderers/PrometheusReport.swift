@@ -51,7 +51,7 @@ enum PrometheusReport: ReportRenderer {
         }
         text.family("survey_bot_duration_seconds", .gauge, "How long the run took (live: so far).", value: number(report.durationS))
 
-        let endpoints = report.endpoints.sorted { $0.key < $1.key }
+        let endpoints = report.stepNames.compactMap { name in report.endpoints[name].map { (name, $0) } }
         var attempts: [Sample] = []
         var calls: [Sample] = []
         var retries: [Sample] = []
@@ -129,7 +129,7 @@ enum PrometheusReport: ReportRenderer {
 
     /// An endpoint's attempts by outcome: status codes, then error kinds (`http_4xx` and its
     /// kin are not kinds but groups of statuses, already counted under their codes).
-    static func outcomes(_ endpoint: RunReport.EndpointReport) -> [(String, Int)] {
+    static func outcomes(_ endpoint: RunReport.StepReport) -> [(String, Int)] {
         let statuses = endpoint.status.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let errors = endpoint.errors.filter { !$0.key.hasPrefix("http_") }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         return statuses + errors

@@ -11,10 +11,10 @@ enum TextReport: ReportRenderer {
         if report.stoppedBy == StopCause.duration.rawValue { title += ", stopped at its duration" }
         if report.stoppedBy == StopCause.data.rawValue { title += ", stopped when the data rows ran out" }
         lines.append(title)
-        let header = "  endpoint    calls  attempts  success  first try  retries      p50      p95      p99      max"
+        let header = "  step        calls  attempts  success  first try  retries      p50      p95      p99      max"
         lines.append(header)
-        for name in ["login", "questions", "submit"] {
-            guard let calls = figures.endpoints[name] else { continue }
+        for name in figures.steps {
+            guard let calls = figures.perStep[name] else { continue }
             let latency = calls.latency
             let columns = [
                 pad(name, 10, left: true), pad("\(calls.calls)", 7), pad("\(calls.attempts)", 9),
@@ -40,7 +40,7 @@ enum TextReport: ReportRenderer {
         if let local = report.localResource { lines.append("  not sent: " + MarkdownReport.localResource(local)) }
         if let raw = MarkdownReport.rawText(report) { lines.append("  raw attempts: " + raw) }
         let errors = MarkdownReport.errors(report).map { error in
-            "\(error.endpoint) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
+            "\(error.step) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
         }
         if !errors.isEmpty { lines.append("  errors: " + errors.joined(separator: ", ")) }
         if let connections = MarkdownReport.connections(figures) { lines.append("  connections: " + connections) }

@@ -41,7 +41,7 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         let verdict = try #require(html.range(of: "class=\"verdict"))
         let thresholds = try #require(html.range(of: "<h2>Thresholds</h2>"))
         let chart = try #require(html.range(of: "<svg "))
-        let tables = try #require(html.range(of: "<h2>Endpoints</h2>"))
+        let tables = try #require(html.range(of: "<h2>Steps</h2>"))
         #expect(verdict.lowerBound < thresholds.lowerBound && thresholds.lowerBound < chart.lowerBound)
         #expect(chart.lowerBound < tables.lowerBound)
     }
@@ -49,7 +49,7 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
     @Test func everyChartDrawsItsData() {
         let html = HTMLReport.render(ReportFixtures.report())
         let svgs = charts(html)
-        // Attempts, errors, latency of each endpoint, the distribution, retries, respondents.
+        // Attempts, errors, latency of each step, the distribution, retries, respondents.
         #expect(svgs.count == 7)
         for svg in svgs { #expect(svg.contains("class=\"data "), "a chart without data: \(svg.prefix(120))") }
         for title in [
@@ -61,24 +61,24 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
     }
 
     @Test func aRunThatLoggedInShowsItsLoginInTheTableAndTheCharts() throws {
-        // `api.login` makes a third endpoint: every renderer shows it, the page too.
+        // `api.login` makes a third step: every renderer shows it, the page too.
         var report = ReportFixtures.report()
-        // The endpoints table alone: the errors table lists the login's errors by their own rule.
-        func endpointsTable(_ html: String) -> Substring {
-            guard let start = html.range(of: "<h2>Endpoints</h2>"), let end = html[start.upperBound...].range(of: "</table>") else {
+        // The steps table alone: the errors table lists the login's errors by their own rule.
+        func stepsTable(_ html: String) -> Substring {
+            guard let start = html.range(of: "<h2>Steps</h2>"), let end = html[start.upperBound...].range(of: "</table>") else {
                 return ""
             }
             return html[start.upperBound..<end.lowerBound]
         }
-        #expect(!endpointsTable(HTMLReport.render(report)).contains("<tr><td>login</td>"))
+        #expect(!stepsTable(HTMLReport.render(report)).contains("<tr><td>login</td>"))
         report.endpoints["login"] = report.endpoints["questions"]
         let questionsOverTime = try #require(report.timeline?.endpoints["questions"])
         report.timeline?.endpoints["login"] = questionsOverTime
         let html = HTMLReport.render(report)
-        #expect(endpointsTable(html).contains("<tr><td>login</td>"), "the endpoints table has a login row")
+        #expect(stepsTable(html).contains("<tr><td>login</td>"), "the steps table has a login row")
         #expect(html.contains("Latency of login over time"))
         #expect(MarkdownReport.render(report).contains("p95 of login"))
-        // Where endpoints share a chart, each has a colour of its own.
+        // Where steps share a chart, each has a colour of its own.
         for title in ["Latency distribution", "Retries per second"] {
             guard let start = html.range(of: title), let end = html[start.upperBound...].range(of: "</ul>") else {
                 Issue.record("no chart \(title)")
@@ -91,13 +91,13 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         }
     }
 
-    /// Every chart over time spans the whole timeline, even one whose endpoint had no attempt
+    /// Every chart over time spans the whole timeline, even one whose step had no attempt
     /// in the last intervals: side by side, their axes agree.
     @Test func everyChartOverTimeSpansTheWholeTimeline() throws {
         var report = ReportFixtures.report()
         var questions = try #require(report.timeline?.endpoints["questions"])
         for index in questions.indices.dropFirst() {
-            questions[index] = RunReport.TimelineRecord.EndpointPoint(
+            questions[index] = RunReport.TimelineRecord.StepPoint(
                 t: questions[index].t, attempts: 0, succeeded: 0, failed: 0, retries: 0, errors: [:])
         }
         report.timeline?.endpoints["questions"] = questions
@@ -116,7 +116,7 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         expectWellFormed(html)
         #expect(html.contains("has no timeline"))
         #expect(charts(html).isEmpty)
-        #expect(html.contains("<h2>Endpoints</h2>"))
+        #expect(html.contains("<h2>Steps</h2>"))
     }
 
     @Test func textFromTheReportIsEscaped() {

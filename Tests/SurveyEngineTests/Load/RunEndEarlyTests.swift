@@ -31,10 +31,10 @@ private final class CountingTransport: Transport {
     var sent: [UInt64] { starts.withLock { $0 } }
 }
 
-/// `RunCoordinator.endNow()`: the run stops as if its duration had just expired, whatever ends
+/// `RunCoordinator.endEarly()`: the run stops as if its duration had just expired, whatever ends
 /// it early (a threshold with `abort`, in survey-bot).
-@Suite struct RunEndNowTests {
-    @Test func endingNowStopsTheRunLikeItsDuration() async throws {
+@Suite struct RunEndEarlyTests {
+    @Test func endingEarlyStopsTheRunLikeItsDuration() async throws {
         let clock = VirtualClock()
         let coordinator = Mutex<RunCoordinator?>(nil)
         let endedAt = Mutex<UInt64?>(nil)
@@ -42,7 +42,7 @@ private final class CountingTransport: Transport {
             guard number == 4 else { return }
             // The fourth submit is on its way when the run is ended: it gets its answer.
             endedAt.withLock { $0 = clock.now }
-            coordinator.withLock { $0 }?.endNow()
+            coordinator.withLock { $0 }?.endEarly()
         }
         let configuration = RunConfiguration(
             load: .closed(respondents: 5), concurrency: 1, think: .uniform(DurationRange(fixed: .milliseconds(300))), seed: 5,
@@ -52,7 +52,7 @@ private final class CountingTransport: Transport {
         let result = await run.run()
         #expect(result.stoppedBy == .endedEarly)
         #expect(!result.interrupted)
-        #expect(result.metrics.submit.attempts == 4, "the submit in flight finished; none started after")
+        #expect(result.metrics[.submit].attempts == 4, "the submit in flight finished; none started after")
         #expect(result.metrics.answersSubmitted == 4)
         #expect(result.metrics.respondentsCompleted == 1)
         #expect(result.metrics.respondentsCutShort == 1, "the second respondent, under way")
@@ -62,14 +62,14 @@ private final class CountingTransport: Transport {
         #expect(run.hasEndedEarly)
     }
 
-    @Test func endingNowGivesAttemptsInFlightTheGraceOnRealSockets() async throws {
+    @Test func endingEarlyGivesAttemptsInFlightTheGraceOnRealSockets() async throws {
         // A server that never answers; attempts time out after 5 s; the duration is a minute,
         // its grace 200 ms. Ended as the first request arrives (on the server's loop thread, not
         // on a task that a busy pool could delay), the attempts in flight are cut 200 ms later.
         let group = EventLoopGroup(threads: 2)
         let ending = Mutex<RunCoordinator?>(nil)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
-            ending.withLock { $0 }?.endNow()
+            ending.withLock { $0 }?.endEarly()
             return .hang
         }
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
@@ -86,13 +86,13 @@ private final class CountingTransport: Transport {
         let run = try #require(result)
         #expect(run.stoppedBy == .endedEarly)
         // Measured on the loops' threads from each attempt's start: about 200 ms, far from 5 s.
-        let longest = Duration.nanoseconds(Int64(run.metrics.questions.serviceTime.max))
+        let longest = Duration.nanoseconds(Int64(run.metrics[.questions].serviceTime.max))
         #expect(longest < .seconds(2), "the longest attempt took \(longest)")
-        #expect(run.metrics.questions.errors == [.timeout: run.metrics.respondentsStarted])
+        #expect(run.metrics[.questions].errors == [.timeout: run.metrics.respondentsStarted])
         #expect(run.metrics.respondentsCutShort == run.metrics.respondentsStarted)
     }
 
-    @Test func endingNowWithoutADurationLetsAttemptsRunTheirTimeout() async throws {
+    @Test func endingEarlyWithoutADurationLetsAttemptsRunTheirTimeout() async throws {
         // Without a duration the grace is the timeout: a hanging attempt ends at its own 300 ms.
         let group = EventLoopGroup(threads: 1)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in .hang }
@@ -105,12 +105,12 @@ private final class CountingTransport: Transport {
             let run = try RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops)
             // Ended from a Dispatch queue, not a task: on a loaded machine, tasks of other tests
             // can hold the cooperative pool past the whole run.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { run.endNow() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { run.endEarly() }
             result = await run.run()
         }
         let run = try #require(result)
         #expect(run.stoppedBy == .endedEarly)
         #expect(run.metrics.respondentsStarted < 50)
-        #expect(run.metrics.questions.errors[.timeout, default: 0] >= 1)
+        #expect(run.metrics[.questions].errors[.timeout, default: 0] >= 1)
     }
 }

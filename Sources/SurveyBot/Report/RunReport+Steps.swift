@@ -1,0 +1,28 @@
+import SurveyEngine
+
+extension RunReport {
+    /// The report's steps in the journey's order: every format lists them so. A report that
+    /// does not say (`steps`, absent before journeys were data) has the default journey's order;
+    /// a step it does not list comes after the others, by name.
+    var stepNames: [String] {
+        let order = steps ?? Journey.defaultSteps.map(\.name)
+        var names = order.filter { endpoints[$0] != nil }
+        names += endpoints.keys.filter { !names.contains($0) }.sorted()
+        return names
+    }
+
+    /// The steps of several reports (those of a diff, or the shards of a merge) in one order:
+    /// the first report's, and each step only a later one has just before the step that follows
+    /// it there (a login that only the new run has comes before its questions), else last.
+    static func stepNames(_ reports: [RunReport]) -> [String] {
+        var names: [String] = []
+        for report in reports {
+            let order = report.stepNames
+            for (position, name) in order.enumerated() where !names.contains(name) {
+                let next = order[(position + 1)...].lazy.compactMap { names.firstIndex(of: $0) }.first
+                names.insert(name, at: next ?? names.endIndex)
+            }
+        }
+        return names
+    }
+}

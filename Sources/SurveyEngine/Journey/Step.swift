@@ -1,0 +1,64 @@
+/// One step of a respondent's journey: a call it makes, with its retries, named. Reports,
+/// thresholds and retry policies keep their figures per step, in the journey's order; the name
+/// is how plans and reports refer to it (`retry.submit`, `submit.p95`, `endpoints.submit`).
+public struct Step: Sendable, Hashable, CustomStringConvertible {
+    /// The step's name: lower-case letters, digits and `_`, as plans write it.
+    public let name: String
+
+    /// The step called `name`.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The name.
+    public var description: String { name }
+}
+
+/// The steps a respondent takes, in the order it takes them: the order of every report's rows,
+/// charts and thresholds.
+public struct Journey: Sendable, Hashable {
+    /// The steps, in call order; each name once.
+    public var steps: [Step]
+
+    /// A journey of `steps`, in call order.
+    public init(_ steps: [Step]) {
+        self.steps = steps
+    }
+}
+
+// The default journey: the survey API of `SurveyAPI`, which every plan without a journey of its
+// own drives. Its steps are defined here, and only here.
+extension Step {
+    /// `SurveyAPI.login`, when the API has one: once per respondent, before the questions.
+    public static let login = Step("login")
+    /// `SurveyAPI.questions`: fetching the survey.
+    public static let questions = Step("questions")
+    /// `SurveyAPI.submit`: one answer, once per question.
+    public static let submit = Step("submit")
+}
+
+extension Journey {
+    /// Every step the default journey may take, in its order; the login only with
+    /// `SurveyAPI.login` (`SurveyAPI.journey`).
+    public static let defaultSteps: [Step] = [.login, .questions, .submit]
+}
+
+extension SurveyAPI {
+    /// The default journey of this API: its login when it has one, the questions, the submits.
+    public var journey: Journey {
+        Journey(Journey.defaultSteps.filter { $0 != .login || login != nil })
+    }
+}
+
+extension SurveyAPI {
+    /// The call a step of the default journey makes; nil for the login of an API without one,
+    /// and for a step that is not the default journey's.
+    public func call(_ step: Step) -> Call? {
+        switch step {
+        case .login: login
+        case .questions: questions
+        case .submit: submit
+        default: nil
+        }
+    }
+}

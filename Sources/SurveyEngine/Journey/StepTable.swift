@@ -1,0 +1,83 @@
+/// A value per step, in the journey's order — each step's figures, its retry policy — in one
+/// array: looking a step up scans a few names, and a value is changed in place (`_modify`), so
+/// that recording an attempt never copies a step's histograms.
+///
+/// A step the table does not have reads as `initial`, and is added after the others, in the
+/// order first met, when it is changed.
+public struct StepTable<Value: Sendable>: Sendable {
+    /// The steps, in the journey's order, then any step first met later.
+    public private(set) var steps: [Step]
+    /// Each step's value, in the order of `steps`.
+    public private(set) var values: [Value]
+    /// The value of a step not in the table yet.
+    private let initial: Value
+
+    /// A table of `steps`, in that order, each starting at `initial`.
+    public init(_ steps: [Step] = [], initial: Value) {
+        self.steps = steps
+        values = Array(repeating: initial, count: steps.count)
+        self.initial = initial
+    }
+
+    /// The value of `step`; `initial` when the table does not have it.
+    public subscript(step: Step) -> Value {
+        get {
+            guard let position = steps.firstIndex(of: step) else { return initial }
+            return values[position]
+        }
+        _modify {
+            let position = steps.firstIndex(of: step) ?? add(step)
+            yield &values[position]
+        }
+        set {
+            let position = steps.firstIndex(of: step) ?? add(step)
+            values[position] = newValue
+        }
+    }
+
+    /// Each step with its value, in order.
+    public var entries: Zip2Sequence<[Step], [Value]> { zip(steps, values) }
+
+    private mutating func add(_ step: Step) -> Int {
+        steps.append(step)
+        values.append(initial)
+        return steps.count - 1
+    }
+}
+
+/// Figures that add up: counted in parts (lanes, shards, intervals) and merged, exactly, into
+/// the whole.
+protocol Mergeable {
+    /// Adds another part's figures.
+    mutating func merge(_ other: Self)
+}
+
+extension StepTable where Value: Mergeable {
+    /// Adds `other`'s values step by step; a step only `other` has comes after this table's own.
+    mutating func merge(_ other: StepTable) {
+        for (step, value) in other.entries { self[step].merge(value) }
+    }
+}
+
+extension StepTable: Equatable where Value: Equatable {
+    /// The same value for every step, whatever order the tables keep them in; a step one table
+    /// lacks counts as `initial` there. Parts counted apart (lanes that met the steps in another
+    /// order) are equal when their figures are.
+    public static func == (lhs: StepTable, rhs: StepTable) -> Bool {
+        lhs.entries.allSatisfy { step, value in value == rhs[step] } && rhs.entries.allSatisfy { step, value in value == lhs[step] }
+    }
+}
+
+extension StepTable: Hashable where Value: Hashable {
+    /// Consistent with `==`: neither the order of the steps nor a step at `initial` changes it.
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for (step, value) in entries where value != initial {
+            var entry = Hasher()
+            entry.combine(step)
+            entry.combine(value)
+            combined &+= entry.finalize()
+        }
+        hasher.combine(combined)
+    }
+}

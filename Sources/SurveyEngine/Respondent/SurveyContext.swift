@@ -1,0 +1,127 @@
+/// What every respondent of a run shares: the requests, the answers, the policies, the
+/// transport, the clock, where to record, and the stop flag. A class, so that the frames of
+/// ten thousand waiting respondents each hold one reference to it rather than a copy.
+final class SurveyContext: Sendable {
+    let requests: SurveyRequests
+    let answers: AnswerBook
+    /// The answers with variables in them (`${row.colour}`), by their text in `answers`;
+    /// empty when none has any.
+    let answerTemplates: [String: CompiledTemplate]
+    /// The rows of the data feed; empty without one.
+    let rows: [[String]]
+    /// The `answer.<id>` columns of the data feed: question id → column.
+    let answerColumns: [Int: Int]
+    let captures: [SurveyAPI.Capture]
+    let order: QuestionOrder
+    let think: ThinkTime
+    /// The least nanoseconds between the starts of two submits of a respondent; 0 for none.
+    let pace: UInt64
+    /// Whether respondents keep cookie jars.
+    let cookies: Bool
+    let retry: RetryPolicies
+    let budget: RetryBudget
+    let transport: any Transport
+    let clock: EngineClock
+    let recorder: MetricsRecorder
+    /// Where every attempt sent is also logged one by one, if anywhere (`--raw`).
+    let attemptLog: AttemptLog?
+    let stop: StopFlag
+    /// Set by `RunCoordinator.endEarly()`: the run ends as its duration would, now.
+    let earlyEnd: EarlyEnd
+    /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
+    let runStart: UInt64
+    /// When the run's duration expires (a reading of `clock`). Nil without a duration.
+    let durationDeadline: UInt64?
+    /// `durationDeadline` plus the grace: every attempt ends by then (`HTTPRequest.cutoff`).
+    let cutoff: UInt64?
+    let seed: UInt64
+    let questionsCache: QuestionsCache
+
+    /// The context of a run of `configuration` sending `requests`, with its seed resolved.
+    init(
+        configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
+        recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, stop: StopFlag, runStart: UInt64, lanes: Int = 1,
+        earlyEnd: EarlyEnd? = nil
+    ) {
+        self.requests = requests
+        answers = configuration.answers
+        answerTemplates = Self.answerTemplates(configuration)
+        rows = configuration.data?.rows ?? []
+        answerColumns = configuration.data?.answerColumns ?? [:]
+        captures = configuration.api.captures
+        order = configuration.order
+        think = configuration.think
+        pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
+        cookies = configuration.cookies
+        retry = configuration.retry
+        budget = RetryBudget(configuration.retry.budget)
+        self.transport = transport
+        self.clock = clock
+        self.recorder = recorder
+        self.attemptLog = attemptLog
+        self.stop = stop
+        self.runStart = runStart
+        let grace = configuration.effectiveGrace
+        self.earlyEnd = earlyEnd ?? EarlyEnd(grace: grace)
+        if let duration = configuration.duration {
+            let deadline = runStart &+ duration.clampedNanoseconds
+            durationDeadline = deadline
+            cutoff = deadline &+ grace.clampedNanoseconds
+        } else {
+            durationDeadline = nil
+            cutoff = nil
+        }
+        self.seed = seed
+        questionsCache = QuestionsCache(
+            lanes: lanes,
+            shape: SurveyQuestion.Shape(
+                list: configuration.api.questionsList, id: configuration.api.questionID, text: configuration.api.questionText))
+    }
+
+    /// The answers of `configuration` that hold variables, compiled; a text that does not read
+    /// as a template is taken as it is (the plan reader has refused it already).
+    private static func answerTemplates(_ configuration: RunConfiguration) -> [String: CompiledTemplate] {
+        let columns = configuration.data?.columns ?? []
+        let captures = configuration.api.captures.map(\.name)
+        var templates: [String: CompiledTemplate] = [:]
+        let texts = configuration.answers.byQuestion.values.joined() + (configuration.answers.fallback ?? [])
+        for text in texts where TextTemplate.mentionsVariables(text) {
+            guard let template = try? TextTemplate(parsing: text), !template.isConstant,
+                let compiled = try? CompiledTemplate(template, .text, columns: columns, captures: captures)
+            else { continue }
+            templates[text] = compiled
+        }
+        return templates
+    }
+}
+
+extension SurveyContext {
+    /// When no attempt may start any more (a reading of `clock`): the duration's expiry, or the
+    /// moment the run was ended early, whichever came first; nil while neither is set.
+    var deadline: UInt64? {
+        guard let early = earlyEnd.deadline else { return durationDeadline }
+        return min(early, durationDeadline ?? .max)
+    }
+
+    /// Nanoseconds since the run began, on the run's clock.
+    func sinceRunStart() -> UInt64 {
+        let now = clock.now()
+        return now >= runStart ? now - runStart : 0
+    }
+
+    /// Why respondents must stop now, if they must: a stop asked for (a signal) wins over the
+    /// run's duration, which wins over an early end.
+    var stopCause: StopCause? {
+        if stop.isRaised { return .signal }
+        let now = clock.now()
+        if let durationDeadline, now >= durationDeadline { return .duration }
+        if let early = earlyEnd.deadline, now >= early { return .endedEarly }
+        return nil
+    }
+
+    /// How a respondent stopped by `cause` before its end ends: cut short by the run's end,
+    /// or abandoned by a signal.
+    func ending(stoppedBy cause: StopCause?) -> RespondentResult.Ending {
+        cause == .duration || cause == .endedEarly ? .cutShort : .abandoned(.interrupted)
+    }
+}
