@@ -88,9 +88,9 @@ let (requests, errors) = await withTaskGroup(of: (Int, [ErrorKind: Int]).self) {
             var errors: [ErrorKind: Int] = [:]
             let request = HTTPRequest(template, body: requestBody)
             while ContinuousClock.now < deadline {
-                let outcome = await client.send(request)
+                let result = await client.send(request)
                 count += 1
-                if case .failure(let failure) = outcome.result { errors[failure.kind, default: 0] += 1 }
+                if case .failure(let failure) = result.received { errors[failure.kind, default: 0] += 1 }
             }
             return (count, errors)
         }

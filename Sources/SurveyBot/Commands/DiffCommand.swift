@@ -7,7 +7,7 @@ enum DiffCommand: Subcommand {
         name: "diff",
         abstract: "Compare two reports and exit 1 when the new one regressed beyond noise.",
         discussion: """
-            Per endpoint: success rates, error rate, retries per call, latency (mean, p50…p999, \
+            Per step: success rates, error rate, retries per call, latency (mean, p50…p999, \
             min, max) and attempts per second; and the survey's completion rate. Each figure is \
             shown with the interval the report's own data puts it in. A change is a regression \
             only when it is worse by more than the tolerance (and the noise floor: 0.2 ms, 0.5 \
@@ -16,7 +16,7 @@ enum DiffCommand: Subcommand {
             or too few samples (with the fewest each run needs: p99 needs 368 at 95%). Success \
             rates are compared by their failures: 99% → 95% is five times as many failures. Min, \
             max and attempts per second are shown but judged only when given a tolerance of their \
-            own (--tolerance max=50%). An endpoint called in BASE but not in NEW is a \
+            own (--tolerance max=50%). A step called in BASE but not in NEW is a \
             regression. docs/diff.md explains the statistics.
             """,
         arguments: [
@@ -39,7 +39,7 @@ enum DiffCommand: Subcommand {
         ],
         exitCodes: [
             (.success, "no regression: every change is noise, within tolerance or not judged"),
-            (.failure, "a regression beyond tolerance and noise, an endpoint missing in NEW, or a report that is a partial merge"),
+            (.failure, "a regression beyond tolerance and noise, a step missing in NEW, or a report that is a partial merge"),
             (.validationFailure, "bad input: usage, an unreadable report, or another report schema"),
         ])
 

@@ -37,7 +37,7 @@ enum RunCommand: Subcommand {
                 default: "a new random UUID"),
             OptionSpec(
                 "raw", value: "file.jsonl",
-                help: "Also write every attempt as one JSON line (time, respondent, endpoint, attempt, status or error, latency, "
+                help: "Also write every attempt as one JSON line (time, respondent, step, attempt, status or error, latency, "
                     + "bytes) to this file, emptied first. Lines the disk cannot keep up with are dropped and counted in the report "
                     + "(raw.dropped), never slowing the load. See docs/exports.md."),
             OptionSpec(
@@ -70,10 +70,10 @@ enum RunCommand: Subcommand {
             return spec.usageError(arguments.positionals.isEmpty ? "missing the plan file" : "run takes one plan file", console: console)
         }
         let overrides: PlanOverrides
-        var options: RunSession.Options
+        var options: PlanRun.Options
         do throws(UsageError) {
             overrides = try PlanOptions.overrides(from: arguments)
-            options = RunSession.Options(
+            options = PlanRun.Options(
                 shard: try parseShard(arguments.value("shard")), formats: try arguments.value("format").map(parseFormats),
                 directory: arguments.value("out"), quiet: arguments.flag("quiet"))
             options.raw = arguments.value("raw")
@@ -101,7 +101,7 @@ enum RunCommand: Subcommand {
                 // Said even with --quiet: the run's failure ("no respondent completed") would not say why.
                 console.printError("warning: \(idle)")
             }
-            return await RunSession(plan: plan, path: path, options: options, console: console).run()
+            return await PlanRun(plan: plan, path: path, options: options, console: console).run()
         case .failure(let errors):
             for line in errors.printed(path: path, suffix: "; nothing was sent") { console.printError(line) }
             return .validationFailure

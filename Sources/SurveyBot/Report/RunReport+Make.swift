@@ -10,12 +10,11 @@ extension RunReport {
         var elapsed: Duration
         var seed: UInt64
         var shard: Shard
-        var interrupted: Bool
         /// The limit on open files the run had, for a run that ran out of descriptors.
         var openFiles: OpenFilesLimit? = nil
         /// Times the builtin server found no descriptor to accept a connection with.
         var builtinServerAcceptFailures = 0
-        /// What ended the run; `.signal` when `interrupted`, whatever this says.
+        /// What ended the run: `.signal` for a run a signal interrupted.
         var stoppedBy = StopCause.completed
         /// `--run-id`, or the id generated for the run.
         var runID: String
@@ -32,10 +31,8 @@ extension RunReport {
         let plan = facts.plan
         var report = RunReport(
             schema: schemaVersion, tool: Tool(name: "survey-bot", version: SurveyEngine.version), name: plan.name, passed: true,
-            interrupted: facts.interrupted,
-            stoppedBy: facts.interrupted
-                ? StopCause.signal.rawValue
-                : facts.stoppedBy == .endedEarly ? stoppedByThresholdCause : facts.stoppedBy.rawValue,
+            interrupted: facts.stoppedBy == .signal,
+            stoppedBy: facts.stoppedBy == .endedEarly ? stoppedByThresholdCause : facts.stoppedBy.rawValue,
             target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
             runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,

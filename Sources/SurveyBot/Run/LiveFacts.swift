@@ -17,7 +17,7 @@ struct LiveFacts: Sendable {
     func report(now: Date = Date()) -> RunReport {
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: startedAt, endedAt: now, elapsed: .seconds(max(0, now.timeIntervalSince(startedAt))), seed: seed,
-            shard: shard, interrupted: coordinator.isStopping, runID: runID)
+            shard: shard, stoppedBy: coordinator.isInterrupted ? .signal : .completed, runID: runID)
         var report = RunReport.make(metrics: coordinator.recorder.snapshot(), facts: facts)
         if let raw {
             let progress = raw.progress

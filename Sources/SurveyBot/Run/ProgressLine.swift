@@ -36,7 +36,7 @@ final class ProgressLine: Sendable {
             var latency = Histogram()
             for step in metrics.perStep.values { latency.merge(step.correctedLatency) }
             let p95 = Readable.ms(milliseconds(Double(latency.value(atPercentile: 95))))
-            let stopping = coordinator.isStopping ? " · stopping" : ""
+            let stopping = coordinator.isInterrupted ? " · stopping" : ""
             console.err(
                 "\r\u{1B}[K  respondents \(progress.respondentsFinished)\(total) done · \(Int(rate)) req/s · "
                     + "errors \(progress.failedAttempts) · p95 \(p95)\(stopping)")

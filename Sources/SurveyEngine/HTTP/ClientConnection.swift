@@ -25,7 +25,7 @@ final class ClientConnection: EventHandler, Slotted {
     private var written = 0
     private var watching: SocketStream.Wait = .readable
     private var peerClosed = false
-    private var continuation: UnsafeContinuation<TransportOutcome, Never>?
+    private var continuation: UnsafeContinuation<TransportResult, Never>?
     /// The request in flight, kept to send it again if the server turns out to have closed this
     /// kept-alive connection before reading it (`ConnectionPool.reconnect`).
     private var request: HTTPRequest?
@@ -54,7 +54,7 @@ final class ClientConnection: EventHandler, Slotted {
 
     /// Starts an exchange; `reconnect` says it is a request sent again after its kept-alive
     /// connection was found closed, which its connection figures then count.
-    func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>, started: UInt64, reconnect: Bool) {
+    func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
         self.continuation = continuation
         self.request = request
         self.started = started
@@ -288,7 +288,7 @@ final class ClientConnection: EventHandler, Slotted {
             status: parser.status, body: parser.collectBody ? parser.takeBody() : [],
             retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) }, setCookies: parser.takeSetCookies(),
             headers: parser.headers, bodyBytes: parser.bodyBytes)
-        let outcome = TransportOutcome.response(response, serviceTime: serviceTime, connection: info)
+        let outcome = TransportResult.response(response, serviceTime: serviceTime, connection: info)
         let continuation = self.continuation
         self.continuation = nil
         request = nil
@@ -323,7 +323,7 @@ final class ClientConnection: EventHandler, Slotted {
         }
         let sent = phase != .connecting && phase != .handshaking && written > 0
         let connection = phase == .connecting ? nil : info
-        let outcome = TransportOutcome.failure(kind, requestSent: sent, serviceTime: elapsed(), detail: detail, connection: connection)
+        let outcome = TransportResult.failure(kind, requestSent: sent, serviceTime: elapsed(), detail: detail, connection: connection)
         let continuation = self.continuation
         self.continuation = nil
         request = nil

@@ -44,7 +44,7 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     /// Sends `request` on the last idle connection that the peer has not closed, or on a new one.
-    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
+    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
         var reusable: ClientConnection?
         while let candidate = idle.popLast() {
             if candidate.isStillOpen() {
@@ -60,12 +60,12 @@ final class ConnectionPool: @unchecked Sendable {
     /// closed by the server before any byte of a response came back — the race of an idle
     /// connection closing as a request leaves, which the server never read as one to answer.
     /// Once per attempt, within the attempt's deadline (it keeps its start).
-    func reconnect(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>, started: UInt64) {
+    func reconnect(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64) {
         send(request, continuation, on: nil, started: started, reconnect: true)
     }
 
     private func send(
-        _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>, on reusable: ClientConnection?,
+        _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, on reusable: ClientConnection?,
         started: UInt64, reconnect: Bool
     ) {
         guard let address else {

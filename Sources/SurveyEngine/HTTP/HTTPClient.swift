@@ -13,8 +13,11 @@ import CEpoll
 /// loops round-robin.
 ///
 /// The host name is resolved once, when the client is made; a name that does not resolve makes
-/// every attempt fail with `dns`. A connection that breaks is never retried behind the
-/// caller's back: every attempt the server may have seen is one the caller sees.
+/// every attempt fail with `dns`. A connection that breaks is not retried behind the caller's
+/// back, with one exception: a request whose kept-alive connection the server closed before
+/// any byte of a response (a clean close, not a reset) goes out once more on a new connection,
+/// counted as a reconnect (`ConnectionPool.reconnect`). Every other attempt the server may have
+/// seen is one the caller sees.
 public final class HTTPClient: Transport {
     let target: HTTPTarget
     /// The addresses the host resolved to; the first one is used.
@@ -52,7 +55,7 @@ public final class HTTPClient: Transport {
     /// Starts one attempt, on an idle kept-alive connection of the caller's loop or a new one,
     /// and resumes `continuation` with what came of it on that loop. The service time starts
     /// when the attempt does, connect included.
-    public func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
+    public func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
         if let loop = group.current {
             pools[loop.index].start(request, continuation)
             return

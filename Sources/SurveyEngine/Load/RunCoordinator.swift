@@ -7,7 +7,7 @@ public enum StopCause: String, Sendable, Hashable, CaseIterable {
     /// The duration expired with respondents under way or still to start: those under way
     /// were cut short.
     case duration
-    /// `RunCoordinator.stop()` was called (a signal, usually).
+    /// `RunCoordinator.interrupt()` was called: a signal (Ctrl-C, SIGTERM).
     case signal
     /// `RunCoordinator.endEarly()` ended the run before its end, as its duration would have
     /// (survey-bot: a threshold with `abort`).
@@ -21,11 +21,8 @@ public enum StopCause: String, Sendable, Hashable, CaseIterable {
 public struct RunResult: Sendable {
     /// Every attempt and respondent, counted.
     public var metrics: RunMetrics
-    /// Whether `stop()` ended the run early (a signal, usually): `metrics` then count a partial
-    /// run.
-    public var interrupted: Bool
-    /// What ended the run; `.signal` whenever `interrupted`, even during the grace after the
-    /// duration.
+    /// What ended the run: `.signal` whenever `interrupt()` was called, even during the grace
+    /// after the duration; `metrics` then count a partial run.
     public var stoppedBy: StopCause
     /// From the start of `run()` to the end of the last respondent, on the run's clock.
     public var elapsed: Duration
@@ -43,13 +40,14 @@ public actor RunCoordinator {
     nonisolated let target: HTTPTarget
     /// Where every attempt is counted; readable while the run goes on.
     public nonisolated let recorder: MetricsRecorder
-    private nonisolated let stopFlag = StopFlag()
+    /// Raised by `interrupt()`.
+    private nonisolated let interruption = OnceFlag()
     /// Set by `endEarly()`; gives attempts in flight the run's grace.
     private nonisolated let earlyEnd: EarlyEnd
     /// Raised when the duration expired with respondents still to start.
-    private nonisolated let durationCut = StopFlag()
+    private nonisolated let durationCut = OnceFlag()
     /// Raised when the data feed's rows ran out with respondents still to start.
-    private nonisolated let dataCut = StopFlag()
+    private nonisolated let dataCut = OnceFlag()
     /// Where every attempt is also logged one by one, if anywhere.
     private nonisolated let attemptLog: AttemptLog?
     private let transport: any Transport
@@ -92,20 +90,21 @@ public actor RunCoordinator {
         recorder = MetricsRecorder(lanes: max(1, executors.count), steps: configuration.api.journey.steps)
     }
 
-    /// Stops starting respondents; the ones running finish their attempt in flight and leave.
-    /// Safe from any thread, returns at once, and a second call changes nothing.
-    public nonisolated func stop() {
-        stopFlag.raise()
+    /// Interrupts the run, as a signal does: no respondent starts any more; the ones running
+    /// finish their attempt in flight and leave, abandoned (`interrupted`). Safe from any thread,
+    /// returns at once, and a second call changes nothing.
+    public nonisolated func interrupt() {
+        interruption.raise()
     }
 
-    /// Whether `stop()` was called.
-    public nonisolated var isStopping: Bool { stopFlag.isRaised }
+    /// Whether `interrupt()` was called.
+    public nonisolated var isInterrupted: Bool { interruption.isRaised }
 
     /// Ends the run now as its duration would end it: no attempt starts from now on (no new
     /// respondent, submit or retry; a think time or backoff is cut), an attempt in flight gets
     /// at most the grace (the plan's `grace` with a duration, else the attempt timeout), and
     /// respondents still under way are cut short. The result says `.endedEarly`. Safe from any
-    /// thread, returns at once; a second call, or one after a `stop()`, changes nothing.
+    /// thread, returns at once; a second call, or one after an `interrupt()`, changes nothing.
     public nonisolated func endEarly() {
         earlyEnd.end(at: clock.now())
     }
@@ -120,7 +119,7 @@ public actor RunCoordinator {
         recorder.startTimeline(interval: configuration.timelineInterval?.clampedNanoseconds ?? 0, origin: clock.wall())
         let context = SurveyContext(
             configuration: configuration, requests: requests, seed: configuration.seed ?? 0, transport: transport, clock: clock,
-            recorder: recorder, attemptLog: attemptLog, stop: stopFlag, runStart: runStart, lanes: max(1, executors.count),
+            recorder: recorder, attemptLog: attemptLog, interruption: interruption, runStart: runStart, lanes: max(1, executors.count),
             earlyEnd: earlyEnd)
         switch configuration.load {
         case .closed(let respondents):
@@ -133,7 +132,7 @@ public actor RunCoordinator {
         let elapsed = clock.now() &- runStart
         let metrics = recorder.snapshot()
         let stoppedBy: StopCause
-        if stopFlag.isRaised {
+        if interruption.isRaised {
             stoppedBy = .signal
         } else if let early = earlyEnd.deadline, early < (context.durationDeadline ?? .max) {
             stoppedBy = .endedEarly
@@ -145,7 +144,7 @@ public actor RunCoordinator {
             stoppedBy = .completed
         }
         return RunResult(
-            metrics: metrics, interrupted: stopFlag.isRaised, stoppedBy: stoppedBy, elapsed: .nanoseconds(Int64(elapsed)))
+            metrics: metrics, stoppedBy: stoppedBy, elapsed: .nanoseconds(Int64(elapsed)))
     }
 
     private func runClosed(respondents: Int, context: SurveyContext) async {
@@ -160,7 +159,7 @@ public actor RunCoordinator {
         await withDiscardingTaskGroup { group in
             for worker in 0..<workers {
                 let work: @concurrent @Sendable () async -> Void = {
-                    while !context.stop.isRaised {
+                    while !context.interruption.isRaised {
                         let number = next.take() * shard.count + (shard.index - 1)
                         guard number < respondents else { return }
                         if let deadline = context.deadline, clock.now() >= deadline {
@@ -201,7 +200,7 @@ public actor RunCoordinator {
         await withDiscardingTaskGroup { group in
             var number = shard.index - 1
             var launched = 0
-            while !context.stop.isRaised, let time = schedule.time(ofArrival: number) {
+            while !context.interruption.isRaised, let time = schedule.time(ofArrival: number) {
                 let due = context.runStart &+ UInt64(time * 1e9)
                 let now = clock.now()
                 if let deadline = context.deadline, now >= deadline {

@@ -110,9 +110,9 @@ public final class AttemptLog: Sendable {
 }
 
 extension AttemptLog {
-    /// Offers the attempt `record` of respondent `respondent`, which got `response`; one never
+    /// Offers the attempt `record` of respondent `respondent`, which came to `result`; one never
     /// sent (`local_resource`) is not an attempt, and is not logged.
-    func offer(_ record: AttemptRecord, response: TransportOutcome, respondent: Int, lane: Int) {
+    func offer(_ record: AttemptRecord, result: TransportResult, respondent: Int, lane: Int) {
         if StepMetrics.isLocal(record) { return }
         var status: Int?
         var error: ErrorKind?
@@ -121,7 +121,7 @@ extension AttemptLog {
         case .error(let kind): error = kind
         }
         var bytes = 0
-        if case .success(let answer) = response.result { bytes = answer.bodyBytes }
+        if case .success(let response) = result.received { bytes = response.bodyBytes }
         offer(
             LoggedAttempt(
                 start: record.start, respondent: respondent, step: record.step, attempt: record.attempt, status: status,

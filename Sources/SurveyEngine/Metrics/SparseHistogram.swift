@@ -1,5 +1,5 @@
 /// The latency histogram of one interval of a timeline: only its non-empty buckets, at a
-/// quarter of `Histogram`'s resolution. A run keeps hundreds of intervals per endpoint and per
+/// quarter of `Histogram`'s resolution. A run keeps hundreds of intervals per step and per
 /// lane, each seeing a few hundred of `Histogram`'s 2,304 buckets; grouped in fours they are a
 /// few dozen, one word each.
 ///

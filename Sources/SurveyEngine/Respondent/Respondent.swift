@@ -56,7 +56,7 @@ struct Respondent: Sendable {
             case .failed:
                 return RespondentResult(ending: .abandoned(captureMissing ? .captureNotFound : .loginFailed), submitted: 0, unanswered: 0)
             case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
-            case .interrupted:
+            case .stopped:
                 return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
             }
         }
@@ -64,7 +64,7 @@ struct Respondent: Sendable {
         case .succeeded: break
         case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
         case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
-        case .interrupted: return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
+        case .stopped: return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
         }
         putInOrder(context.order)
         var tally = RespondentResult(ending: .completed, submitted: 0, unanswered: 0)
@@ -95,7 +95,7 @@ struct Respondent: Sendable {
             switch await call(.submit, &submit.request, context) {
             case .succeeded: tally.submitted += 1
             case .failed, .notSent: tally.unanswered += 1
-            case .interrupted:
+            case .stopped:
                 tally.unanswered += 1
                 tally.ending = context.ending(stoppedBy: context.stopCause)
                 return tally
@@ -216,8 +216,8 @@ struct Respondent: Sendable {
     }
 
     /// How a call ended: `notSent` is a failure whose last attempt could not be made for want
-    /// of local resources.
-    private enum CallResult { case succeeded, failed, notSent, interrupted }
+    /// of local resources; `stopped`, a call the run's stop ended (`SurveyContext.stopCause`).
+    private enum CallResult { case succeeded, failed, notSent, stopped }
 
     /// Where a call stands between its attempts.
     private struct CallState {
@@ -244,15 +244,15 @@ struct Respondent: Sendable {
             let start = context.clock.now()
             if context.cookies { attachCookies(&request, now: start) }
             // Awaited here, not in a `send` of the transport's: no frame of its own.
-            let outcome = await withUnsafeContinuation { context.transport.start(request, $0) }
-            if context.cookies { keepCookies(outcome, request, context) }
-            switch settle(step, outcome, started: start, state: &state, context) {
-            case .done(let result):
-                return result
+            let result = await withUnsafeContinuation { context.transport.start(request, $0) }
+            if context.cookies { keepCookies(result, request, context) }
+            switch settle(step, result, started: start, state: &state, context) {
+            case .done(let ended):
+                return ended
             case .retry(let delay):
                 if await !pause(delay, context) {
                     context.recorder.endCall(step, succeeded: false, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
-                    return .interrupted
+                    return .stopped
                 }
                 state.attempt += 1
             }
@@ -268,22 +268,22 @@ struct Respondent: Sendable {
 
     /// Stores the cookies a response set, whatever its status.
     @inline(never)
-    private mutating func keepCookies(_ outcome: TransportOutcome, _ request: HTTPRequest, _ context: SurveyContext) {
-        guard case .success(let response) = outcome.result, !response.setCookies.isEmpty else { return }
+    private mutating func keepCookies(_ result: TransportResult, _ request: HTTPRequest, _ context: SurveyContext) {
+        guard case .success(let response) = result.received, !response.setCookies.isEmpty else { return }
         jar.store(response.setCookies, from: request.template.cookieOrigin, now: context.clock.now(), unixTime: context.clock.unixTime())
     }
 
     /// Classifies and records an attempt, and decides what follows it by the step's policy,
-    /// the run's retry budget and the stop flag.
+    /// the run's retry budget and whether the run is stopping.
     @inline(never)
     private mutating func settle(
-        _ step: Step, _ response: TransportOutcome, started start: UInt64, state: inout CallState, _ context: SurveyContext
+        _ step: Step, _ result: TransportResult, started start: UInt64, state: inout CallState, _ context: SurveyContext
     ) -> Next {
         let outcome: AttemptOutcome
         var retryAfter: Duration?
         var succeeded = false
         var detail: String?
-        switch response.result {
+        switch result.received {
         case .success(let response):
             if (200..<300).contains(response.status) {
                 switch step {
@@ -306,14 +306,14 @@ struct Respondent: Sendable {
         }
         let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
         let record = AttemptRecord(
-            step: step, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: response.serviceTime,
-            startLag: startLag, start: sinceRunStart, connection: response.connection, detail: detail)
+            step: step, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: result.serviceTime,
+            startLag: startLag, start: sinceRunStart, connection: result.connection, detail: detail)
         context.recorder.record(record, lane: lane)
-        if let log = context.attemptLog { log.offer(record, response: response, respondent: index, lane: lane) }
-        func end(_ result: CallResult) -> Next {
+        if let log = context.attemptLog { log.offer(record, result: result, respondent: index, lane: lane) }
+        func end(_ ended: CallResult) -> Next {
             context.recorder.endCall(
-                step, succeeded: result == .succeeded, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
-            return .done(result)
+                step, succeeded: ended == .succeeded, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
+            return .done(ended)
         }
         if succeeded { return end(.succeeded) }
         let decision = context.retry[step].decide(
@@ -321,7 +321,7 @@ struct Respondent: Sendable {
         let failed: CallResult = outcome == .error(.localResource) ? .notSent : .failed
         let stopping = context.stopCause != nil
         guard case .retry(let delay) = decision, !stopping else {
-            return end(stopping ? .interrupted : failed)
+            return end(stopping ? .stopped : failed)
         }
         guard context.budget.withdraw() else {
             state.denied += 1
@@ -393,14 +393,14 @@ struct Respondent: Sendable {
         return body
     }
 
-    /// Waits, in slices, so that a stop is noticed within 50 ms and the run's deadline on time;
+    /// Waits, in slices, so that an interruption is noticed within 50 ms and the run's deadline on time;
     /// false when stopped.
     @inline(never)
     private func pause(_ nanoseconds: UInt64, _ context: SurveyContext) async -> Bool {
         var left = nanoseconds
         let slice: UInt64 = 50_000_000
         while left > 0 {
-            if context.stop.isRaised { return false }
+            if context.interruption.isRaised { return false }
             var step = min(left, slice)
             if let deadline = context.deadline {
                 let now = context.clock.now()

@@ -1,5 +1,5 @@
 /// What every respondent of a run shares: the requests, the answers, the policies, the
-/// transport, the clock, where to record, and the stop flag. A class, so that the frames of
+/// transport, the clock, where to record, and how the run stops. A class, so that the frames of
 /// ten thousand waiting respondents each hold one reference to it rather than a copy.
 final class SurveyContext: Sendable {
     let requests: SurveyRequests
@@ -25,7 +25,8 @@ final class SurveyContext: Sendable {
     let recorder: MetricsRecorder
     /// Where every attempt sent is also logged one by one, if anywhere (`--raw`).
     let attemptLog: AttemptLog?
-    let stop: StopFlag
+    /// Raised by `RunCoordinator.interrupt()` (a signal).
+    let interruption: OnceFlag
     /// Set by `RunCoordinator.endEarly()`: the run ends as its duration would, now.
     let earlyEnd: EarlyEnd
     /// The nanosecond reading of `clock` when the run began: attempt start times count from it.
@@ -40,7 +41,7 @@ final class SurveyContext: Sendable {
     /// The context of a run of `configuration` sending `requests`, with its seed resolved.
     init(
         configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
-        recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, stop: StopFlag, runStart: UInt64, lanes: Int = 1,
+        recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, interruption: OnceFlag, runStart: UInt64, lanes: Int = 1,
         earlyEnd: EarlyEnd? = nil
     ) {
         self.requests = requests
@@ -59,7 +60,7 @@ final class SurveyContext: Sendable {
         self.clock = clock
         self.recorder = recorder
         self.attemptLog = attemptLog
-        self.stop = stop
+        self.interruption = interruption
         self.runStart = runStart
         let grace = configuration.effectiveGrace
         self.earlyEnd = earlyEnd ?? EarlyEnd(grace: grace)
@@ -109,10 +110,10 @@ extension SurveyContext {
         return now >= runStart ? now - runStart : 0
     }
 
-    /// Why respondents must stop now, if they must: a stop asked for (a signal) wins over the
+    /// Why respondents must stop now, if they must: an interruption (a signal) wins over the
     /// run's duration, which wins over an early end.
     var stopCause: StopCause? {
-        if stop.isRaised { return .signal }
+        if interruption.isRaised { return .signal }
         let now = clock.now()
         if let durationDeadline, now >= durationDeadline { return .duration }
         if let early = earlyEnd.deadline, now >= early { return .endedEarly }

@@ -10,7 +10,7 @@ public protocol Transport: Sendable {
     /// Starts one attempt and resumes `continuation`, once, with what came of it: a response,
     /// or the reason there is none. Never throws: a failure is data. It must not block; a
     /// transport with waiting of its own to do does it in a task of its own.
-    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>)
+    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>)
 
     /// Closes idle connections and releases resources. No attempt may follow.
     func shutdown() async
@@ -18,7 +18,7 @@ public protocol Transport: Sendable {
 
 extension Transport {
     /// One attempt, awaited: a response, or the reason there is none.
-    public func send(_ request: HTTPRequest) async -> TransportOutcome {
+    public func send(_ request: HTTPRequest) async -> TransportResult {
         await withUnsafeContinuation { start(request, $0) }
     }
 }
@@ -239,10 +239,12 @@ struct ConnectionInfo: Sendable, Hashable {
     }
 }
 
-/// One attempt's result and its service time.
-public struct TransportOutcome: Sendable, Equatable {
-    /// The response, or why there is none.
-    public var result: Result<TransportResponse, TransportFailure>
+/// What came of one attempt, as the transport saw it: the response received, or why there is
+/// none, with its service time and connection. (How the attempt is counted, a status or an
+/// error kind, is its `AttemptOutcome`.)
+public struct TransportResult: Sendable, Equatable {
+    /// The response received, or why there is none.
+    public var received: Result<TransportResponse, TransportFailure>
     /// From the attempt's start (the connect, or the first byte sent on a kept-alive
     /// connection) to the last byte of the response, or to the failure.
     var serviceTime: Duration
@@ -250,25 +252,25 @@ public struct TransportOutcome: Sendable, Equatable {
     /// resolve, no descriptor left) or the transport does not say.
     var connection: ConnectionInfo?
 
-    /// An outcome.
-    init(_ result: Result<TransportResponse, TransportFailure>, serviceTime: Duration, connection: ConnectionInfo? = nil) {
-        self.result = result
+    /// A result.
+    init(_ received: Result<TransportResponse, TransportFailure>, serviceTime: Duration, connection: ConnectionInfo? = nil) {
+        self.received = received
         self.serviceTime = serviceTime
         self.connection = connection
     }
 
     /// A response that took `serviceTime`.
     static func response(_ response: TransportResponse, serviceTime: Duration, connection: ConnectionInfo? = nil)
-        -> TransportOutcome
+        -> TransportResult
     {
-        TransportOutcome(.success(response), serviceTime: serviceTime, connection: connection)
+        TransportResult(.success(response), serviceTime: serviceTime, connection: connection)
     }
 
     /// A failure of `kind` after `serviceTime`.
     static func failure(
         _ kind: ErrorKind, requestSent: Bool, serviceTime: Duration, detail: String? = nil, connection: ConnectionInfo? = nil
-    ) -> TransportOutcome {
-        TransportOutcome(
+    ) -> TransportResult {
+        TransportResult(
             .failure(TransportFailure(kind, requestSent: requestSent, detail: detail)), serviceTime: serviceTime, connection: connection)
     }
 }

@@ -221,6 +221,6 @@ func fetchStats(_ url: String, tls: TLSConfiguration = TLSConfiguration()) async
         HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true))
     await client.shutdown()
     group.shutdown()
-    let response = try outcome.result.get()
+    let response = try outcome.received.get()
     return try #require(ReferenceServerStats.parse(response.body))
 }

@@ -20,7 +20,7 @@ import Testing
             try HTTPRequest.Template(method: "POST", path: "/session", target: target), body: Array(#"{"member":1}"#.utf8),
             collectBody: true)
         login.collectCookies = true
-        let response = try await client.send(login).result.get()
+        let response = try await client.send(login).received.get()
         await client.shutdown()
         group.shutdown()
         guard case .string(let token)? = try JSONValue.parse(response.body).get()["token"] else {

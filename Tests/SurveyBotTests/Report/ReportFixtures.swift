@@ -78,7 +78,7 @@ enum ReportFixtures {
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: start, endedAt: start.addingTimeInterval(2.5), elapsed: .milliseconds(2500), seed: 42,
-            shard: shard, interrupted: interrupted, runID: runID)
+            shard: shard, stoppedBy: interrupted ? .signal : .completed, runID: runID)
         return RunReport.make(metrics: metrics, facts: facts)
     }
 }

@@ -42,7 +42,7 @@ import Testing
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
             plan: ReportFixtures.plan, startedAt: start, endedAt: start, elapsed: .milliseconds(2500), seed: 42,
-            shard: Shard(index: 1, count: 2), interrupted: false, openFiles: OpenFilesLimit(soft: 40, hard: 40),
+            shard: Shard(index: 1, count: 2), openFiles: OpenFilesLimit(soft: 40, hard: 40),
             runID: "fixture-run")
         let report = RunReport.make(metrics: metricsOutOfDescriptors(3), facts: facts)
         let submit = try #require(report.endpoints["submit"])
@@ -102,7 +102,7 @@ import Testing
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: start, endedAt: start, elapsed: .milliseconds(90_500), seed: 42,
-            shard: Shard(index: 1, count: 2), interrupted: false, stoppedBy: .duration, runID: "fixture-run")
+            shard: Shard(index: 1, count: 2), stoppedBy: .duration, runID: "fixture-run")
         let report = RunReport.make(metrics: metrics, facts: facts)
         #expect(report.stoppedBy == "duration")
         #expect(report.respondents.cutShort == 2)
@@ -125,7 +125,7 @@ import Testing
             metrics: ReportFixtures.metrics(),
             facts: RunReport.RunFacts(
                 plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(2), seed: 42,
-                shard: Shard(index: 2, count: 2), interrupted: false, runID: "fixture-run"))
+                shard: Shard(index: 2, count: 2), runID: "fixture-run"))
         #expect(other.stoppedBy == "completed" && other.respondents.cutShort == 0)
         let merged = try RunReport.merged([("a.json", read), ("b.json", other)])
         #expect(merged.stoppedBy == "duration")

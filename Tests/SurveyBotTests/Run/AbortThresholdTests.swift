@@ -226,7 +226,7 @@ import Testing
         metrics.add(RespondentResult(ending: .abandoned(.loginFailed), submitted: 0, unanswered: 0))
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
-            plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(3), seed: 42, shard: .whole, interrupted: false,
+            plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(3), seed: 42, shard: .whole,
             stoppedBy: .endedEarly, runID: "r", abortedBy: plan.thresholds[0])
         let report = RunReport.make(metrics: metrics, facts: facts)
         let markdown = MarkdownReport.render(report)
@@ -241,7 +241,7 @@ import Testing
         let stopper = plan.thresholds[0]
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let facts = RunReport.RunFacts(
-            plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(3), seed: 42, shard: .whole, interrupted: false,
+            plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(3), seed: 42, shard: .whole,
             stoppedBy: .endedEarly, runID: "r", abortedBy: stopper)
         let report = RunReport.make(metrics: ReportFixtures.metrics(), facts: facts)
         #expect(report.stoppedBy == "threshold")
@@ -271,7 +271,7 @@ import Testing
             metrics: ReportFixtures.metrics(),
             facts: RunReport.RunFacts(
                 plan: plan, startedAt: start, endedAt: start, elapsed: .seconds(3), seed: 42, shard: Shard(index: 2, count: 2),
-                interrupted: false, runID: "r"))
+                runID: "r"))
         let merged = try RunReport.merged([("a.json", RunReport.make(metrics: ReportFixtures.metrics(), facts: shard)), ("b.json", other)])
         #expect(merged.stoppedBy == "threshold")
         #expect(merged.stoppedByThreshold == stopper.description)

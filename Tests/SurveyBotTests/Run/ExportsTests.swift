@@ -14,7 +14,7 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
     let outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: path, target: target), collectBody: true))
     await client.shutdown()
     group.shutdown()
-    let response = try outcome.result.get()
+    let response = try outcome.received.get()
     return (response.status, String(decoding: response.body, as: UTF8.self))
 }
 
@@ -22,16 +22,16 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
 /// installs the process's signal handling while it runs, and two at once would take it from
 /// each other.
 @Suite(.serialized) struct ExportsTests {
-    private func session(_ text: String, directory: TemporaryDirectory, options: RunSession.Options) throws -> RunSession {
+    private func session(_ text: String, directory: TemporaryDirectory, options: PlanRun.Options) throws -> PlanRun {
         let plan = try #require(expectPlan(text + "report:\n  dir: \(directory.path)\n"))
-        return RunSession(plan: plan, path: "test.plan", options: options, console: CapturingConsole().console)
+        return PlanRun(plan: plan, path: "test.plan", options: options, console: CapturingConsole().console)
     }
 
     /// A quiet session of `text` writing every attempt to the raw file it returns.
-    private func rawSession(_ text: String) throws -> (directory: TemporaryDirectory, raw: String, session: RunSession) {
+    private func rawSession(_ text: String) throws -> (directory: TemporaryDirectory, raw: String, session: PlanRun) {
         let directory = try TemporaryDirectory()
         let raw = directory.missing("attempts.jsonl")
-        var options = RunSession.Options(quiet: true)
+        var options = PlanRun.Options(quiet: true)
         options.raw = raw
         return (directory, raw, try session(text, directory: directory, options: options))
     }
@@ -79,7 +79,7 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
     /// not changed by being watched.
     @Test func liveMetricsAreServedWhileTheRunGoesOn() async throws {
         let directory = try TemporaryDirectory()
-        var options = RunSession.Options(quiet: true)
+        var options = PlanRun.Options(quiet: true)
         options.metricsListen = MetricsListener.Address(host: "127.0.0.1", port: 0)
         options.metricsInterval = .milliseconds(20)
         let session = try session(

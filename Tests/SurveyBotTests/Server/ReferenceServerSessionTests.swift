@@ -32,7 +32,7 @@ private func logIn(_ client: HTTPClient, _ target: HTTPTarget, body: String = #"
     var request = HTTPRequest(
         try HTTPRequest.Template(method: "POST", path: "/session", target: target), body: Array(body.utf8), collectBody: true)
     request.collectCookies = true
-    let response = try await client.send(request).result.get()
+    let response = try await client.send(request).received.get()
     #expect(response.status == 200)
     guard case .string(let token)? = try JSONValue.parse(response.body).get()["token"] else {
         Issue.record("no token in \(String(decoding: response.body, as: UTF8.self))")
@@ -53,7 +53,7 @@ private func status(
         try HTTPRequest.Template(method: method, path: path, target: target, headers: headers), body: body.map { Array($0.utf8) })
     var jar = jar
     request.cookies = jar?.header(for: request.template.cookieOrigin, now: 2)
-    return try await client.send(request).result.get().status
+    return try await client.send(request).received.get().status
 }
 
 private let answer = #"{"id":1,"answer":"red"}"#
@@ -113,7 +113,7 @@ private let answer = #"{"id":1,"answer":"red"}"#
                 }
             }
             let statsRequest = HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true)
-            let stats = try #require(ReferenceServerStats.parse(try await client.send(statsRequest).result.get().body))
+            let stats = try #require(ReferenceServerStats.parse(try await client.send(statsRequest).received.get().body))
             #expect(stats == server.stats())
             #expect(stats.sessions == [sessions[0].token: 1, sessions[1].token: 2, sessions[2].token: 3])
         }

@@ -37,8 +37,8 @@ private func submit(_ target: HTTPTarget, _ body: String = #"{"id":1,"answer":"r
 }
 
 /// The status of a response, or the error kind's name.
-private func label(_ outcome: TransportOutcome) -> String {
-    switch outcome.result {
+private func label(_ outcome: TransportResult) -> String {
+    switch outcome.received {
     case .success(let response): "\(response.status)"
     case .failure(let failure): failure.kind.rawValue
     }
@@ -48,7 +48,7 @@ private func label(_ outcome: TransportOutcome) -> String {
     @Test func servesTheBuiltInSurvey() async throws {
         try await withReferenceServer { server, client, target in
             let outcome = await client.send(questions(target))
-            guard case .success(let response) = outcome.result else {
+            guard case .success(let response) = outcome.received else {
                 Issue.record("no response: \(label(outcome))")
                 return
             }
@@ -156,7 +156,7 @@ private func label(_ outcome: TransportOutcome) -> String {
             for _ in 0..<30 { _ = await client.send(submit(target)) }
             for _ in 0..<5 { _ = await client.send(questions(target)) }
             let statsRequest = HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/__stats", target: target), collectBody: true)
-            guard case .success(let response) = await client.send(statsRequest).result else {
+            guard case .success(let response) = await client.send(statsRequest).received else {
                 Issue.record("no stats")
                 return
             }

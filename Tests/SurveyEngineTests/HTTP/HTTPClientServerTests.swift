@@ -28,18 +28,18 @@ private func ok(_ body: String, close: Bool = false) -> HTTPServerAction {
 }
 
 private func expectFailure(
-    _ outcome: TransportOutcome, _ kind: ErrorKind, sourceLocation: SourceLocation = #_sourceLocation
+    _ outcome: TransportResult, _ kind: ErrorKind, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    switch outcome.result {
+    switch outcome.received {
     case .success(let response): Issue.record("expected \(kind), got status \(response.status)", sourceLocation: sourceLocation)
     case .failure(let failure): #expect(failure.kind == kind, sourceLocation: sourceLocation)
     }
 }
 
 private func expectStatus(
-    _ outcome: TransportOutcome, _ status: Int, body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ outcome: TransportResult, _ status: Int, body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    switch outcome.result {
+    switch outcome.received {
     case .success(let response):
         #expect(response.status == status, sourceLocation: sourceLocation)
         if let body { #expect(String(decoding: response.body, as: UTF8.self) == body, sourceLocation: sourceLocation) }
@@ -117,7 +117,7 @@ private func deadPort() async throws -> Int {
         let client = try HTTPClient(target: target, group: group)
         let outcome = await client.send(get("/", target))
         expectFailure(outcome, .connectionRefused)
-        if case .failure(let failure) = outcome.result { #expect(!failure.requestSent) }
+        if case .failure(let failure) = outcome.received { #expect(!failure.requestSent) }
         await client.shutdown()
     }
 
@@ -134,7 +134,7 @@ private func deadPort() async throws -> Int {
         try await withServer(handler: { _ in .reset }) { _, client, target, _ in
             let outcome = await client.send(get("/", target))
             expectFailure(outcome, .connectionReset)
-            if case .failure(let failure) = outcome.result { #expect(failure.requestSent) }
+            if case .failure(let failure) = outcome.received { #expect(failure.requestSent) }
         }
     }
 
@@ -218,7 +218,7 @@ private func deadPort() async throws -> Int {
                     tasks.addTask(executorPreference: group.loops[index % 2]) {
                         var okCount = 0
                         for _ in 0..<100 {
-                            if case .success(let response) = await client.send(get("/", target).self).result, response.status == 200 {
+                            if case .success(let response) = await client.send(get("/", target).self).received, response.status == 200 {
                                 okCount += 1
                             }
                         }
@@ -287,13 +287,13 @@ private func deadPort() async throws -> Int {
             try HTTPRequest.Template(method: "POST", path: "/question/submit", target: target), body: Array("{}".utf8))
         let first = await client.send(request)
         #expect(first.connection?.reused == false)
-        guard case .success = first.result else {
+        guard case .success = first.received else {
             Issue.record("the first request was not answered: \(first)")
             return
         }
         let outcome = await client.send(request)
         await client.shutdown()
-        guard case .success(let response) = outcome.result else {
+        guard case .success(let response) = outcome.received else {
             Issue.record("expected an answer, got \(outcome); server read \(server.requestsRead), accepted \(server.connectionsAccepted)")
             return
         }
@@ -311,7 +311,7 @@ private func deadPort() async throws -> Int {
         }
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
         let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
-        var second: TransportOutcome?
+        var second: TransportResult?
         try await tearingDown(client, server, group) {
             _ = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
             let post = HTTPRequest(
@@ -319,7 +319,7 @@ private func deadPort() async throws -> Int {
             second = await client.send(post)
         }
         // The server read the request and reset: it may have acted on it, so it is not sent again.
-        guard case .failure(let failure)? = second?.result else {
+        guard case .failure(let failure)? = second?.received else {
             Issue.record("expected a failure, got \(String(describing: second))")
             return
         }

@@ -32,8 +32,8 @@ import Testing
             collectBody: true)
     }
 
-    private func failureOf(_ outcome: TransportOutcome) -> TransportFailure? {
-        if case .failure(let failure) = outcome.result { return failure }
+    private func failureOf(_ outcome: TransportResult) -> TransportFailure? {
+        if case .failure(let failure) = outcome.received { return failure }
         return nil
     }
 
@@ -42,7 +42,7 @@ import Testing
             .respond(EncodedResponse(HTTPServerResponse(status: 200, body: Array("\(request.method) \(request.body.count)".utf8))))
         }) { server, client in
             let first = await client.send(request(client))
-            guard case .success(let response) = first.result else {
+            guard case .success(let response) = first.received else {
                 Issue.record("\(first)")
                 return
             }
@@ -55,7 +55,7 @@ import Testing
             // A bigger body than one TLS record (16 KB) comes back whole, on the same connection.
             let big = String(repeating: "x", count: 40_000)
             let second = await client.send(request(client, "POST", body: big))
-            guard case .success(let echoed) = second.result else {
+            guard case .success(let echoed) = second.received else {
                 Issue.record("\(second)")
                 return
             }

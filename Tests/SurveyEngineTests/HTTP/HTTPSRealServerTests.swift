@@ -302,8 +302,8 @@ private func withClient(
 }
 
 /// One `GET /questions` from a new client: what came of it.
-private func send(port: Int, tls: TLSConfiguration, timeout: Duration = .seconds(5)) async throws -> TransportOutcome {
-    var outcome: TransportOutcome?
+private func send(port: Int, tls: TLSConfiguration, timeout: Duration = .seconds(5)) async throws -> TransportResult {
+    var outcome: TransportResult?
     try await withClient(port: port, tls: tls, timeout: timeout) { client in
         outcome = await client.send(request(client, "GET", "/questions"))
     }
@@ -316,12 +316,12 @@ private func request(_ client: HTTPClient, _ method: String, _ path: String, bod
         try! HTTPRequest.Template(method: method, path: path, target: client.target), body: body.map { Array($0.utf8) }, collectBody: true)
 }
 
-private func responseOf(_ outcome: TransportOutcome) -> TransportResponse? {
-    if case .success(let response) = outcome.result { return response }
+private func responseOf(_ outcome: TransportResult) -> TransportResponse? {
+    if case .success(let response) = outcome.received { return response }
     return nil
 }
 
-private func failureOf(_ outcome: TransportOutcome) -> TransportFailure? {
-    if case .failure(let failure) = outcome.result { return failure }
+private func failureOf(_ outcome: TransportResult) -> TransportFailure? {
+    if case .failure(let failure) = outcome.received { return failure }
     return nil
 }

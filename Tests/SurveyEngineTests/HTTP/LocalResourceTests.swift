@@ -14,14 +14,14 @@ import Testing
     /// `accept`, both torn down after; the outcome, and the server for its counters.
     private func oneRequest(
         accept: @escaping HTTPServer.Acceptor
-    ) async throws -> (TransportOutcome, HTTPServer) {
+    ) async throws -> (TransportResult, HTTPServer) {
         let group = EventLoopGroup(threads: 1)
         let server = try HTTPServer(
             host: "127.0.0.1", port: 0, group: group, accept: accept,
             handler: { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200))) })
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
         let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
-        var outcome: TransportOutcome?
+        var outcome: TransportResult?
         try await tearingDown(client, server, group) {
             outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
         }
@@ -36,7 +36,7 @@ import Testing
         let client = try HTTPClient(target: target, group: group, configuration: .init(), openSocket: { _ in (-1, error) })
         let outcome = await client.send(HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target)))
         await client.shutdown()
-        guard case .failure(let failure) = outcome.result else {
+        guard case .failure(let failure) = outcome.received else {
             Issue.record("expected a failure, got \(outcome)")
             return
         }
@@ -70,7 +70,7 @@ import Testing
             calls.count.add(1, ordering: .relaxed)
             return MonotonicClock.now() < failUntil ? (-1, EMFILE) : HTTPServer.acceptSocket(listener)
         })
-        guard case .success(let response) = outcome.result else {
+        guard case .success(let response) = outcome.received else {
             Issue.record("expected the answer once descriptors were back, got \(outcome)")
             return
         }
@@ -92,7 +92,7 @@ import Testing
             }
             return HTTPServer.acceptSocket(listener)
         })
-        guard case .success(let response) = outcome.result else {
+        guard case .success(let response) = outcome.received else {
             Issue.record("expected the server to answer, got \(outcome)")
             return
         }

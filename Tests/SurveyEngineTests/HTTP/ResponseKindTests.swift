@@ -7,12 +7,12 @@ import Testing
 /// never followed.
 @Suite struct ResponseKindTests {
     /// One request to a loopback server that does `action`, through the event-loop client.
-    private func outcome(of action: HTTPServerAction, headers: [HTTPHeader] = []) async throws -> TransportOutcome {
+    private func outcome(of action: HTTPServerAction, headers: [HTTPHeader] = []) async throws -> TransportResult {
         let group = EventLoopGroup(threads: 1)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in action }
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
         let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(30)))
-        var outcome: TransportOutcome?
+        var outcome: TransportResult?
         try await tearingDown(client, server, group) {
             outcome = await client.send(
                 HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target, headers: headers)))
@@ -20,8 +20,8 @@ import Testing
         return try #require(outcome)
     }
 
-    private func kind(_ outcome: TransportOutcome) -> ErrorKind? {
-        if case .failure(let failure) = outcome.result { return failure.kind }
+    private func kind(_ outcome: TransportResult) -> ErrorKind? {
+        if case .failure(let failure) = outcome.received { return failure.kind }
         return nil
     }
 
@@ -49,7 +49,7 @@ import Testing
         let redirect = HTTPServerResponse(status: 302, headers: [HTTPHeader(name: "Location", value: location)])
         let outcome = try await outcome(
             of: .respond(EncodedResponse(redirect)), headers: [HTTPHeader(name: "Authorization", value: "Bearer not-for-elsewhere")])
-        guard case .success(let response) = outcome.result else {
+        guard case .success(let response) = outcome.received else {
             Issue.record("expected the 302 itself, got \(outcome)")
             return
         }

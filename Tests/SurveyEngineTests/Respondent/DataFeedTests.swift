@@ -20,7 +20,7 @@ import Testing
         let requests = try SurveyRequests(api: api, target: target, columns: data?.columns ?? [])
         return SurveyContext(
             configuration: configuration, requests: requests, seed: 1, transport: transport, clock: VirtualClock().clock,
-            recorder: recorder, stop: StopFlag(), runStart: 1_000_000_000)
+            recorder: recorder, interruption: OnceFlag(), runStart: 1_000_000_000)
     }
 
     @Test func rowValuesGoIntoPathHeadersAndBodyEachEncodedForItsPlace() async throws {

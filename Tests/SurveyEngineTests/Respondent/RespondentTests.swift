@@ -156,7 +156,7 @@ import Testing
     @Test func stopLeavesAtTheNextStep() async {
         let transport = ScriptedTransport(survey())
         let shared = context(transport)
-        shared.stop.raise()
+        shared.interruption.raise()
         var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(shared)
         #expect(result.ending == .abandoned(.interrupted))

@@ -15,7 +15,7 @@ final class ScriptedTransport: Transport {
         var cookie: String? = nil
     }
 
-    private let script: @Sendable (Sent, Int) -> TransportOutcome
+    private let script: @Sendable (Sent, Int) -> TransportResult
     private let gate: (@Sendable () async -> Void)?
     private let state = Mutex<(sent: [Sent], seen: [String: Int], inFlight: Int, maxInFlight: Int)>(([], [:], 0, 0))
 
@@ -23,12 +23,12 @@ final class ScriptedTransport: Transport {
     /// before it (0 for the first), so "fail twice then succeed" is easy to say.
     /// `gate`, when given, is awaited by every request before it is answered (a `Latch`'s
     /// `wait`, say): a test holds requests in flight by an event it controls, not by time.
-    init(gate: (@Sendable () async -> Void)? = nil, _ script: @escaping @Sendable (Sent, Int) -> TransportOutcome) {
+    init(gate: (@Sendable () async -> Void)? = nil, _ script: @escaping @Sendable (Sent, Int) -> TransportResult) {
         self.script = script
         self.gate = gate
     }
 
-    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportOutcome, Never>) {
+    func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
         let cookie = [request.template.cookie, request.cookies].compactMap { $0.map { String(decoding: $0, as: UTF8.self) } }
         let sent = Sent(
             method: request.template.method, path: request.template.path, body: String(decoding: request.body ?? [], as: UTF8.self),
@@ -117,24 +117,24 @@ final class VirtualClock: Sendable {
 
 let questionsJSON = #"[{"id":1,"question":"a"},{"id":2,"question":"b"},{"id":3,"question":"c"}]"#
 
-func ok(_ body: String = "") -> TransportOutcome {
+func ok(_ body: String = "") -> TransportResult {
     .response(TransportResponse(status: 200, body: Array(body.utf8)), serviceTime: .milliseconds(1))
 }
 
 /// A 200 with `body` that sets these cookies (`Set-Cookie` field values).
-func ok(_ body: String = "", setting cookies: [String]) -> TransportOutcome {
+func ok(_ body: String = "", setting cookies: [String]) -> TransportResult {
     .response(
         TransportResponse(status: 200, body: Array(body.utf8), setCookies: cookies.map { Array($0.utf8) }), serviceTime: .milliseconds(1))
 }
 
-func status(_ code: Int, retryAfter: String? = nil) -> TransportOutcome {
+func status(_ code: Int, retryAfter: String? = nil) -> TransportResult {
     .response(TransportResponse(status: code, retryAfter: retryAfter), serviceTime: .milliseconds(1))
 }
 
 /// The survey: questions on GET, and `submit` deciding each POST.
 func survey(
-    questions: String = questionsJSON, submit: @escaping @Sendable (ScriptedTransport.Sent, Int) -> TransportOutcome = { _, _ in ok() }
-) -> @Sendable (ScriptedTransport.Sent, Int) -> TransportOutcome {
+    questions: String = questionsJSON, submit: @escaping @Sendable (ScriptedTransport.Sent, Int) -> TransportResult = { _, _ in ok() }
+) -> @Sendable (ScriptedTransport.Sent, Int) -> TransportResult {
     { sent, previous in sent.method == "GET" ? ok(questions) : submit(sent, previous) }
 }
 
@@ -157,5 +157,5 @@ func context(
     let requests = try! SurveyRequests(api: configuration.api, target: target)
     return SurveyContext(
         configuration: configuration, requests: requests, seed: 1, transport: transport, clock: clock.clock, recorder: recorder,
-        stop: StopFlag(), runStart: 1_000_000_000)
+        interruption: OnceFlag(), runStart: 1_000_000_000)
 }

@@ -6,10 +6,10 @@ import Testing
 
 /// The session's teardown on each path. Serialized: a session installs the process's
 /// SIGINT/SIGTERM handling while it runs, and two at once would take it from each other.
-@Suite(.serialized) struct RunSessionTests {
-    private func session(_ text: String, directory: TemporaryDirectory) throws -> RunSession {
+@Suite(.serialized) struct PlanRunTests {
+    private func session(_ text: String, directory: TemporaryDirectory) throws -> PlanRun {
         let plan = try #require(expectPlan(text + "report:\n  dir: \(directory.path)\n"))
-        return RunSession(plan: plan, path: "test.plan", options: RunSession.Options(quiet: true), console: CapturingConsole().console)
+        return PlanRun(plan: plan, path: "test.plan", options: PlanRun.Options(quiet: true), console: CapturingConsole().console)
     }
 
     @Test func aRunStopsEverythingItStartedLastFirstAndWritesTheReport() async throws {
@@ -34,8 +34,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let blocker = try directory.write("file", "not a directory")
         let plan = try #require(expectPlan(lines("respondents: 1", "report:", "  dir: \(blocker)/reports")))
-        let session = RunSession(
-            plan: plan, path: "test.plan", options: RunSession.Options(quiet: true), console: CapturingConsole().console)
+        let session = PlanRun(
+            plan: plan, path: "test.plan", options: PlanRun.Options(quiet: true), console: CapturingConsole().console)
         #expect(await session.run() == .validationFailure)
         #expect(session.stopped == ["signals"])
     }

@@ -11,7 +11,7 @@ import SurveyEngine
 /// session does after it (swift-service-lifecycle's `ServiceGroup` tears services down the same
 /// way). The report is written when the output stops: after the loops, before the signals, so
 /// that a Ctrl-C while it is written changes nothing.
-final class RunSession {
+final class PlanRun {
     /// What the command line adds to a plan.
     struct Options {
         var shard = Shard.whole
@@ -151,7 +151,7 @@ final class RunSession {
         } catch {
             throw SetupError(description: plan.redacting("cannot send the survey's requests: \(error.description)"))
         }
-        let handling = Task { await RunSession.handle(signals, coordinator: coordinator, console: console) }
+        let handling = Task { await PlanRun.handle(signals, coordinator: coordinator, console: console) }
         onStop("signal handling") {
             handling.cancel()
             self.interruptingSignal = await handling.value
@@ -193,7 +193,7 @@ final class RunSession {
         let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }
         let (plan, seed, shard, runID) = (self.plan, configuration.seed ?? 0, options.shard, options.runID)
         let aborting = Task {
-            await RunSession.watchAbort(plan: plan, seed: seed, shard: shard, runID: runID, coordinator: coordinator, console: console)
+            await PlanRun.watchAbort(plan: plan, seed: seed, shard: shard, runID: runID, coordinator: coordinator, console: console)
         }
         let result = await coordinator.run()
         watching.cancel()
@@ -203,7 +203,7 @@ final class RunSession {
         warning.warn(result.metrics, serverAcceptFailures: acceptFailures)
         let facts = RunReport.RunFacts(
             plan: plan, startedAt: startedAt, endedAt: Date(),
-            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard, interrupted: result.interrupted,
+            elapsed: result.elapsed, seed: configuration.seed ?? 0, shard: options.shard,
             openFiles: OpenFilesLimit.current(), builtinServerAcceptFailures: acceptFailures, stoppedBy: result.stoppedBy,
             runID: options.runID, abortedBy: abortedBy)
         var report = RunReport.make(metrics: result.metrics, facts: facts)
@@ -279,7 +279,7 @@ final class RunSession {
             figures: {
                 let facts = RunReport.RunFacts(
                     plan: plan, startedAt: Date(), endedAt: Date(), elapsed: ContinuousClock.now - start, seed: seed, shard: shard,
-                    interrupted: false, runID: runID)
+                    runID: runID)
                 return RunFigures(RunReport.make(metrics: coordinator.recorder.snapshot(), facts: facts))
             },
             sleep: { interval in try? await Task.sleep(for: interval) },
@@ -304,7 +304,7 @@ final class RunSession {
             console.printError(
                 "\n\(SignalWatcher.name(signal)): stopping — letting attempts in flight finish, then writing the report (again to quit now)"
             )
-            coordinator.stop()
+            coordinator.interrupt()
             return signal
         }
         return nil
