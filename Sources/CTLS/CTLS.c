@@ -60,7 +60,6 @@ enum {
     MODE_RELEASE_BUFFERS = 0x10,
     SESSION_CACHE_CLIENT = 1,
     SESSION_CACHE_NO_INTERNAL = 0x0100 | 0x0200,  // no internal lookup, no internal store
-    FILETYPE_PEM = 1,
     SENT_SHUTDOWN = 1,                 // SSL_SENT_SHUTDOWN
     TLSEXT_OK = 0,
     TLSEXT_NOACK = 3,
@@ -107,10 +106,7 @@ static const unsigned char alpn_http11[] = "\x08http/1.1";
     X(uint64_t, SSL_CTX_set_options, (SSL_CTX *, uint64_t)) \
     X(void, SSL_CTX_set_verify, (SSL_CTX *, int, void *)) \
     X(int, SSL_CTX_set_default_verify_paths, (SSL_CTX *)) \
-    X(int, SSL_CTX_load_verify_locations, (SSL_CTX *, const char *, const char *)) \
     X(X509_STORE *, SSL_CTX_get_cert_store, (const SSL_CTX *)) \
-    X(int, SSL_CTX_use_certificate_chain_file, (SSL_CTX *, const char *)) \
-    X(int, SSL_CTX_use_PrivateKey_file, (SSL_CTX *, const char *, int)) \
     X(int, SSL_CTX_check_private_key, (const SSL_CTX *)) \
     X(int, SSL_CTX_use_certificate, (SSL_CTX *, X509 *)) \
     X(int, SSL_CTX_use_PrivateKey, (SSL_CTX *, EVP_PKEY *)) \
@@ -489,10 +485,6 @@ static int reached_end_of_text(void) {
     return 1;
 }
 
-int ctls_context_trust_file(SSL_CTX *context, const char *path) {
-    return ssl.SSL_CTX_load_verify_locations(context, path, NULL) == 1;
-}
-
 int ctls_context_trust_pem(SSL_CTX *context, const char *pem, size_t length) {
     BIO *bio = memory_reader(pem, length);
     if (bio == NULL) return -1;
@@ -510,14 +502,6 @@ int ctls_context_trust_pem(SSL_CTX *context, const char *pem, size_t length) {
     }
     ssl.BIO_free(bio);
     return reached_end_of_text() ? trusted : -1;
-}
-
-int ctls_context_use_chain_file(SSL_CTX *context, const char *path) {
-    return ssl.SSL_CTX_use_certificate_chain_file(context, path) == 1;
-}
-
-int ctls_context_use_key_file(SSL_CTX *context, const char *path) {
-    return ssl.SSL_CTX_use_PrivateKey_file(context, path, FILETYPE_PEM) == 1;
 }
 
 int ctls_context_use_chain_pem(SSL_CTX *context, const char *pem, size_t length) {
