@@ -1,6 +1,7 @@
 // The CTLS shim under valgrind: every object the shim makes (certificates, keys, contexts,
 // sessions, saved sessions, PEM texts) made and freed 20 times over, through handshakes that
-// succeed, resume, fail on the host name and present a client certificate. Run by bench/tls.sh,
+// succeed, resume, fail on the host name and present a client certificate, and PEM texts read
+// from memory that are good, garbage, broken after a good certificate, or an encrypted key. Run by bench/tls.sh,
 // which expects "definitely lost: 0" and no memory error. (valgrind cannot run the Swift test
 // binary itself: it gives up on the toolchain's DWARF 5, then crashes in libdispatch.)
 #include <stdio.h>
@@ -10,7 +11,23 @@
 #include <sys/socket.h>
 #include "CTLS.h"
 
-static void write_file(const char *path, const char *text) { FILE *f = fopen(path, "w"); fputs(text, f); fclose(f); }
+// A P-256 key encrypted with the pass phrase "secret": refused, never asked for.
+static const char encrypted_key[] =
+    "-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
+    "MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAjnwdREasfmTQICCAAw\n"
+    "DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEB7UKP4GLFoDCe033PLXffwEgZBD\n"
+    "kGQPvb1fg3ptFt+fx0YqSfW66UKuYcruDka5Ay+W4SgVYKnGyO5zfxQycHJmXJAh\n"
+    "yGCiL5qTcuUVvyIicWZmCkqQIINnzmIjFvQC//o8wr5FF8Z24HmmYsnl9mf1DuZm\n"
+    "h3Tkf6sXCwTeU1cUhGa8yT8Rpte1g1wXY6axmPnwgmM59SCo8itrPFWEbEmk5A4=\n"
+    "-----END ENCRYPTED PRIVATE KEY-----\n";
+
+/// `first` and `second` in one malloc'd text.
+static char *joined(const char *first, const char *second) {
+    char *text = malloc(strlen(first) + strlen(second) + 1);
+    strcpy(text, first);
+    strcat(text, second);
+    return text;
+}
 
 static int verbose;
 
@@ -97,23 +114,37 @@ int main(void) {
         ctls_identity_make("localhost", "DNS:localhost,IP:127.0.0.1,IP:::1", -60, 86400, 2, 0, ca, caKey, &leaf, &leafKey);
         ctls_identity_make("localhost", "DNS:localhost", -60, 86400, 3, 0, NULL, NULL, &stranger, &strangerKey);
         char *caPem = ctls_certificate_pem(ca), *leafPem = ctls_certificate_pem(leaf), *leafKeyPem = ctls_key_pem(leafKey);
-        write_file("/tmp/survey-bot-tls-leakcheck-ca.pem", caPem);
-        write_file("/tmp/survey-bot-tls-leakcheck-leaf.pem", leafPem);
-        write_file("/tmp/survey-bot-tls-leakcheck-leaf.key", leafKeyPem);
+        char *chainPem = joined(leafPem, caPem);
+        // The CA's certificate with its body damaged after its first line: a broken block.
+        char *brokenPem = joined(leafPem, caPem);
+        char *body = strstr(brokenPem + strlen(leafPem), "\nMII");
+        if (body != NULL) memcpy(body, "\nMXX", 4);
         struct ssl_ctx_st *sc = ctls_context_new(1);
         ctls_context_use_identity(sc, leaf, leafKey);
         struct ssl_ctx_st *cc = ctls_context_new(0);
         ctls_context_set_versions(cc, 0x0303, 0);
         ctls_context_set_verify(cc, 1);
-        ctls_context_trust_file(cc, "/tmp/survey-bot-tls-leakcheck-ca.pem");
-        ctls_context_trust_pem(cc, caPem, strlen(caPem));
-        ctls_context_trust_pem(cc, "garbage", 7);
+        if (ctls_context_trust_pem(cc, caPem, strlen(caPem)) != 1) { puts("CA not trusted"); return 1; }
+        if (ctls_context_trust_pem(cc, "garbage", 7) != 0) { puts("garbage trusted"); return 1; }
+        if (ctls_context_trust_pem(cc, brokenPem, strlen(brokenPem)) != -1) { puts("broken text trusted"); return 1; }
         ctls_take_error(message, sizeof message);
-        ctls_context_use_chain_file(cc, "/tmp/survey-bot-tls-leakcheck-leaf.pem");
-        ctls_context_use_key_file(cc, "/tmp/survey-bot-tls-leakcheck-leaf.key");
-        ctls_context_check_key(cc);
-        ctls_context_trust_file(cc, "/tmp/survey-bot-tls-leakcheck-absent.pem");
+        if (verbose) printf("  a broken certificate after a good one: %s\n", message);
+        // A client chain read from memory: the leaf, its CA after it, and the leaf's key.
+        if (!ctls_context_use_chain_pem(cc, chainPem, strlen(chainPem)) || ctls_context_use_key_pem(cc, leafKeyPem, strlen(leafKeyPem)) != 1
+            || !ctls_context_check_key(cc)) {
+            puts("client chain or key refused");
+            return 1;
+        }
+        struct ssl_ctx_st *refusing = ctls_context_new(0);
+        if (ctls_context_use_chain_pem(refusing, "garbage", 7) || ctls_context_use_chain_pem(refusing, brokenPem, strlen(brokenPem))) {
+            puts("garbage or broken chain used");
+            return 1;
+        }
         ctls_take_error(message, sizeof message);
+        if (ctls_context_use_key_pem(refusing, "garbage", 7) != 0) { puts("garbage key used"); return 1; }
+        ctls_take_error(message, sizeof message);
+        if (ctls_context_use_key_pem(refusing, encrypted_key, strlen(encrypted_key)) != -1) { puts("encrypted key not refused"); return 1; }
+        ctls_context_free(refusing);
         struct ssl_session_st *saved = NULL, *again = NULL;
         int resumed = 0;
         if (pair_handshake(cc, sc, "localhost", NULL, &saved, NULL) != 1) { puts("handshake failed"); return 1; }
@@ -134,7 +165,7 @@ int main(void) {
         ctls_context_free(strict);
         ctls_context_free(cc);
         ctls_context_free(sc);
-        free(caPem); free(leafPem); free(leafKeyPem);
+        free(caPem); free(leafPem); free(leafKeyPem); free(chainPem); free(brokenPem);
         ctls_certificate_free(ca); ctls_certificate_free(leaf); ctls_certificate_free(stranger);
         ctls_key_free(caKey); ctls_key_free(leafKey); ctls_key_free(strangerKey);
     }

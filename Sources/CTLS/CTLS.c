@@ -43,8 +43,9 @@ typedef struct evp_cipher_st EVP_CIPHER;
 
 typedef int (*alpn_select_callback)(
     SSL *, const unsigned char **, unsigned char *, const unsigned char *, unsigned int, void *);
+typedef int (*pem_password_callback)(char *, int, int, void *);
 
-// MARK: Constants (from ssl.h, tls1.h, bio.h, evp.h, ec.h, obj_mac.h, asn1.h, err.h)
+// MARK: Constants (from ssl.h, tls1.h, bio.h, evp.h, ec.h, obj_mac.h, asn1.h, err.h, pemerr.h)
 
 enum {
     TLS_VERSION_1_2 = 0x0303,
@@ -53,12 +54,12 @@ enum {
     CTRL_SERVER_NAME = 55,             // SSL_set_tlsext_host_name
     CTRL_MIN_VERSION = 123,            // SSL_CTX_set_min_proto_version
     CTRL_MAX_VERSION = 124,            // SSL_CTX_set_max_proto_version
+    CTRL_CHAIN_CERT = 89,              // SSL_CTX_add0_chain_cert (larg 0: the context takes the reference)
     MODE_ENABLE_PARTIAL_WRITE = 0x1,
     MODE_ACCEPT_MOVING_WRITE_BUFFER = 0x2,
     MODE_RELEASE_BUFFERS = 0x10,
     SESSION_CACHE_CLIENT = 1,
     SESSION_CACHE_NO_INTERNAL = 0x0100 | 0x0200,  // no internal lookup, no internal store
-    FILETYPE_PEM = 1,
     SENT_SHUTDOWN = 1,                 // SSL_SENT_SHUTDOWN
     TLSEXT_OK = 0,
     TLSEXT_NOACK = 3,
@@ -82,7 +83,9 @@ enum {
     NID_SUBJECT_ALT_NAME = 85,
     NID_BASIC_CONSTRAINTS = 87,
     MBSTRING_ASC = 0x1000 | 1,
+    ERR_LIB_PEM = 9,
     ERR_LIB_SSL = 20,
+    PEM_R_NO_START_LINE = 108,
     SSL_R_UNEXPECTED_EOF_WHILE_READING = 294,
 };
 
@@ -103,10 +106,7 @@ static const unsigned char alpn_http11[] = "\x08http/1.1";
     X(uint64_t, SSL_CTX_set_options, (SSL_CTX *, uint64_t)) \
     X(void, SSL_CTX_set_verify, (SSL_CTX *, int, void *)) \
     X(int, SSL_CTX_set_default_verify_paths, (SSL_CTX *)) \
-    X(int, SSL_CTX_load_verify_locations, (SSL_CTX *, const char *, const char *)) \
     X(X509_STORE *, SSL_CTX_get_cert_store, (const SSL_CTX *)) \
-    X(int, SSL_CTX_use_certificate_chain_file, (SSL_CTX *, const char *)) \
-    X(int, SSL_CTX_use_PrivateKey_file, (SSL_CTX *, const char *, int)) \
     X(int, SSL_CTX_check_private_key, (const SSL_CTX *)) \
     X(int, SSL_CTX_use_certificate, (SSL_CTX *, X509 *)) \
     X(int, SSL_CTX_use_PrivateKey, (SSL_CTX *, EVP_PKEY *)) \
@@ -142,6 +142,7 @@ static const unsigned char alpn_http11[] = "\x08http/1.1";
     X(void, SSL_SESSION_free, (SSL_SESSION *)) \
     X(void, ERR_clear_error, (void)) \
     X(unsigned long, ERR_get_error, (void)) \
+    X(unsigned long, ERR_peek_last_error, (void)) \
     X(void, ERR_error_string_n, (unsigned long, char *, size_t)) \
     X(const char *, ERR_reason_error_string, (unsigned long)) \
     X(const char *, X509_verify_cert_error_string, (long)) \
@@ -162,7 +163,9 @@ static const unsigned char alpn_http11[] = "\x08http/1.1";
     X(void, BIO_set_flags, (BIO *, int)) \
     X(void, BIO_clear_flags, (BIO *, int)) \
     X(int, BIO_test_flags, (const BIO *, int)) \
-    X(X509 *, PEM_read_bio_X509, (BIO *, X509 **, void *, void *)) \
+    X(X509 *, PEM_read_bio_X509, (BIO *, X509 **, pem_password_callback, void *)) \
+    X(X509 *, PEM_read_bio_X509_AUX, (BIO *, X509 **, pem_password_callback, void *)) \
+    X(EVP_PKEY *, PEM_read_bio_PrivateKey, (BIO *, EVP_PKEY **, pem_password_callback, void *)) \
     X(int, PEM_write_bio_X509, (BIO *, X509 *)) \
     X(int, PEM_write_bio_PrivateKey, \
       (BIO *, EVP_PKEY *, const EVP_CIPHER *, const unsigned char *, int, void *, void *)) \
@@ -385,15 +388,19 @@ int ctls_take_error(char *buffer, size_t size) {
     return 1;
 }
 
-int ctls_error_is_unexpected_eof(unsigned long code) {
+/// Whether the error `code` is `reason` of the library `lib` (ERR_GET_LIB and ERR_GET_REASON,
+/// which are macros, and pack errors differently in 1.1 and 3.x).
+static int error_is(unsigned long code, int lib, int reason) {
     if (ssl.OpenSSL_version_num() >= 0x30000000UL) {
         // 3.x packs errors as: system flag (bit 31), library (8 bits at 23), reason (23 bits).
-        return (code & 0x80000000UL) == 0 && ((code >> 23) & 0xFF) == ERR_LIB_SSL
-            && (code & 0x7FFFFF) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+        return (code & 0x80000000UL) == 0 && (int)((code >> 23) & 0xFF) == lib && (int)(code & 0x7FFFFF) == reason;
     }
-    // 1.1.1e alone reported it so: library (8 bits at 24), function (12 bits), reason (12 bits).
-    return ((code >> 24) & 0xFF) == ERR_LIB_SSL && (code & 0xFFF) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+    // 1.1: library (8 bits at 24), function (12 bits), reason (12 bits).
+    return (int)((code >> 24) & 0xFF) == lib && (int)(code & 0xFFF) == reason;
 }
+
+// 1.1.1e alone reported an EOF without close_notify so; 3.x does unless told to ignore it.
+int ctls_error_is_unexpected_eof(unsigned long code) { return error_is(code, ERR_LIB_SSL, SSL_R_UNEXPECTED_EOF_WHILE_READING); }
 
 const char *ctls_verify_reason(long code) { return ssl.X509_verify_cert_error_string(code); }
 
@@ -451,18 +458,40 @@ void ctls_context_set_verify(SSL_CTX *context, int mode) { ssl.SSL_CTX_set_verif
 
 int ctls_context_trust_system(SSL_CTX *context) { return ssl.SSL_CTX_set_default_verify_paths(context) == 1; }
 
-int ctls_context_trust_file(SSL_CTX *context, const char *path) {
-    return ssl.SSL_CTX_load_verify_locations(context, path, NULL) == 1;
+/// The pass phrase callback of every PEM read: it gives none, so an encrypted key fails to read
+/// rather than OpenSSL's default callback prompting on the terminal. `asked` (an int, or NULL)
+/// is set to say that a pass phrase was wanted.
+static int refuse_pass_phrase(char *buffer, int size, int writing, void *asked) {
+    (void)buffer;
+    (void)size;
+    (void)writing;
+    if (asked != NULL) *(int *)asked = 1;
+    return -1;
+}
+
+/// A read-only BIO over `length` bytes of `pem`, or NULL.
+static BIO *memory_reader(const char *pem, size_t length) {
+    if (length > 0x7FFFFFFF) return NULL;
+    if (pem == NULL || length == 0) pem = "";  // an empty text, not OpenSSL's "passed a null parameter"
+    return ssl.BIO_new_mem_buf(pem, (int)length);
+}
+
+/// After a loop of PEM reads: whether the read that ended it only found the end of the text
+/// ("no start line"), which is then cleared, rather than a broken block, which stays queued.
+/// How SSL_CTX_use_certificate_chain_file tells the two apart.
+static int reached_end_of_text(void) {
+    if (!error_is(ssl.ERR_peek_last_error(), ERR_LIB_PEM, PEM_R_NO_START_LINE)) return 0;
+    ssl.ERR_clear_error();
+    return 1;
 }
 
 int ctls_context_trust_pem(SSL_CTX *context, const char *pem, size_t length) {
-    if (length > 0x7FFFFFFF) return -1;
-    BIO *bio = ssl.BIO_new_mem_buf(pem, (int)length);
+    BIO *bio = memory_reader(pem, length);
     if (bio == NULL) return -1;
     X509_STORE *store = ssl.SSL_CTX_get_cert_store(context);
     int trusted = 0;
     X509 *certificate;
-    while ((certificate = ssl.PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+    while ((certificate = ssl.PEM_read_bio_X509(bio, NULL, refuse_pass_phrase, NULL)) != NULL) {
         int added = ssl.X509_STORE_add_cert(store, certificate);
         ssl.X509_free(certificate);  // the store holds its own reference
         if (!added) {
@@ -472,17 +501,45 @@ int ctls_context_trust_pem(SSL_CTX *context, const char *pem, size_t length) {
         trusted++;
     }
     ssl.BIO_free(bio);
-    // The read that ended the loop queued "no start line": the normal end of the text.
-    if (trusted > 0) ssl.ERR_clear_error();
-    return trusted;
+    return reached_end_of_text() ? trusted : -1;
 }
 
-int ctls_context_use_chain_file(SSL_CTX *context, const char *path) {
-    return ssl.SSL_CTX_use_certificate_chain_file(context, path) == 1;
+int ctls_context_use_chain_pem(SSL_CTX *context, const char *pem, size_t length) {
+    BIO *bio = memory_reader(pem, length);
+    if (bio == NULL) return 0;
+    int used = 0;
+    // The leaf as SSL_CTX_use_certificate_chain_file reads it (a TRUSTED CERTIFICATE too).
+    X509 *leaf = ssl.PEM_read_bio_X509_AUX(bio, NULL, refuse_pass_phrase, NULL);
+    if (leaf != NULL) {
+        used = ssl.SSL_CTX_use_certificate(context, leaf) == 1;
+        ssl.X509_free(leaf);  // the context holds its own reference
+    }
+    X509 *link;
+    while (used && (link = ssl.PEM_read_bio_X509(bio, NULL, refuse_pass_phrase, NULL)) != NULL) {
+        // add0: on success the context owns this reference; on failure it is still ours.
+        if (!ssl.SSL_CTX_ctrl(context, CTRL_CHAIN_CERT, 0, link)) {
+            ssl.X509_free(link);
+            used = 0;
+        }
+    }
+    ssl.BIO_free(bio);
+    return used && reached_end_of_text();
 }
 
-int ctls_context_use_key_file(SSL_CTX *context, const char *path) {
-    return ssl.SSL_CTX_use_PrivateKey_file(context, path, FILETYPE_PEM) == 1;
+int ctls_context_use_key_pem(SSL_CTX *context, const char *pem, size_t length) {
+    BIO *bio = memory_reader(pem, length);
+    if (bio == NULL) return 0;
+    int asked = 0;
+    EVP_PKEY *key = ssl.PEM_read_bio_PrivateKey(bio, NULL, refuse_pass_phrase, &asked);
+    ssl.BIO_free(bio);
+    if (key == NULL) {
+        if (!asked) return 0;
+        ssl.ERR_clear_error();
+        return -1;
+    }
+    int used = ssl.SSL_CTX_use_PrivateKey(context, key) == 1;
+    ssl.EVP_PKEY_free(key);  // the context holds its own reference
+    return used;
 }
 
 int ctls_context_check_key(SSL_CTX *context) { return ssl.SSL_CTX_check_private_key(context) == 1; }

@@ -23,6 +23,7 @@ var url: String?
 var method = "GET"
 var body: [UInt8]?
 var tls = TLSConfiguration()
+var caFile: String?
 var maxBody = HTTPClientConfiguration().maxBodyBytes
 while let argument = arguments.first {
     arguments.removeFirst()
@@ -43,7 +44,15 @@ while let argument = arguments.first {
     case "--body", "-b":
         body = Array(value().utf8)
     case "--ca-file":
-        tls.caFile = value()
+        // The engine reads no files: the CA's PEM text is handed over.
+        let path = value()
+        // A regular file only: reading a FIFO would wait for a writer.
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        guard type == .typeRegular, let contents = FileManager.default.contents(atPath: path) else {
+            fail("--ca-file \(path): not a file that can be read")
+        }
+        tls.trustedCertificates = [String(decoding: contents, as: UTF8.self)]
+        caFile = path
     case "--insecure":
         tls.verify = false
     case "--max-body":
@@ -68,7 +77,8 @@ do {
     client = try HTTPClient(
         target: target, group: group, configuration: HTTPClientConfiguration(timeout: .seconds(5), maxBodyBytes: maxBody, tls: tls))
 } catch {
-    fail(error.description)
+    let named = caFile.map { error.subject == "trusted certificate 1" ? error.naming(file: $0, as: "CA file") : error } ?? error
+    fail(named.description)
 }
 let headers = body == nil ? [] : [HTTPHeader(name: "Content-Type", value: "application/json")]
 let template: HTTPRequest.Template

@@ -70,14 +70,15 @@ int ctls_context_set_versions(struct ssl_ctx_st *context, int minimum, int maxim
 void ctls_context_set_verify(struct ssl_ctx_st *context, int mode);
 /// Trusts the system's certificates (honours SSL_CERT_FILE and SSL_CERT_DIR).
 int ctls_context_trust_system(struct ssl_ctx_st *context);
-/// Trusts the certificates of a PEM file.
-int ctls_context_trust_file(struct ssl_ctx_st *context, const char *path);
-/// Trusts every certificate of PEM text: the number trusted, 0 if the text has none, -1 on error.
+/// Trusts every certificate of PEM text: the number trusted; 0 if the text has none; -1 on error,
+/// such as a broken certificate after good ones, with OpenSSL's reason queued.
 int ctls_context_trust_pem(struct ssl_ctx_st *context, const char *pem, size_t length);
-/// The certificate chain of a PEM file, leaf first.
-int ctls_context_use_chain_file(struct ssl_ctx_st *context, const char *path);
-/// The private key of a PEM file.
-int ctls_context_use_key_file(struct ssl_ctx_st *context, const char *path);
+/// The certificate chain of PEM text, leaf first: 1 on success, else 0 with OpenSSL's reason
+/// queued ("no start line" when the text holds no certificate).
+int ctls_context_use_chain_pem(struct ssl_ctx_st *context, const char *pem, size_t length);
+/// The private key of PEM text: 1 on success; 0 with OpenSSL's reason queued; -1 when the key is
+/// encrypted (no pass phrase is ever asked for: OpenSSL's default would prompt on the terminal).
+int ctls_context_use_key_pem(struct ssl_ctx_st *context, const char *pem, size_t length);
 /// 1 if the private key matches the certificate.
 int ctls_context_check_key(struct ssl_ctx_st *context);
 /// A certificate and its key made in memory (the context takes its own references).

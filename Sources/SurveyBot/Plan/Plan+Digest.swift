@@ -80,9 +80,9 @@ extension Plan {
         entries["api.capture"] = "[" + run.api.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]"
         let tls = run.client.tls
         entries["tls.verify"] = String(tls.verify)
-        entries["tls.ca_file"] = tls.caFile.map(shownPath) ?? "none"
-        entries["tls.client_cert"] = tls.clientCertificateFile.map(shownPath) ?? "none"
-        entries["tls.client_key"] = tls.clientKeyFile.map(shownPath) ?? "none"
+        entries["tls.ca_file"] = tlsFiles.caFile.map(shownPath) ?? "none"
+        entries["tls.client_cert"] = tlsFiles.clientCertificate.map(shownPath) ?? "none"
+        entries["tls.client_key"] = tlsFiles.clientKey.map(shownPath) ?? "none"
         entries["tls.server_name"] = environmentText["tls.server_name"]?.first?.display ?? tls.serverName ?? "none"
         entries["tls.min_version"] = tls.minimumVersion.rawValue
         switch builtin.questions {

@@ -48,6 +48,9 @@ struct Plan: Sendable, Hashable {
     var dataFile: DataFile? = nil
     /// How respondents take the rows (`data_order:`), applied to `run.data` once both are read.
     var dataOrder: DataOrder = .sequential
+    /// The files of the `tls` keys, as paths; their text is read into `run.client.tls` when the
+    /// plan is checked, for an https target.
+    var tlsFiles = TLSFiles()
 
     /// The key paths whose values took any part from the environment.
     var environmentKeys: Set<String> { Set(environmentText.keys) }

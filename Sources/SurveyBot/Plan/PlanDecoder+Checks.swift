@@ -7,7 +7,7 @@ extension PlanDecoder {
         checkRetry(&plan)
         checkBuiltin(plan)
         checkBuiltinSessions(plan)
-        checkTLS(plan, root: root)
+        checkTLS(&plan, root: root)
         checkTemplates(&plan)
         checkThresholdScopes(plan)
     }
@@ -124,17 +124,20 @@ extension PlanDecoder {
     }
 
     /// The TLS settings of an https target (or of the builtin server's https), with their files
-    /// read now: a CA file that holds no certificate, a key that does not fit its certificate,
-    /// or no OpenSSL on the machine are errors before anything is sent, at the key to change.
-    private mutating func checkTLS(_ plan: Plan, root: SourceLocation) {
+    /// read now into the engine's configuration: a file that cannot be read or is no file, a CA
+    /// file that holds no certificate, a key that does not fit its certificate, or no OpenSSL on
+    /// the machine are errors before anything is sent, at the key to change.
+    private mutating func checkTLS(_ plan: inout Plan, root: SourceLocation) {
         switch plan.target {
         case .url(let url) where url.scheme == .https: break
         case .builtin where plan.builtin.tls != .off: break
         default: return
         }
         do throws(TLSSetupError) {
+            plan.run.client.tls = try plan.tlsFiles.read(into: plan.run.client.tls)
             _ = try TLSClientContext(plan.run.client.tls)
         } catch {
+            let error = plan.tlsFiles.naming(error)
             let key =
                 switch error.subject {
                 case "CA file": "tls.ca_file"

@@ -217,12 +217,12 @@ enum PlanKeys {
             "tls.verify", .boolean, default: TLSConfiguration().verify, into: \.run.client.tls.verify,
             "check the server's certificate chain, validity and host name; `false` (or `--insecure`) accepts any certificate and warns"),
         .optional(
-            "tls.ca_file", .readablePath, default: "the system's certificates", into: \.run.client.tls.caFile,
+            "tls.ca_file", .readablePath, default: "the system's certificates", into: \.tlsFiles.caFile,
             "a PEM file of certificates to trust instead of the system's (for a private CA)"),
         .optional(
-            "tls.client_cert", .readablePath, into: \.run.client.tls.clientCertificateFile,
+            "tls.client_cert", .readablePath, into: \.tlsFiles.clientCertificate,
             "the client's certificate chain, PEM, for servers that ask for one; needs `client_key`"),
-        .optional("tls.client_key", .readablePath, into: \.run.client.tls.clientKeyFile, "the private key of `client_cert`, PEM"),
+        .optional("tls.client_key", .readablePath, into: \.tlsFiles.clientKey, "the private key of `client_cert`, PEM"),
         .optional(
             "tls.server_name", .hostName, default: "the target's host", into: \.run.client.tls.serverName,
             "the name sent as SNI and required in the certificate, when it differs from the target's host"),

@@ -14,8 +14,8 @@ final class ReferenceServer: Sendable {
     private let server: HTTPServer
     private let state: ReferenceServerState
 
-    /// Why the server did not start: a questions file that cannot be read or is not a survey,
-    /// or an address that cannot be bound.
+    /// Why the server did not start: a questions file that cannot be read or is not a survey, a
+    /// certificate or key file that cannot be read or used, or an address that cannot be bound.
     struct StartError: Error, Sendable, CustomStringConvertible {
         var description: String
     }
@@ -45,7 +45,7 @@ final class ReferenceServer: Sendable {
                 let (context, certificate) = try TLSServerContext.selfSigned()
                 (tls, certificatePEM) = (context, certificate)
             case .files(let certificate, let key):
-                (tls, certificatePEM) = (try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key), nil)
+                (tls, certificatePEM) = (try TLSFiles.serverContext(certificateChain: certificate, privateKey: key), nil)
             }
         } catch {
             throw StartError(description: error.description)

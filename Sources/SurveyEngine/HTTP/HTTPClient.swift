@@ -29,8 +29,8 @@ public final class HTTPClient: Transport {
     /// attempt. Resolves the host now, blocking the caller while it does; opens no connection.
     /// For an https target the TLS context is made here, once, from `configuration.tls`.
     ///
-    /// - Throws: `TLSSetupError` naming the file and the reason when a CA file, client
-    ///   certificate or key cannot be used, or when OpenSSL's libssl is not installed.
+    /// - Throws: `TLSSetupError` naming what and why when a trusted certificate, the client
+    ///   certificate or its key cannot be used, or when OpenSSL's libssl is not installed.
     public convenience init(target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration = .init())
         throws(TLSSetupError)
     {

@@ -12,11 +12,11 @@ public final class TLSClientContext: @unchecked Sendable {
     /// The `SSL_CTX`; never changed after `init`, freed by `deinit`.
     let pointer: OpaquePointer
 
-    /// Makes the context, reading every file the configuration names.
+    /// Makes the context from the configuration's PEM texts.
     ///
-    /// - Throws: `TLSSetupError` naming the file and the reason when the CA file, a trusted
-    ///   certificate, the client certificate or its key cannot be read or used, when the key
-    ///   does not match the certificate, or when OpenSSL is not installed.
+    /// - Throws: `TLSSetupError` naming what and why when a trusted certificate, the client
+    ///   certificate or its key cannot be used, when the key does not match the certificate, or
+    ///   when OpenSSL is not installed. The error names no file: whoever read one names it.
     public init(_ configuration: TLSConfiguration) throws(TLSSetupError) {
         if case .failure(let unavailable) = TLSLibrary.shared { throw TLSSetupError(unavailable) }
         guard let pointer = ctls_context_new(0) else {
@@ -46,30 +46,25 @@ public final class TLSClientContext: @unchecked Sendable {
         } else {
             ctls_context_set_verify(context, 0)
         }
-        switch (configuration.clientCertificateFile, configuration.clientKeyFile) {
+        switch (configuration.clientCertificateChainPEM, configuration.clientPrivateKeyPEM) {
         case (nil, nil):
             break
-        case (let certificate?, nil):
-            throw TLSSetupError("client certificate", file: certificate, reason: "no client key given for it")
-        case (nil, let key?):
-            throw TLSSetupError("client key", file: key, reason: "no client certificate given for it")
-        case (let certificate?, let key?):
-            try TLSServerContext.use(context, chainFile: certificate, keyFile: key, role: "client")
+        case (_?, nil):
+            throw TLSSetupError("client certificate", reason: "no client key given for it")
+        case (nil, _?):
+            throw TLSSetupError("client key", reason: "no client certificate given for it")
+        case (let chain?, let key?):
+            try TLSServerContext.use(context, chainPEM: chain, keyPEM: key, role: "client")
         }
     }
 
     private static func trust(_ context: OpaquePointer, _ configuration: TLSConfiguration) throws(TLSSetupError) {
-        if let file = configuration.caFile {
-            try TLSSetupError.checkReadable(file, as: "CA file")
-            guard ctls_context_trust_file(context, file) != 0 else {
-                throw TLSSetupError("CA file", file: file, reason: TLSSetupError.openSSLReason(or: "no certificate in it"))
-            }
-        }
-        try trust(context, pem: configuration.trustedCertificates, as: "trusted certificate")
-        if configuration.caFile == nil && configuration.trustedCertificates.isEmpty {
+        if configuration.trustedCertificates.isEmpty {
             guard ctls_context_trust_system(context) != 0 else {
                 throw TLSSetupError("system certificates", reason: TLSSetupError.openSSLReason(or: "cannot be loaded"))
             }
+        } else {
+            try trust(context, pem: configuration.trustedCertificates, as: "trusted certificate")
         }
     }
 
@@ -81,8 +76,8 @@ public final class TLSClientContext: @unchecked Sendable {
                 bytes.withMemoryRebound(to: CChar.self) { ctls_context_trust_pem(context, $0.baseAddress, $0.count) }
             }
             guard trusted > 0 else {
-                let reason = TLSSetupError.openSSLReason(or: "no PEM certificate in it")
-                throw TLSSetupError("\(subject) \(index + 1)", reason: trusted == 0 ? "no PEM certificate in it" : reason)
+                let reason = trusted == 0 ? "no PEM certificate in it" : TLSSetupError.openSSLReason(or: "cannot be used")
+                throw TLSSetupError("\(subject) \(index + 1)", reason: reason)
             }
         }
     }

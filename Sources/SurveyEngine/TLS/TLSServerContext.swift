@@ -29,13 +29,15 @@ public final class TLSServerContext: @unchecked Sendable {
     /// The `SSL_CTX`; never changed after `init`, freed by `deinit`.
     let pointer: OpaquePointer
 
-    /// A server context from PEM files: the certificate chain (leaf first) and its private key.
+    /// A server context from PEM text: the certificate chain (leaf first) and its unencrypted
+    /// private key.
     ///
-    /// - Throws: `TLSSetupError` naming the file and the reason when a file cannot be read or
-    ///   used, or the key does not match the certificate.
-    public convenience init(certificateChainFile: String, privateKeyFile: String, options: Options = .init()) throws(TLSSetupError) {
+    /// - Throws: `TLSSetupError` ("server certificate", "server key") with OpenSSL's reason when
+    ///   the text holds no certificate or key, or the key does not match the certificate. It names
+    ///   no file: whoever read one names it.
+    public convenience init(certificateChainPEM: String, privateKeyPEM: String, options: Options = .init()) throws(TLSSetupError) {
         try self.init(options: options) { context throws(TLSSetupError) in
-            try Self.use(context, chainFile: certificateChainFile, keyFile: privateKeyFile, role: "server")
+            try Self.use(context, chainPEM: certificateChainPEM, keyPEM: privateKeyPEM, role: "server")
         }
     }
 
@@ -85,20 +87,25 @@ public final class TLSServerContext: @unchecked Sendable {
         ctls_context_free(pointer)
     }
 
-    /// Loads a certificate chain and its key from PEM files and checks that they belong together;
+    /// Uses a certificate chain and its key, PEM texts, and checks that they belong together;
     /// `role` ("client", "server") names them in errors.
-    static func use(_ context: OpaquePointer, chainFile: String, keyFile: String, role: String) throws(TLSSetupError) {
-        try TLSSetupError.checkReadable(chainFile, as: "\(role) certificate")
-        try TLSSetupError.checkReadable(keyFile, as: "\(role) key")
-        guard ctls_context_use_chain_file(context, chainFile) != 0 else {
-            throw TLSSetupError("\(role) certificate", file: chainFile, reason: TLSSetupError.openSSLReason(or: "no certificate in it"))
+    static func use(_ context: OpaquePointer, chainPEM: String, keyPEM: String, role: String) throws(TLSSetupError) {
+        guard withPEM(chainPEM, { ctls_context_use_chain_pem(context, $0, $1) }) != 0 else {
+            throw TLSSetupError("\(role) certificate", reason: TLSSetupError.openSSLReason(or: "no certificate in it"))
         }
-        // A key that does not match is refused as it is loaded, or else by the check after it.
-        let loaded = ctls_context_use_key_file(context, keyFile) != 0
-        guard loaded && ctls_context_check_key(context) != 0 else {
+        // A key that does not match is refused as it is used, or else by the check after it.
+        let used = withPEM(keyPEM, { ctls_context_use_key_pem(context, $0, $1) })
+        if used < 0 { throw TLSSetupError("\(role) key", reason: "is encrypted (a key without a pass phrase is needed)") }
+        guard used > 0 && ctls_context_check_key(context) != 0 else {
             let reason = TLSSetupError.openSSLReason(or: "no private key in it")
-            guard reason == "key values mismatch" || loaded else { throw TLSSetupError("\(role) key", file: keyFile, reason: reason) }
-            throw TLSSetupError("\(role) key", file: keyFile, reason: "does not match the certificate \(chainFile) (\(reason))")
+            guard reason == "key values mismatch" || used > 0 else { throw TLSSetupError("\(role) key", reason: reason) }
+            throw TLSSetupError.keyMismatch("\(role) key", reason: reason)
         }
+    }
+
+    /// What `body` answers for `text`'s bytes (a pointer and a count).
+    private static func withPEM(_ text: String, _ body: (UnsafePointer<CChar>?, Int) -> Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress, $0.count) } }
     }
 }

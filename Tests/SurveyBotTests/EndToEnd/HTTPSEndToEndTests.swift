@@ -26,7 +26,7 @@ private let plan = """
         let planPath = try directory.write("secure.plan", plan + "\ntarget: \(url)\ntls:\n  ca_file: \(certificate)\n")
         let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
-        let stats = try await fetchStats(url, tls: TLSConfiguration(caFile: certificate))
+        let stats = try await fetchStats(url, tls: TLSConfiguration(trustedCertificates: [identity.certificatePEM]))
         server.signal(SIGTERM)
         #expect(await server.wait(seconds: 10) == 0)
         #expect(status == 0, "\(run.standardError)")

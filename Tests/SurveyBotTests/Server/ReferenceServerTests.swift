@@ -179,6 +179,44 @@ private func label(_ outcome: TransportResult) -> String {
         #expect(try ReferenceServer.loadQuestions(.file(good)) == [SurveyQuestion(id: 7, text: "Why?")])
     }
 
+    /// `serve --tls-cert/--tls-key`: the server reads the files (the engine reads none) and names
+    /// the one it cannot use, with the certificate a key does not match.
+    @Test func theServerReadsItsCertificateAndKeyFilesAndNamesTheOneItCannotUse() async throws {
+        let directory = try TemporaryDirectory()
+        let identity = try TLSIdentity.selfSigned(names: ["127.0.0.1"])
+        let (certificate, key) = try directory.write(identity, as: "server")
+        let otherKey = try directory.write("other.key", try TLSIdentity.selfSigned(names: ["x"]).privateKeyPEM)
+        let garbage = try directory.write("garbage.pem", "garbage\n")
+        let missing = directory.missing("absent.pem")
+        let group = EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        func start(_ certificate: String, _ key: String) throws(ReferenceServer.StartError) -> ReferenceServer {
+            var configuration = ReferenceServerConfiguration()
+            configuration.tls = .files(certificate: certificate, key: key)
+            return try ReferenceServer(configuration: configuration, group: group)
+        }
+        let cases: [(certificate: String, key: String, says: String)] = [
+            (certificate, otherKey, "server key \(otherKey): does not match the certificate \(certificate) (key values mismatch)"),
+            (garbage, key, "server certificate \(garbage): no start line"),
+            (certificate, missing, "server key \(missing): no such file or directory"),
+            (directory.path, key, "server certificate \(directory.path): is a directory"),
+        ]
+        for (certificate, key, says) in cases {
+            #expect { _ = try start(certificate, key) } throws: { "\($0)" == says }
+        }
+        // The pair that belongs together serves https, with the certificate from the file.
+        let server = try start(certificate, key)
+        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(
+            target: target, group: group,
+            configuration: .init(timeout: .seconds(30), tls: TLSConfiguration(trustedCertificates: [identity.certificatePEM])))
+        let outcome = await client.send(questions(target))
+        await client.shutdown()
+        await server.shutdown()
+        #expect(label(outcome) == "200")
+        #expect(outcome.connection?.tls?.hasPrefix("TLSv1.3 ") == true, "\(outcome)")
+    }
+
     @Test func serveRejectsBadOptionsBeforeListening() async {
         let rate = await runCommand(["serve", "--fail-rate", "120%"])
         #expect(rate.status == .validationFailure)

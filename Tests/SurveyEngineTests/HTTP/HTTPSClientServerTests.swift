@@ -145,8 +145,6 @@ import Testing
 
     @Test func aServerThatWantsAClientCertificateGetsOne() async throws {
         let clientIdentity = try TLSIdentity.selfSigned(names: ["survey-bot"])
-        let directory = try TemporaryDirectory()
-        let (certificate, key) = try directory.write(clientIdentity, as: "client")
         let options = TLSServerContext.Options(trustedClientCertificates: [clientIdentity.certificatePEM])
         try await withServer(serverOptions: options) { server, client in
             #expect(failureOf(await client.send(request(client))) != nil, "no certificate given")
@@ -154,8 +152,8 @@ import Testing
         try await withServer(
             serverOptions: options,
             client: {
-                $0.clientCertificateFile = certificate
-                $0.clientKeyFile = key
+                $0.clientCertificateChainPEM = clientIdentity.certificatePEM
+                $0.clientPrivateKeyPEM = clientIdentity.privateKeyPEM
             }
         ) {
             _, client in
@@ -163,21 +161,20 @@ import Testing
         }
     }
 
-    @Test func aBadCAFileIsRefusedWhenTheClientIsMade() throws {
+    @Test func aBadTrustedCertificateIsRefusedWhenTheClientIsMade() throws {
         let group = EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        let directory = try TemporaryDirectory()
-        let garbage = try directory.write("ca.pem", "not a certificate\n")
+        let garbage = TLSConfiguration(trustedCertificates: ["not a certificate\n"])
         let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 1)
         #expect {
-            _ = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(tls: TLSConfiguration(caFile: garbage)))
+            _ = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(tls: garbage))
         } throws: { error in
-            "\(error)".hasPrefix("CA file \(garbage): ")
+            "\(error)" == "trusted certificate 1: no PEM certificate in it"
         }
         // http needs no TLS context: the same configuration is fine.
         _ = try HTTPClient(
             target: HTTPTarget(scheme: .http, host: "127.0.0.1", port: 1), group: group,
-            configuration: HTTPClientConfiguration(tls: TLSConfiguration(caFile: garbage)))
+            configuration: HTTPClientConfiguration(tls: garbage))
     }
 
     @Test func manyConcurrentHTTPSRequestsAllArrive() async throws {

@@ -17,8 +17,7 @@ struct HTTPSAgainstOpenSSLServerTests {
         let authority = try TLSIdentity(names: ["Survey Test CA"], isAuthority: true)
         let server = try await OpenSSLServer.start(identity: try TLSIdentity(names: ["localhost", "127.0.0.1"], issuer: authority))
         defer { server.stop() }
-        let files = try TemporaryDirectory()
-        let trusting = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
+        let trusting = TLSConfiguration(trustedCertificates: [authority.certificatePEM])
         var byName = trusting
         byName.serverName = "localhost"
         for tls in [trusting, byName] {
@@ -52,8 +51,7 @@ struct HTTPSAgainstOpenSSLServerTests {
         let authority = try TLSIdentity(names: ["Survey Test CA"], isAuthority: true)
         let server = try await OpenSSLServer.start(identity: try TLSIdentity(names: ["survey.example"], issuer: authority))
         defer { server.stop() }
-        let files = try TemporaryDirectory()
-        let trusting = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
+        let trusting = TLSConfiguration(trustedCertificates: [authority.certificatePEM])
         let cases: [(serverName: String?, reason: String?)] = [
             (nil, "IP address mismatch"), ("localhost", "hostname mismatch"), ("survey.example", nil),
         ]
@@ -73,8 +71,7 @@ struct HTTPSAgainstOpenSSLServerTests {
 
     @Test func anExpiredOrNotYetValidCertificateIsRefusedWithItsReason() async throws {
         let authority = try TLSIdentity(names: ["Survey Test CA"], isAuthority: true)
-        let files = try TemporaryDirectory()
-        let tls = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
+        let tls = TLSConfiguration(trustedCertificates: [authority.certificatePEM])
         let day = Duration.seconds(86_400)
         let cases: [(notBefore: Duration, notAfter: Duration, reason: String)] = [
             (day * -2, day * -1, "certificate has expired"), (day, day * 2, "certificate is not yet valid"),
@@ -97,11 +94,10 @@ struct HTTPSAgainstOpenSSLServerTests {
         let server = try await OpenSSLServer.start(
             identity: try TLSIdentity(names: ["127.0.0.1"], issuer: authority), requiringClientCertificatesFrom: clientAuthority)
         defer { server.stop() }
-        let files = try TemporaryDirectory()
-        let trusting = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
+        let trusting = TLSConfiguration(trustedCertificates: [authority.certificatePEM])
         var identified = trusting
-        identified.clientCertificateFile = try files.write("client.pem", respondent.certificatePEM)
-        identified.clientKeyFile = try files.write("client.key", respondent.privateKeyPEM)
+        identified.clientCertificateChainPEM = respondent.certificatePEM
+        identified.clientPrivateKeyPEM = respondent.privateKeyPEM
 
         let shown = try await send(port: server.port, tls: identified)
         let response = try #require(responseOf(shown), "\(shown)")
@@ -165,8 +161,7 @@ struct HTTPSAgainstNginxTests {
         let server = try await NginxServer.start(
             identity: try TLSIdentity(names: ["localhost", "127.0.0.1"], issuer: authority), protocols: version)
         defer { server.stop() }
-        let files = try TemporaryDirectory()
-        let tls = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
+        let tls = TLSConfiguration(trustedCertificates: [authority.certificatePEM])
         try await withClient(port: server.port, tls: tls) { client in
             let questions = await client.send(request(client, "GET", "/questions"))
             let list = try #require(responseOf(questions), "\(questions)")
@@ -206,16 +201,15 @@ struct HTTPSAgainstNginxTests {
         let server = try await NginxServer.start(
             identity: try TLSIdentity(names: ["127.0.0.1"], issuer: authority), requiringClientCertificatesFrom: clientAuthority)
         defer { server.stop() }
-        let files = try TemporaryDirectory()
-        let trusting = TLSConfiguration(caFile: try files.write("ca.pem", authority.certificatePEM))
-        func presenting(_ identity: TLSIdentity, as name: String) throws -> TLSConfiguration {
+        let trusting = TLSConfiguration(trustedCertificates: [authority.certificatePEM])
+        func presenting(_ identity: TLSIdentity) -> TLSConfiguration {
             var tls = trusting
-            tls.clientCertificateFile = try files.write("\(name).pem", identity.certificatePEM)
-            tls.clientKeyFile = try files.write("\(name).key", identity.privateKeyPEM)
+            tls.clientCertificateChainPEM = identity.certificatePEM
+            tls.clientPrivateKeyPEM = identity.privateKeyPEM
             return tls
         }
-        let respondent = try presenting(try TLSIdentity(names: ["respondent.survey-bot"], issuer: clientAuthority), as: "respondent")
-        let stranger = try presenting(try TLSIdentity.selfSigned(names: ["stranger.survey-bot"]), as: "stranger")
+        let respondent = presenting(try TLSIdentity(names: ["respondent.survey-bot"], issuer: clientAuthority))
+        let stranger = presenting(try TLSIdentity.selfSigned(names: ["stranger.survey-bot"]))
         let cases: [(tls: TLSConfiguration, status: Int, page: String?)] = [
             (respondent, 200, nil), (trusting, 400, "No required SSL certificate was sent"), (stranger, 400, "The SSL certificate error"),
         ]

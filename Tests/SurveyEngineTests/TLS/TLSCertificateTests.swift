@@ -81,16 +81,14 @@ import Testing
         #expect(try clientStep(against: expiredElsewhere, trusting: []).failure?.kind == .certificate)
     }
 
-    @Test func certificateOfAnUnknownAuthorityFailsAndTheCAFileTrustsIt() throws {
-        let files = try TemporaryDirectory()
+    @Test func certificateOfAnUnknownAuthorityFailsAndTrustingTheCAPassesIt() throws {
         let authority = try TLSIdentity(names: ["Survey Test CA"], isAuthority: true)
         let leaf = try TLSIdentity(names: ["localhost"], issuer: authority)
         let stranger = try TLSIdentity.selfSigned(names: ["localhost"])
         #expect(
             try clientStep(against: leaf, trusting: [stranger])
                 == .failed(TLSFailure(.certificate, reason: "unable to get local issuer certificate")))
-        let caFile = try files.write("ca.pem", authority.certificatePEM)
-        let client = try TLSClientContext(TLSConfiguration(caFile: caFile))
+        let client = try TLSClientContext(TLSConfiguration(trustedCertificates: [authority.certificatePEM]))
         let pair = try TLSPair(client: client, server: try TLSServerContext(identity: leaf))
         #expect(pair.handshake() == (.done, .done))
     }
@@ -127,15 +125,13 @@ import Testing
 
     @Test(arguments: [TLSConfiguration.Version.tls12, .tls13])
     func serverRequiringAClientCertificateAcceptsOneAndRefusesNone(version: TLSConfiguration.Version) throws {
-        let files = try TemporaryDirectory()
         let serverIdentity = try TLSIdentity.selfSigned(names: ["localhost"])
         let clientIdentity = try TLSIdentity.selfSigned(names: ["survey-bot client"])
         let server = try TLSServerContext(
             identity: serverIdentity, options: .init(maximumVersion: version, trustedClientCertificates: [clientIdentity.certificatePEM]))
-        let (certificate, key) = try files.write(clientIdentity, as: "client")
         let withCertificate = try TLSFixtures.client(trusting: [serverIdentity]) {
-            $0.clientCertificateFile = certificate
-            $0.clientKeyFile = key
+            $0.clientCertificateChainPEM = clientIdentity.certificatePEM
+            $0.clientPrivateKeyPEM = clientIdentity.privateKeyPEM
         }
         let accepted = try TLSPair(client: withCertificate, server: server)
         #expect(accepted.handshake() == (.done, .done))
@@ -152,15 +148,13 @@ import Testing
     }
 
     @Test func untrustedClientCertificateFailsAsCertificateOnTheServer() throws {
-        let files = try TemporaryDirectory()
         let serverIdentity = try TLSIdentity.selfSigned(names: ["localhost"])
         let trusted = try TLSIdentity.selfSigned(names: ["trusted client"])
         let stranger = try TLSIdentity.selfSigned(names: ["stranger"])
         let server = try TLSServerContext(identity: serverIdentity, options: .init(trustedClientCertificates: [trusted.certificatePEM]))
-        let (certificate, key) = try files.write(stranger, as: "stranger")
         let client = try TLSFixtures.client(trusting: [serverIdentity]) {
-            $0.clientCertificateFile = certificate
-            $0.clientKeyFile = key
+            $0.clientCertificateChainPEM = stranger.certificatePEM
+            $0.clientPrivateKeyPEM = stranger.privateKeyPEM
         }
         let pair = try TLSPair(client: client, server: server)
         #expect(pair.handshake().server == .failed(TLSFailure(.certificate, reason: "self-signed certificate")))

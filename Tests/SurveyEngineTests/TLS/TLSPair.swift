@@ -113,7 +113,7 @@ extension TLSStep {
     }
 }
 
-/// TLS set-ups the tests share; their files go in a `TemporaryDirectory`.
+/// TLS set-ups the tests share, all in memory.
 enum TLSFixtures {
     /// A client that trusts exactly `identities`, verifying, with `tweak` applied to its configuration.
     static func client(trusting identities: [TLSIdentity], _ tweak: (inout TLSConfiguration) -> Void = { _ in }) throws -> TLSClientContext
