@@ -28,7 +28,7 @@ func freeLoopbackPort() -> Int? {
 func listensOnLoopback(pid: Int32, port: Int) -> Bool {
     let descriptors = "/proc/\(pid)/fd"
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: descriptors),
-        let table = try? String(contentsOfFile: "/proc/\(pid)/net/tcp", encoding: .utf8)
+        let table = procFile("/proc/\(pid)/net/tcp")
     else { return false }
     let sockets = Set(
         names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\($0)") }
@@ -40,4 +40,23 @@ func listensOnLoopback(pid: Int32, port: Int) -> Bool {
         let fields = line.split(separator: " ")
         return fields.count > 9 && fields[1] == local && fields[3] == "0A" && sockets.contains(String(fields[9]))
     }
+}
+
+/// The whole text of a file under /proc, read to its end: such files report a size of 0, and
+/// Foundation's `String(contentsOfFile:)` returns only their first page (about 4 KB of
+/// /proc/PID/net/tcp, some 27 sockets), so a listening socket listed after many others was
+/// missed on a busy machine. Nil when it cannot be opened.
+func procFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        bytes += chunk[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }
