@@ -35,35 +35,35 @@ static int pair_handshake(struct ssl_ctx_st *cc, struct ssl_ctx_st *sc, const ch
                           struct ssl_session_st **saved, int *resumed) {
     int fds[2];
     socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds);
-    struct ssl_st *c = ctls_session_new(cc, fds[0]), *s = ctls_session_new(sc, fds[1]);
+    struct ssl_st *c = ctls_connection_new(cc, fds[0]), *s = ctls_connection_new(sc, fds[1]);
     if (strchr(host, '.') != NULL && host[0] >= '0' && host[0] <= '9') {
-        ctls_session_expect_ip(c, host);
+        ctls_connection_expect_ip(c, host);
     } else {
-        ctls_session_set_server_name(c, host);
-        ctls_session_expect_host(c, host);
+        ctls_connection_set_server_name(c, host);
+        ctls_connection_expect_host(c, host);
     }
-    if (offer) ctls_session_offer(c, offer);
+    if (offer) ctls_connection_offer(c, offer);
     int cd = 0, sd = 0, failed = 0;
     for (int i = 0; i < 50 && !(cd && sd) && !failed; i++) {
-        if (!cd) { ctls_result r = ctls_session_connect(c); if (r.value == 1) cd = 1; else if (r.error != 2 && r.error != 3) failed = 1; }
-        if (!sd) { ctls_result r = ctls_session_accept(s); if (r.value == 1) sd = 1; else if (r.error != 2 && r.error != 3) failed = 2; }
+        if (!cd) { ctls_result r = ctls_connection_connect(c); if (r.value == 1) cd = 1; else if (r.error != 2 && r.error != 3) failed = 1; }
+        if (!sd) { ctls_result r = ctls_connection_accept(s); if (r.value == 1) sd = 1; else if (r.error != 2 && r.error != 3) failed = 2; }
     }
     if (!failed) {
         char buf[64];
-        ctls_result tickets = ctls_session_read(c, buf, sizeof buf);
+        ctls_result tickets = ctls_connection_read(c, buf, sizeof buf);
         if (verbose) printf("  read of tickets only: value %d, error %d (2 = want read)\n", tickets.value, tickets.error);
-        ctls_session_write(s, "ping", 4);
-        ctls_result r = ctls_session_read(c, buf, sizeof buf);
+        ctls_connection_write(s, "ping", 4);
+        ctls_result r = ctls_connection_read(c, buf, sizeof buf);
         if (r.value != 4) failed = 3;
-        if (saved) *saved = ctls_session_save(c);
-        if (resumed) *resumed = ctls_session_resumed(c);
-        ctls_session_shutdown(c);
-        ctls_session_shutdown(s);
+        if (saved) *saved = ctls_connection_save(c);
+        if (resumed) *resumed = ctls_connection_resumed(c);
+        ctls_connection_shutdown(c);
+        ctls_connection_shutdown(s);
     } else if (verbose) {
-        printf("  %s: verify result %ld: %s\n", host, ctls_session_verify_result(c), ctls_verify_reason(ctls_session_verify_result(c)));
+        printf("  %s: verify result %ld: %s\n", host, ctls_connection_verify_result(c), ctls_verify_reason(ctls_connection_verify_result(c)));
     }
-    ctls_session_free(c, !failed);
-    ctls_session_free(s, !failed);
+    ctls_connection_free(c, !failed);
+    ctls_connection_free(s, !failed);
     close(fds[0]); close(fds[1]);
     return failed ? -failed : 1;
 }
@@ -73,31 +73,31 @@ static int pair_handshake(struct ssl_ctx_st *cc, struct ssl_ctx_st *sc, const ch
 static void end_of_stream(struct ssl_ctx_st *cc, struct ssl_ctx_st *sc) {
     int fds[2];
     socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds);
-    struct ssl_st *c = ctls_session_new(cc, fds[0]), *s = ctls_session_new(sc, fds[1]);
-    ctls_session_set_server_name(c, "localhost");
+    struct ssl_st *c = ctls_connection_new(cc, fds[0]), *s = ctls_connection_new(sc, fds[1]);
+    ctls_connection_set_server_name(c, "localhost");
     for (int i = 0; i < 10; i++) {
-        ctls_session_connect(c);
-        ctls_session_accept(s);
+        ctls_connection_connect(c);
+        ctls_connection_accept(s);
     }
     close(fds[1]);
     char buf[64];
-    ctls_result r = ctls_session_read(c, buf, sizeof buf);
-    if (r.error == 2) r = ctls_session_read(c, buf, sizeof buf);
+    ctls_result r = ctls_connection_read(c, buf, sizeof buf);
+    if (r.error == 2) r = ctls_connection_read(c, buf, sizeof buf);
     printf("  end of stream after the handshake: error %d, errno %d, queued %lu (eof: %d)\n", r.error, r.system_error,
         r.queued, ctls_error_is_unexpected_eof(r.queued));
-    ctls_session_free(c, 1);
-    ctls_session_free(s, 1);
+    ctls_connection_free(c, 1);
+    ctls_connection_free(s, 1);
     close(fds[0]);
     socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds);
-    c = ctls_session_new(cc, fds[0]);
-    ctls_session_connect(c);
+    c = ctls_connection_new(cc, fds[0]);
+    ctls_connection_connect(c);
     char hello[4096];
     recv(fds[1], hello, sizeof hello, 0);
     close(fds[1]);
-    r = ctls_session_connect(c);
+    r = ctls_connection_connect(c);
     printf("  end of stream during the handshake: error %d, errno %d, queued %lu (eof: %d)\n", r.error, r.system_error,
         r.queued, ctls_error_is_unexpected_eof(r.queued));
-    ctls_session_free(c, 0);
+    ctls_connection_free(c, 0);
     close(fds[0]);
 }
 
@@ -149,8 +149,8 @@ int main(void) {
         int resumed = 0;
         if (pair_handshake(cc, sc, "localhost", NULL, &saved, NULL) != 1) { puts("handshake failed"); return 1; }
         if (pair_handshake(cc, sc, "localhost", saved, &again, &resumed) != 1 || !resumed) { puts("resumption failed"); return 1; }
-        ctls_saved_session_free(saved);
-        ctls_saved_session_free(again);
+        ctls_resumption_free(saved);
+        ctls_resumption_free(again);
         // A failing handshake: the server's certificate for a name the client does not expect.
         if (pair_handshake(cc, sc, "elsewhere.example", NULL, NULL, NULL) >= 0) { puts("wrong host accepted"); return 1; }
         if (pair_handshake(cc, sc, "127.0.0.1", NULL, NULL, NULL) != 1) { puts("IP address refused"); return 1; }

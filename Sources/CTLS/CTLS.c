@@ -406,9 +406,9 @@ const char *ctls_verify_reason(long code) { return ssl.X509_verify_cert_error_st
 
 // MARK: Contexts
 
-static int select_http11(SSL *session, const unsigned char **chosen, unsigned char *length, const unsigned char *offered,
+static int select_http11(SSL *connection, const unsigned char **chosen, unsigned char *length, const unsigned char *offered,
     unsigned int offered_length, void *argument) {
-    (void)session;
+    (void)connection;
     (void)argument;
     unsigned char *choice = NULL;
     if (ssl.SSL_select_next_proto(&choice, length, alpn_http11, sizeof alpn_http11 - 1, offered, offered_length)
@@ -435,7 +435,7 @@ SSL_CTX *ctls_context_new(int server) {
     } else {
         // A client cache without its internal store: OpenSSL's client store keeps every session
         // of every connection (peer certificate included) up to 20,480 of them, measured here at
-        // ~7 KB a connection, and never looks them up; resumption goes through TLSSavedSession.
+        // ~7 KB a connection, and never looks them up; resumption goes through TLSResumption.
         ssl.SSL_CTX_ctrl(context, CTRL_SESSION_CACHE_MODE, SESSION_CACHE_CLIENT | SESSION_CACHE_NO_INTERNAL, NULL);
         // The only call of its kind that returns 0 on success.
         if (ssl.SSL_CTX_set_alpn_protos(context, alpn_http11, sizeof alpn_http11 - 1) != 0) goto failed;
@@ -549,51 +549,51 @@ int ctls_context_use_identity(SSL_CTX *context, X509 *certificate, EVP_PKEY *key
         && ssl.SSL_CTX_check_private_key(context) == 1;
 }
 
-// MARK: Sessions
+// MARK: Connections
 
-SSL *ctls_session_new(SSL_CTX *context, int fd) {
-    SSL *session = ssl.SSL_new(context);
-    if (session == NULL) return NULL;
+SSL *ctls_connection_new(SSL_CTX *context, int fd) {
+    SSL *connection = ssl.SSL_new(context);
+    if (connection == NULL) return NULL;
     BIO *bio = ssl.BIO_new(socket_method);
     if (bio == NULL) {
-        ssl.SSL_free(session);
+        ssl.SSL_free(connection);
         return NULL;
     }
     ssl.BIO_set_data(bio, (void *)(intptr_t)fd);
     ssl.BIO_set_init(bio, 1);
     // One BIO for both directions: SSL_set_bio takes over its single reference.
-    ssl.SSL_set_bio(session, bio, bio);
-    return session;
+    ssl.SSL_set_bio(connection, bio, bio);
+    return connection;
 }
 
-void ctls_session_free(SSL *session, int clean) {
+void ctls_connection_free(SSL *connection, int clean) {
     // SSL_free drops the session of a connection that did not send close_notify from resumption,
     // as if it had been cut. A connection that ended without an error is not a cut one: HTTP's
     // framing already told complete from truncated. So it counts as shut down.
-    if (clean && ssl.SSL_is_init_finished(session)) {
-        ssl.SSL_set_shutdown(session, ssl.SSL_get_shutdown(session) | SENT_SHUTDOWN);
+    if (clean && ssl.SSL_is_init_finished(connection)) {
+        ssl.SSL_set_shutdown(connection, ssl.SSL_get_shutdown(connection) | SENT_SHUTDOWN);
     }
-    ssl.SSL_free(session);
+    ssl.SSL_free(connection);
 }
 
-int ctls_session_set_server_name(SSL *session, const char *name) {
-    return ssl.SSL_ctrl(session, CTRL_SERVER_NAME, 0 /* TLSEXT_NAMETYPE_host_name */, (void *)name) == 1;
+int ctls_connection_set_server_name(SSL *connection, const char *name) {
+    return ssl.SSL_ctrl(connection, CTRL_SERVER_NAME, 0 /* TLSEXT_NAMETYPE_host_name */, (void *)name) == 1;
 }
 
-int ctls_session_expect_host(SSL *session, const char *host) { return ssl.SSL_set1_host(session, host) == 1; }
+int ctls_connection_expect_host(SSL *connection, const char *host) { return ssl.SSL_set1_host(connection, host) == 1; }
 
-int ctls_session_expect_ip(SSL *session, const char *ip) {
+int ctls_connection_expect_ip(SSL *connection, const char *ip) {
     // SSL_set1_host matches IP literals in 3.x but not in 1.1; this call works in both.
-    return ssl.X509_VERIFY_PARAM_set1_ip_asc(ssl.SSL_get0_param(session), ip) == 1;
+    return ssl.X509_VERIFY_PARAM_set1_ip_asc(ssl.SSL_get0_param(connection), ip) == 1;
 }
 
-int ctls_session_offer(SSL *session, SSL_SESSION *saved) { return ssl.SSL_set_session(session, saved) == 1; }
+int ctls_connection_offer(SSL *connection, SSL_SESSION *saved) { return ssl.SSL_set_session(connection, saved) == 1; }
 
-static ctls_result outcome(SSL *session, int value) {
+static ctls_result outcome(SSL *connection, int value) {
     ctls_result result = {value, 0, errno, 0};
     if (value <= 0) {
         // SSL_get_error reads the queue, so it goes before the queue is emptied.
-        result.error = ssl.SSL_get_error(session, value);
+        result.error = ssl.SSL_get_error(connection, value);
         result.queued = ssl.ERR_get_error();
         ssl.ERR_clear_error();
     }
@@ -603,64 +603,64 @@ static ctls_result outcome(SSL *session, int value) {
 // Each call starts from an empty error queue and errno 0: SSL_get_error answers for the latest
 // failure on this thread, and an end of stream leaves errno as it was.
 
-ctls_result ctls_session_connect(SSL *session) {
+ctls_result ctls_connection_connect(SSL *connection) {
     ssl.ERR_clear_error();
     errno = 0;
-    return outcome(session, ssl.SSL_connect(session));
+    return outcome(connection, ssl.SSL_connect(connection));
 }
 
-ctls_result ctls_session_accept(SSL *session) {
+ctls_result ctls_connection_accept(SSL *connection) {
     ssl.ERR_clear_error();
     errno = 0;
-    return outcome(session, ssl.SSL_accept(session));
+    return outcome(connection, ssl.SSL_accept(connection));
 }
 
-ctls_result ctls_session_read(SSL *session, void *buffer, int size) {
+ctls_result ctls_connection_read(SSL *connection, void *buffer, int size) {
     ssl.ERR_clear_error();
     errno = 0;
-    return outcome(session, ssl.SSL_read(session, buffer, size));
+    return outcome(connection, ssl.SSL_read(connection, buffer, size));
 }
 
-ctls_result ctls_session_write(SSL *session, const void *bytes, int count) {
+ctls_result ctls_connection_write(SSL *connection, const void *bytes, int count) {
     ssl.ERR_clear_error();
     errno = 0;
-    return outcome(session, ssl.SSL_write(session, bytes, count));
+    return outcome(connection, ssl.SSL_write(connection, bytes, count));
 }
 
-void ctls_session_shutdown(SSL *session) {
-    if (!ssl.SSL_is_init_finished(session)) return;
+void ctls_connection_shutdown(SSL *connection) {
+    if (!ssl.SSL_is_init_finished(connection)) return;
     ssl.ERR_clear_error();
-    (void)ssl.SSL_shutdown(session);
+    (void)ssl.SSL_shutdown(connection);
     ssl.ERR_clear_error();
 }
 
-long ctls_session_verify_result(const SSL *session) { return ssl.SSL_get_verify_result(session); }
+long ctls_connection_verify_result(const SSL *connection) { return ssl.SSL_get_verify_result(connection); }
 
-const char *ctls_session_version(const SSL *session) { return ssl.SSL_get_version(session); }
+const char *ctls_connection_version(const SSL *connection) { return ssl.SSL_get_version(connection); }
 
-const char *ctls_session_cipher(const SSL *session) {
-    const SSL_CIPHER *cipher = ssl.SSL_get_current_cipher(session);
+const char *ctls_connection_cipher(const SSL *connection) {
+    const SSL_CIPHER *cipher = ssl.SSL_get_current_cipher(connection);
     return cipher != NULL ? ssl.SSL_CIPHER_get_name(cipher) : NULL;
 }
 
-int ctls_session_resumed(const SSL *session) { return ssl.SSL_session_reused(session) == 1; }
+int ctls_connection_resumed(const SSL *connection) { return ssl.SSL_session_reused(connection) == 1; }
 
-void ctls_session_alpn(const SSL *session, const unsigned char **data, unsigned int *length) {
+void ctls_connection_alpn(const SSL *connection, const unsigned char **data, unsigned int *length) {
     *data = NULL;
     *length = 0;
-    ssl.SSL_get0_alpn_selected(session, data, length);
+    ssl.SSL_get0_alpn_selected(connection, data, length);
 }
 
-int ctls_session_peer_has_certificate(const SSL *session) {
-    X509 *certificate = ssl.SSL_get1_peer_certificate != NULL ? ssl.SSL_get1_peer_certificate(session)
-                                                              : ssl.SSL_get_peer_certificate(session);
+int ctls_connection_peer_has_certificate(const SSL *connection) {
+    X509 *certificate = ssl.SSL_get1_peer_certificate != NULL ? ssl.SSL_get1_peer_certificate(connection)
+                                                              : ssl.SSL_get_peer_certificate(connection);
     if (certificate == NULL) return 0;
     ssl.X509_free(certificate);  // both names return a new reference
     return 1;
 }
 
-SSL_SESSION *ctls_session_save(const SSL *session) {
-    SSL_SESSION *saved = ssl.SSL_get1_session((SSL *)session);
+SSL_SESSION *ctls_connection_save(const SSL *connection) {
+    SSL_SESSION *saved = ssl.SSL_get1_session((SSL *)connection);
     if (saved != NULL && ssl.SSL_SESSION_is_resumable != NULL && !ssl.SSL_SESSION_is_resumable(saved)) {
         ssl.SSL_SESSION_free(saved);
         return NULL;
@@ -668,7 +668,7 @@ SSL_SESSION *ctls_session_save(const SSL *session) {
     return saved;
 }
 
-void ctls_saved_session_free(SSL_SESSION *saved) { ssl.SSL_SESSION_free(saved); }
+void ctls_resumption_free(SSL_SESSION *saved) { ssl.SSL_SESSION_free(saved); }
 
 // MARK: Certificates made in memory
 

@@ -84,43 +84,43 @@ int ctls_context_check_key(struct ssl_ctx_st *context);
 /// A certificate and its key made in memory (the context takes its own references).
 int ctls_context_use_identity(struct ssl_ctx_st *context, struct x509_st *certificate, struct evp_pkey_st *key);
 
-// MARK: Sessions
+// MARK: Connections
 
 /// A connection over the connected, non-blocking socket `fd`, which stays the caller's to close.
 /// Socket I/O goes through send/recv with MSG_NOSIGNAL: a closed peer never raises SIGPIPE.
-struct ssl_st *ctls_session_new(struct ssl_ctx_st *context, int fd);
+struct ssl_st *ctls_connection_new(struct ssl_ctx_st *context, int fd);
 /// Frees the connection. `clean` (no fatal error happened) keeps its session resumable even
 /// without a close_notify sent; otherwise OpenSSL forgets the session as a bad one.
-void ctls_session_free(struct ssl_st *session, int clean);
+void ctls_connection_free(struct ssl_st *connection, int clean);
 /// Sends `name` as the server name (SNI).
-int ctls_session_set_server_name(struct ssl_st *session, const char *name);
+int ctls_connection_set_server_name(struct ssl_st *connection, const char *name);
 /// Requires the peer's certificate to name the DNS name `host`.
-int ctls_session_expect_host(struct ssl_st *session, const char *host);
+int ctls_connection_expect_host(struct ssl_st *connection, const char *host);
 /// Requires the peer's certificate to name the IP address `ip` (text, v4 or v6).
-int ctls_session_expect_ip(struct ssl_st *session, const char *ip);
-/// Offers `saved` for resumption (the session takes its own reference).
-int ctls_session_offer(struct ssl_st *session, struct ssl_session_st *saved);
-ctls_result ctls_session_connect(struct ssl_st *session);
-ctls_result ctls_session_accept(struct ssl_st *session);
-ctls_result ctls_session_read(struct ssl_st *session, void *buffer, int size);
-ctls_result ctls_session_write(struct ssl_st *session, const void *bytes, int count);
+int ctls_connection_expect_ip(struct ssl_st *connection, const char *ip);
+/// Offers `saved` for resumption (the connection takes its own reference).
+int ctls_connection_offer(struct ssl_st *connection, struct ssl_session_st *saved);
+ctls_result ctls_connection_connect(struct ssl_st *connection);
+ctls_result ctls_connection_accept(struct ssl_st *connection);
+ctls_result ctls_connection_read(struct ssl_st *connection, void *buffer, int size);
+ctls_result ctls_connection_write(struct ssl_st *connection, const void *bytes, int count);
 /// Sends close_notify if it can without blocking; never fails. Not after a fatal error.
-void ctls_session_shutdown(struct ssl_st *session);
+void ctls_connection_shutdown(struct ssl_st *connection);
 /// SSL_get_verify_result(): 0 when the peer's certificate verified (or was not checked yet).
-long ctls_session_verify_result(const struct ssl_st *session);
+long ctls_connection_verify_result(const struct ssl_st *connection);
 /// "TLSv1.3".
-const char *ctls_session_version(const struct ssl_st *session);
+const char *ctls_connection_version(const struct ssl_st *connection);
 /// The cipher's OpenSSL name ("TLS_AES_256_GCM_SHA384"), or NULL before the handshake.
-const char *ctls_session_cipher(const struct ssl_st *session);
+const char *ctls_connection_cipher(const struct ssl_st *connection);
 /// 1 if the handshake resumed an earlier session.
-int ctls_session_resumed(const struct ssl_st *session);
+int ctls_connection_resumed(const struct ssl_st *connection);
 /// The protocol ALPN chose, as bytes; length 0 when none.
-void ctls_session_alpn(const struct ssl_st *session, const unsigned char **data, unsigned int *length);
+void ctls_connection_alpn(const struct ssl_st *connection, const unsigned char **data, unsigned int *length);
 /// 1 if the peer presented a certificate.
-int ctls_session_peer_has_certificate(const struct ssl_st *session);
+int ctls_connection_peer_has_certificate(const struct ssl_st *connection);
 /// The session to offer on the next connection (SSL_get1_session), NULL if none is resumable.
-struct ssl_session_st *ctls_session_save(const struct ssl_st *session);
-void ctls_saved_session_free(struct ssl_session_st *saved);
+struct ssl_session_st *ctls_connection_save(const struct ssl_st *connection);
+void ctls_resumption_free(struct ssl_session_st *saved);
 
 // MARK: Certificates made in memory
 

@@ -35,8 +35,8 @@ final class ClientConnection: EventHandler, Slotted {
     /// The current attempt's connection, as the report sees it.
     private var info = ConnectionInfo.reused
     private var connectedAt: UInt64 = 0
-    /// Whether the session has been saved for resumption since the handshake.
-    private var sessionSaved = false
+    /// Whether the TLS session has been kept for resumption since the handshake.
+    private var resumptionKept = false
     /// This exchange is a request sent again on a new connection (`ConnectionPool.reconnect`).
     private var reconnect = false
 
@@ -154,24 +154,24 @@ final class ClientConnection: EventHandler, Slotted {
             phase = .busy
             return flush()
         }
-        let session: TLSSession
+        let tls: TLSConnection
         do throws(TLSFailure) {
-            session = try TLSSession(client: context, fd: fd, host: pool.host, resuming: pool.savedSession)
+            tls = try TLSConnection(client: context, fd: fd, host: pool.host, resuming: pool.resumption)
         } catch {
             return fail(.tlsHandshake, detail: error.reason)
         }
-        stream = SocketStream(fd: fd, tls: session)
+        stream = SocketStream(fd: fd, tls: tls)
         info = ConnectionInfo(reused: false, connectTime: connectTime, reconnected: reconnect)
         phase = .handshaking
-        shakeHands(session)
+        shakeHands(tls)
     }
 
-    private func shakeHands(_ session: TLSSession) {
-        switch session.handshake() {
+    private func shakeHands(_ tls: TLSConnection) {
+        switch tls.handshake() {
         case .done:
             info.tlsHandshakeTime = .nanoseconds(Int64(MonotonicClock.now() &- connectedAt))
-            info.tls = "\(session.protocolVersion) \(session.cipher ?? "")"
-            info.tlsResumed = session.resumed
+            info.tls = "\(tls.protocolVersion) \(tls.cipher ?? "")"
+            info.tlsResumed = tls.resumed
             phase = .busy
             flush()
         case .wantRead:
@@ -191,7 +191,7 @@ final class ClientConnection: EventHandler, Slotted {
             return
         case .idle:
             // An idle connection has nothing to say: the server closed it or broke the protocol —
-            // unless TLS 1.3 session tickets arrived, which the session takes in silence.
+            // unless TLS 1.3 session tickets arrived, which the connection takes in silence.
             if stream.tls != nil, case .wait = stream.read(into: pool.loop.readBuffer) { return }
             pool.removeIdle(self)
             close()
@@ -201,7 +201,7 @@ final class ClientConnection: EventHandler, Slotted {
             guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
             connected()
         case .handshaking:
-            if let session = stream.tls { shakeHands(session) }
+            if let tls = stream.tls { shakeHands(tls) }
         case .busy:
             if events & EPOLLRDHUP.rawValue != 0 { peerClosed = true }
             // TLS may need to read before it can write, so a pending write is tried on any event.
@@ -236,7 +236,7 @@ final class ClientConnection: EventHandler, Slotted {
             case .bytes(let count):
                 switch parser.parse(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)) {
                 case .needMore:
-                    // Through TLS, more may wait inside the session with no event to say so.
+                    // Through TLS, more may wait inside the TLS connection with no event to say so.
                     if stream.tls == nil { return }
                 case .complete(let consumed):
                     // Bytes after the response, or a close already seen: not safe to reuse.
@@ -279,10 +279,10 @@ final class ClientConnection: EventHandler, Slotted {
         // The attempt ended with its last byte: not after the response is boxed below.
         let serviceTime = elapsed()
         pool.leaveBusy(self)
-        if let session = stream.tls, !sessionSaved {
+        if let tls = stream.tls, !resumptionKept {
             // TLS 1.3 sends its tickets after the handshake: the first response has brought them.
-            pool.savedSession = session.saveForResumption() ?? pool.savedSession
-            sessionSaved = true
+            pool.resumption = tls.resumption() ?? pool.resumption
+            resumptionKept = true
         }
         let response = TransportResponse(
             status: parser.status, body: parser.collectBody ? parser.takeBody() : [],

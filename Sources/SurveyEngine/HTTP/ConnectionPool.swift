@@ -13,8 +13,8 @@ final class ConnectionPool: @unchecked Sendable {
     let tls: TLSClientContext?
     /// The target's host, for SNI and the certificate check.
     let host: String
-    /// The session of this loop's last https connection, offered for resumption by the next.
-    var savedSession: TLSSavedSession?
+    /// The TLS session of this loop's last https connection, offered for resumption by the next.
+    var resumption: TLSResumption?
     let timeout: UInt64
     let connectTimeout: UInt64
     let maxBodyBytes: Int
@@ -123,7 +123,7 @@ final class ConnectionPool: @unchecked Sendable {
         for connection in idle { connection.close() }
         idle.removeAll()
         for connection in busy { connection.fail(.connectionClosed) }
-        savedSession = nil
+        resumption = nil
         busy.removeAll()
     }
 }

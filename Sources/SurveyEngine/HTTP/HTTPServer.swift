@@ -214,18 +214,18 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
                 return
             }
             Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
-            var session: TLSSession?
+            var connectionTLS: TLSConnection?
             if let tls {
-                guard let made = try? TLSSession(server: tls, fd: fd) else {
+                guard let made = try? TLSConnection(server: tls, fd: fd) else {
                     close(fd)
                     counters.tlsFailures.add(1, ordering: .relaxed)
                     continue
                 }
-                session = made
+                connectionTLS = made
             }
             counters.accepted.add(1, ordering: .relaxed)
             counters.open.add(1, ordering: .relaxed)
-            let connection = ServerConnection(fd: fd, state: self, tls: session)
+            let connection = ServerConnection(fd: fd, state: self, tls: connectionTLS)
             connections.appendSlotted(connection)
             connection.open()
         }

@@ -31,7 +31,7 @@ final class ServerConnection: EventHandler, Slotted {
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
     /// A connection over `fd`, through `tls` when given (its handshake still to come).
-    init(fd: Int32, state: ServerLoopState, tls: TLSSession? = nil) {
+    init(fd: Int32, state: ServerLoopState, tls: TLSConnection? = nil) {
         self.fd = fd
         self.state = state
         stream = SocketStream(fd: fd, tls: tls)
@@ -69,8 +69,8 @@ final class ServerConnection: EventHandler, Slotted {
     }
 
     private func shakeHands() {
-        guard let session = stream.tls else { return }
-        switch session.handshake() {
+        guard let tls = stream.tls else { return }
+        switch tls.handshake() {
         case .done:
             handshaking = false
             watch(writable: false)
@@ -104,7 +104,7 @@ final class ServerConnection: EventHandler, Slotted {
                 } else {
                     process(bytes)
                 }
-                // Through TLS, more may wait inside the session with no event to say so.
+                // Through TLS, more may wait inside the TLS connection with no event to say so.
                 if stream.tls == nil { return }
             case .wait(let wait):
                 if wait == .writable { watch(writable: true) }

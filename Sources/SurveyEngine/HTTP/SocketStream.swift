@@ -8,8 +8,8 @@
 /// Loop thread only, like the connection that owns it. The descriptor stays the connection's.
 struct SocketStream {
     let fd: Int32
-    /// The TLS session over `fd`, for https; its handshake is the connection's to drive.
-    let tls: TLSSession?
+    /// The TLS connection over `fd`, for https; its handshake is the connection's to drive.
+    let tls: TLSConnection?
 
     /// What the socket must become before the call is worth repeating.
     enum Wait: Equatable {
@@ -40,7 +40,7 @@ struct SocketStream {
         case failed(Failure)
     }
 
-    /// Reads what is there into `buffer`. Through TLS, more may be buffered inside the session
+    /// Reads what is there into `buffer`. Through TLS, more may be buffered inside the TLS connection
     /// after a read, with no event to say so: read again until `wait`.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
         if let tls {

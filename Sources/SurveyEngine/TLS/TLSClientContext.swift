@@ -2,7 +2,7 @@ import CTLS
 
 /// The client side of TLS for one run: OpenSSL's `SSL_CTX`, configured once from a
 /// `TLSConfiguration` and shared by every event-loop thread (OpenSSL ≥ 1.1 allows that once the
-/// context is set up; each connection's `TLSSession` stays on its own loop).
+/// context is set up; each connection's `TLSConnection` stays on its own loop).
 ///
 /// Every connection offers ALPN `http/1.1` and TLS 1.2 at least, and releases its ~34 KB of
 /// buffers while idle.

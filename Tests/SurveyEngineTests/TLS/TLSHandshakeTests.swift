@@ -44,9 +44,9 @@ import Testing
         let pair = try TLSPair(client: try TLSFixtures.client(trusting: [identity]), server: try TLSServerContext(identity: identity))
         #expect(pair.handshake() == (.done, .done))
         #expect(pair.client.protocolVersion == "TLSv1.3")
-        #expect(pair.client.saveForResumption() == nil, "no ticket has been read yet")
+        #expect(pair.client.resumption() == nil, "no ticket has been read yet")
         #expect(pair.read(pair.client) == .wantRead)
-        #expect(pair.client.saveForResumption() != nil, "the read took the server's tickets")
+        #expect(pair.client.resumption() != nil, "the read took the server's tickets")
     }
 
     @Test func closeNotifyReadsAsClosed() throws {
@@ -92,7 +92,7 @@ import Testing
         let response = Array("hello".utf8)
         #expect(try first.transfer(response, from: first.server, to: first.client).get() == response)
         #expect(!first.client.resumed)
-        let saved = try #require(first.client.saveForResumption())
+        let saved = try #require(first.client.resumption())
         let second = try TLSPair(client: client, server: server, resuming: saved)
         #expect(second.handshake() == (.done, .done))
         #expect(second.client.resumed)
@@ -101,7 +101,7 @@ import Testing
         // Each connection saves the session it ends with for the next one (after a read: the
         // TLS 1.3 tickets come after the handshake).
         #expect(try second.transfer(response, from: second.server, to: second.client).get() == response)
-        let next = try #require(second.client.saveForResumption())
+        let next = try #require(second.client.resumption())
         let third = try TLSPair(client: client, server: server, resuming: next)
         #expect(third.handshake() == (.done, .done))
         #expect(third.client.resumed)
@@ -114,7 +114,7 @@ import Testing
         let first = try TLSPair(client: client, server: server)
         #expect(first.handshake() == (.done, .done))
         #expect(first.read(first.client) == .wantRead)
-        let saved = try #require(first.client.saveForResumption())
+        let saved = try #require(first.client.resumption())
         let second = try TLSPair(client: client, server: server, resuming: saved)
         #expect(second.handshake() == (.done, .done))
         #expect(second.client.resumed)

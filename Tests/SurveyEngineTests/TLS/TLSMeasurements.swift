@@ -20,14 +20,14 @@ struct TLSMeasurements {
         /// Full handshakes (both ends) per second, plus one small message each way.
         /// With `resume`, each connection resumes the session its predecessor saved.
         func run(_ count: Int, resume: Bool) throws -> Double {
-            var saved: TLSSavedSession?
+            var saved: TLSResumption?
             let start = ContinuousClock.now
             for _ in 0..<count {
                 let pair = try TLSPair(client: client, server: server, resuming: saved)
                 try #require(pair.handshake() == (.done, .done))
                 try #require(try pair.transfer(ping, from: pair.server, to: pair.client).get() == ping)
                 try #require(saved == nil || pair.client.resumed)
-                if resume { saved = pair.client.saveForResumption() }
+                if resume { saved = pair.client.resumption() }
             }
             let elapsed = ContinuousClock.now - start
             return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
@@ -58,7 +58,7 @@ struct TLSMeasurements {
                 let good = try TLSPair(client: madeClient, server: try TLSServerContext(identity: made))
                 try #require(good.handshake() == (.done, .done))
                 try #require(try good.transfer(ping, from: good.server, to: good.client).get() == ping)
-                _ = good.client.saveForResumption()
+                _ = good.client.resumption()
             }
             churn.append(residentBytes())
         }

@@ -42,11 +42,11 @@ struct TLSOpenSSLServerTests {
         var alpn: String?
         var resumed: Bool
         var response: String
-        var saved: TLSSavedSession?
+        var saved: TLSResumption?
     }
 
     /// Connects, shakes hands, sends a GET, reads the answer until the server closes: 10 s at most.
-    private static func exchange(_ context: TLSClientContext, port: Int, host: String, resuming saved: TLSSavedSession?) throws
+    private static func exchange(_ context: TLSClientContext, port: Int, host: String, resuming saved: TLSResumption?) throws
         -> Exchange
     {
         let deadline = ContinuousClock.now + .seconds(10)
@@ -58,18 +58,18 @@ struct TLSOpenSSLServerTests {
         try #require(connected == 0 || errno == EINPROGRESS)
         try #require(wait(fd, for: Int16(POLLOUT), until: deadline) && Sockets.pendingError(fd) == 0)
 
-        let session = try TLSSession(client: context, fd: fd, host: host, resuming: saved)
-        var step = session.handshake()
+        let tls = try TLSConnection(client: context, fd: fd, host: host, resuming: saved)
+        var step = tls.handshake()
         while step == .wantRead || step == .wantWrite {
             try #require(wait(fd, for: Int16(step == .wantRead ? POLLIN : POLLOUT), until: deadline), "handshake timed out")
-            step = session.handshake()
+            step = tls.handshake()
         }
         if case .failed(let failure) = step { throw failure }
 
         let request = Array("GET / HTTP/1.0\r\n\r\n".utf8)
         var written = 0
         while written < request.count {
-            switch request.withUnsafeBytes({ session.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }) {
+            switch request.withUnsafeBytes({ tls.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }) {
             case .wrote(let count): written += count
             case .wantRead: try #require(wait(fd, for: Int16(POLLIN), until: deadline))
             case .wantWrite: try #require(wait(fd, for: Int16(POLLOUT), until: deadline))
@@ -79,7 +79,7 @@ struct TLSOpenSSLServerTests {
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         reading: while true {
-            switch buffer.withUnsafeMutableBytes({ session.read(into: $0) }) {
+            switch buffer.withUnsafeMutableBytes({ tls.read(into: $0) }) {
             case .bytes(let count): response += buffer[..<count]
             case .wantRead: try #require(wait(fd, for: Int16(POLLIN), until: deadline), "response timed out")
             case .wantWrite: try #require(wait(fd, for: Int16(POLLOUT), until: deadline))
@@ -88,9 +88,9 @@ struct TLSOpenSSLServerTests {
             }
         }
         let exchange = Exchange(
-            version: session.protocolVersion, alpn: session.applicationProtocol, resumed: session.resumed,
-            response: String(decoding: response, as: UTF8.self), saved: session.saveForResumption())
-        session.shutdown()
+            version: tls.protocolVersion, alpn: tls.applicationProtocol, resumed: tls.resumed,
+            response: String(decoding: response, as: UTF8.self), saved: tls.resumption())
+        tls.shutdown()
         return exchange
     }
 

@@ -10,23 +10,23 @@ import Testing
 /// A client and a server TLS session over the two ends of a non-blocking `socketpair`, stepped in
 /// turn on the test's thread: no network, no timing, the same outcome every run.
 final class TLSPair {
-    let client: TLSSession
-    let server: TLSSession
+    let client: TLSConnection
+    let server: TLSConnection
     private(set) var clientFD: Int32 = -1
     private(set) var serverFD: Int32 = -1
 
     /// Makes both ends; `host` is what the client connects to (and checks, when it verifies).
     init(
         client context: TLSClientContext, server serverContext: TLSServerContext, host: String = "localhost",
-        resuming saved: TLSSavedSession? = nil
+        resuming saved: TLSResumption? = nil
     ) throws {
         var fds: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         try #require(socketpair(AF_UNIX, type, 0, &fds) == 0)
         clientFD = fds[0]
         serverFD = fds[1]
-        client = try TLSSession(client: context, fd: clientFD, host: host, resuming: saved)
-        server = try TLSSession(server: serverContext, fd: serverFD)
+        client = try TLSConnection(client: context, fd: clientFD, host: host, resuming: saved)
+        server = try TLSConnection(server: serverContext, fd: serverFD)
     }
 
     deinit {
@@ -65,7 +65,7 @@ final class TLSPair {
 
     /// Sends `bytes` from one end and reads them at the other, stepping both until all arrived or
     /// either fails; returns what arrived, or the failure.
-    func transfer(_ bytes: [UInt8], from sender: TLSSession, to receiver: TLSSession) -> Result<[UInt8], TLSFailure> {
+    func transfer(_ bytes: [UInt8], from sender: TLSConnection, to receiver: TLSConnection) -> Result<[UInt8], TLSFailure> {
         var written = 0
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -92,7 +92,7 @@ final class TLSPair {
     }
 
     /// One read at `session`'s end into a 16 KB buffer.
-    func read(_ session: TLSSession) -> TLSRead {
+    func read(_ session: TLSConnection) -> TLSRead {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         return buffer.withUnsafeMutableBytes { session.read(into: $0) }
     }

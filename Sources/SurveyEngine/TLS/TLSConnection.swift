@@ -52,9 +52,9 @@ enum TLSWrite: Sendable, Hashable {
 /// (a growing array is fine); a write may take only part of its bytes.
 ///
 /// The socket stays the caller's: `deinit` frees OpenSSL's state, never closes the descriptor.
-/// A session saved from a connection that ended without a fatal error stays resumable, whether
+/// The TLS session kept from a connection that ended without a fatal error stays resumable, whether
 /// or not close_notify was sent; one that failed is forgotten.
-final class TLSSession {
+final class TLSConnection {
     /// Which end of the connection this is.
     enum Role: Sendable, Hashable {
         /// Connects: `handshake()` runs `SSL_connect`.
@@ -79,8 +79,8 @@ final class TLSSession {
     /// target, is offered for resumption.
     ///
     /// - Throws: `TLSFailure` of kind `handshake` when OpenSSL cannot make the connection (memory).
-    init(client context: TLSClientContext, fd: Int32, host: String, resuming saved: TLSSavedSession? = nil) throws(TLSFailure) {
-        guard let pointer = ctls_session_new(context.pointer, fd) else {
+    init(client context: TLSClientContext, fd: Int32, host: String, resuming saved: TLSResumption? = nil) throws(TLSFailure) {
+        guard let pointer = ctls_connection_new(context.pointer, fd) else {
             throw TLSFailure(.handshake, reason: TLSSetupError.openSSLReason(or: "cannot make a TLS connection"))
         }
         role = .client
@@ -89,12 +89,12 @@ final class TLSSession {
         var name = context.configuration.serverName ?? host
         if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         let isIP = TLSIdentity.isIPLiteral(name)
-        var configured = isIP ? 1 : ctls_session_set_server_name(pointer, name)
+        var configured = isIP ? 1 : ctls_connection_set_server_name(pointer, name)
         if configured != 0 && verifiesPeer {
-            configured = isIP ? ctls_session_expect_ip(pointer, name) : ctls_session_expect_host(pointer, name)
+            configured = isIP ? ctls_connection_expect_ip(pointer, name) : ctls_connection_expect_host(pointer, name)
         }
         if configured != 0, let saved {
-            configured = ctls_session_offer(pointer, saved.pointer)
+            configured = ctls_connection_offer(pointer, saved.pointer)
         }
         // deinit frees the connection from here on, whether this throws or not.
         guard configured != 0 else {
@@ -106,7 +106,7 @@ final class TLSSession {
     ///
     /// - Throws: `TLSFailure` of kind `handshake` when OpenSSL cannot make the connection (memory).
     init(server context: TLSServerContext, fd: Int32) throws(TLSFailure) {
-        guard let pointer = ctls_session_new(context.pointer, fd) else {
+        guard let pointer = ctls_connection_new(context.pointer, fd) else {
             throw TLSFailure(.handshake, reason: TLSSetupError.openSSLReason(or: "cannot make a TLS connection"))
         }
         role = .server
@@ -115,14 +115,14 @@ final class TLSSession {
     }
 
     deinit {
-        ctls_session_free(pointer, broken ? 0 : 1)
+        ctls_connection_free(pointer, broken ? 0 : 1)
     }
 
     // MARK: Steps
 
     /// Advances the handshake (`SSL_connect` for a client, `SSL_accept` for a server).
     func handshake() -> TLSStep {
-        let result = role == .client ? ctls_session_connect(pointer) : ctls_session_accept(pointer)
+        let result = role == .client ? ctls_connection_connect(pointer) : ctls_connection_accept(pointer)
         if result.value == 1 { return .done }
         switch result.error {
         case Self.wantRead: return .wantRead
@@ -137,7 +137,7 @@ final class TLSSession {
     /// empty buffer reads nothing and answers `.bytes(0)`.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> TLSRead {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return .bytes(0) }
-        let result = ctls_session_read(pointer, base, Int32(clamping: buffer.count))
+        let result = ctls_connection_read(pointer, base, Int32(clamping: buffer.count))
         if result.value > 0 { return .bytes(Int(result.value)) }
         switch result.error {
         case Self.wantRead: return .wantRead
@@ -158,7 +158,7 @@ final class TLSSession {
     /// bytes answer `.wrote(0)`.
     func write(_ bytes: UnsafeRawBufferPointer) -> TLSWrite {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .wrote(0) }
-        let result = ctls_session_write(pointer, base, Int32(clamping: bytes.count))
+        let result = ctls_connection_write(pointer, base, Int32(clamping: bytes.count))
         if result.value > 0 { return .wrote(Int(result.value)) }
         switch result.error {
         case Self.wantRead: return .wantRead
@@ -173,37 +173,37 @@ final class TLSSession {
     /// never fails. Call before closing the socket of a connection that ends well.
     func shutdown() {
         guard !broken else { return }
-        ctls_session_shutdown(pointer)
+        ctls_connection_shutdown(pointer)
     }
 
     // MARK: What was negotiated
 
     /// The protocol version: "TLSv1.3", "TLSv1.2".
-    var protocolVersion: String { String(cString: ctls_session_version(pointer)) }
+    var protocolVersion: String { String(cString: ctls_connection_version(pointer)) }
 
     /// The cipher suite's OpenSSL name ("TLS_AES_256_GCM_SHA384"), nil before the handshake.
-    var cipher: String? { ctls_session_cipher(pointer).map { String(cString: $0) } }
+    var cipher: String? { ctls_connection_cipher(pointer).map { String(cString: $0) } }
 
     /// Whether the handshake resumed an earlier session instead of a full exchange.
-    var resumed: Bool { ctls_session_resumed(pointer) != 0 }
+    var resumed: Bool { ctls_connection_resumed(pointer) != 0 }
 
     /// The application protocol agreed with ALPN ("http/1.1"), nil when none was.
     var applicationProtocol: String? {
         var data: UnsafePointer<UInt8>?
         var length: UInt32 = 0
-        ctls_session_alpn(pointer, &data, &length)
+        ctls_connection_alpn(pointer, &data, &length)
         guard let data, length > 0 else { return nil }
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     }
 
     /// Whether the peer presented a certificate (for a server: whether the client did).
-    var peerPresentedCertificate: Bool { ctls_session_peer_has_certificate(pointer) != 0 }
+    var peerPresentedCertificate: Bool { ctls_connection_peer_has_certificate(pointer) != 0 }
 
-    /// The session to offer on the next connection to the same target, nil when there is none
+    /// The TLS session to offer on the next connection to the same target, nil when there is none
     /// to resume. With TLS 1.3 the server's tickets arrive after the handshake: save after the
     /// first read of a response, not right after the handshake.
-    func saveForResumption() -> TLSSavedSession? {
-        ctls_session_save(pointer).map(TLSSavedSession.init)
+    func resumption() -> TLSResumption? {
+        ctls_connection_save(pointer).map(TLSResumption.init)
     }
 
     // MARK: Failures
@@ -219,7 +219,7 @@ final class TLSSession {
     /// protocol's.
     private func handshakeFailure(_ result: ctls_result) -> TLSFailure {
         if verifiesPeer {
-            let verdict = ctls_session_verify_result(pointer)
+            let verdict = ctls_connection_verify_result(pointer)
             if verdict != 0 { return TLSFailure(.certificate, reason: String(cString: ctls_verify_reason(verdict))) }
         }
         switch result.error {
