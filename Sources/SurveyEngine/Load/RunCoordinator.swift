@@ -1,35 +1,7 @@
 import Synchronization
 
-/// What ended a run.
-public enum StopCause: String, Sendable, Hashable, CaseIterable {
-    /// Every respondent the load model called for ran to its end.
-    case completed
-    /// The duration expired with respondents under way or still to start: those under way
-    /// were cut short.
-    case duration
-    /// `RunCoordinator.interrupt()` was called: a signal (Ctrl-C, SIGTERM).
-    case signal
-    /// `RunCoordinator.endEarly()` ended the run before its end, as its duration would have
-    /// (survey-bot: a threshold with `abort`).
-    case endedEarly = "ended_early"
-    /// The data feed's rows ran out (`DataOrder.unique`) before every respondent the load
-    /// model called for had started: those without a row never started.
-    case data
-}
-
-/// What a run produced.
-public struct RunResult: Sendable {
-    /// Every attempt and respondent, counted.
-    public var metrics: RunMetrics
-    /// What ended the run: `.signal` whenever `interrupt()` was called, even during the grace
-    /// after the duration; `metrics` then count a partial run.
-    public var stoppedBy: StopCause
-    /// From the start of `run()` to the end of the last respondent, on the run's clock.
-    public var elapsed: Duration
-}
-
 /// Runs a survey load: owns the task group of respondents, starts them by the load model, and
-/// stops starting them when asked.
+/// stops starting them when the run is interrupted, ends early or runs out of time or rows.
 ///
 /// Respondents run as children of one group. Given event loops as executors, each respondent
 /// prefers one of them, so its requests and its continuations stay on that loop's thread.
@@ -166,23 +138,12 @@ public actor RunCoordinator {
                             durationCut.raise()
                             return
                         }
-                        var row: Int?
-                        if let data {
-                            row = data.row(forRespondent: number, shard: shard, seed: seed)
-                            guard row != nil else {
-                                dataCut.raise()
-                                return
-                            }
-                        }
+                        guard case .take(let row) = Self.row(forRespondent: number, data, shard, seed, ranOut: dataCut) else { return }
                         var respondent = Respondent(index: number, seed: seed, lane: worker, row: row)
                         await respondent.run(context)
                     }
                 }
-                if executors.isEmpty {
-                    group.addTask(operation: work)
-                } else {
-                    group.addTask(executorPreference: executors[worker % executors.count], operation: work)
-                }
+                Self.start(work, lane: worker, on: executors, in: &group)
             }
         }
     }
@@ -214,14 +175,7 @@ public actor RunCoordinator {
                     continue
                 }
                 let lane = launched % max(1, executors.count)
-                var row: Int?
-                if let data {
-                    row = data.row(forRespondent: number, shard: shard, seed: seed)
-                    if row == nil {
-                        dataCut.raise()
-                        break
-                    }
-                }
+                guard case .take(let row) = Self.row(forRespondent: number, data, shard, seed, ranOut: dataCut) else { break }
                 if inFlight.load(ordering: .relaxed) >= cap {
                     recorder.dropped(at: now &- context.runStart, lane: lane)
                 } else {
@@ -235,15 +189,47 @@ public actor RunCoordinator {
                         await respondent.run(context)
                         inFlight.subtract(1, ordering: .relaxed)
                     }
-                    if executors.isEmpty {
-                        group.addTask(operation: work)
-                    } else {
-                        group.addTask(executorPreference: executors[lane], operation: work)
-                    }
+                    Self.start(work, lane: lane, on: executors, in: &group)
                     launched += 1
                 }
                 number += shard.count
             }
+        }
+    }
+}
+
+extension RunCoordinator {
+    /// Which data row a respondent takes, if it may start.
+    fileprivate enum RowTake {
+        /// It starts, with this row of the data feed (nil: the run has none).
+        case take(Int?)
+        /// The rows ran out (`DataOrder.unique`): it does not start, nor does any after it.
+        case ranOut
+    }
+
+    /// The data row of respondent `number` of `shard`, the same in both load models; raises
+    /// `ranOut` when the rows ran out.
+    fileprivate static func row(forRespondent number: Int, _ data: RespondentData?, _ shard: Shard, _ seed: UInt64, ranOut: OnceFlag)
+        -> RowTake
+    {
+        guard let data else { return .take(nil) }
+        guard let row = data.row(forRespondent: number, shard: shard, seed: seed) else {
+            ranOut.raise()
+            return .ranOut
+        }
+        return .take(row)
+    }
+
+    /// Starts `work` in `group`, on lane `lane`'s event loop when the run has loops (so that its
+    /// requests and continuations stay on that loop's thread), else on the global pool.
+    fileprivate static func start(
+        _ work: @escaping @concurrent @Sendable () async -> Void, lane: Int, on executors: [any TaskExecutor],
+        in group: inout DiscardingTaskGroup
+    ) {
+        if executors.isEmpty {
+            group.addTask(operation: work)
+        } else {
+            group.addTask(executorPreference: executors[lane % executors.count], operation: work)
         }
     }
 }

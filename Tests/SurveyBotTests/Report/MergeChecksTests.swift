@@ -169,7 +169,9 @@ private func writeShard(
         #expect(merged.thresholds.allSatisfy { $0.passed }, "each threshold is still judged on what was merged")
         #expect(merged.shard == nil, "a partial merge is no shard and not the whole run")
         #expect(merged.verdict == .partial(held: 4))
-        #expect(result.out.hasPrefix("smoke: PARTIAL merge, missing shard 3 of 4 — 4 thresholds held on 3 of 4 shards"), "\(result.out)")
+        #expect(
+            result.out.hasPrefix("smoke: PARTIAL merge, missing shard 3 of 4 — PARTIAL: 4 thresholds held on 3 of 4 shards"),
+            "\(result.out)")
     }
 
     @Test func everyFormatSaysSoOnItsFirstLine() async throws {

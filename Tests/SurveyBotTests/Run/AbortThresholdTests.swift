@@ -259,7 +259,7 @@ import Testing
         #expect(text.hasPrefix("smoke: FAILED: stopped by \(stopper.description) (abort) in 3 s against builtin"), "\(text)")
         #expect(MarkdownReport.render(report).contains("**❌ failed: stopped by `\(stopper.description)` (abort)**"))
         #expect(JUnitReport.render(report).contains("name=\"run not stopped by a threshold\""))
-        #expect(JUnitReport.render(report).contains("<failure message=\"stopped early: \(JUnitReport.escape(stopper.description)) failed"))
+        #expect(JUnitReport.render(report).contains("<failure message=\"stopped early: \(XMLText.escape(stopper.description)) failed"))
         // Read back and merged with a shard that ran to its end, it is still stopped and failed.
         let directory = try TemporaryDirectory()
         let read = try RunReport.read(path: try directory.write("r.json", report.jsonText()))

@@ -5,11 +5,11 @@ enum HTMLDiff: DiffRenderer {
     static func render(_ diff: ReportDiff) -> String {
         var html: [String] = ["<h1>survey-bot diff</h1>"]
         html.append(
-            "<p class=\"meta\"><code>\(HTMLPage.escape(diff.basePath))</code> (base, dashed) → "
-                + "<code>\(HTMLPage.escape(diff.newPath))</code> (new, solid) — tolerance "
-                + "\(HTMLPage.escape(Readable.percent(diff.tolerances.default))), confidence "
-                + "\(HTMLPage.escape(Readable.percent(diff.confidence)))</p>")
-        html.append("<p class=\"verdict \(diff.regressions.isEmpty ? "ok" : "bad")\">\(HTMLPage.escape(diff.summary))</p>")
+            "<p class=\"meta\"><code>\(XMLText.escape(diff.basePath))</code> (base, dashed) → "
+                + "<code>\(XMLText.escape(diff.newPath))</code> (new, solid) — tolerance "
+                + "\(XMLText.escape(Readable.percent(diff.tolerances.default))), confidence "
+                + "\(XMLText.escape(Readable.percent(diff.confidence)))</p>")
+        html.append("<p class=\"verdict \(diff.regressions.isEmpty ? "ok" : "bad")\">\(XMLText.escape(diff.summary))</p>")
         if !diff.regressions.isEmpty {
             html.append("<h2>Regressions</h2>")
             html.append(table(diff.regressions))
@@ -21,7 +21,7 @@ enum HTMLDiff: DiffRenderer {
         html.append("<h2>Every figure</h2>")
         html.append(table(diff.rows))
         html.append(
-            "<p class=\"note\">[a, b]: where each figure lies at \(HTMLPage.escape(Readable.percent(diff.confidence))) confidence; "
+            "<p class=\"note\">[a, b]: where each figure lies at \(XMLText.escape(Readable.percent(diff.confidence))) confidence; "
                 + "~: no change that counts, and why.</p>")
         return HTMLPage.document(title: "survey-bot diff", body: html.joined(separator: "\n"))
     }
@@ -50,7 +50,7 @@ enum HTMLDiff: DiffRenderer {
                     case .added: "+ added"
                     case .same: row.verdictText
                     }
-                return [row.scope, row.metric, row.baseText, row.newText, row.changeText, mark].map(HTMLPage.escape)
+                return [row.scope, row.metric, row.baseText, row.newText, row.changeText, mark].map(XMLText.escape)
             }, numeric: [2, 3, 4],
             rowClasses: rows.map { row in
                 switch row.verdict {

@@ -8,7 +8,7 @@ enum HTMLPage {
     /// first line, before the doctype, where HTML and XML both allow one, so that `head -1`
     /// says so like every other format's first line.
     static func document(title: String, body: String, notice: String? = nil) -> String {
-        let first = notice.map { "<!-- \(escape($0).replacingOccurrences(of: "--", with: "- -")) -->\n" } ?? ""
+        let first = notice.map { "<!-- \(XMLText.escape($0).replacingOccurrences(of: "--", with: "- -")) -->\n" } ?? ""
         return first + """
             <!DOCTYPE html>
             <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
@@ -16,7 +16,7 @@ enum HTMLPage {
             <meta charset="utf-8"/>
             <meta name="viewport" content="width=device-width, initial-scale=1"/>
             <meta name="color-scheme" content="light dark"/>
-            <title>\(escape(title))</title>
+            <title>\(XMLText.escape(title))</title>
             <style>
             \(css)
             </style>
@@ -27,25 +27,6 @@ enum HTMLPage {
             </html>
 
             """
-    }
-
-    /// Text safe in an element or an attribute value.
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            // Control characters are not allowed in XML; a report's text should hold none.
-            case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}", "\u{7F}": escaped += "\u{FFFD}"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
     }
 
     /// Text with the emoji of the Markdown report as marks every font has: ✓, ✗, ⚠.
@@ -62,7 +43,7 @@ enum HTMLPage {
                 "<\(tag)\(numeric.contains(index) ? " class=\"num\"" : "")>\(cell)</\(tag)>"
             }.joined()
         }
-        var html = "<table><thead><tr>\(cells(header.map(escape), tag: "th"))</tr></thead><tbody>"
+        var html = "<table><thead><tr>\(cells(header.map(XMLText.escape), tag: "th"))</tr></thead><tbody>"
         for (index, row) in rows.enumerated() {
             let rowClass = index < rowClasses.count ? rowClasses[index].map { " class=\"\($0)\"" } ?? "" : ""
             html += "<tr\(rowClass)>\(cells(row, tag: "td"))</tr>"

@@ -59,36 +59,36 @@ struct LineChart {
         let y = ChartScale(domain: (yTicks.first ?? 0, yTicks.last ?? 1), range: (plot.bottom, plot.top))
         var svg: [String] = []
         svg.append(
-            "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(HTMLPage.escape(title))\">"
+            "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(XMLText.escape(title))\">"
         )
         for tick in yTicks {
             let position = SVGPath.coordinate(y.position(tick))
             svg.append("<line class=\"grid\" x1=\"\(plot.left)\" x2=\"\(plot.right)\" y1=\"\(position)\" y2=\"\(position)\"/>")
             svg.append(
                 "<text class=\"tick\" x=\"\(plot.left - 6)\" y=\"\(position)\" text-anchor=\"end\" dominant-baseline=\"middle\">"
-                    + "\(HTMLPage.escape(NiceTicks.label(tick, unit: yUnit)))</text>")
+                    + "\(XMLText.escape(NiceTicks.label(tick, unit: yUnit)))</text>")
         }
         for tick in xTicks {
             let position = SVGPath.coordinate(x.position(tick))
             svg.append("<line class=\"axis\" x1=\"\(position)\" x2=\"\(position)\" y1=\"\(plot.bottom)\" y2=\"\(plot.bottom + 4)\"/>")
             svg.append(
                 "<text class=\"tick\" x=\"\(position)\" y=\"\(plot.bottom + 18)\" text-anchor=\"middle\">"
-                    + "\(HTMLPage.escape(NiceTicks.label(tick, unit: xUnit)))</text>")
+                    + "\(XMLText.escape(NiceTicks.label(tick, unit: xUnit)))</text>")
         }
         svg.append("<line class=\"axis\" x1=\"\(plot.left)\" x2=\"\(plot.right)\" y1=\"\(plot.bottom)\" y2=\"\(plot.bottom)\"/>")
         for line in series {
             let path = SVGPath.line(line.points.map { point in point.y.map { (x.position(point.x), y.position($0)) } })
             guard !path.isEmpty else { continue }
             svg.append(
-                "<path class=\"data s\(line.colour)\(line.dashed ? " dashed" : "")\" d=\"\(path)\"><title>\(HTMLPage.escape(line.name))</title></path>"
+                "<path class=\"data s\(line.colour)\(line.dashed ? " dashed" : "")\" d=\"\(path)\"><title>\(XMLText.escape(line.name))</title></path>"
             )
         }
         svg.append(contentsOf: bands(x: x, plot: plot))
         svg.append("</svg>")
         let legend = series.map { line in
-            "<li><span class=\"swatch s\(line.colour)\(line.dashed ? " dashed" : "")\"></span>\(HTMLPage.escape(line.name))</li>"
+            "<li><span class=\"swatch s\(line.colour)\(line.dashed ? " dashed" : "")\"></span>\(XMLText.escape(line.name))</li>"
         }
-        return "<figure class=\"chart\"><figcaption>\(HTMLPage.escape(title))</figcaption>"
+        return "<figure class=\"chart\"><figcaption>\(XMLText.escape(title))</figcaption>"
             + "<ul class=\"legend\">\(legend.joined())</ul>\n\(svg.joined(separator: "\n"))\n</figure>"
     }
 
@@ -111,7 +111,7 @@ struct LineChart {
             let text = ([heading] + (values[xs[index]] ?? [])).joined(separator: "\n")
             return
                 "<rect class=\"band\" x=\"\(SVGPath.coordinate(left))\" y=\"\(plot.top)\" width=\"\(SVGPath.coordinate(max(right - left, 1)))\" "
-                + "height=\"\(plot.bottom - plot.top)\"><title>\(HTMLPage.escape(text))</title></rect>"
+                + "height=\"\(plot.bottom - plot.top)\"><title>\(XMLText.escape(text))</title></rect>"
         }
     }
 }

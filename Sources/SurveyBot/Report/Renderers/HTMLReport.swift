@@ -13,19 +13,19 @@ enum HTMLReport: ReportRenderer {
 
     static func body(_ report: RunReport) -> String {
         var html: [String] = []
-        html.append("<h1>survey-bot: \(HTMLPage.escape(report.name))</h1>")
+        html.append("<h1>survey-bot: \(XMLText.escape(report.name))</h1>")
         if let missing = report.missingShardsText {
-            html.append("<p class=\"verdict warn\">PARTIAL merge, \(HTMLPage.escape(missing))</p>")
+            html.append("<p class=\"verdict warn\">PARTIAL merge, \(XMLText.escape(missing))</p>")
         }
-        let stopped = MarkdownReport.stopped(report)
+        let stopped = ReportWording.stopped(report)
         html.append(
-            "<p class=\"verdict \(verdictClass(report))\">\(HTMLPage.escape(HTMLPage.marks(MarkdownReport.verdict(report))))</p>"
-                + "<p class=\"meta\">\(HTMLPage.escape(report.target)) · started \(HTMLPage.escape(report.startedAt)) · "
-                + "\(HTMLPage.escape(Readable.number(report.durationS))) s\(stopped)"
-                + (report.shard.map { $0.count > 1 ? " · shard \(HTMLPage.escape($0.description)) of a larger run" : "" } ?? "")
+            "<p class=\"verdict \(verdictClass(report))\">\(XMLText.escape(ReportWording.verdict(report, marks: .plain)))</p>"
+                + "<p class=\"meta\">\(XMLText.escape(report.target)) · started \(XMLText.escape(report.startedAt)) · "
+                + "\(XMLText.escape(Readable.number(report.durationS))) s\(stopped)"
+                + (report.shard.map { $0.count > 1 ? " · shard \(XMLText.escape($0.description)) of a larger run" : "" } ?? "")
                 + "</p>")
         if let local = report.localResource {
-            html.append("<p><strong>Not sent:</strong> \(HTMLPage.escape(MarkdownReport.localResource(local))).</p>")
+            html.append("<p><strong>Not sent:</strong> \(XMLText.escape(ReportWording.localResource(local))).</p>")
         }
         html.append(thresholds(report))
         html.append(charts(TimelineCharts(runs: [.init(report: report, label: nil, dashed: false)])))
@@ -34,10 +34,10 @@ enum HTMLReport: ReportRenderer {
     }
 
     static func verdictClass(_ report: RunReport) -> String {
-        switch report.verdict {
-        case .passed, .completed: "ok"
-        case .failed, .localResource, .noneCompleted, .stoppedByThreshold: "bad"
-        case .interrupted, .partial: "warn"
+        switch ReportWording.mood(report) {
+        case .good: "ok"
+        case .bad: "bad"
+        case .warning: "warn"
         }
     }
 
@@ -45,9 +45,9 @@ enum HTMLReport: ReportRenderer {
         guard !report.thresholds.isEmpty else { return "<p class=\"note\">No thresholds in the plan.</p>" }
         let rows = report.thresholds.map { result in
             [
-                "<code>\(HTMLPage.escape(result.threshold.description))</code>"
+                "<code>\(XMLText.escape(result.threshold.description))</code>"
                     + (result.threshold.implicit ? " (implicit)" : result.threshold.abort ? " (abort)" : ""),
-                HTMLPage.escape(Readable.actual(result)),
+                XMLText.escape(Readable.actual(result)),
                 result.passed ? "✓ passed" : "✗ failed",
             ]
         }
@@ -96,32 +96,19 @@ enum HTMLReport: ReportRenderer {
                 name, String(calls.calls), String(calls.attempts), Readable.percent(calls.successRate),
                 Readable.percent(calls.firstTrySuccessRate), String(calls.retries), Readable.ms(latency?.p50), Readable.ms(latency?.p95),
                 Readable.ms(latency?.p99), Readable.ms(latency?.max),
-            ].map(HTMLPage.escape)
+            ].map(XMLText.escape)
         }
         html.append(
             HTMLPage.table(
                 ["step", "calls", "attempts", "success", "first try", "retries", "p50", "p95", "p99", "max"], rows,
                 numeric: Set(1...9)))
-        let respondents = report.respondents
-        var who =
-            "\(respondents.started) started, \(respondents.completed) completed, \(respondents.finishedWithUnanswered) finished "
-            + "with unanswered questions, \(respondents.abandoned) abandoned"
-        if !respondents.abandonedReasons.isEmpty {
-            who +=
-                " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-                + ")"
+        html.append("<p><strong>Respondents:</strong> \(XMLText.escape(ReportWording.respondents(report))).</p>")
+        html.append("<p><strong>Answers:</strong> \(XMLText.escape(ReportWording.answers(report))).</p>")
+        html.append("<p><strong>Throughput:</strong> \(XMLText.escape(Readable.number(report.throughput.attemptsPerS))) attempts/s</p>")
+        if let connections = ReportWording.connections(figures) {
+            html.append("<p><strong>Connections:</strong> \(XMLText.escape(connections)).</p>")
         }
-        if let cutShort = respondents.cutShort, cutShort > 0 { who += ", \(cutShort) cut short by the duration" }
-        if respondents.dropped > 0 { who += ", \(respondents.dropped) arrivals dropped at the concurrency cap" }
-        html.append("<p><strong>Respondents:</strong> \(HTMLPage.escape(who)).</p>")
-        var answers = "\(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
-        if report.answers.skipped > 0 { answers += ", \(report.answers.skipped) skipped (no answer in the plan)" }
-        html.append("<p><strong>Answers:</strong> \(HTMLPage.escape(answers)).</p>")
-        html.append("<p><strong>Throughput:</strong> \(HTMLPage.escape(Readable.number(report.throughput.attemptsPerS))) attempts/s</p>")
-        if let connections = MarkdownReport.connections(figures) {
-            html.append("<p><strong>Connections:</strong> \(HTMLPage.escape(connections)).</p>")
-        }
-        let errors = MarkdownReport.errors(report)
+        let errors = ReportWording.errors(report)
         if !errors.isEmpty {
             html.append("<h2>Errors</h2>")
             // A reason column only where a kind has more to say than its name (TLS failures).
@@ -130,7 +117,7 @@ enum HTMLReport: ReportRenderer {
                 HTMLPage.table(
                     ["step", "kind", "attempts"] + (withReasons ? ["first reason"] : []),
                     errors.map { error in
-                        ([error.step, error.kind, String(error.count)] + (withReasons ? [error.sample ?? ""] : [])).map(HTMLPage.escape)
+                        ([error.step, error.kind, String(error.count)] + (withReasons ? [error.sample ?? ""] : [])).map(XMLText.escape)
                     }, numeric: [2]))
         }
         return html.joined(separator: "\n")

@@ -8,17 +8,17 @@ enum JUnitReport: ReportRenderer {
         for result in report.thresholds {
             let threshold = result.threshold
             let name = threshold.description + (threshold.implicit ? " (implicit)" : "")
-            var text = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"\(escape(name))\" time=\"0\">"
+            var text = "    <testcase classname=\"survey-bot.\(XMLText.escape(report.name))\" name=\"\(XMLText.escape(name))\" time=\"0\">"
             if !result.passed {
                 failures += 1
                 let message =
                     "\(threshold.name): actual \(Readable.actual(result)), limit \(threshold.comparison.rawValue) \(threshold.limitText)"
-                text += "\n      <failure message=\"\(escape(message))\"/>\n    "
+                text += "\n      <failure message=\"\(XMLText.escape(message))\"/>\n    "
             }
             cases.append(text + "</testcase>")
         }
         var interrupted =
-            "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"no interrupted run\" time=\"\(report.durationS)\">"
+            "    <testcase classname=\"survey-bot.\(XMLText.escape(report.name))\" name=\"no interrupted run\" time=\"\(report.durationS)\">"
         if report.interrupted {
             failures += 1
             interrupted += "\n      <failure message=\"the run was interrupted before its end\"/>\n    "
@@ -26,18 +26,19 @@ enum JUnitReport: ReportRenderer {
         cases.append(interrupted + "</testcase>")
         let stopped = report.stoppedBy == RunReport.stoppedByThresholdCause
         if stopped || report.thresholds.contains(where: \.threshold.abort) {
-            var abort = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"run not stopped by a threshold\" time=\"0\">"
+            var abort =
+                "    <testcase classname=\"survey-bot.\(XMLText.escape(report.name))\" name=\"run not stopped by a threshold\" time=\"0\">"
             if stopped {
                 failures += 1
                 let message = "stopped early: \(report.stoppedByThreshold ?? "a threshold") failed while the run went on (abort)"
-                abort += "\n      <failure message=\"\(escape(message))\"/>\n    "
+                abort += "\n      <failure message=\"\(XMLText.escape(message))\"/>\n    "
             }
             cases.append(abort + "</testcase>")
         }
-        var local = "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"every attempt sent\" time=\"0\">"
+        var local = "    <testcase classname=\"survey-bot.\(XMLText.escape(report.name))\" name=\"every attempt sent\" time=\"0\">"
         if let localResource = report.localResource {
             failures += 1
-            local += "\n      <failure message=\"\(escape(MarkdownReport.localResource(localResource)))\"/>\n    "
+            local += "\n      <failure message=\"\(XMLText.escape(ReportWording.localResource(localResource)))\"/>\n    "
         }
         cases.append(local + "</testcase>")
         // A partial merge fails a case of its own, so that a CI reading only test cases cannot
@@ -47,32 +48,18 @@ enum JUnitReport: ReportRenderer {
             failures += 1
             declaration += "<!-- PARTIAL merge, \(missing) -->"
             cases.append(
-                "    <testcase classname=\"survey-bot.\(escape(report.name))\" name=\"every shard merged\" time=\"0\">\n"
-                    + "      <failure message=\"\(escape("\(missing): the figures cover \(report.shardsMergedText)"))\"/>\n    </testcase>")
+                "    <testcase classname=\"survey-bot.\(XMLText.escape(report.name))\" name=\"every shard merged\" time=\"0\">\n"
+                    + "      <failure message=\"\(XMLText.escape("\(missing): the figures cover \(report.shardsMergedText)"))\"/>\n    </testcase>"
+            )
         }
         return """
             \(declaration)
             <testsuites name="survey-bot" tests="\(cases.count)" failures="\(failures)">
-              <testsuite name="\(escape(report.name))" tests="\(cases.count)" failures="\(failures)" errors="0" time="\(report.durationS)" timestamp="\(escape(report.startedAt))">
+              <testsuite name="\(XMLText.escape(report.name))" tests="\(cases.count)" failures="\(failures)" errors="0" time="\(report.durationS)" timestamp="\(XMLText.escape(report.startedAt))">
             \(cases.joined(separator: "\n"))
               </testsuite>
             </testsuites>
 
             """
-    }
-
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

@@ -7,10 +7,9 @@ enum TextReport: ReportRenderer {
         let figures = RunFigures(report)
         var lines: [String] = []
         let partial = report.missingShardsText.map { "PARTIAL merge, \($0) — " } ?? ""
-        var title = "\(report.name): \(partial)\(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)"
-        if report.stoppedBy == StopCause.duration.rawValue { title += ", stopped at its duration" }
-        if report.stoppedBy == StopCause.data.rawValue { title += ", stopped when the data rows ran out" }
-        lines.append(title)
+        lines.append(
+            "\(report.name): \(partial)\(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)"
+                + ReportWording.stopped(report))
         let header = "  step        calls  attempts  success  first try  retries      p50      p95      p99      max"
         lines.append(header)
         for name in figures.steps {
@@ -24,26 +23,15 @@ enum TextReport: ReportRenderer {
             ]
             lines.append("  " + columns.joined(separator: " "))
         }
-        let respondents = report.respondents
-        var who =
-            "  respondents: \(respondents.started) started, \(respondents.completed) completed, "
-            + "\(respondents.finishedWithUnanswered) with unanswered, \(respondents.abandoned) abandoned"
-            + MarkdownReport.abandonedReasons(respondents)
-        if let cutShort = respondents.cutShort, cutShort > 0 {
-            who += ", \(cutShort) cut short by \(MarkdownReport.cutShortCause(report))"
-        }
-        if respondents.dropped > 0 { who += ", \(respondents.dropped) dropped" }
-        lines.append(who)
-        var answers = "  answers: \(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
-        if report.answers.skipped > 0 { answers += ", \(report.answers.skipped) skipped (no answer in the plan)" }
-        lines.append(answers)
-        if let local = report.localResource { lines.append("  not sent: " + MarkdownReport.localResource(local)) }
-        if let raw = MarkdownReport.rawText(report) { lines.append("  raw attempts: " + raw) }
-        let errors = MarkdownReport.errors(report).map { error in
+        lines.append("  respondents: " + ReportWording.respondents(report, short: true))
+        lines.append("  answers: " + ReportWording.answers(report))
+        if let local = report.localResource { lines.append("  not sent: " + ReportWording.localResource(local)) }
+        if let raw = ReportWording.raw(report) { lines.append("  raw attempts: " + raw) }
+        let errors = ReportWording.errors(report).map { error in
             "\(error.step) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
         }
         if !errors.isEmpty { lines.append("  errors: " + errors.joined(separator: ", ")) }
-        if let connections = MarkdownReport.connections(figures) { lines.append("  connections: " + connections) }
+        if let connections = ReportWording.connections(figures) { lines.append("  connections: " + connections) }
         lines.append("  throughput: \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         for result in report.thresholds {
             let mark = result.passed ? "ok  " : "FAIL"
@@ -53,17 +41,12 @@ enum TextReport: ReportRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The verdict, its first word in capitals unless the run passed: `FAILED 2 of 4 thresholds`.
     static func verdict(_ report: RunReport) -> String {
-        switch report.verdict {
-        case .interrupted: "INTERRUPTED"
-        case .localResource: "FAILED: out of local resources"
-        case .failed(let failed, let of): "FAILED \(failed) of \(of) threshold\(of == 1 ? "" : "s")"
-        case .noneCompleted: "FAILED: no respondent completed the survey"
-        case .stoppedByThreshold(let threshold): "FAILED: stopped by \(threshold ?? "a threshold") (abort)"
-        case .partial(let held): "\(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
-        case .passed(let count): "passed \(count) threshold\(count == 1 ? "" : "s")"
-        case .completed: "completed"
-        }
+        let words = ReportWording.verdict(report)
+        guard ReportWording.mood(report) != .good else { return words }
+        let first = words.prefix { $0.isLetter }
+        return first.uppercased() + words.dropFirst(first.count)
     }
 
     private static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {

@@ -1,0 +1,148 @@
+import SurveyEngine
+
+/// The words every report format shares, said once: the verdict, how the survey went for the
+/// respondents, the answers, what was not sent, the raw file, the errors and the connections.
+/// Each format adds only its own marks: Markdown's emoji and code spans, the text summary's
+/// capitals, HTML's escaping.
+enum ReportWording {
+    /// How a verdict reads: a pass, a failure, or a result to look at before trusting it.
+    enum Mood {
+        case good, bad, warning
+    }
+
+    /// The mood of a report's verdict.
+    static func mood(_ report: RunReport) -> Mood {
+        switch report.verdict {
+        case .passed, .completed: .good
+        case .failed, .localResource, .noneCompleted, .stoppedByThreshold: .bad
+        case .interrupted, .partial: .warning
+        }
+    }
+
+    /// The marks of a format's verdicts, by mood: Markdown's emoji, the marks every font has.
+    struct Marks {
+        var good: String
+        var bad: String
+        var warning: String
+
+        static let emoji = Marks(good: "✅", bad: "❌", warning: "⚠️")
+        static let plain = Marks(good: "✓", bad: "✗", warning: "⚠")
+    }
+
+    /// The verdict after its mark: `❌ failed 2 of 4 thresholds`.
+    static func verdict(_ report: RunReport, marks: Marks, code: (String) -> String = { $0 }) -> String {
+        let mark =
+            switch mood(report) {
+            case .good: marks.good
+            case .bad: marks.bad
+            case .warning: marks.warning
+            }
+        return "\(mark) " + verdict(report, code: code)
+    }
+
+    /// The verdict in lower-case words, `failed 2 of 4 thresholds`; `code` marks the text of a
+    /// threshold (a Markdown code span).
+    static func verdict(_ report: RunReport, code: (String) -> String = { $0 }) -> String {
+        switch report.verdict {
+        case .interrupted: "interrupted"
+        case .localResource: "failed: out of local resources"
+        case .failed(let failed, let of): "failed \(failed) of \(of) threshold\(of == 1 ? "" : "s")"
+        case .noneCompleted: "failed: no respondent completed the survey"
+        case .stoppedByThreshold(let threshold): "failed: stopped by \(threshold.map(code) ?? "a threshold") (abort)"
+        case .partial(let held): "partial: \(held) threshold\(held == 1 ? "" : "s") held on \(report.shardsMergedText)"
+        case .passed(let count): "passed \(count) threshold\(count == 1 ? "" : "s")"
+        case .completed: "completed"
+        }
+    }
+
+    /// What ended a run that did not end by itself, after its duration: ", stopped at its
+    /// duration"; empty for a run that completed (a threshold's stop is in the verdict).
+    static func stopped(_ report: RunReport) -> String {
+        switch report.stoppedBy {
+        case StopCause.duration.rawValue: ", stopped at its duration"
+        case StopCause.data.rawValue: ", stopped when the data rows ran out"
+        default: ""
+        }
+    }
+
+    /// How the survey went for the respondents, `20 started, 18 completed, 1 finished with
+    /// unanswered questions, 1 abandoned (questions_unavailable: 1)`; `short` for a terminal's
+    /// summary line (`1 with unanswered`, `3 dropped`).
+    static func respondents(_ report: RunReport, short: Bool = false) -> String {
+        let respondents = report.respondents
+        var text =
+            "\(respondents.started) started, \(respondents.completed) completed, \(respondents.finishedWithUnanswered) "
+            + (short ? "with unanswered" : "finished with unanswered questions") + ", \(respondents.abandoned) abandoned"
+        if !respondents.abandonedReasons.isEmpty {
+            text +=
+                " (" + respondents.abandonedReasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                + ")"
+        }
+        if let cutShort = respondents.cutShort, cutShort > 0 {
+            text += ", \(cutShort) cut short by " + (report.stoppedBy == RunReport.stoppedByThresholdCause ? "the abort" : "the duration")
+        }
+        if respondents.dropped > 0 {
+            text += short ? ", \(respondents.dropped) dropped" : ", \(respondents.dropped) arrivals dropped at the concurrency cap"
+        }
+        return text
+    }
+
+    /// `200 submitted, 3 unanswered`, and the questions skipped for want of an answer.
+    static func answers(_ report: RunReport) -> String {
+        var text = "\(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
+        if report.answers.skipped > 0 { text += ", \(report.answers.skipped) skipped (no answer in the plan)" }
+        return text
+    }
+
+    /// What `--raw` wrote: `1,000 lines` or `17 lines, 983 dropped (the disk could not keep up)`;
+    /// nil for a run without `--raw`.
+    static func raw(_ report: RunReport) -> String? {
+        guard let raw = report.raw else { return nil }
+        let lines = "\(raw.lines) line\(raw.lines == 1 ? "" : "s") written"
+        return raw.dropped == 0 ? lines : lines + ", \(raw.dropped) dropped (the disk could not keep up)"
+    }
+
+    /// `37 attempts (local_resource): survey-bot ran out of file descriptors or local ports
+    /// (ulimit -n 40 (hard limit 40)), so this run does not measure the server`.
+    static func localResource(_ local: RunReport.LocalResource) -> String {
+        let limit = local.limitText.map { " (\($0))" } ?? ""
+        var text = "\(local.attempts) attempt\(local.attempts == 1 ? "" : "s") (local_resource)"
+        if let failures = local.builtinServerAcceptFailures {
+            text += " and \(failures) connection\(failures == 1 ? "" : "s") the builtin server could not accept"
+        }
+        return text + ": survey-bot ran out of file descriptors or local ports\(limit), so this run does not measure the server"
+    }
+
+    /// Every error kind of every step that occurred, steps in the journey's order and kinds
+    /// by name, with the first reason seen where there is one.
+    static func errors(_ report: RunReport) -> [(step: String, kind: String, count: Int, sample: String?)] {
+        report.stepNames.flatMap { name in
+            let step = report.endpoints[name]
+            return (step?.errors ?? [:]).filter { $0.value > 0 }.sorted { $0.key < $1.key }.map {
+                (name, $0.key, $0.value, step?.errorSamples?[$0.key])
+            }
+        }
+    }
+
+    /// `25 new, 195 reused; connect p50 0.08 ms, p95 0.2 ms; TLS handshake p50 2.1 ms, p95 3 ms;
+    /// TLSv1.3 TLS_AES_256_GCM_SHA384`; nil for reports that do not count connections.
+    static func connections(_ figures: RunFigures) -> String? {
+        let connections = figures.connections
+        guard connections.new + connections.reused > 0 else { return nil }
+        var parts = ["\(connections.new) new, \(connections.reused) reused"]
+        if connections.reconnects > 0 {
+            parts[0] += " (\(connections.reconnects) requests sent again after a kept-alive connection closed)"
+        }
+        if let connect = connections.connect {
+            parts.append("connect p50 \(Readable.ms(connect.p50)), p95 \(Readable.ms(connect.p95))")
+        }
+        if let handshake = connections.tlsHandshake {
+            parts.append(
+                "TLS handshake p50 \(Readable.ms(handshake.p50)), p95 \(Readable.ms(handshake.p95)), \(connections.tlsResumed) resumed")
+        }
+        if !connections.tls.isEmpty {
+            parts.append(connections.tls.sorted { $0.key < $1.key }.map(\.key).joined(separator: ", "))
+        }
+        return parts.joined(separator: "; ")
+    }
+}
