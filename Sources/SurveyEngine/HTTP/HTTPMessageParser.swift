@@ -31,7 +31,8 @@ struct HTTPMessageParser {
         case closed(partial: Bool)
     }
 
-    enum Step: Equatable {
+    /// Where parsing stands after some input: wanting more, done, or broken.
+    enum Progress: Equatable {
         case needMore
         /// A whole message was read; `consumed` bytes of the last input belong to it.
         case complete(consumed: Int)
@@ -161,7 +162,7 @@ struct HTTPMessageParser {
     }
 
     /// Reads `input`; stops at the end of the message, so bytes after `consumed` are not its.
-    mutating func parse(_ input: UnsafeRawBufferPointer) -> Step {
+    mutating func parse(_ input: UnsafeRawBufferPointer) -> Progress {
         guard let base = input.baseAddress, !input.isEmpty else { return state == .complete ? .complete(consumed: 0) : .needMore }
         if state != .complete { sawBytes = true }
         var index = 0
@@ -233,7 +234,7 @@ struct HTTPMessageParser {
     }
 
     /// The peer closed the connection: completes a close-delimited body, else says what was cut.
-    mutating func finishAtEndOfStream() -> Step {
+    mutating func finishAtEndOfStream() -> Progress {
         switch state {
         case .complete, .untilClose:
             state = .complete

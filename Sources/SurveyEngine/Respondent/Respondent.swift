@@ -10,15 +10,17 @@ struct Respondent: Sendable {
     let lane: Int
     /// The row of the data feed it takes (`RespondentData.row(forRespondent:)`); nil for none.
     let row: Int?
-    private var random: SplitMix64
+    // Internal, not private, for the facets in Respondent+Requests.swift and +Responses.swift.
+    /// Its own seeded random stream: answers, order, think times, jitter.
+    var random: SplitMix64
     /// The questions, once fetched.
-    private var questions: [SurveyQuestion] = []
+    var questions: [SurveyQuestion] = []
     /// The values captured from its login response, in the order of `SurveyAPI.captures`.
-    private var session: [String] = []
+    var session: [String] = []
     /// Its own submit head, when variables of its row or session are in it.
-    private var submitHead: HTTPRequest.Template?
+    var submitHead: HTTPRequest.Template?
     /// Whether its last login attempt succeeded but found a capture missing.
-    private var captureMissing = false
+    var captureMissing = false
     /// The respondent's own cookies, when the run keeps them.
     private var jar = CookieJar()
 
@@ -123,42 +125,6 @@ struct Respondent: Sendable {
         return await call(.questions, &request, context)
     }
 
-    /// The values its templates are filled in with.
-    private func values(_ context: SurveyContext) -> CompiledTemplate.Values {
-        CompiledTemplate.Values(row: row.map { context.rows[$0] } ?? [], respondentID: index, session: session)
-    }
-
-    /// The login request, its response's headers kept for the captures.
-    @inline(never)
-    private func loginRequest(_ login: SurveyRequests.Recipe, _ context: SurveyContext) -> HTTPRequest {
-        let values = values(context)
-        var request = HTTPRequest(login.template(values), body: login.body?.render(values), collectBody: true)
-        request.collectHeaders = context.captures.contains { if case .header = $0.source { true } else { false } }
-        request.cutoff = context.cutoff
-        request.lateCutoff = context.earlyEnd.cutoff
-        return request
-    }
-
-    /// The questions request, with the respondent's own head when it has variables; its own
-    /// submit head is made now too, once.
-    @inline(never)
-    private mutating func questionsRequest(_ context: SurveyContext) -> HTTPRequest {
-        let recipe = context.requests.questions
-        let template: HTTPRequest.Template
-        if let fixed = recipe.fixed {
-            template = fixed
-        } else {
-            template = recipe.template(values(context))
-        }
-        if context.requests.submit.fixed == nil && !context.requests.submit.headPerQuestion {
-            submitHead = context.requests.submit.template(values(context))
-        }
-        var request = HTTPRequest(template, collectBody: true)
-        request.cutoff = context.cutoff
-        request.lateCutoff = context.earlyEnd.cutoff
-        return request
-    }
-
     /// Orders the fetched questions as the plan says.
     @inline(never)
     private mutating func putInOrder(_ order: QuestionOrder) {
@@ -167,45 +133,6 @@ struct Respondent: Sendable {
         case .reverse: questions.reverse()
         case .random: questions.shuffle(using: &random)
         }
-    }
-
-    /// The submit of the `index`-th question and the think time before it; nil when the plan
-    /// has no answer for it (the question is skipped).
-    @inline(never)
-    private mutating func nextSubmit(_ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
-        let question = questions[index]
-        var answer: String
-        if let fromRow = rowAnswer(question.id, context) {
-            answer = fromRow
-        } else {
-            guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
-            answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
-            if !context.answerTemplates.isEmpty, let template = context.answerTemplates[answer] {
-                answer = template.string(values(context))
-            }
-        }
-        let think = context.think.sample(using: &random).clampedNanoseconds
-        let recipe = context.requests.submit
-        var request: HTTPRequest
-        if let fixed = recipe.fixed, recipe.body == nil {
-            request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: answer))
-        } else {
-            var values = values(context)
-            values.questionID = question.id
-            values.answer = answer
-            let template = submitHead ?? recipe.template(values)
-            request = HTTPRequest(template, body: recipe.body?.render(values) ?? Self.submitBody(id: question.id, answer: answer))
-        }
-        request.cutoff = context.cutoff
-        request.lateCutoff = context.earlyEnd.cutoff
-        return (request, think)
-    }
-
-    /// The answer its data row gives question `id` (a non-empty `answer.<id>` cell), if any.
-    private func rowAnswer(_ id: Int, _ context: SurveyContext) -> String? {
-        guard !context.answerColumns.isEmpty, let row, let column = context.answerColumns[id] else { return nil }
-        let value = context.rows[row][column]
-        return value.isEmpty ? nil : value
     }
 
     /// What is left of the pace since the last submit started, in nanoseconds.
@@ -331,68 +258,6 @@ struct Respondent: Sendable {
         return .retry(after: delay.clampedNanoseconds)
     }
 
-    /// Reads a questions body, keeping its questions; false when it breaks the contract.
-    @inline(never)
-    private mutating func accept(questionsIn body: [UInt8], _ context: SurveyContext) -> Bool {
-        guard case .success(let list) = context.questionsCache.questions(in: body, lane: lane) else { return false }
-        questions = list
-        return true
-    }
-
-    /// Takes every capture from a login response into `session`; nil when all were found, else
-    /// what is wrong (`capture 'token' not found`), which the attempt keeps as its detail.
-    @inline(never)
-    private mutating func capture(from response: TransportResponse, _ context: SurveyContext) -> String? {
-        captureMissing = false
-        guard !context.captures.isEmpty else { return nil }
-        var values: [String] = []
-        values.reserveCapacity(context.captures.count)
-        let body =
-            context.captures.contains { if case .json = $0.source { true } else { false } }
-            ? try? JSONValue.parse(response.body).get() : nil
-        for capture in context.captures {
-            let found: String?
-            switch capture.source {
-            case .header(let name):
-                found = response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
-            case .json(let path):
-                var value = body
-                for name in path { value = value?[name] }
-                switch value {
-                case .string(let text)?: found = text
-                case .integer(let number)?: found = String(number)
-                case .number(let number)?: found = String(number)
-                case .bool(let flag)?: found = String(flag)
-                default: found = nil
-                }
-            }
-            guard let found else {
-                captureMissing = true
-                return "capture '\(capture.name)' not found"
-            }
-            // A captured value may go into a header: it must not end the header early.
-            if found.unicodeScalars.contains(where: { HTTPSyntax.isControl($0) && $0 != "\t" }) {
-                captureMissing = true
-                return "capture '\(capture.name)' holds a control character"
-            }
-            values.append(found)
-        }
-        session = values
-        return nil
-    }
-
-    /// `{"id":<id>,"answer":"<answer>"}`, written as bytes.
-    static func submitBody(id: Int, answer: String) -> [UInt8] {
-        var body: [UInt8] = []
-        body.reserveCapacity(24 + answer.utf8.count)
-        body.append(contentsOf: #"{"id":"#.utf8)
-        body.append(contentsOf: String(id).utf8)
-        body.append(contentsOf: #","answer":""#.utf8)
-        CompiledTemplate.appendJSONEscaped(answer, to: &body)
-        body.append(contentsOf: #""}"#.utf8)
-        return body
-    }
-
     /// Waits, in slices, so that an interruption is noticed within 50 ms and the run's deadline on time;
     /// false when stopped.
     @inline(never)
@@ -401,14 +266,14 @@ struct Respondent: Sendable {
         let slice: UInt64 = 50_000_000
         while left > 0 {
             if context.interruption.isRaised { return false }
-            var step = min(left, slice)
+            var wait = min(left, slice)
             if let deadline = context.deadline {
                 let now = context.clock.now()
                 if now >= deadline { return false }
-                step = min(step, deadline - now)
+                wait = min(wait, deadline - now)
             }
-            await context.clock.sleep(step)
-            left -= step
+            await context.clock.sleep(wait)
+            left -= wait
         }
         return context.stopCause == nil
     }

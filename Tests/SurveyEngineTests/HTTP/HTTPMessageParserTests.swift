@@ -6,10 +6,10 @@ import Testing
 private func parse(
     _ message: [UInt8], role: HTTPMessageParser.Role = .response, cuts: [Int] = [], maxBody: Int = 1 << 20, head: Bool = false,
     endOfStream: Bool = false
-) -> (HTTPMessageParser, HTTPMessageParser.Step) {
+) -> (HTTPMessageParser, HTTPMessageParser.Progress) {
     var parser = HTTPMessageParser(role: role, maxHeadBytes: 1024, maxBodyBytes: maxBody)
     parser.isHeadRequest = head
-    var progress = HTTPMessageParser.Step.needMore
+    var progress = HTTPMessageParser.Progress.needMore
     var start = 0
     for end in cuts + [message.count] where end >= start {
         progress = message[start..<end].withUnsafeBytes { parser.parse($0) }

@@ -8,6 +8,9 @@
 //   the checks `main()` makes in response mode.
 //
 // Where the client reads a case otherwise than its suite, `differs` says how and why.
+//
+// One file of about 800 lines on purpose: it is a table of cases, one per entry of the two
+// suites in their order, so that it can be checked against them side by side.
 
 @testable import SurveyEngine
 

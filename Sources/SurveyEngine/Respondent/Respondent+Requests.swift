@@ -1,0 +1,91 @@
+/// The requests a respondent sends: its login, its questions call and each submit, each made
+/// from the run's prebuilt recipes with the respondent's own values (its data row, its
+/// captured session, the question and its answer).
+extension Respondent {
+    /// The values its templates are filled in with.
+    func values(_ context: SurveyContext) -> CompiledTemplate.Values {
+        CompiledTemplate.Values(row: row.map { context.rows[$0] } ?? [], respondentID: index, session: session)
+    }
+
+    /// The login request, its response's headers kept for the captures.
+    @inline(never)
+    func loginRequest(_ login: SurveyRequests.Recipe, _ context: SurveyContext) -> HTTPRequest {
+        let values = values(context)
+        var request = HTTPRequest(login.template(values), body: login.body?.render(values), collectBody: true)
+        request.collectHeaders = context.captures.contains { if case .header = $0.source { true } else { false } }
+        request.cutoff = context.cutoff
+        request.lateCutoff = context.earlyEnd.cutoff
+        return request
+    }
+
+    /// The questions request, with the respondent's own head when it has variables; its own
+    /// submit head is made now too, once.
+    @inline(never)
+    mutating func questionsRequest(_ context: SurveyContext) -> HTTPRequest {
+        let recipe = context.requests.questions
+        let template: HTTPRequest.Template
+        if let fixed = recipe.fixed {
+            template = fixed
+        } else {
+            template = recipe.template(values(context))
+        }
+        if context.requests.submit.fixed == nil && !context.requests.submit.headPerQuestion {
+            submitHead = context.requests.submit.template(values(context))
+        }
+        var request = HTTPRequest(template, collectBody: true)
+        request.cutoff = context.cutoff
+        request.lateCutoff = context.earlyEnd.cutoff
+        return request
+    }
+
+    /// The submit of the `index`-th question and the think time before it; nil when the plan
+    /// has no answer for it (the question is skipped).
+    @inline(never)
+    mutating func nextSubmit(_ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
+        let question = questions[index]
+        var answer: String
+        if let fromRow = rowAnswer(question.id, context) {
+            answer = fromRow
+        } else {
+            guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
+            answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
+            if !context.answerTemplates.isEmpty, let template = context.answerTemplates[answer] {
+                answer = template.string(values(context))
+            }
+        }
+        let think = context.think.sample(using: &random).clampedNanoseconds
+        let recipe = context.requests.submit
+        var request: HTTPRequest
+        if let fixed = recipe.fixed, recipe.body == nil {
+            request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: answer))
+        } else {
+            var values = values(context)
+            values.questionID = question.id
+            values.answer = answer
+            let template = submitHead ?? recipe.template(values)
+            request = HTTPRequest(template, body: recipe.body?.render(values) ?? Self.submitBody(id: question.id, answer: answer))
+        }
+        request.cutoff = context.cutoff
+        request.lateCutoff = context.earlyEnd.cutoff
+        return (request, think)
+    }
+
+    /// The answer its data row gives question `id` (a non-empty `answer.<id>` cell), if any.
+    func rowAnswer(_ id: Int, _ context: SurveyContext) -> String? {
+        guard !context.answerColumns.isEmpty, let row, let column = context.answerColumns[id] else { return nil }
+        let value = context.rows[row][column]
+        return value.isEmpty ? nil : value
+    }
+
+    /// `{"id":<id>,"answer":"<answer>"}`, written as bytes.
+    static func submitBody(id: Int, answer: String) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(24 + answer.utf8.count)
+        body.append(contentsOf: #"{"id":"#.utf8)
+        body.append(contentsOf: String(id).utf8)
+        body.append(contentsOf: #","answer":""#.utf8)
+        CompiledTemplate.appendJSONEscaped(answer, to: &body)
+        body.append(contentsOf: #""}"#.utf8)
+        return body
+    }
+}

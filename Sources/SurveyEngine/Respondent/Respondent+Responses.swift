@@ -1,0 +1,53 @@
+/// What a respondent takes from the responses it gets: the questions of the survey, and the
+/// values its login's response gives its session (`${session.…}`).
+extension Respondent {
+    /// Reads a questions body, keeping its questions; false when it breaks the contract.
+    @inline(never)
+    mutating func accept(questionsIn body: [UInt8], _ context: SurveyContext) -> Bool {
+        guard case .success(let list) = context.questionsCache.questions(in: body, lane: lane) else { return false }
+        questions = list
+        return true
+    }
+
+    /// Takes every capture from a login response into `session`; nil when all were found, else
+    /// what is wrong (`capture 'token' not found`), which the attempt keeps as its detail.
+    @inline(never)
+    mutating func capture(from response: TransportResponse, _ context: SurveyContext) -> String? {
+        captureMissing = false
+        guard !context.captures.isEmpty else { return nil }
+        var values: [String] = []
+        values.reserveCapacity(context.captures.count)
+        let body =
+            context.captures.contains { if case .json = $0.source { true } else { false } }
+            ? try? JSONValue.parse(response.body).get() : nil
+        for capture in context.captures {
+            let found: String?
+            switch capture.source {
+            case .header(let name):
+                found = response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
+            case .json(let path):
+                var value = body
+                for name in path { value = value?[name] }
+                switch value {
+                case .string(let text)?: found = text
+                case .integer(let number)?: found = String(number)
+                case .number(let number)?: found = String(number)
+                case .bool(let flag)?: found = String(flag)
+                default: found = nil
+                }
+            }
+            guard let found else {
+                captureMissing = true
+                return "capture '\(capture.name)' not found"
+            }
+            // A captured value may go into a header: it must not end the header early.
+            if found.unicodeScalars.contains(where: { HTTPSyntax.isControl($0) && $0 != "\t" }) {
+                captureMissing = true
+                return "capture '\(capture.name)' holds a control character"
+            }
+            values.append(found)
+        }
+        session = values
+        return nil
+    }
+}
