@@ -36,7 +36,6 @@ extension Plan {
             "connect_timeout": run.client.connectTimeout?.compactDescription ?? "timeout", "max_body": String(run.client.maxBodyBytes),
             "think": run.think.description, "pace": run.pace?.compactDescription ?? "none", "cookies": String(run.cookies),
             "order": run.order.rawValue, "seed": run.seed.map(String.init) ?? "random",
-            "api.questions": shownCall(.questions), "api.submit": shownCall(.submit),
             // Header values are never shown, so never digested: names only, in the plan's order.
             "api.headers": "[" + run.api.headers.map(\.name).joined(separator: ", ") + "]",
             "answers": "{"
@@ -75,7 +74,7 @@ extension Plan {
         entries["api.question_id"] = shownText("api.question_id", run.api.questionID)
         entries["api.question_text"] = shownText("api.question_text", run.api.questionText)
         entries["api.submit_body"] = run.api.submitBody.map { shownText("api.submit_body", $0) } ?? "none"
-        entries["api.login"] = run.api.login == nil ? "none" : shownCall(.login)
+        for step in Journey.defaultSteps { entries["api.\(step.name)"] = run.api.call(step) == nil ? "none" : shownCall(step) }
         entries["api.login_body"] = run.api.loginBody.map { shownText("api.login_body", $0) } ?? "none"
         entries["api.capture"] = "[" + run.api.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]"
         let tls = run.client.tls

@@ -99,7 +99,7 @@ extension PlanDecoder {
             error("'data_order' needs 'data' (the CSV file whose rows respondents take)", at: order.keyLocation)
         }
         var uses = templates
-        for key in ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"] {
+        for key in Self.requestKeys {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             if s.text.contains("${") { uses.append(TemplateUse(key, s)) }
         }
@@ -126,7 +126,8 @@ extension PlanDecoder {
     }
 
     /// The keys whose values are filled in per respondent, besides `api.headers` and `answers`.
-    private static let requestKeys: Set<String> = ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"]
+    /// The keys of the default journey's requests, which may hold run-time variables.
+    private static let requestKeys = ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"]
     /// Keys whose own kind says so already (`ValueKind.url`).
     private static let checkedByKind: Set<String> = ["target"]
 
