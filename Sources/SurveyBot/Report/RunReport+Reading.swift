@@ -70,26 +70,26 @@ extension RunReport {
         }
         problems += throughput.timeline.map { count($0, "throughput.timeline") }
         problems += throughput.failuresTimeline.map { count($0, "throughput.failures_timeline") }
-        for (name, endpoint) in endpoints.sorted(by: { $0.key < $1.key }) {
+        for (name, step) in endpoints.sorted(by: { $0.key < $1.key }) {
             let prefix = "endpoints.\(name)"
             problems += [
-                count(endpoint.calls, "\(prefix).calls"), count(endpoint.attempts, "\(prefix).attempts"),
-                count(endpoint.localResource ?? 0, "\(prefix).local_resource"),
-                count(endpoint.succeeded, "\(prefix).succeeded"), count(endpoint.failed, "\(prefix).failed"),
-                count(endpoint.firstTrySucceeded, "\(prefix).first_try_succeeded"),
-                count(endpoint.retriesDenied, "\(prefix).retries_denied"), count(endpoint.failedAttempts, "\(prefix).failed_attempts"),
+                count(step.calls, "\(prefix).calls"), count(step.attempts, "\(prefix).attempts"),
+                count(step.localResource ?? 0, "\(prefix).local_resource"),
+                count(step.succeeded, "\(prefix).succeeded"), count(step.failed, "\(prefix).failed"),
+                count(step.firstTrySucceeded, "\(prefix).first_try_succeeded"),
+                count(step.retriesDenied, "\(prefix).retries_denied"), count(step.failedAttempts, "\(prefix).failed_attempts"),
             ]
-            problems += endpoint.status.map { count($0.value, "\(prefix).status.\($0.key)") }
-            problems += endpoint.errors.map { count($0.value, "\(prefix).errors.\($0.key)") }
+            problems += step.status.map { count($0.value, "\(prefix).status.\($0.key)") }
+            problems += step.errors.map { count($0.value, "\(prefix).errors.\($0.key)") }
             for case (let summary?, let field) in [
-                (endpoint.correctedLatencyMs, "latency_ms"), (endpoint.serviceTimeMs, "service_latency_ms"),
+                (step.correctedLatencyMs, "latency_ms"), (step.serviceTimeMs, "service_latency_ms"),
             ] {
                 problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
                     number($0, "\(prefix).\(field)")
                 }
             }
-            var histograms = [(endpoint.correctedHistogram, "histogram"), (endpoint.serviceTimeHistogram, "service_histogram")]
-            if let connections = endpoint.connections {
+            var histograms = [(step.correctedHistogram, "histogram"), (step.serviceTimeHistogram, "service_histogram")]
+            if let connections = step.connections {
                 problems += [
                     count(connections.new, "\(prefix).connections.new"), count(connections.reused, "\(prefix).connections.reused"),
                     count(connections.tlsResumed ?? 0, "\(prefix).connections.tls_resumed"),

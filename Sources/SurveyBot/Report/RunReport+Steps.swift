@@ -5,10 +5,11 @@ extension RunReport {
     /// does not say (`steps`, absent before journeys were data) has the default journey's order;
     /// a step it does not list comes after the others, by name.
     var stepNames: [String] {
-        let order = steps ?? Journey.defaultSteps.map(\.name)
-        var names = order.filter { endpoints[$0] != nil }
-        names += endpoints.keys.filter { !names.contains($0) }.sorted()
-        return names
+        var names: [String] = []
+        for name in steps ?? Journey.defaultSteps.map(\.name) where endpoints[name] != nil && !names.contains(name) {
+            names.append(name)
+        }
+        return names + endpoints.keys.filter { !names.contains($0) }.sorted()
     }
 
     /// The steps of several reports (those of a diff, or the shards of a merge) in one order:

@@ -120,12 +120,12 @@ struct SurveyRequests: Sendable {
                 secure: target.scheme == .https)
         }
         let everyRespondent: Set<Kind> = [.row, .respondent, .session]
-        questions = try recipe(api.questions, "questions", body: nil, extraHeaders: [], allowed: everyRespondent)
+        questions = try recipe(api.questions, Step.questions.name, body: nil, extraHeaders: [], allowed: everyRespondent)
         submit = try recipe(
-            api.submit, "submit", body: api.submitBody, extraHeaders: json, allowed: everyRespondent.union([.question]))
+            api.submit, Step.submit.name, body: api.submitBody, extraHeaders: json, allowed: everyRespondent.union([.question]))
         login = try api.login.map { (call) throws(HTTPSyntaxError) in
             try recipe(
-                call, "login", body: api.loginBody, extraHeaders: api.loginBody == nil ? [] : json, allowed: [.row, .respondent])
+                call, Step.login.name, body: api.loginBody, extraHeaders: api.loginBody == nil ? [] : json, allowed: [.row, .respondent])
         }
     }
 

@@ -51,19 +51,19 @@ enum PrometheusReport: ReportRenderer {
         }
         text.family("survey_bot_duration_seconds", .gauge, "How long the run took (live: so far).", value: number(report.durationS))
 
-        let endpoints = report.stepNames.compactMap { name in report.endpoints[name].map { (name, $0) } }
+        let steps = report.stepNames.compactMap { name in report.endpoints[name].map { (name, $0) } }
         var attempts: [Sample] = []
         var calls: [Sample] = []
         var retries: [Sample] = []
         var denied: [Sample] = []
         var local: [Sample] = []
-        for (name, endpoint) in endpoints {
-            for (outcome, count) in outcomes(endpoint) { attempts.append(([("endpoint", name), ("outcome", outcome)], String(count))) }
-            calls.append(([("endpoint", name), ("result", "succeeded")], String(endpoint.succeeded)))
-            calls.append(([("endpoint", name), ("result", "failed")], String(endpoint.failed)))
-            retries.append(([("endpoint", name)], String(endpoint.retries)))
-            denied.append(([("endpoint", name)], String(endpoint.retriesDenied)))
-            local.append(([("endpoint", name)], String(endpoint.localResource ?? 0)))
+        for (name, step) in steps {
+            for (outcome, count) in outcomes(step) { attempts.append(([("endpoint", name), ("outcome", outcome)], String(count))) }
+            calls.append(([("endpoint", name), ("result", "succeeded")], String(step.succeeded)))
+            calls.append(([("endpoint", name), ("result", "failed")], String(step.failed)))
+            retries.append(([("endpoint", name)], String(step.retries)))
+            denied.append(([("endpoint", name)], String(step.retriesDenied)))
+            local.append(([("endpoint", name)], String(step.localResource ?? 0)))
         }
         text.family(
             "survey_bot_attempts_total", .counter, "HTTP attempts sent, by endpoint and outcome: the status code, or the error kind.",
@@ -76,8 +76,8 @@ enum PrometheusReport: ReportRenderer {
             "Attempts not made because survey-bot ran out of descriptors or local ports (not sent).", local)
 
         var latency: [Sample] = []
-        for (name, endpoint) in endpoints {
-            latency += histogramSamples(endpoint.correctedHistogram.histogram ?? Histogram(), endpoint: name)
+        for (name, step) in steps {
+            latency += histogramSamples(step.correctedHistogram.histogram ?? Histogram(), endpoint: name)
         }
         text.family(
             "survey_bot_latency_seconds", .histogram,
@@ -127,11 +127,11 @@ enum PrometheusReport: ReportRenderer {
     /// Label pairs and the value, already formatted.
     typealias Sample = (labels: [(String, String)], value: String)
 
-    /// An endpoint's attempts by outcome: status codes, then error kinds (`http_4xx` and its
+    /// A step's attempts by outcome: status codes, then error kinds (`http_4xx` and its
     /// kin are not kinds but groups of statuses, already counted under their codes).
-    static func outcomes(_ endpoint: RunReport.StepReport) -> [(String, Int)] {
-        let statuses = endpoint.status.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        let errors = endpoint.errors.filter { !$0.key.hasPrefix("http_") }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    static func outcomes(_ step: RunReport.StepReport) -> [(String, Int)] {
+        let statuses = step.status.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let errors = step.errors.filter { !$0.key.hasPrefix("http_") }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         return statuses + errors
     }
 
