@@ -126,7 +126,7 @@ enum PlanKeys {
                 + "`${session.…}` as JSON strings (escaped only, inside a string of the template), so that no value breaks the JSON"),
         .optional(
             "api.login", .call(defaultMethod: "POST"), into: \.run.api.login,
-            "a session step before the questions, once per respondent: 2xx is success; retried by `retry.login`; a respondent "
+            "the login: a step before the questions, once per respondent, that opens its session: 2xx is success; retried by `retry.login`; a respondent "
                 + "whose login still fails is abandoned (`login_failed`). Reported as the step `login`"),
         .optional(
             "api.login_body", .text, into: \.run.api.loginBody,
@@ -166,7 +166,7 @@ enum PlanKeys {
 
     private static func blockDoc(_ step: Step) -> String {
         switch step {
-        case .login: "the session step (`api.login`), before the questions"
+        case .login: "the login (`api.login`), before the questions"
         case .questions: "the app's retry mechanism for loading the questions"
         case .submit: "the user pressing \"retry\" on the \"Failure....\" banner"
         default: "the `\(step)` step"

@@ -34,8 +34,8 @@ public struct SurveyAPI: Sendable, Hashable {
     /// The submit's JSON body with `${question.id}`, `${answer}` and the other variables; nil
     /// for `{"id":…,"answer":"…"}`.
     public var submitBody: String?
-    /// The session step before the questions, when given: its 2xx ends it, and its response
-    /// holds what `captures` take.
+    /// The login, a step before the questions that opens the respondent's session, when given:
+    /// its 2xx ends it, and its response holds what `captures` take.
     public var login: Call?
     /// The login's JSON body (a template like `submitBody`); nil for none.
     public var loginBody: String?
