@@ -71,7 +71,7 @@ private func slower(by scale: Double) -> RunReport {
         #expect(row.changePercent == 400)
     }
 
-    @Test func missingEndpointIsARegression() {
+    @Test func aMissingStepIsARegression() {
         var new = base
         new.endpoints["submit"]?.calls = 0
         let diff = ReportDiff(base: base, new: new, tolerances: .init())

@@ -22,7 +22,7 @@ import Testing
         #expect(figures.completionRate == 0.5)
     }
 
-    @Test func surveyLatencyIsTheMergedHistogramOfBothEndpoints() throws {
+    @Test func surveyLatencyIsTheMergedHistogramOfEveryStep() throws {
         let metrics = ReportFixtures.metrics()
         var merged = metrics[.questions].correctedLatency
         merged.merge(metrics[.submit].correctedLatency)

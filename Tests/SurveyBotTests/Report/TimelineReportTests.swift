@@ -107,7 +107,7 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
 }
 
 @Suite struct CSVReportTests {
-    @Test func oneRowPerIntervalAndEndpoint() throws {
+    @Test func oneRowPerIntervalAndStep() throws {
         let csv = CSVReport.render(ReportFixtures.report())
         let rows = csv.components(separatedBy: "\n").dropLast()
         #expect(rows.first == CSVReport.columns.joined(separator: ","))
@@ -146,7 +146,7 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         #expect(!markdown.contains("NaN") && !markdown.contains("Infinity") && !markdown.contains("nan,") && !markdown.contains("inf,"))
     }
 
-    /// A fast endpoint's p95 keeps its digits: rounded to 0.1 ms it drew as a flat zero.
+    /// A fast step's p95 keeps its digits: rounded to 0.1 ms it drew as a flat zero.
     @Test func subMillisecondLatenciesAreNotDrawnAsZero() throws {
         var report = ReportFixtures.report()
         var points = try #require(report.timeline?.endpoints["submit"])

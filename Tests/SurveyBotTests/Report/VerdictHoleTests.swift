@@ -112,7 +112,7 @@ import Testing
             return
         }
         #expect(written.first?["actual"] == JSONValue.null)
-        // The endpoint's own figures still show the latency of the failed attempts.
+        // The step's own figures still show the latency of the failed attempts.
         #expect(report.endpoints["submit"]?.correctedLatencyMs != nil)
     }
 

@@ -55,9 +55,9 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         #expect(parsed.filter { $0["attempt"] == .integer(2) }.count > 0)
     }
 
-    /// Each line names its endpoint, the login's included: per endpoint, as many lines as the
+    /// Each line names its step, the login's included: per step, as many lines as the
     /// report has attempts.
-    @Test func theRawFileNamesEveryEndpointTheLoginToo() async throws {
+    @Test func theRawFileNamesEveryStepTheLoginToo() async throws {
         let (directory, raw, session) = try rawSession(
             lines(
                 "name: rawlogin", "respondents: 5", "concurrency: 2", "seed: 4", "builtin:", "  questions: 3", "  login: true", "api:",

@@ -31,7 +31,7 @@ private func attempt(
         #expect(timeline.points[1][.questions].attempts == 0)
     }
 
-    @Test func eachEndpointHasItsOwnLineTheLoginToo() {
+    @Test func eachStepHasItsOwnLineTheLoginToo() {
         // A login's attempts are its own, never counted as submits.
         var timeline = Timeline(interval: second, origin: 0)
         timeline.add(attempt(.login, at: 1))
