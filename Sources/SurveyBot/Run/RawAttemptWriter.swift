@@ -131,8 +131,9 @@ final class RawAttemptWriter: Sendable {
     }
 
     /// One attempt's line, with its newline:
-    /// `{"time":1763924999123,"respondent":7,"endpoint":"submit","attempt":1,"status":200,"latency_ms":1.234,"service_ms":1.234,"bytes":2}`,
-    /// `"error":"timeout"` in place of `status` when there was no usable response.
+    /// `{"time":1763924999123,"respondent":7,"endpoint":"submit","attempt":1,"status":200,"latency_ms":1.234,"service_ms":1.234,"bytes":2}`;
+    /// `status` whenever a response came, `"error":"timeout"` when the attempt got no usable
+    /// response, and `"reason"` when its failure has more to say than its kind.
     static func appendLine(_ attempt: LoggedAttempt, startedAt: Double, to bytes: inout [UInt8]) {
         func append(_ text: StaticString) {
             text.withUTF8Buffer { bytes.append(contentsOf: $0) }
@@ -161,10 +162,15 @@ final class RawAttemptWriter: Sendable {
         if let status = attempt.status {
             append(#","status":"#)
             append(status)
-        } else {
+        }
+        if let error = attempt.error ?? (attempt.status == nil ? .malformedResponse : nil) {
             append(#","error":""#)
-            bytes.append(contentsOf: (attempt.error ?? .malformedResponse).rawValue.utf8)
+            bytes.append(contentsOf: error.rawValue.utf8)
             bytes.append(UInt8(ascii: "\""))
+        }
+        if let reason = attempt.reason {
+            append(#","reason":"#)
+            bytes.append(contentsOf: JSONValue.quoted(reason).utf8)
         }
         append(#","latency_ms":"#)
         appendMilliseconds(attempt.latency)

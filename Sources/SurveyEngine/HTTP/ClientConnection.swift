@@ -242,14 +242,14 @@ final class ClientConnection: EventHandler, Slotted {
                     // Bytes after the response, or a close already seen: not safe to reuse.
                     return complete(reusable: parser.keepAlive && consumed == count && !peerClosed)
                 case .failed(let failure):
-                    return fail(Self.kind(for: failure))
+                    return fail(Self.kind(for: failure), detail: parser.describe(failure))
                 }
             case .wait(let wait):
                 return watch(wait)
             case .closed:
                 switch parser.finishAtEndOfStream() {
                 case .complete: return complete(reusable: false)
-                case .failed(let failure): return fail(Self.kind(for: failure))
+                case .failed(let failure): return fail(Self.kind(for: failure), detail: parser.describe(failure))
                 case .needMore: return fail(.connectionClosed)
                 }
             case .failed(let failure):

@@ -31,6 +31,24 @@ struct HTTPMessageParser {
         case closed(partial: Bool)
     }
 
+    /// In words, why a message failed: what was being read when it broke, or the limit it
+    /// passed; nil for a close, whose error kind says it all. Made only on the failure's path.
+    func describe(_ failure: Failure) -> String? {
+        switch failure {
+        case .malformed:
+            switch state {
+            case .startLine: role == .response ? "not an HTTP/1.x status line" : "not an HTTP/1.x request line"
+            case .header: "a malformed header field"
+            case .chunkSize, .chunkData, .chunkEnd: "a malformed chunk"
+            case .trailer: "a malformed trailer field"
+            case .body, .untilClose, .complete: "a malformed message"
+            }
+        case .headTooLarge: "a head over \(maxHeadBytes) bytes"
+        case .bodyTooLarge: "a body over \(maxBodyBytes) bytes"
+        case .closed: nil
+        }
+    }
+
     /// Where parsing stands after some input: wanting more, done, or broken.
     enum Progress: Equatable {
         case needMore

@@ -12,11 +12,16 @@ public struct LoggedAttempt: Sendable, Hashable {
     public var step: Step
     /// 1 for the first try of a call, 2 for its first retry, …
     public var attempt: Int
-    /// The status received, or nil when the attempt got no usable response (see `error`).
+    /// The status received, whenever a response came: a 2xx whose body the step could not
+    /// read (`error` says so) included; nil when none came.
     public var status: Int?
-    /// Why the attempt got no usable response, if it did not: `malformed_response` for a 2xx
-    /// whose body broke the survey contract.
+    /// The kind of failure of an attempt that got no usable response: none came (`timeout`,
+    /// `connection_refused`, …), or its body did not do (`malformed_response`). Nil for an
+    /// attempt counted by its status alone.
     public var error: ErrorKind?
+    /// Why it failed, beyond its kind, when that is known: `the questions list is empty`,
+    /// `capture 'token' not found`, a certificate's fault.
+    public var reason: String?
     /// The latency corrected for coordinated omission, in nanoseconds (the report's `latency_ms`).
     public var latency: UInt64
     /// From the attempt's start to its end, in nanoseconds (the report's `service_latency_ms`).
@@ -26,8 +31,8 @@ public struct LoggedAttempt: Sendable, Hashable {
 
     /// An attempt as logged.
     public init(
-        start: UInt64, respondent: Int, step: Step, attempt: Int, status: Int?, error: ErrorKind?, latency: UInt64,
-        serviceTime: UInt64, bytes: Int
+        start: UInt64, respondent: Int, step: Step, attempt: Int, status: Int?, error: ErrorKind?, reason: String? = nil,
+        latency: UInt64, serviceTime: UInt64, bytes: Int
     ) {
         self.start = start
         self.respondent = respondent
@@ -35,6 +40,7 @@ public struct LoggedAttempt: Sendable, Hashable {
         self.attempt = attempt
         self.status = status
         self.error = error
+        self.reason = reason
         self.latency = latency
         self.serviceTime = serviceTime
         self.bytes = bytes
@@ -116,17 +122,17 @@ extension AttemptLog {
         if StepMetrics.isLocal(record) { return }
         var status: Int?
         var error: ErrorKind?
-        switch record.outcome {
-        case .status(let code): status = code
-        case .error(let kind): error = kind
-        }
         var bytes = 0
-        if case .success(let response) = result.received { bytes = response.bodyBytes }
+        if case .success(let response) = result.received {
+            status = response.status
+            bytes = response.bodyBytes
+        }
+        if case .error(let kind) = record.outcome { error = kind }
         offer(
             LoggedAttempt(
                 start: record.start, respondent: respondent, step: record.step, attempt: record.attempt, status: status,
-                error: error, latency: record.correctedLatency.clampedNanoseconds, serviceTime: record.serviceTime.clampedNanoseconds,
-                bytes: bytes),
+                error: error, reason: record.succeeded ? nil : record.detail, latency: record.correctedLatency.clampedNanoseconds,
+                serviceTime: record.serviceTime.clampedNanoseconds, bytes: bytes),
             lane: lane)
     }
 }

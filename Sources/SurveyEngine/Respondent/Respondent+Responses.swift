@@ -1,12 +1,17 @@
 /// What a respondent takes from the responses it gets: the questions of the survey, and the
 /// values its login's response gives its session (`${session.…}`).
 extension Respondent {
-    /// Reads a questions body, keeping its questions; false when it breaks the contract.
+    /// Reads a questions body, keeping its questions; nil when it keeps the contract, else how
+    /// it breaks it (`the questions list is empty`), which the attempt keeps as its detail.
     @inline(never)
-    mutating func accept(questionsIn body: [UInt8], _ context: SurveyContext) -> Bool {
-        guard case .success(let list) = context.questionsCache.questions(in: body, lane: lane) else { return false }
-        questions = list
-        return true
+    mutating func accept(questionsIn body: [UInt8], _ context: SurveyContext) -> String? {
+        switch context.questionsCache.questions(in: body, lane: lane) {
+        case .success(let list):
+            questions = list
+            return nil
+        case .failure(let error):
+            return error.description
+        }
     }
 
     /// Takes every capture from a login response into `session`; nil when all were found, else

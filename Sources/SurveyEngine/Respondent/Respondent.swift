@@ -214,7 +214,9 @@ struct Respondent: Sendable {
         case .success(let response):
             if (200..<300).contains(response.status) {
                 switch step {
-                case .questions: succeeded = accept(questionsIn: response.body, context)
+                case .questions:
+                    detail = accept(questionsIn: response.body, context)
+                    succeeded = detail == nil
                 case .login:
                     detail = capture(from: response, context)
                     succeeded = detail == nil

@@ -20,6 +20,8 @@ struct FaultCase: Sendable, CustomTestStringConvertible {
     /// questions abandons), 2 per submit of each of the 10 questions; 1 for a fault the policy
     /// does not retry (`response_too_large` is not among the plan's `on:`).
     var attempts: Int
+    /// The reason the report's error samples give for `kind`, where the kind has more to say.
+    var reason: String? = nil
 
     var testDescription: String { name }
 }
@@ -67,29 +69,30 @@ private let cases: [FaultCase] = [
         name: "trickles one byte a second", serve: ["--slow-rate", "100%", "--trickle", "1s"], step: "questions", kind: "timeout",
         attempts: 8),
     FaultCase(
-        name: "malformed status line", serve: ["--malformed-rate", "100%"], step: "questions", kind: "malformed_response", attempts: 8),
+        name: "malformed status line", serve: ["--malformed-rate", "100%"], step: "questions", kind: "malformed_response", attempts: 8,
+        reason: "not an HTTP/1.x status line"),
     FaultCase(
         name: "garbage headers", serve: ["--malformed-rate", "100%", "--malformed-kind", "headers"], step: "questions",
-        kind: "malformed_response", attempts: 8),
+        kind: "malformed_response", attempts: 8, reason: "a malformed header field"),
     FaultCase(
         name: "bytes that are not HTTP, then a close", serve: ["--malformed-rate", "100%", "--malformed-kind", "binary"],
-        step: "questions", kind: "malformed_response", attempts: 8),
+        step: "questions", kind: "malformed_response", attempts: 8, reason: "not an HTTP/1.x status line"),
     FaultCase(
         name: "questions not a list", serve: [], questionsBody: Array(#"{"id":1}"#.utf8), step: "questions", kind: "malformed_response",
-        attempts: 8),
+        attempts: 8, reason: "the questions are not a JSON array"),
     FaultCase(
         name: "questions without ids", serve: [], questionsBody: Array(#"[{"question":"a"}]"#.utf8), step: "questions",
-        kind: "malformed_response", attempts: 8),
+        kind: "malformed_response", attempts: 8, reason: "question 1 has no integer 'id'"),
     FaultCase(
         name: "duplicate question ids", serve: [], questionsBody: Array(#"[{"id":1,"question":"a"},{"id":1,"question":"b"}]"#.utf8),
-        step: "questions", kind: "malformed_response", attempts: 8),
+        step: "questions", kind: "malformed_response", attempts: 8, reason: "question id 1 appears twice"),
     FaultCase(
         name: "empty questions list", serve: [], questionsBody: Array("[]".utf8), step: "questions", kind: "malformed_response",
-        attempts: 8),
+        attempts: 8, reason: "the questions list is empty"),
     FaultCase(
         name: "a 10 MB questions body", serve: [],
         questionsBody: Array("[" + String(repeating: " ", count: 10 << 20) + "]").map { $0.asciiValue! },
-        step: "questions", kind: "response_too_large", attempts: 4),
+        step: "questions", kind: "response_too_large", attempts: 4, reason: "a body over 1048576 bytes"),
     FaultCase(name: "5xx storm", serve: ["--error-rate", "100%"], step: "questions", kind: "http_5xx", attempts: 8),
     FaultCase(name: "400 storm", serve: ["--fail-rate", "100%"], step: "submit", kind: "http_4xx", attempts: 80),
 ]
@@ -133,6 +136,8 @@ private let cases: [FaultCase] = [
         // Every attempt of the step is classified under the fault's kind.
         #expect(step.errors[fault.kind] == step.attempts, "\(step.errors)")
         #expect(step.failedAttempts == step.attempts)
+        // Every failure says why, where its kind does not say it all.
+        #expect(step.errorSamples?[fault.kind] == fault.reason, "\(step.errorSamples ?? [:])")
         #expect(report.respondents.started == 4)
         if let stats {
             for name in ["questions", "submit"] {

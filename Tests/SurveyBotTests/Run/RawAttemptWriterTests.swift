@@ -6,10 +6,10 @@ import Testing
 @testable import SurveyEngine
 @testable import SurveyTestSupport
 
-private func attempt(_ respondent: Int, status: Int? = 200, error: ErrorKind? = nil) -> LoggedAttempt {
+private func attempt(_ respondent: Int, status: Int? = 200, error: ErrorKind? = nil, reason: String? = nil) -> LoggedAttempt {
     LoggedAttempt(
-        start: 1_500_000, respondent: respondent, step: .submit, attempt: 1, status: status, error: error, latency: 2_345_678,
-        serviceTime: 1_000_400, bytes: 2)
+        start: 1_500_000, respondent: respondent, step: .submit, attempt: 1, status: status, error: error, reason: reason,
+        latency: 2_345_678, serviceTime: 1_000_400, bytes: 2)
 }
 
 /// Bytes written, and a gate that holds every write until it is opened.
@@ -34,13 +34,18 @@ private final class SlowSink: Sendable {
         var bytes: [UInt8] = []
         RawAttemptWriter.appendLine(attempt(7), startedAt: 1_795_000_000.25, to: &bytes)
         RawAttemptWriter.appendLine(attempt(8, status: nil, error: .timeout), startedAt: 1_795_000_000.25, to: &bytes)
+        // A response whose body would not do: its status, its kind and why, escaped.
+        RawAttemptWriter.appendLine(
+            attempt(9, status: 200, error: .malformedResponse, reason: "question 1 has no integer \"id\""), startedAt: 1_795_000_000.25,
+            to: &bytes)
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(
-            text == """
+            text == #"""
                 {"time":1795000000251,"respondent":7,"endpoint":"submit","attempt":1,"status":200,"latency_ms":2.346,"service_ms":1.000,"bytes":2}
                 {"time":1795000000251,"respondent":8,"endpoint":"submit","attempt":1,"error":"timeout","latency_ms":2.346,"service_ms":1.000,"bytes":2}
+                {"time":1795000000251,"respondent":9,"endpoint":"submit","attempt":1,"status":200,"error":"malformed_response","reason":"question 1 has no integer \"id\"","latency_ms":2.346,"service_ms":1.000,"bytes":2}
 
-                """)
+                """#)
         for line in text.split(separator: "\n") {
             #expect(throws: Never.self) { try JSONValue.parse(Array(line.utf8)).get() }
         }

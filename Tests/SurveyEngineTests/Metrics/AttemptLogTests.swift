@@ -56,6 +56,21 @@ private func attempt(_ respondent: Int, start: UInt64 = 0) -> LoggedAttempt {
         #expect(log.dropped == 0)
     }
 
+    /// A response whose body would not do is logged with its status, its kind and why.
+    @Test func aQuestionsBodyThatBreaksTheContractIsLoggedWithItsStatusAndWhy() async throws {
+        let transport = ScriptedTransport(survey(questions: "[]"))
+        let log = AttemptLog(lanes: 1)
+        let configuration = RunConfiguration(load: .closed(respondents: 1), seed: 5, answers: AnswerBook(fallback: ["x"]))
+        let result = try await RunCoordinator(configuration: configuration, target: target, transport: transport, attemptLog: log).run()
+        var logged: [LoggedAttempt] = []
+        log.drain(lane: 0, into: &logged)
+        let questions = try #require(logged.first)
+        #expect(questions.step == .questions)
+        #expect(questions.status == 200 && questions.error == .malformedResponse)
+        #expect(questions.reason == "the questions list is empty")
+        #expect(result.metrics[.questions].errorSamples[.malformedResponse] == "the questions list is empty")
+    }
+
     @Test func anAttemptNeverSentIsNotLogged() async throws {
         let transport = ScriptedTransport(
             survey { _, _ in .failure(.localResource, requestSent: false, serviceTime: .zero) })
