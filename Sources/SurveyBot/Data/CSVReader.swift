@@ -70,10 +70,10 @@ struct CSVReader {
             }
             if name.hasPrefix(RespondentData.answerPrefix) {
                 let id = name.dropFirst(RespondentData.answerPrefix.count)
-                guard !id.isEmpty, id.allSatisfy(\.isASCII), id.allSatisfy(\.isNumber), Int(id) != nil else {
+                guard !id.isEmpty else {
                     throw error(
-                        "column '\(TerminalText.escaped(name))': a column 'answer.<id>' answers the question of that id, a whole number "
-                            + "(answer.3)", line: header.line, column: column)
+                        "column '\(TerminalText.escaped(name))': a column 'answer.<id>' answers the question of that id (answer.3, "
+                            + "answer.q1), and this one names none", line: header.line, column: column)
                 }
             }
         }

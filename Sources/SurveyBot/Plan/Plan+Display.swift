@@ -58,7 +58,7 @@ extension Plan {
         func shown(_ key: String, _ choices: [String]) -> [String] {
             environmentText["answers.\(key)"].map { $0.map(\.display) } ?? choices
         }
-        for (id, choices) in run.answers.byQuestion { book[String(id)] = shown(String(id), choices) }
+        for (id, choices) in run.answers.byQuestion { book[id.text] = shown(id.text, choices) }
         if let fallback = run.answers.fallback { book["*"] = shown("*", fallback) }
         return book
     }

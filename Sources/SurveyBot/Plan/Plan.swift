@@ -68,7 +68,7 @@ struct Plan: Sendable, Hashable {
 
 extension Plan {
     /// The ids among `ids` that neither the answers nor a data column `answer.<id>` answer.
-    func unanswerable(among ids: some Sequence<Int>) -> [Int] {
+    func unanswerable(among ids: some Sequence<QuestionID>) -> [QuestionID] {
         let fromData = run.data?.answerColumns ?? [:]
         return run.answers.unanswerable(among: ids.filter { fromData[$0] == nil })
     }

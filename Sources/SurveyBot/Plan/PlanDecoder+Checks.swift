@@ -75,14 +75,19 @@ extension PlanDecoder {
             let key = seen["data"]
         {
             // A column for a question the builtin server does not ask is never used.
-            for id in data.answerColumns.keys.sorted() where !(1...count).contains(id) {
+            for id in data.answerColumns.keys.sorted(by: { $0.text < $1.text }) where !Self.builtinAsks(id, count) {
                 warning(
                     "the data file's column 'answer.\(id)' answers question \(id), but the builtin server asks questions 1–\(count): "
                         + "it is never used", at: key.value.location)
             }
         }
         if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen["answers"] {
-            let missing = plan.unanswerable(among: 1...count)
+            for entry in entries(answers.value, at: "answers") where entry.key != "*" && !Self.builtinAsks(QuestionID(entry.key), count) {
+                warning(
+                    "'answers.\(entry.key)' answers question \(entry.key), but the builtin server asks questions 1–\(count): "
+                        + "it is never used", at: entry.keyLocation)
+            }
+            let missing = plan.unanswerable(among: (1...count).map { QuestionID($0) })
             if !missing.isEmpty {
                 let list = missing.prefix(8).map(String.init).joined(separator: ", ") + (missing.count > 8 ? ", …" : "")
                 error(
@@ -90,6 +95,11 @@ extension PlanDecoder {
                     at: answers.keyLocation)
             }
         }
+    }
+
+    /// Whether the builtin server, asking questions 1 to `count`, asks question `id`.
+    private static func builtinAsks(_ id: QuestionID, _ count: Int) -> Bool {
+        Int(id.text).map { (1...count).contains($0) } ?? false
     }
 
     /// A plan and the builtin server that disagree about sessions: every call would fail the

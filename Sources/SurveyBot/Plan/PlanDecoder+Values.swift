@@ -104,22 +104,15 @@ extension PlanDecoder {
         }
     }
 
-    /// Answers by question id, or `"*"` for the rest. An empty block keeps the default.
+    /// Answers by question id (`3`, `q1`: the id's text, whether the API gives a number or a
+    /// string), or `"*"` for the rest. An empty block keeps the default.
     mutating func readAnswers(_ entry: PlanEntry, into plan: inout Plan) {
         let answers = entries(entry.value, at: "answers")
         guard !answers.isEmpty else { return }
         var book = AnswerBook()
         for answer in answers {
             let path = "answers.\(answer.key)"
-            let id: Int?
-            if answer.key == "*" {
-                id = nil
-            } else if let parsed = Int(answer.key), answer.key.allSatisfy(\.isNumber) {
-                id = parsed
-            } else {
-                error("answer keys are question ids (integers) or \"*\", found '\(answer.key)'", at: answer.keyLocation)
-                continue
-            }
+            let id = answer.key == "*" ? nil : QuestionID(answer.key)
             guard let scalars = scalarList(answer, path, expected: "answers") else { continue }
             if scalars.isEmpty {
                 error("'\(path)' needs an answer or a list of answers", at: answer.keyLocation)

@@ -116,13 +116,13 @@ enum PlanKeys {
             }),
         .value(
             "api.question_id", .fieldName, default: SurveyAPI().questionID, into: \.run.api.questionID,
-            "the field of each listed question holding its integer id"),
+            "the field of each listed question holding its id, an integer or a string (`q1`)"),
         .value(
             "api.question_text", .fieldName, default: SurveyAPI().questionText, into: \.run.api.questionText,
             "the field of each listed question holding its text"),
         .optional(
             "api.submit_body", .text, default: "the contract's `{\"id\": 1, \"answer\": \"red\"}`", into: \.run.api.submitBody,
-            "the submit's JSON body, such as `{\"questionId\": ${question.id}, \"value\": ${answer}}`: `${question.id}` and `${respondent.id}` go in as numbers, `${answer}`, `${row.…}` and "
+            "the submit's JSON body, such as `{\"questionId\": ${question.id}, \"value\": ${answer}}`: `${respondent.id}` goes in as a number, `${question.id}` as the API gave it (a number or a string), `${answer}`, `${row.…}` and "
                 + "`${session.…}` as JSON strings (escaped only, inside a string of the template), so that no value breaks the JSON"),
         .optional(
             "api.login", .call(defaultMethod: "POST"), into: \.run.api.login,

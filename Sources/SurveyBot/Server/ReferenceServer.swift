@@ -95,7 +95,7 @@ final class ReferenceServer: Sendable {
         switch source {
         case .builtin(let count):
             return (1...max(1, count)).map { id in
-                SurveyQuestion(id: id, text: id <= builtinQuestions.count ? builtinQuestions[id - 1] : "Question number \(id)?")
+                SurveyQuestion(id: QuestionID(id), text: id <= builtinQuestions.count ? builtinQuestions[id - 1] : "Question number \(id)?")
             }
         case .raw:
             return []
@@ -231,7 +231,8 @@ final class ReferenceServerState: Sendable {
 
     let configuration: ReferenceServerConfiguration
     private let faults: ServerFaults
-    private let validIDs: Set<Int>
+    /// The questions' ids, each with whether it is a JSON integer: a submit names one as given.
+    private let validIDs: [String: Bool]
     private final class Shard: Sendable {
         let counts = Mutex(Counts())
     }
@@ -264,7 +265,7 @@ final class ReferenceServerState: Sendable {
     init(configuration: ReferenceServerConfiguration, questions: [SurveyQuestion], rawQuestions: [UInt8]? = nil, loops: Int) {
         self.configuration = configuration
         faults = configuration.faults
-        validIDs = Set(questions.map(\.id))
+        validIDs = Dictionary(questions.map { ($0.id.text, $0.id.isInteger) }, uniquingKeysWith: { first, _ in first })
         counts = (0..<max(1, loops)).map { _ in Shard() }
         sequence = Endpoint.allCases.map { _ in Sequence() }
         questionsResponse = EncodedResponse(.json(200, rawQuestions ?? Array(SurveyQuestion.json(questions).utf8)))
@@ -363,12 +364,15 @@ final class ReferenceServerState: Sendable {
         return (.respond(EncodedResponse(response)), "200")
     }
 
-    /// `{"id": <known id>, "answer": <string>}`, other members ignored.
+    /// `{"id": <known id>, "answer": <string>}`, other members ignored; the id as the questions
+    /// gave it: a number for a number, a string for a string.
     private func isValidSubmit(_ body: [UInt8]) -> Bool {
-        guard case .success(let value) = JSONValue.parse(body), case .integer(let id)? = value["id"], validIDs.contains(id),
-            case .string? = value["answer"]
-        else { return false }
-        return true
+        guard case .success(let value) = JSONValue.parse(body), case .string? = value["answer"] else { return false }
+        switch value["id"] {
+        case .integer(let id)?: return validIDs[String(id)] == true
+        case .string(let id)?: return validIDs[id] == false
+        default: return false
+        }
     }
 
     func snapshot(server: HTTPServer?) -> ReferenceServerStats {

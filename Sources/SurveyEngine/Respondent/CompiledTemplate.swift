@@ -38,7 +38,7 @@ struct CompiledTemplate: Sendable {
         var row: [String]
         var respondentID: Int
         var session: [String]
-        var questionID = 0
+        var questionID: QuestionID = 0
         var answer = ""
     }
 
@@ -116,7 +116,13 @@ struct CompiledTemplate: Sendable {
                 append(text: index < values.session.count ? values.session[index] : "", inString: inString, to: &bytes)
             case .answer: append(text: values.answer, inString: inString, to: &bytes)
             case .respondentID: append(number: values.respondentID, inString: inString, to: &bytes)
-            case .questionID: append(number: values.questionID, inString: inString, to: &bytes)
+            case .questionID:
+                // As the API gave it: a number goes into JSON as one, a string as a string.
+                if values.questionID.isInteger {
+                    bytes.append(contentsOf: values.questionID.text.utf8)
+                } else {
+                    append(text: values.questionID.text, inString: inString, to: &bytes)
+                }
             }
         }
     }

@@ -71,18 +71,25 @@ extension Respondent {
     }
 
     /// The answer its data row gives question `id` (a non-empty `answer.<id>` cell), if any.
-    func rowAnswer(_ id: Int, _ context: SurveyContext) -> String? {
+    func rowAnswer(_ id: QuestionID, _ context: SurveyContext) -> String? {
         guard !context.answerColumns.isEmpty, let row, let column = context.answerColumns[id] else { return nil }
         let value = context.rows[row][column]
         return value.isEmpty ? nil : value
     }
 
-    /// `{"id":<id>,"answer":"<answer>"}`, written as bytes.
-    static func submitBody(id: Int, answer: String) -> [UInt8] {
+    /// `{"id":<id>,"answer":"<answer>"}`, written as bytes; the id as the API gave it, a number
+    /// or a string.
+    static func submitBody(id: QuestionID, answer: String) -> [UInt8] {
         var body: [UInt8] = []
-        body.reserveCapacity(24 + answer.utf8.count)
+        body.reserveCapacity(26 + id.text.utf8.count + answer.utf8.count)
         body.append(contentsOf: #"{"id":"#.utf8)
-        body.append(contentsOf: String(id).utf8)
+        if id.isInteger {
+            body.append(contentsOf: id.text.utf8)
+        } else {
+            body.append(0x22)
+            CompiledTemplate.appendJSONEscaped(id.text, to: &body)
+            body.append(0x22)
+        }
         body.append(contentsOf: #","answer":""#.utf8)
         CompiledTemplate.appendJSONEscaped(answer, to: &body)
         body.append(contentsOf: #""}"#.utf8)

@@ -25,15 +25,16 @@ public struct RespondentData: Sendable, Hashable {
         self.order = order
     }
 
-    /// The prefix of columns that answer a question: `answer.3` answers question 3.
+    /// The prefix of columns that answer a question: `answer.3` answers question 3, `answer.q1`
+    /// question `q1`.
     public static let answerPrefix = "answer."
 
     /// The columns named `answer.<id>`: question id → column index.
-    public var answerColumns: [Int: Int] {
-        var columnsByID: [Int: Int] = [:]
+    public var answerColumns: [QuestionID: Int] {
+        var columnsByID: [QuestionID: Int] = [:]
         for (index, name) in columns.enumerated() where name.hasPrefix(Self.answerPrefix) {
             let id = name.dropFirst(Self.answerPrefix.count)
-            if let number = Int(id), id.allSatisfy(\.isNumber) { columnsByID[number] = index }
+            if !id.isEmpty { columnsByID[QuestionID(String(id))] = index }
         }
         return columnsByID
     }

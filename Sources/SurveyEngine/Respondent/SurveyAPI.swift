@@ -27,7 +27,7 @@ public struct SurveyAPI: Sendable, Hashable {
     /// Where the list is in the questions response: the names of the nested fields that lead to
     /// it (`data.items` → `["data", "items"]`); empty for the top level.
     public var questionsList: [String] = []
-    /// The field of each listed question that holds its integer id.
+    /// The field of each listed question that holds its id, an integer or a string.
     public var questionID = "id"
     /// The field of each listed question that holds its text.
     public var questionText = "question"
@@ -90,23 +90,23 @@ public struct SurveyAPI: Sendable, Hashable {
 public struct AnswerBook: Sendable, Hashable {
     /// Candidate answers by question id; an entry with no candidates leaves its question
     /// unanswered rather than falling back.
-    public var byQuestion: [Int: [String]]
+    public var byQuestion: [QuestionID: [String]]
     /// The `"*"` answers, given to any question without its own.
     public var fallback: [String]?
 
     /// A book with these answers; empty by default, which answers nothing.
-    public init(byQuestion: [Int: [String]] = [:], fallback: [String]? = nil) {
+    public init(byQuestion: [QuestionID: [String]] = [:], fallback: [String]? = nil) {
         self.byQuestion = byQuestion
         self.fallback = fallback
     }
 
     /// The candidates for a question, or nil when the book has no answer for it.
-    func choices(for id: Int) -> [String]? {
+    func choices(for id: QuestionID) -> [String]? {
         byQuestion[id] ?? fallback
     }
 
     /// The ids among `ids` the book cannot answer, in the order given.
-    public func unanswerable(among ids: some Sequence<Int>) -> [Int] {
+    public func unanswerable(among ids: some Sequence<QuestionID>) -> [QuestionID] {
         ids.filter { choices(for: $0) == nil }
     }
 }

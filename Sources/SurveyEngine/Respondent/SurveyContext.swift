@@ -10,7 +10,7 @@ final class SurveyContext: Sendable {
     /// The rows of the data feed; empty without one.
     let rows: [[String]]
     /// The `answer.<id>` columns of the data feed: question id → column.
-    let answerColumns: [Int: Int]
+    let answerColumns: [QuestionID: Int]
     let captures: [SurveyAPI.Capture]
     let order: QuestionOrder
     let think: ThinkTime

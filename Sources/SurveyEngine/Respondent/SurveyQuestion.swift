@@ -1,11 +1,48 @@
+/// A question's id as the API gives it: a JSON integer (the survey contract's) or a string
+/// (`"q1"`, LimeSurvey's `"900001X1X2"`). Two ids are the same when their text is — the plan's
+/// `answers: 3:` answers the question `3` or `"3"` — and an id goes into JSON bodies as the API
+/// gave it: a number, or a string.
+public struct QuestionID: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+    /// The id as text: an integer's digits, or the string.
+    public let text: String
+    /// Whether the API gave it as a JSON integer.
+    public let isInteger: Bool
+
+    /// The id of an integer.
+    public init(_ integer: Int) {
+        text = String(integer)
+        isInteger = true
+    }
+
+    /// The id of a string, as a plan or a data file names it, or as an API gives it.
+    public init(_ text: String) {
+        self.text = text
+        isInteger = false
+    }
+
+    /// The id of an integer literal.
+    public init(integerLiteral value: Int) {
+        self.init(value)
+    }
+
+    /// The same text, whether given as a number or a string.
+    public static func == (lhs: QuestionID, rhs: QuestionID) -> Bool { lhs.text == rhs.text }
+
+    /// Its text's hash, as `==` compares the text alone.
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+
+    /// The text.
+    public var description: String { text }
+}
+
 /// One question of the survey, as `GET /questions` lists it.
 public struct SurveyQuestion: Sendable, Hashable {
     /// The question's id, unique within a list: what a submit names and `AnswerBook` keys on.
-    public var id: Int
+    public var id: QuestionID
     var text: String
 
     /// A question with its id and wording.
-    public init(id: Int, text: String) {
+    public init(id: QuestionID, text: String) {
         self.id = id
         self.text = text
     }
@@ -13,7 +50,7 @@ public struct SurveyQuestion: Sendable, Hashable {
     /// Why a questions body breaks the survey contract. A respondent that receives such a body
     /// counts the attempt as `malformed_response`.
     public struct ContractError: Error, Sendable, Equatable, CustomStringConvertible {
-        /// What is wrong, as a phrase to follow a colon: `question 3 has no integer 'id'`.
+        /// What is wrong, as a phrase to follow a colon: `question 3 has no 'id'`.
         public var description: String
     }
 
@@ -22,7 +59,7 @@ public struct SurveyQuestion: Sendable, Hashable {
     public struct Shape: Sendable, Hashable {
         /// The names of the nested fields that lead to the list; empty for the top level.
         public var list: [String]
-        /// The field holding a question's integer id.
+        /// The field holding a question's id, an integer or a string.
         public var id: String
         /// The field holding a question's text.
         public var text: String
@@ -38,9 +75,9 @@ public struct SurveyQuestion: Sendable, Hashable {
         public static let contract = Shape()
     }
 
-    /// Reads the survey contract: a non-empty JSON array of objects with an integer `id`
-    /// (unique) and a string `question`; other fields are ignored. With another `shape`, the
-    /// array is found and its fields named as that says.
+    /// Reads the survey contract: a non-empty JSON array of objects with an `id` (unique; an
+    /// integer, or a string of printable characters) and a string `question`; other fields are
+    /// ignored. With another `shape`, the array is found and its fields named as that says.
     public static func list(from body: some Collection<UInt8>, shape: Shape = .contract) -> Result<[SurveyQuestion], ContractError> {
         var value: JSONValue
         switch JSONValue.parse(body) {
@@ -58,15 +95,26 @@ public struct SurveyQuestion: Sendable, Hashable {
         guard !items.isEmpty else { return .failure(ContractError(description: "the questions list is empty")) }
         var questions: [SurveyQuestion] = []
         questions.reserveCapacity(items.count)
-        var seen = Set<Int>()
+        var seen = Set<QuestionID>()
         for (index, item) in items.enumerated() {
-            guard case .integer(let id)? = item[shape.id] else {
-                return .failure(ContractError(description: "question \(index + 1) has no integer '\(shape.id)'"))
+            let id: QuestionID
+            switch item[shape.id] {
+            case .integer(let number)?: id = QuestionID(number)
+            case .string(let text)? where !text.isEmpty:
+                // An id may go into a path or a header: nothing in it may end a line.
+                guard !text.unicodeScalars.contains(where: HTTPSyntax.isControl) else {
+                    return .failure(ContractError(description: "question \(index + 1)'s '\(shape.id)' holds a control character"))
+                }
+                id = QuestionID(text)
+            default:
+                return .failure(ContractError(description: "question \(index + 1) has no '\(shape.id)', an integer or a string"))
             }
             guard case .string(let text)? = item[shape.text] else {
                 return .failure(ContractError(description: "question \(index + 1) has no string '\(shape.text)'"))
             }
-            guard seen.insert(id).inserted else { return .failure(ContractError(description: "question id \(id) appears twice")) }
+            guard seen.insert(id).inserted else {
+                return .failure(ContractError(description: "question id \(id) appears twice"))
+            }
             questions.append(SurveyQuestion(id: id, text: text))
         }
         return .success(questions)
@@ -75,6 +123,10 @@ public struct SurveyQuestion: Sendable, Hashable {
     /// The JSON array `GET /questions` answers with: `[{"id":1,"question":"…"},…]`, in the
     /// order given, which `list(from:)` reads back.
     public static func json(_ questions: [SurveyQuestion]) -> String {
-        "[" + questions.map { "{\"id\":\($0.id),\"question\":\(JSONValue.quoted($0.text))}" }.joined(separator: ",") + "]"
+        let items = questions.map { question in
+            let id = question.id.isInteger ? question.id.text : JSONValue.quoted(question.id.text)
+            return "{\"id\":\(id),\"question\":\(JSONValue.quoted(question.text))}"
+        }
+        return "[" + items.joined(separator: ",") + "]"
     }
 }

@@ -82,7 +82,7 @@ private let cases: [FaultCase] = [
         attempts: 8, reason: "the questions are not a JSON array"),
     FaultCase(
         name: "questions without ids", serve: [], questionsBody: Array(#"[{"question":"a"}]"#.utf8), step: "questions",
-        kind: "malformed_response", attempts: 8, reason: "question 1 has no integer 'id'"),
+        kind: "malformed_response", attempts: 8, reason: "question 1 has no 'id', an integer or a string"),
     FaultCase(
         name: "duplicate question ids", serve: [], questionsBody: Array(#"[{"id":1,"question":"a"},{"id":1,"question":"b"}]"#.utf8),
         step: "questions", kind: "malformed_response", attempts: 8, reason: "question id 1 appears twice"),

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyEngine
 
 /// Every kind of plan error, each at its exact line and column.
 @Suite struct PlanDiagnosticTests {
@@ -157,8 +158,20 @@ import Testing
         #expect(expectPlan(lines("builtin:", "  questions: 3", "answers:", "  1: a", "  \"*\": b")) != nil)
     }
 
-    @Test func answerKeysAreIdsOrStar() {
-        expectSingleError(lines("answers:", "  colour: red", "  \"*\": x"), line: 2, column: 3, contains: "answer keys are question ids")
+    /// Ids are what the API gives: numbers or strings, named in the plan by their text.
+    @Test func answerKeysAreQuestionIdsOfAnyKindOrStar() throws {
+        let plan = try #require(
+            expectPlan(lines("target: http://127.0.0.1:9", "answers:", "  colour: red", "  900001X1X2: [a, b]", "  7: x", "  \"*\": y")))
+        #expect(
+            plan.run.answers.byQuestion == [QuestionID("colour"): ["red"], QuestionID("900001X1X2"): ["a", "b"], QuestionID(7): ["x"]])
+        #expect(plan.run.answers.fallback == ["y"])
+        // The builtin server asks questions 1 to 10: an answer for another id is never used.
+        let builtin = try #require(expectPlan(lines("answers:", "  colour: red", "  \"*\": x")))
+        #expect(
+            builtin.warnings.map(\.message) == [
+                "'answers.colour' answers question colour, but the builtin server asks questions 1–10: it is never used"
+            ])
+        #expect(builtin.warnings.first?.location.line == 2)
     }
 
     @Test func headerNamesAndReservedHeaders() {

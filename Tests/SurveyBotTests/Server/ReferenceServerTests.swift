@@ -66,9 +66,23 @@ private func label(_ outcome: TransportResult) -> String {
             #expect(label(await client.send(submit(target, #"{"id":1,"answer":"#))) == "400")
             #expect(label(await client.send(submit(target, #"{"id":1}"#))) == "400")
             #expect(label(await client.send(submit(target, #"{"id":2,"answer":"pizza","extra":[1]}"#))) == "200")
+            // The id as the questions gave it: a number, not the string of its digits.
+            #expect(label(await client.send(submit(target, #"{"id":"2","answer":"pizza"}"#))) == "400")
             let stats = server.stats()
-            #expect(stats.invalidSubmits == 3)
-            #expect(stats.endpoints["submit"] == ["400": 3, "200": 1])
+            #expect(stats.invalidSubmits == 4)
+            #expect(stats.endpoints["submit"] == ["400": 4, "200": 1])
+        }
+    }
+
+    @Test func stringIdsFromAQuestionsFileAreSubmittedAsStrings() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("q.json", #"[{"id":"q1","question":"a"},{"id":2,"question":"b"}]"#)
+        try await withReferenceServer(questions: .file(file)) { server, client, target in
+            #expect(label(await client.send(submit(target, #"{"id":"q1","answer":"x"}"#))) == "200")
+            #expect(label(await client.send(submit(target, #"{"id":2,"answer":"x"}"#))) == "200")
+            #expect(label(await client.send(submit(target, #"{"id":"2","answer":"x"}"#))) == "400")
+            #expect(label(await client.send(submit(target, #"{"id":"q2","answer":"x"}"#))) == "400")
+            #expect(server.stats().invalidSubmits == 2)
         }
     }
 

@@ -31,9 +31,15 @@ import Testing
 
     @Test func questionsFollowTheSurveyContract() throws {
         #expect(try SurveyQuestion.list(from: Array(#"[{"id":1,"question":"a","x":2}]"#.utf8)).get() == [SurveyQuestion(id: 1, text: "a")])
+        // Ids as the API gives them: a string is kept as one, and told apart from a number.
+        let strings = try SurveyQuestion.list(from: Array(#"[{"id":"q1","question":"a"},{"id":"900001X1X2","question":"b"}]"#.utf8)).get()
+        #expect(strings.map(\.id) == [QuestionID("q1"), QuestionID("900001X1X2")])
+        #expect(strings.allSatisfy { !$0.id.isInteger })
+        #expect(try SurveyQuestion.list(from: Array(#"[{"id":"1","question":"a"}]"#.utf8)).get().first?.id.isInteger == false)
         for bad in [
-            #"{"id":1}"#, "[]", #"[{"question":"a"}]"#, #"[{"id":"1","question":"a"}]"#,
-            #"[{"id":1,"question":"a"},{"id":1,"question":"b"}]"#,
+            #"{"id":1}"#, "[]", #"[{"question":"a"}]"#, #"[{"id":"","question":"a"}]"#, #"[{"id":1.5,"question":"a"}]"#,
+            #"[{"id":"a\r\nX-Evil: 1","question":"a"}]"#, #"[{"id":1,"question":"a"},{"id":1,"question":"b"}]"#,
+            #"[{"id":1,"question":"a"},{"id":"1","question":"b"}]"#,
         ] {
             if case .success = SurveyQuestion.list(from: Array(bad.utf8)) { Issue.record("accepted \(bad)") }
         }
