@@ -70,9 +70,9 @@ extension Plan {
         // another run; values are never digested one by one.
         entries["data"] = dataFile.map { "\($0.shownPath) \($0.digest)" } ?? "none"
         entries["data_order"] = dataOrder.rawValue
-        entries["api.questions_list"] = shownText("api.questions_list", run.api.questionsList.joined(separator: "."))
-        entries["api.question_id"] = shownText("api.question_id", run.api.questionID)
-        entries["api.question_text"] = shownText("api.question_text", run.api.questionText)
+        entries["api.questions_list"] = shownText("api.questions_list", run.api.questionsList.text)
+        entries["api.question_id"] = shownText("api.question_id", run.api.questionID.text)
+        entries["api.question_text"] = shownText("api.question_text", run.api.questionText.text)
         entries["api.submit_body"] = run.api.submitBody.map { shownText("api.submit_body", $0) } ?? "none"
         for step in Journey.defaultSteps { entries["api.\(step.name)"] = run.api.call(step) == nil ? "none" : shownCall(step) }
         entries["api.login_body"] = run.api.loginBody.map { shownText("api.login_body", $0) } ?? "none"

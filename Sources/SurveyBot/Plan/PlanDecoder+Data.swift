@@ -59,13 +59,14 @@ extension PlanDecoder {
                     continue
                 }
                 captures.append(SurveyAPI.Capture(name: capture.key, source: .header(name)))
-            } else if text == "$" || text.hasPrefix("$.") {
-                let fields = text.split(separator: ".", omittingEmptySubsequences: false).dropFirst().map(String.init)
-                guard !fields.isEmpty, fields.allSatisfy({ !$0.isEmpty }) else {
-                    error("expected a JSON path like $.token or $.data.token for '\(path)', found '\(text)'", at: s.location)
-                    continue
+            } else if text.hasPrefix("$") {
+                do throws(JSONPath.ParseError) {
+                    captures.append(SurveyAPI.Capture(name: capture.key, source: .json(try JSONPath(parsing: text))))
+                } catch {
+                    self.error(
+                        "expected a JSON path like $.token, $.data[0].token or $ for '\(path)', found '\(text)': \(error.reason)",
+                        at: s.location)
                 }
-                captures.append(SurveyAPI.Capture(name: capture.key, source: .json(fields)))
             } else {
                 error("expected a JSON path like $.token, or 'header Name', for '\(path)', found '\(s.display)'", at: s.location)
             }
@@ -247,23 +248,17 @@ struct TemplateUse: Sendable, Hashable {
     }
 }
 
-extension ValueKind where Value == String {
-    /// A JSON field name: not empty, no dot (a path is `fieldPath`).
-    static let fieldName = text.checked(summary: "field name") { name in
-        name.isEmpty ? "a field name cannot be empty" : name.contains(".") ? "a field name holds no '.', found '\(name)'" : nil
-    }
-}
-
-extension ValueKind where Value == [String] {
-    /// `data.items`: nested JSON field names, dotted.
-    static let fieldPath = ValueKind(
-        expected: "dotted field names like data.items", summary: "dotted field names", format: { $0.joined(separator: ".") }
+extension ValueKind where Value == JSONPath {
+    /// A JSON path: `data.items`, `$.survey.groups[*].questions[*]`, `title.en`, `$`.
+    static let jsonPath = ValueKind(
+        expected: "a JSON path like data.items or $.groups[*].questions[*]", summary: "JSON path", format: { $0.text }
     ) {
         text in
-        let fields = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !text.isEmpty, fields.allSatisfy({ !$0.isEmpty }) else {
-            return .invalid("expected dotted field names like data.items, found '\(text)'")
+        do throws(JSONPath.ParseError) {
+            return .value(try JSONPath(parsing: text))
+        } catch {
+            return .invalid(
+                "expected a JSON path like data.items or $.items[0].id, found '\(text)': \(error.reason) at character \(error.offset + 1)")
         }
-        return .value(fields)
     }
 }

@@ -109,17 +109,20 @@ enum PlanKeys {
             "api.submit", .call(defaultMethod: "POST"), default: SurveyAPI().submit, into: \.run.api.submit,
             "submits one answer as `{\"id\": 1, \"answer\": \"red\"}` (or `submit_body`); 2xx is success"),
         .custom(
-            "api.questions_list", kind: "dotted field names", default: "the top level",
-            "where the list is in the questions response, for a backend that wraps it: `data.items`",
+            "api.questions_list", kind: "JSON path", default: "the top level",
+            "where the questions are in the questions response, for a backend that wraps them: the list (`data.items`), or the "
+                + "questions across lists (`$.survey.groups[*].questions[*]`: a path with `[*]` takes every question it reaches, and "
+                + "every element of every list it reaches)",
             decode: { decoder, entry, plan in
-                if let path = decoder.read(entry, "api.questions_list", .fieldPath) { plan.run.api.questionsList = path }
+                if let path = decoder.read(entry, "api.questions_list", .jsonPath) { plan.run.api.questionsList = path }
             }),
         .value(
-            "api.question_id", .fieldName, default: SurveyAPI().questionID, into: \.run.api.questionID,
-            "the field of each listed question holding its id, an integer or a string (`q1`)"),
+            "api.question_id", .jsonPath, default: SurveyAPI().questionID, into: \.run.api.questionID,
+            "where each listed question holds its id, an integer or a string: a field (`qid`) or a path in the question "
+                + "(`attributes.qid`)"),
         .value(
-            "api.question_text", .fieldName, default: SurveyAPI().questionText, into: \.run.api.questionText,
-            "the field of each listed question holding its text"),
+            "api.question_text", .jsonPath, default: SurveyAPI().questionText, into: \.run.api.questionText,
+            "where each listed question holds its text: a field or a path in the question (`title.en`, `texts[0]`)"),
         .optional(
             "api.submit_body", .text, default: "the contract's `{\"id\": 1, \"answer\": \"red\"}`", into: \.run.api.submitBody,
             "the submit's JSON body, such as `{\"questionId\": ${question.id}, \"value\": ${answer}}`: `${respondent.id}` goes in as a number, `${question.id}` as the API gave it (a number or a string), `${answer}`, `${row.…}` and "

@@ -31,9 +31,7 @@ extension Respondent {
             case .header(let name):
                 found = response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
             case .json(let path):
-                var value = body
-                for name in path { value = value?[name] }
-                switch value {
+                switch body.flatMap(path.first) {
                 case .string(let text)?: found = text
                 case .integer(let number)?: found = String(number)
                 case .number(let number)?: found = String(number)
@@ -43,7 +41,7 @@ extension Respondent {
             }
             guard let found else {
                 captureMissing = true
-                return "capture '\(capture.name)' not found"
+                return "capture '\(capture.name)' not found at \(capture.source)"
             }
             // A captured value may go into a header: it must not end the header early.
             if found.unicodeScalars.contains(where: { HTTPSyntax.isControl($0) && $0 != "\t" }) {

@@ -24,13 +24,13 @@ public struct SurveyAPI: Sendable, Hashable {
     /// Sent with every call after `Host`, in order; a `User-Agent` here replaces survey-bot's.
     /// Values may hold `${row.…}`, `${respondent.id}` and `${session.…}` (`TextTemplate`).
     public var headers: [HTTPHeader]
-    /// Where the list is in the questions response: the names of the nested fields that lead to
-    /// it (`data.items` → `["data", "items"]`); empty for the top level.
-    public var questionsList: [String] = []
-    /// The field of each listed question that holds its id, an integer or a string.
-    public var questionID = "id"
-    /// The field of each listed question that holds its text.
-    public var questionText = "question"
+    /// Where the questions are in the questions response: a path to the list (`data.items`), or
+    /// to the questions themselves across lists (`$.groups[*].questions[*]`); `$` for the top level.
+    public var questionsList = JSONPath(names: [])
+    /// Where each listed question holds its id, an integer or a string (`id`, `attributes.qid`).
+    public var questionID = JSONPath(names: ["id"])
+    /// Where each listed question holds its text (`question`, `title.en`).
+    public var questionText = JSONPath(names: ["question"])
     /// The submit's JSON body with `${question.id}`, `${answer}` and the other variables; nil
     /// for `{"id":…,"answer":"…"}`.
     public var submitBody: String?
@@ -46,16 +46,16 @@ public struct SurveyAPI: Sendable, Hashable {
     public struct Capture: Sendable, Hashable {
         /// Where the value is.
         public enum Source: Sendable, Hashable, CustomStringConvertible {
-            /// A JSON path into the body: the names of the nested fields (`$.data.token` →
-            /// `["data", "token"]`). A string is taken as it is, a number or boolean as its JSON text.
-            case json([String])
+            /// A JSON path into the body (`$.data.token`, `$.items[0].id`, `$` for a bare value);
+            /// its first match is taken: a string as it is, a number or boolean as its JSON text.
+            case json(JSONPath)
             /// A response header, by name (any case).
             case header(String)
 
             /// As written in a plan: `$.data.token`, `header X-Session-Id`.
             public var description: String {
                 switch self {
-                case .json(let path): (["$"] + path).joined(separator: ".")
+                case .json(let path): path.text.hasPrefix("$") ? path.text : path.text.isEmpty ? "$" : "$." + path.text
                 case .header(let name): "header \(name)"
                 }
             }

@@ -54,18 +54,21 @@ public struct SurveyQuestion: Sendable, Hashable {
         public var description: String
     }
 
-    /// Where the questions are in a response, and what their fields are called: the survey
-    /// contract by default, a look-alike backend's names otherwise.
+    /// Where the questions are in a response, and where each holds its id and text: the survey
+    /// contract by default, a look-alike backend's paths otherwise.
     public struct Shape: Sendable, Hashable {
-        /// The names of the nested fields that lead to the list; empty for the top level.
-        public var list: [String]
-        /// The field holding a question's id, an integer or a string.
-        public var id: String
-        /// The field holding a question's text.
-        public var text: String
+        /// The path to the list (`data.items`), or to the questions themselves across lists
+        /// (`$.groups[*].questions[*]`); `$` for the top level.
+        public var list: JSONPath
+        /// Where a question holds its id, an integer or a string.
+        public var id: JSONPath
+        /// Where a question holds its text.
+        public var text: JSONPath
 
         /// A shape; the defaults are the survey contract.
-        public init(list: [String] = [], id: String = "id", text: String = "question") {
+        public init(
+            list: JSONPath = JSONPath(names: []), id: JSONPath = JSONPath(names: ["id"]), text: JSONPath = JSONPath(names: ["question"])
+        ) {
             self.list = list
             self.id = id
             self.text = text
@@ -77,28 +80,38 @@ public struct SurveyQuestion: Sendable, Hashable {
 
     /// Reads the survey contract: a non-empty JSON array of objects with an `id` (unique; an
     /// integer, or a string of printable characters) and a string `question`; other fields are
-    /// ignored. With another `shape`, the array is found and its fields named as that says.
+    /// ignored. With another `shape`, the questions are found where its paths say: a path that
+    /// may select many (`[*]`) takes every question it selects, the elements of every list it
+    /// selects.
     public static func list(from body: some Collection<UInt8>, shape: Shape = .contract) -> Result<[SurveyQuestion], ContractError> {
-        var value: JSONValue
+        let value: JSONValue
         switch JSONValue.parse(body) {
         case .success(let parsed): value = parsed
         case .failure(let error): return .failure(ContractError(description: "the questions are not JSON: \(error)"))
         }
-        for (depth, name) in shape.list.enumerated() {
-            guard let inner = value[name] else {
-                let path = shape.list[...depth].joined(separator: ".")
-                return .failure(ContractError(description: "the questions response has no '\(path)'"))
+        let items: [JSONValue]
+        let matches = shape.list.select(in: value)
+        if shape.list.selectsMany {
+            items = matches.flatMap { match -> [JSONValue] in
+                if case .array(let elements) = match { return elements }
+                return [match]
             }
-            value = inner
+        } else {
+            guard let list = matches.first else {
+                return .failure(ContractError(description: "the questions response has no '\(shape.list)'"))
+            }
+            guard case .array(let elements) = list else {
+                return .failure(ContractError(description: "the questions are not a JSON array"))
+            }
+            items = elements
         }
-        guard case .array(let items) = value else { return .failure(ContractError(description: "the questions are not a JSON array")) }
         guard !items.isEmpty else { return .failure(ContractError(description: "the questions list is empty")) }
         var questions: [SurveyQuestion] = []
         questions.reserveCapacity(items.count)
         var seen = Set<QuestionID>()
         for (index, item) in items.enumerated() {
             let id: QuestionID
-            switch item[shape.id] {
+            switch shape.id.first(in: item) {
             case .integer(let number)?: id = QuestionID(number)
             case .string(let text)? where !text.isEmpty:
                 // An id may go into a path or a header: nothing in it may end a line.
@@ -109,7 +122,7 @@ public struct SurveyQuestion: Sendable, Hashable {
             default:
                 return .failure(ContractError(description: "question \(index + 1) has no '\(shape.id)', an integer or a string"))
             }
-            guard case .string(let text)? = item[shape.text] else {
+            guard case .string(let text)? = shape.text.first(in: item) else {
                 return .failure(ContractError(description: "question \(index + 1) has no string '\(shape.text)'"))
             }
             guard seen.insert(id).inserted else {

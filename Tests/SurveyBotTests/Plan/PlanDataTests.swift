@@ -166,13 +166,34 @@ import Testing
                     "  headers:", "    Authorization: Bearer ${session.token}", "retry:", "  login:", "    attempts: 5"))
         else { return }
         let api = plan.run.api
-        #expect(api.questionsList == ["data", "items"])
-        #expect(api.questionID == "qid" && api.questionText == "text")
+        #expect(api.questionsList == JSONPath(names: ["data", "items"]))
+        #expect(api.questionID == JSONPath(names: ["qid"]) && api.questionText == JSONPath(names: ["text"]))
         #expect(api.submitBody == #"{"questionId": ${question.id}, "value": ${answer}}"#)
         #expect(api.login == SurveyAPI.Call(method: "POST", path: "/session"))
         #expect(
-            api.captures == [.init(name: "token", source: .json(["data", "token"])), .init(name: "sid", source: .header("X-Session-Id"))])
+            api.captures == [
+                .init(name: "token", source: .json(JSONPath(names: ["data", "token"]))),
+                .init(name: "sid", source: .header("X-Session-Id")),
+            ])
         #expect(plan.run.retry[.login].attempts == 5)
+    }
+
+    @Test func questionsAndCapturesAreFoundByJSONPaths() throws {
+        let plan = try #require(
+            expectPlan(
+                lines(
+                    "target: http://127.0.0.1:9", "api:", "  questions_list: $.survey.groups[*].questions[*]", "  question_id: qid",
+                    "  question_text: title['en']", "  login: /session", "  capture:", "    key: $", "    first: $.items[0].id",
+                    "answers:", "  \"*\": x")))
+        #expect(plan.run.api.questionsList == (try JSONPath(parsing: "survey.groups[*].questions[*]")))
+        #expect(plan.run.api.questionText == JSONPath(names: ["title", "en"]))
+        #expect(plan.run.api.captures.map(\.source.description) == ["$", "$.items[0].id"])
+        expectSingleError(
+            lines("api:", "  questions_list: $.survey.groups[", "answers:", "  \"*\": x"), line: 2, column: 19,
+            contains: "expected a JSON path like data.items or $.items[0].id, found '$.survey.groups[': expected an index")
+        expectSingleError(
+            lines("api:", "  login: /session", "  capture:", "    key: $.a b"), line: 4, column: 10,
+            contains: "expected a JSON path like $.token, $.data[0].token or $ for 'api.capture.key', found '$.a b'")
     }
 
     @Test func aBodyTemplateThatIsNotJSONIsAnErrorAtIt() {

@@ -58,9 +58,9 @@ import Testing
 
     @Test func lookAlikeQuestionsAreFoundByTheirShape() async throws {
         var api = SurveyAPI()
-        api.questionsList = ["data", "items"]
-        api.questionID = "qid"
-        api.questionText = "text"
+        api.questionsList = JSONPath(names: ["data", "items"])
+        api.questionID = JSONPath(names: ["qid"])
+        api.questionText = JSONPath(names: ["text"])
         let transport = ScriptedTransport(survey(questions: #"{"data":{"items":[{"qid":4,"text":"a"},{"qid":9,"text":"b"}]}}"#))
         var respondent = Respondent(index: 0, seed: 1, lane: 0)
         let result = await respondent.run(try dataContext(transport, api: api, data: nil))
@@ -86,7 +86,7 @@ import Testing
         }
         let recorder = MetricsRecorder(lanes: 1)
         let context = try dataContext(
-            transport, api: Self.loginAPI([.init(name: "token", source: .json(["data", "token"]))]), recorder: recorder)
+            transport, api: Self.loginAPI([.init(name: "token", source: .json(JSONPath(names: ["data", "token"])))]), recorder: recorder)
         var respondent = Respondent(index: 1, seed: 1, lane: 0, row: 1)
         let result = await respondent.run(context)
         #expect(result.ending == .completed)
@@ -115,11 +115,28 @@ import Testing
         #expect(transport.sent.last?.head.contains("Authorization: Bearer s-9\r\n") == true)
     }
 
+    /// A login that answers a bare JSON string, or a JSON-RPC result, is captured by its path.
+    @Test(arguments: [(#""k-7""#, "$"), (#"{"id":1,"result":"k-7","error":null}"#, "$.result"), (#"[{"key":"k-7"}]"#, "$[0].key")])
+    func aCaptureTakesTheFirstValueItsPathSelects(body: String, path: String) async throws {
+        let transport = ScriptedTransport { sent, _ in
+            switch sent.path {
+            case "/session": ok(body)
+            case "/questions": ok(questionsJSON)
+            default: ok()
+            }
+        }
+        let context = try dataContext(transport, api: Self.loginAPI([.init(name: "token", source: .json(try JSONPath(parsing: path)))]))
+        var respondent = Respondent(index: 0, seed: 1, lane: 0, row: 0)
+        #expect(await respondent.run(context).ending == .completed)
+        #expect(transport.sent.dropFirst().allSatisfy { $0.head.contains("Authorization: Bearer k-7\r\n") })
+    }
+
     @Test func failedLoginAbandonsAfterItsRetries() async throws {
         let transport = ScriptedTransport { _, _ in status(503) }
         let recorder = MetricsRecorder(lanes: 1)
         let context = try dataContext(
-            transport, api: Self.loginAPI([.init(name: "token", source: .json(["token"]))]), login: retrying(2, on: ["5xx"]),
+            transport, api: Self.loginAPI([.init(name: "token", source: .json(JSONPath(names: ["token"])))]),
+            login: retrying(2, on: ["5xx"]),
             recorder: recorder)
         var respondent = Respondent(index: 0, seed: 1, lane: 0, row: 0)
         #expect(await respondent.run(context).ending == .abandoned(.loginFailed))
@@ -131,16 +148,16 @@ import Testing
         let transport = ScriptedTransport { _, _ in ok(#"{"other":1}"#) }
         let recorder = MetricsRecorder(lanes: 1)
         let context = try dataContext(
-            transport, api: Self.loginAPI([.init(name: "token", source: .json(["token"]))]), recorder: recorder)
+            transport, api: Self.loginAPI([.init(name: "token", source: .json(JSONPath(names: ["token"])))]), recorder: recorder)
         var respondent = Respondent(index: 0, seed: 1, lane: 0, row: 0)
         #expect(await respondent.run(context).ending == .abandoned(.captureNotFound))
         #expect(transport.sent.count == 1)
-        #expect(recorder.snapshot()[.login].errorSamples[.malformedResponse] == "capture 'token' not found")
+        #expect(recorder.snapshot()[.login].errorSamples[.malformedResponse] == "capture 'token' not found at $.token")
     }
 
     @Test func captureWithALineBreakIsRefusedNotSent() async throws {
         let transport = ScriptedTransport { _, _ in ok(#"{"token":"a\r\nX-Evil: 1"}"#) }
-        let context = try dataContext(transport, api: Self.loginAPI([.init(name: "token", source: .json(["token"]))]))
+        let context = try dataContext(transport, api: Self.loginAPI([.init(name: "token", source: .json(JSONPath(names: ["token"])))]))
         var respondent = Respondent(index: 0, seed: 1, lane: 0, row: 0)
         #expect(await respondent.run(context).ending == .abandoned(.captureNotFound))
         #expect(transport.sent.count == 1)
