@@ -117,7 +117,7 @@ extension PlanDecoder {
             checkJSON(key, s)
         }
         guard let data = plan.run.data, let file = plan.dataFile else { return }
-        for problem in data.problems(for: plan.run.api, limit: PlanLimits.maxPrintedErrors) {
+        for problem in data.problems(for: plan.run, limit: PlanLimits.maxPrintedErrors) {
             let line = problem.row < file.lines.count ? file.lines[problem.row] : 1
             report(
                 Diagnostic(

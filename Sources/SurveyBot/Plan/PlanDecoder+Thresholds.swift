@@ -135,7 +135,7 @@ extension PlanDecoder {
     /// threshold's name.
     mutating func checkThresholdScopes(_ plan: Plan) {
         guard let block = seen["thresholds"] else { return }
-        let steps = plan.run.api.journey.steps.map(\.name)
+        let steps = plan.run.journey.names.map(\.name)
         let scopes = steps + [Threshold.Scope.surveyName]
         for item in entries(block.value, at: "thresholds") {
             let parts = item.key.split(separator: ".", maxSplits: 1).map(String.init)

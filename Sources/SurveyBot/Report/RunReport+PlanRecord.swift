@@ -23,7 +23,7 @@ extension RunReport.PlanRecord {
         pace = plan.run.pace?.compactDescription
         cookies = plan.run.cookies ? nil : false
         order = plan.run.order.rawValue
-        let journey = plan.run.api.journey.steps
+        let journey = plan.run.journey.names
         api = Dictionary(uniqueKeysWithValues: journey.map { ($0.name, plan.shownCall($0)) })
         // Header values are credentials more often than not: never written.
         headers = Dictionary(plan.run.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })

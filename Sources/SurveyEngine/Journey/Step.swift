@@ -18,12 +18,18 @@ public struct Step: Sendable, Hashable, CustomStringConvertible {
 /// charts and thresholds.
 public struct Journey: Sendable, Hashable {
     /// The steps, in call order; each name once.
-    public var steps: [Step]
+    public var steps: [JourneyStep]
 
     /// A journey of `steps`, in call order.
-    public init(_ steps: [Step]) {
+    public init(_ steps: [JourneyStep]) {
         self.steps = steps
     }
+
+    /// The steps' names, in call order.
+    public var names: [Step] { steps.map(\.step) }
+
+    /// Every capture of every step, in order: a respondent's session holds their values.
+    public var captures: [SurveyAPI.Capture] { steps.flatMap(\.captures) }
 }
 
 // The default journey: the survey API of `SurveyAPI`, which every plan without a journey of its
@@ -44,9 +50,15 @@ extension Journey {
 }
 
 extension SurveyAPI {
-    /// The default journey of this API: its login when it has one, the questions, the submits.
+    /// The default journey of this API: its login when it has one, with the captures; the
+    /// questions, read in the survey contract's shape or the API's own; a submit per question.
     public var journey: Journey {
-        Journey(Journey.defaultSteps.filter { $0 != .login || login != nil })
+        var steps: [JourneyStep] = []
+        if let login { steps.append(JourneyStep(.login, call: login, body: loginBody, captures: captures)) }
+        steps.append(
+            JourneyStep(.questions, call: questions, questions: SurveyQuestion.Shape(list: questionsList, id: questionID, text: questionText)))
+        steps.append(JourneyStep(.submit, call: submit, body: submitBody, runs: .perQuestion))
+        return Journey(steps)
     }
 }
 

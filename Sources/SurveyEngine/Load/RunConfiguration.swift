@@ -32,6 +32,8 @@ public struct RunConfiguration: Sendable, Hashable {
     public var seed: UInt64?
     /// The survey API's calls and headers.
     public var api: SurveyAPI
+    /// The journey a plan declares, step by step; nil for the default journey of `api`.
+    public var declaredJourney: Journey?
     /// What respondents answer.
     public var answers: AnswerBook
     /// One row per respondent, for `${row.COLUMN}` and `answer.<id>` columns; nil for none.
@@ -78,5 +80,10 @@ public struct RunConfiguration: Sendable, Hashable {
     /// (`RunCoordinator.endEarly()`), the attempt timeout.
     public var effectiveGrace: Duration {
         (duration == nil ? nil : grace) ?? client.timeout
+    }
+
+    /// The steps each respondent takes: the declared journey, else the default one of `api`.
+    public var journey: Journey {
+        declaredJourney ?? api.journey
     }
 }

@@ -46,8 +46,9 @@ public actor RunCoordinator {
         configuration: RunConfiguration, target: HTTPTarget, transport: any Transport, clock: EngineClock = .system,
         executors: [any TaskExecutor] = [], attemptLog: AttemptLog? = nil
     ) throws(HTTPSyntaxError) {
-        requests = try SurveyRequests(api: configuration.api, target: target, columns: configuration.data?.columns ?? [])
-        if let problem = configuration.data?.problems(for: configuration.api, limit: 1).first {
+        requests = try SurveyRequests(
+            journey: configuration.journey, headers: configuration.api.headers, target: target, columns: configuration.data?.columns ?? [])
+        if let problem = configuration.data?.problems(for: configuration, limit: 1).first {
             throw HTTPSyntaxError("data row \(problem.row + 1): \(problem.description)", offset: 0)
         }
         var configuration = configuration
@@ -59,7 +60,7 @@ public actor RunCoordinator {
         self.clock = clock
         self.executors = executors
         self.attemptLog = attemptLog
-        recorder = MetricsRecorder(lanes: max(1, executors.count), steps: configuration.api.journey.steps)
+        recorder = MetricsRecorder(lanes: max(1, executors.count), steps: configuration.journey.names)
     }
 
     /// Interrupts the run, as a signal does: no respondent starts any more; the ones running

@@ -16,7 +16,7 @@ public final class MetricsRecorder: Sendable {
 
     /// A recorder with `lanes` independent parts (at least one), counting the figures of
     /// `steps` in that order; callers pass their lane's number, taken modulo the count.
-    init(lanes: Int, steps: [Step] = SurveyAPI().journey.steps) {
+    init(lanes: Int, steps: [Step] = SurveyAPI().journey.names) {
         self.lanes = (0..<max(1, lanes)).map { _ in Lane(steps: steps) }
     }
 

@@ -33,7 +33,7 @@ public struct RunMetrics: Sendable, Hashable {
 
     /// Nothing counted yet, for a journey of `steps` (in its order; other steps are added as
     /// they are counted): by default, the default journey without a login.
-    public init(steps: [Step] = SurveyAPI().journey.steps) {
+    public init(steps: [Step] = SurveyAPI().journey.names) {
         perStep = StepTable(steps, initial: StepMetrics())
         timeline = Timeline(steps: steps)
     }

@@ -1,19 +1,47 @@
-/// Why a respondent stopped before the end of the survey.
-public enum AbandonReason: String, Sendable, Hashable, CaseIterable, Comparable {
+/// Why a respondent stopped before the end of the survey, by the name reports give it.
+public struct AbandonReason: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The name in reports: `questions_unavailable`, `login_failed`.
+    public let rawValue: String
+
+    private init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// A reason by its name in a report: one of `known`, or `<step>_failed`; nil for another.
+    public init?(rawValue: String) {
+        guard Self.known.contains(where: { $0.rawValue == rawValue })
+            || rawValue.hasSuffix(Self.failedSuffix) && rawValue.count > Self.failedSuffix.count
+        else { return nil }
+        self.init(rawValue)
+    }
+
     /// The questions never came, after every retry.
-    case questionsUnavailable = "questions_unavailable"
-    /// The questions could not be asked for: this process ran out of descriptors or local
-    /// ports (`ErrorKind.localResource`) on the last attempt. Not the server's doing.
-    case localResource = "local_resource"
+    public static let questionsUnavailable = AbandonReason("questions_unavailable")
+    /// The respondent could not go on: this process ran out of descriptors or local ports
+    /// (`ErrorKind.localResource`) on a step's last attempt. Not the server's doing.
+    public static let localResource = AbandonReason("local_resource")
     /// The run was interrupted (Ctrl-C, SIGTERM). A respondent stopped by the run's duration
     /// is not abandoned but cut short (`RespondentResult.Ending.cutShort`).
-    case interrupted
+    public static let interrupted = AbandonReason("interrupted")
+    /// A step's call succeeded but a capture found nothing usable: its attempt's detail names
+    /// the capture.
+    public static let captureNotFound = AbandonReason("capture_not_found")
     /// The login (`SurveyAPI.login`) still failed after its retries.
-    case loginFailed = "login_failed"
-    /// The login succeeded but a capture (`SurveyAPI.captures`) found nothing usable: its
-    /// attempt's detail names the capture.
-    case captureNotFound = "capture_not_found"
+    public static let loginFailed = failed(.login)
 
-    /// By raw value, so that reports list the reasons in a fixed order.
+    /// A step that runs once still failed after its retries: `<step>_failed`.
+    public static func failed(_ step: Step) -> AbandonReason {
+        AbandonReason(step.name + failedSuffix)
+    }
+
+    private static let failedSuffix = "_failed"
+
+    /// The reasons every journey may report, in the order reports list them.
+    public static let known: [AbandonReason] = [.captureNotFound, .interrupted, .localResource, .loginFailed, .questionsUnavailable]
+
+    /// By name, so that reports list the reasons in a fixed order.
     public static func < (lhs: AbandonReason, rhs: AbandonReason) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The name.
+    public var description: String { rawValue }
 }

@@ -1,47 +1,31 @@
-/// The requests a respondent sends: its login, its questions call and each submit, each made
-/// from the run's prebuilt recipes with the respondent's own values (its data row, its
-/// captured session, the question and its answer).
+/// The requests a respondent sends: each step's, made from the run's prebuilt recipes with the
+/// respondent's own values (its data row, its captured session, the question and its answer).
 extension Respondent {
     /// The values its templates are filled in with.
     func values(_ context: SurveyContext) -> CompiledTemplate.Values {
         CompiledTemplate.Values(row: row.map { context.rows[$0] } ?? [], respondentID: index, session: session)
     }
 
-    /// The login request, its response's headers kept for the captures.
+    /// The request of a step run once, with the respondent's own head when it has variables;
+    /// its body and headers kept when the step reads them.
     @inline(never)
-    func loginRequest(_ login: SurveyRequests.Recipe, _ context: SurveyContext) -> HTTPRequest {
+    func onceRequest(_ step: Int, _ context: SurveyContext) -> HTTPRequest {
+        let recipe = context.requests.recipes[step]
+        let plan = context.steps[step]
         let values = values(context)
-        var request = HTTPRequest(login.template(values), body: login.body?.render(values), collectBody: true)
-        request.collectHeaders = context.captures.contains { if case .header = $0.source { true } else { false } }
+        let readsBody = plan.questions != nil || plan.captures.contains { if case .json = $0.source { true } else { false } }
+        var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.body?.render(values), collectBody: readsBody)
+        request.collectHeaders = plan.captures.contains { if case .header = $0.source { true } else { false } }
         request.cutoff = context.cutoff
         request.lateCutoff = context.earlyEnd.cutoff
         return request
     }
 
-    /// The questions request, with the respondent's own head when it has variables; its own
-    /// submit head is made now too, once.
+    /// The request of step `step` for the `index`-th question and the think time before it;
+    /// nil when the plan has no answer for it (the question is skipped). Without a body of its
+    /// own, the step sends the survey contract's `{"id":…,"answer":"…"}`.
     @inline(never)
-    mutating func questionsRequest(_ context: SurveyContext) -> HTTPRequest {
-        let recipe = context.requests.questions
-        let template: HTTPRequest.Template
-        if let fixed = recipe.fixed {
-            template = fixed
-        } else {
-            template = recipe.template(values(context))
-        }
-        if context.requests.submit.fixed == nil && !context.requests.submit.headPerQuestion {
-            submitHead = context.requests.submit.template(values(context))
-        }
-        var request = HTTPRequest(template, collectBody: true)
-        request.cutoff = context.cutoff
-        request.lateCutoff = context.earlyEnd.cutoff
-        return request
-    }
-
-    /// The submit of the `index`-th question and the think time before it; nil when the plan
-    /// has no answer for it (the question is skipped).
-    @inline(never)
-    mutating func nextSubmit(_ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
+    mutating func nextPerQuestion(_ step: Int, _ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
         let question = questions[index]
         var answer: String
         if let fromRow = rowAnswer(question.id, context) {
@@ -54,15 +38,17 @@ extension Respondent {
             }
         }
         let think = context.think.sample(using: &random).clampedNanoseconds
-        let recipe = context.requests.submit
+        let recipe = context.requests.recipes[step]
         var request: HTTPRequest
         if let fixed = recipe.fixed, recipe.body == nil {
             request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: answer))
         } else {
             var values = values(context)
+            // Its own head, made once, when its row or session is in it but not the question.
+            if perQuestionHead == nil, recipe.fixed == nil, !recipe.headPerQuestion { perQuestionHead = recipe.template(values) }
             values.questionID = question.id
             values.answer = answer
-            let template = submitHead ?? recipe.template(values)
+            let template = recipe.fixed ?? perQuestionHead ?? recipe.template(values)
             request = HTTPRequest(template, body: recipe.body?.render(values) ?? Self.submitBody(id: question.id, answer: answer))
         }
         request.cutoff = context.cutoff

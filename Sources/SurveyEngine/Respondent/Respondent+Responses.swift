@@ -1,5 +1,5 @@
 /// What a respondent takes from the responses it gets: the questions of the survey, and the
-/// values its login's response gives its session (`${session.…}`).
+/// values its steps' responses give its session (`${session.…}`).
 extension Respondent {
     /// Reads a questions body, keeping its questions; nil when it keeps the contract, else how
     /// it breaks it (`the questions list is empty`), which the attempt keeps as its detail.
@@ -14,18 +14,18 @@ extension Respondent {
         }
     }
 
-    /// Takes every capture from a login response into `session`; nil when all were found, else
-    /// what is wrong (`capture 'token' not found`), which the attempt keeps as its detail.
+    /// Takes every capture of step `step` from its response into `session`; nil when all were
+    /// found, else what is wrong (`capture 'token' not found at $.token`), which the attempt
+    /// keeps as its detail. A capture missing leaves the session as it was.
     @inline(never)
-    mutating func capture(from response: TransportResponse, _ context: SurveyContext) -> String? {
+    mutating func capture(_ step: Int, from response: TransportResponse, _ context: SurveyContext) -> String? {
         captureMissing = false
-        guard !context.captures.isEmpty else { return nil }
+        let captures = context.steps[step].captures
+        guard !captures.isEmpty else { return nil }
         var values: [String] = []
-        values.reserveCapacity(context.captures.count)
-        let body =
-            context.captures.contains { if case .json = $0.source { true } else { false } }
-            ? try? JSONValue.parse(response.body).get() : nil
-        for capture in context.captures {
+        values.reserveCapacity(captures.count)
+        let body = captures.contains { if case .json = $0.source { true } else { false } } ? try? JSONValue.parse(response.body).get() : nil
+        for capture in captures {
             let found: String?
             switch capture.source {
             case .header(let name):
@@ -50,7 +50,9 @@ extension Respondent {
             }
             values.append(found)
         }
-        session = values
+        if session.count < context.captures.count { session = Array(repeating: "", count: context.captures.count) }
+        let start = context.captureStarts[step]
+        session.replaceSubrange(start..<(start + values.count), with: values)
         return nil
     }
 }

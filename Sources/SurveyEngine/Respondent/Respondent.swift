@@ -15,11 +15,13 @@ struct Respondent: Sendable {
     var random: SplitMix64
     /// The questions, once fetched.
     var questions: [SurveyQuestion] = []
-    /// The values captured from its login response, in the order of `SurveyAPI.captures`.
+    /// The values captured from its steps' responses, in the order of the journey's captures;
+    /// empty until a step captures.
     var session: [String] = []
-    /// Its own submit head, when variables of its row or session are in it.
-    var submitHead: HTTPRequest.Template?
-    /// Whether its last login attempt succeeded but found a capture missing.
+    /// Its own head for the step per question, when variables of its row or session are in it
+    /// but not the question's.
+    var perQuestionHead: HTTPRequest.Template?
+    /// Whether its step's last attempt succeeded but found a capture missing.
     var captureMissing = false
     /// The respondent's own cookies, when the run keeps them.
     private var jar = CookieJar()
@@ -37,7 +39,7 @@ struct Respondent: Sendable {
     /// The async functions here keep their frames small: every awaiting respondent holds its
     /// frames in its task's memory (slabs of about 1 KB), and ten thousand of them thinking at
     /// once multiply every spilled temporary. The work between two awaits is done by plain
-    /// functions (`settle`, `nextSubmit`), kept out of line so that their locals live on the
+    /// functions (`nextCall`, `settle`, `called`), kept out of line so that their locals live on the
     /// thread's stack, not in the frames.
     @discardableResult
     mutating func run(_ context: SurveyContext) async -> RespondentResult {
@@ -47,82 +49,132 @@ struct Respondent: Sendable {
         return result
     }
 
+    /// Walks the journey's steps in order: each step run once is called once; the step per
+    /// question is called for each question, after its think time and pace. A step run once
+    /// that still fails abandons the respondent; only the steps marked `always` run after that.
+    ///
+    /// One await loop over every call of the journey: `nextCall` says what to send, `called`
+    /// what its end leaves behind, both plain functions. A frame per kind of step would put one
+    /// more slab of memory under every thinking respondent.
+    @inline(never)
     private mutating func takeSurvey(_ context: SurveyContext) async -> RespondentResult {
         if let cause = context.stopCause, cause != .signal {
-            // Started as the duration expired or the run ended: not even the questions are asked for.
+            // Started as the duration expired or the run ended: not even the first step is sent.
             return RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)
         }
-        if context.requests.login != nil {
-            switch await logIn(context) {
-            case .succeeded: break
-            case .failed:
-                return RespondentResult(ending: .abandoned(captureMissing ? .captureNotFound : .loginFailed), submitted: 0, unanswered: 0)
-            case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
-            case .stopped:
-                return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
-            }
-        }
-        switch await fetchQuestions(context) {
-        case .succeeded: break
-        case .failed: return RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0)
-        case .notSent: return RespondentResult(ending: .abandoned(.localResource), submitted: 0, unanswered: 0)
-        case .stopped: return RespondentResult(ending: context.ending(stoppedBy: context.stopCause), submitted: 0, unanswered: 0)
-        }
-        putInOrder(context.order)
         var tally = RespondentResult(ending: .completed, submitted: 0, unanswered: 0)
-        var next = 0
+        var place = Place()
         var lastSubmit: UInt64?
-        while next < questions.count {
-            let question = next
-            next += 1
-            if let cause = context.stopCause {
-                tally.ending = context.ending(stoppedBy: cause)
-                return tally
-            }
-            guard var submit = nextSubmit(question, context) else {
-                tally.skipped += 1
-                continue
-            }
-            if await !pause(submit.think, context) {
-                tally.ending = context.ending(stoppedBy: context.stopCause)
-                return tally
-            }
-            if context.pace > 0 {
-                if let lastSubmit, await !pause(Self.paceLeft(since: lastSubmit, context), context) {
+        while var next = nextCall(&place, &tally, context) {
+            if place.inPerQuestion {
+                if await !pause(next.think, context) {
                     tally.ending = context.ending(stoppedBy: context.stopCause)
                     return tally
                 }
-                lastSubmit = context.clock.now()
+                if context.pace > 0 {
+                    if let lastSubmit, await !pause(Self.paceLeft(since: lastSubmit, context), context) {
+                        tally.ending = context.ending(stoppedBy: context.stopCause)
+                        return tally
+                    }
+                    lastSubmit = context.clock.now()
+                }
             }
-            switch await call(.submit, &submit.request, context) {
+            let ended = await call(next.step, &next.request, context)
+            if !called(next.step, ended, place, &tally, context) { return tally }
+        }
+        questions = []
+        return tally
+    }
+
+    /// Where the walk stands: the position of the step it is at, and in the step per question
+    /// the next question.
+    private struct Place {
+        var step = 0
+        var question = 0
+        /// Whether the call just planned is the step per question's.
+        var inPerQuestion = false
+    }
+
+    /// A call to make: the step's position, its request, and the think time before it.
+    private struct NextCall {
+        var step: Int
+        var request: HTTPRequest
+        var think: UInt64
+    }
+
+    /// The next call of the walk from `place`, moving it on; nil when the journey is over, with
+    /// `tally` saying how it ended. A step run once is skipped once the respondent is abandoned,
+    /// unless it runs `always`; the step per question, then and when the run is stopping.
+    @inline(never)
+    private mutating func nextCall(_ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext) -> NextCall? {
+        while place.step < context.walk.count {
+            let position = place.step
+            if position == context.perQuestionStep {
+                if tally.isAbandoned || place.question >= questions.count {
+                    place.step += 1
+                    continue
+                }
+                if let cause = context.stopCause {
+                    tally.ending = context.ending(stoppedBy: cause)
+                    return nil
+                }
+                let question = place.question
+                place.question += 1
+                guard let submit = nextPerQuestion(position, question, context) else {
+                    tally.skipped += 1
+                    continue
+                }
+                place.inPerQuestion = true
+                return NextCall(step: position, request: submit.request, think: submit.think)
+            }
+            place.step += 1
+            if tally.isAbandoned, !context.walk[position].always || !hasSession(for: position, context) { continue }
+            captureMissing = false
+            place.inPerQuestion = false
+            return NextCall(step: position, request: onceRequest(position, context), think: 0)
+        }
+        if !tally.isAbandoned, tally.unanswered > 0 || tally.skipped > 0 { tally.ending = .finishedWithUnanswered }
+        return nil
+    }
+
+    /// Whether every capture step `position` uses has a value: a logout after a failed login
+    /// has no session to end.
+    private func hasSession(for position: Int, _ context: SurveyContext) -> Bool {
+        context.requests.recipes[position].sessionSlots.allSatisfy { $0 < session.count && !session[$0].isEmpty }
+    }
+
+    /// What a call's end leaves behind. A submit counts as submitted or unanswered. A step run
+    /// once that succeeded puts the questions it read in order; one that failed abandons the
+    /// respondent — unless it runs `always`, or the respondent already is. False when the run
+    /// stopped the call (`tally` then says how the respondent ended).
+    @inline(never)
+    private mutating func called(
+        _ step: Int, _ ended: CallResult, _ place: Place, _ tally: inout RespondentResult, _ context: SurveyContext
+    ) -> Bool {
+        if place.inPerQuestion {
+            switch ended {
             case .succeeded: tally.submitted += 1
             case .failed, .notSent: tally.unanswered += 1
             case .stopped:
                 tally.unanswered += 1
                 tally.ending = context.ending(stoppedBy: context.stopCause)
-                return tally
+                return false
             }
+            return true
         }
-        if tally.unanswered > 0 || tally.skipped > 0 { tally.ending = .finishedWithUnanswered }
-        questions = []
-        return tally
-    }
-
-    /// The login call. Its own function, so that its request lives in a frame of its own that is
-    /// gone before the survey's long waits, not in `takeSurvey`'s, which every thinking
-    /// respondent holds.
-    @inline(never)
-    private mutating func logIn(_ context: SurveyContext) async -> CallResult {
-        guard let login = context.requests.login else { return .succeeded }
-        var request = loginRequest(login, context)
-        return await call(.login, &request, context)
-    }
-
-    /// The questions call, in a frame of its own for the same reason as `logIn`.
-    @inline(never)
-    private mutating func fetchQuestions(_ context: SurveyContext) async -> CallResult {
-        var request = questionsRequest(context)
-        return await call(.questions, &request, context)
+        let reason: AbandonReason
+        switch ended {
+        case .succeeded:
+            if context.walk[step].readsQuestions { putInOrder(context.order) }
+            return true
+        case .stopped:
+            tally.ending = context.ending(stoppedBy: context.stopCause)
+            return false
+        case .failed: reason = captureMissing ? .captureNotFound : context.steps[step].abandonReason
+        case .notSent: reason = .localResource
+        }
+        if !context.walk[step].always, !tally.isAbandoned { tally.ending = .abandoned(reason) }
+        return true
     }
 
     /// Orders the fetched questions as the plan says.
@@ -164,7 +216,7 @@ struct Respondent: Sendable {
     /// `request` is the caller's, not a copy: each attempt puts the jar's current cookies on it,
     /// and the frames that hold it stay as small as before cookies.
     @inline(never)
-    private mutating func call(_ step: Step, _ request: inout HTTPRequest, _ context: SurveyContext) async -> CallResult {
+    private mutating func call(_ step: Int, _ request: inout HTTPRequest, _ context: SurveyContext) async -> CallResult {
         context.budget.callStarted()
         var state = CallState()
         while true {
@@ -178,7 +230,8 @@ struct Respondent: Sendable {
                 return ended
             case .retry(let delay):
                 if await !pause(delay, context) {
-                    context.recorder.endCall(step, succeeded: false, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
+                    context.recorder.endCall(
+                        context.steps[step].step, succeeded: false, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
                     return .stopped
                 }
                 state.attempt += 1
@@ -204,8 +257,9 @@ struct Respondent: Sendable {
     /// the run's retry budget and whether the run is stopping.
     @inline(never)
     private mutating func settle(
-        _ step: Step, _ result: TransportResult, started start: UInt64, state: inout CallState, _ context: SurveyContext
+        _ position: Int, _ result: TransportResult, started start: UInt64, state: inout CallState, _ context: SurveyContext
     ) -> Next {
+        let step = context.steps[position].step
         let outcome: AttemptOutcome
         var retryAfter: Duration?
         var succeeded = false
@@ -213,15 +267,10 @@ struct Respondent: Sendable {
         switch result.received {
         case .success(let response):
             if (200..<300).contains(response.status) {
-                switch step {
-                case .questions:
-                    detail = accept(questionsIn: response.body, context)
-                    succeeded = detail == nil
-                case .login:
-                    detail = capture(from: response, context)
-                    succeeded = detail == nil
-                default: succeeded = true
-                }
+                // What the step reads from its response: the questions, then its captures.
+                if context.steps[position].questions != nil { detail = accept(questionsIn: response.body, context) }
+                if detail == nil, !context.steps[position].captures.isEmpty { detail = capture(position, from: response, context) }
+                succeeded = detail == nil
                 outcome = succeeded ? .status(response.status) : .error(.malformedResponse)
             } else {
                 outcome = .status(response.status)

@@ -74,13 +74,13 @@ extension RespondentData {
         public var description: String
     }
 
-    /// Every value that cannot go where `api` uses its column, at most `limit` of them: a
+    /// Every value that cannot go where the run's requests use its column, at most `limit` of them: a
     /// header value takes no control character but a tab (a path takes anything, percent-encoded;
     /// a JSON body anything, escaped). Checked before the run starts, so that no row can
     /// smuggle a header or end a head early.
-    public func problems(for api: SurveyAPI, limit: Int = 20) -> [Problem] {
+    public func problems(for configuration: RunConfiguration, limit: Int = 20) -> [Problem] {
         var headerColumns: [(column: Int, header: String)] = []
-        for header in api.headers {
+        for header in configuration.api.headers + configuration.journey.steps.flatMap(\.headers) {
             guard let template = try? TextTemplate(parsing: header.value) else { continue }
             for case .row(let name) in template.variables {
                 if let column = columns.firstIndex(of: name) { headerColumns.append((column, header.name)) }

@@ -31,4 +31,9 @@ struct RespondentResult: Sendable, Hashable {
         self.unanswered = unanswered
         self.skipped = skipped
     }
+
+    /// Whether the respondent was abandoned.
+    var isAbandoned: Bool {
+        if case .abandoned = ending { true } else { false }
+    }
 }

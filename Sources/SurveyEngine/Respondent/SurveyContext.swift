@@ -1,7 +1,16 @@
-/// What every respondent of a run shares: the requests, the answers, the policies, the
-/// transport, the clock, where to record, and how the run stops. A class, so that the frames of
-/// ten thousand waiting respondents each hold one reference to it rather than a copy.
+/// What every respondent of a run shares: the journey and its requests, the answers, the
+/// policies, the transport, the clock, where to record, and how the run stops. A class, so that
+/// the frames of ten thousand waiting respondents each hold one reference to it rather than a copy.
 final class SurveyContext: Sendable {
+    /// The journey's steps, in order; a respondent refers to one by its position.
+    let steps: [JourneyStep]
+    /// What the walk asks of each step, by position, in a few bytes: read in `takeSurvey`, whose
+    /// frame every thinking respondent holds, where a copy of a whole step would cost a slab.
+    let walk: [StepWalk]
+    /// The position of the step per question (a journey has one at most); the number of steps
+    /// when it has none.
+    let perQuestionStep: Int
+    /// Each step's request, by position.
     let requests: SurveyRequests
     let answers: AnswerBook
     /// The answers with variables in them (`${row.colour}`), by their text in `answers`;
@@ -11,7 +20,10 @@ final class SurveyContext: Sendable {
     let rows: [[String]]
     /// The `answer.<id>` columns of the data feed: question id → column.
     let answerColumns: [QuestionID: Int]
+    /// Every capture of the journey, in order: `Respondent.session` holds their values.
     let captures: [SurveyAPI.Capture]
+    /// Where each step's captures start in `captures`, by position.
+    let captureStarts: [Int]
     let order: QuestionOrder
     let think: ThinkTime
     /// The least nanoseconds between the starts of two submits of a respondent; 0 for none.
@@ -44,12 +56,21 @@ final class SurveyContext: Sendable {
         recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, interruption: OnceFlag, runStart: UInt64, lanes: Int = 1,
         earlyEnd: EarlyEnd? = nil
     ) {
+        let journey = configuration.journey
+        steps = journey.steps
+        walk = journey.steps.map { StepWalk(once: $0.runs == .once, always: $0.always, readsQuestions: $0.questions != nil) }
+        perQuestionStep = journey.steps.firstIndex { $0.runs == .perQuestion } ?? journey.steps.count
         self.requests = requests
         answers = configuration.answers
         answerTemplates = Self.answerTemplates(configuration)
         rows = configuration.data?.rows ?? []
         answerColumns = configuration.data?.answerColumns ?? [:]
-        captures = configuration.api.captures
+        captures = journey.captures
+        var start = 0
+        captureStarts = journey.steps.map { step in
+            defer { start += step.captures.count }
+            return start
+        }
         order = configuration.order
         think = configuration.think
         pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
@@ -73,17 +94,15 @@ final class SurveyContext: Sendable {
             cutoff = nil
         }
         self.seed = seed
-        questionsCache = QuestionsCache(
-            lanes: lanes,
-            shape: SurveyQuestion.Shape(
-                list: configuration.api.questionsList, id: configuration.api.questionID, text: configuration.api.questionText))
+        // One step reads the questions (the plan reader makes sure of it): the cache reads its shape.
+        questionsCache = QuestionsCache(lanes: lanes, shape: journey.steps.lazy.compactMap(\.questions).first ?? .contract)
     }
 
     /// The answers of `configuration` that hold variables, compiled; a text that does not read
     /// as a template is taken as it is (the plan reader has refused it already).
     private static func answerTemplates(_ configuration: RunConfiguration) -> [String: CompiledTemplate] {
         let columns = configuration.data?.columns ?? []
-        let captures = configuration.api.captures.map(\.name)
+        let captures = configuration.journey.captures.map(\.name)
         var templates: [String: CompiledTemplate] = [:]
         let texts = configuration.answers.byQuestion.values.joined() + (configuration.answers.fallback ?? [])
         for text in texts where TextTemplate.mentionsVariables(text) {
@@ -125,4 +144,14 @@ extension SurveyContext {
     func ending(stoppedBy cause: StopCause?) -> RespondentResult.Ending {
         cause == .duration || cause == .endedEarly ? .cutShort : .abandoned(.interrupted)
     }
+}
+
+/// What the walk of a journey needs of one step.
+struct StepWalk: Sendable {
+    /// Whether it runs once, not per question.
+    var once: Bool
+    /// Whether it runs after an abandonment too.
+    var always: Bool
+    /// Whether its response lists the questions.
+    var readsQuestions: Bool
 }

@@ -18,10 +18,12 @@ struct SurveyRequests: Sendable {
         /// request goes as a cookie jar matches it.
         let host: String
         let secure: Bool
+        /// The slots of `Respondent.session` its path, headers and body use.
+        let sessionSlots: [Int]
 
         init(
             method: String, fixed: HTTPRequest.Template?, path: CompiledTemplate, headers: [(name: String, value: CompiledTemplate)],
-            hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool
+            hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int]
         ) {
             self.method = method
             self.fixed = fixed
@@ -31,6 +33,7 @@ struct SurveyRequests: Sendable {
             self.body = body
             self.host = host
             self.secure = secure
+            self.sessionSlots = sessionSlots
         }
 
         /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
@@ -80,30 +83,41 @@ struct SurveyRequests: Sendable {
         private var headCapacity: Int { 160 + headers.count * 48 }
     }
 
-    let questions: Recipe
-    let submit: Recipe
-    let login: Recipe?
+    /// Each step's recipe, in the journey's order.
+    let recipes: [Recipe]
+
+    /// The requests of `api`'s default journey.
+    init(api: SurveyAPI, target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
+        try self.init(journey: api.journey, headers: api.headers, target: target, columns: columns)
+    }
 
     /// Throws when a request cannot be framed (`HTTPRequest.Template`, checked with every
     /// variable standing in as `x`), or a template names a column, capture or variable it
-    /// cannot use there.
-    init(api: SurveyAPI, target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
-        let captures = api.captures.map(\.name)
+    /// cannot use there: a step may use the captures of the steps before it, and only a step
+    /// per question the question and its answer.
+    init(journey: Journey, headers apiHeaders: [HTTPHeader], target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
+        let captures = journey.captures.map(\.name)
         let json = [HTTPHeader(name: "Content-Type", value: "application/json")]
-        func recipe(
-            _ call: SurveyAPI.Call, _ name: String, body: String?, extraHeaders: [HTTPHeader], allowed: Set<Kind>
-        ) throws(HTTPSyntaxError) -> Recipe {
+        var recipes: [Recipe] = []
+        var capturedBefore: Set<String> = []
+        for step in journey.steps {
+            let name = step.step.name
+            var allowed: Set<Kind> = [.row, .respondent, .session]
+            if step.runs == .perQuestion { allowed.insert(.question) }
             let path = try Self.compile(
-                call.path, .path, name: "the \(name) path", columns, captures, allowed, prefix: target.basePath)
+                step.call.path, .path, name: "the \(name) path", columns, captures, allowed, capturedBefore, prefix: target.basePath)
             var headers: [(name: String, value: CompiledTemplate)] = []
-            // The login goes before any session: headers that need one are left out of it.
-            let shared = allowed.contains(.session) ? api.headers : api.headers.filter { !Self.needsSession($0.value) }
-            for header in shared + extraHeaders {
-                let value = try Self.compile(header.value, .text, name: "the header \(header.name)", columns, captures, allowed)
+            // The API's headers that need a value no step has captured yet are left out: the
+            // login goes before any session.
+            let shared = apiHeaders.filter { Self.sessionNames($0.value).isSubset(of: capturedBefore) }
+            let sendsJSON = step.body != nil || step.runs == .perQuestion
+            for header in shared + step.headers + (sendsJSON ? json : []) {
+                let value = try Self.compile(
+                    header.value, .text, name: "the header \(header.name)", columns, captures, allowed, capturedBefore)
                 headers.append((header.name, value))
             }
-            let bodyTemplate = try body.map { (text) throws(HTTPSyntaxError) in
-                try Self.compile(text, .json, name: "the \(name) body", columns, captures, allowed)
+            let bodyTemplate = try step.body.map { (text) throws(HTTPSyntaxError) in
+                try Self.compile(text, .json, name: "the \(name) body", columns, captures, allowed, capturedBefore)
             }
             // Checked once, every variable standing in as `x`: the literal parts must frame a
             // request; the values filled in later cannot break it (`RespondentData.problems`).
@@ -111,28 +125,25 @@ struct SurveyRequests: Sendable {
                 row: Array(repeating: "x", count: columns.count), respondentID: 0, session: Array(repeating: "x", count: captures.count),
                 questionID: 1, answer: "x")
             let checked = try HTTPRequest.Template(
-                method: call.method, path: path.string(sample), target: target,
+                method: step.call.method, path: path.string(sample), target: target,
                 headers: headers.map { HTTPHeader(name: $0.name, value: $0.value.string(sample)) })
+            let used = ([step.call.path, step.body ?? ""] + shared.map(\.value) + step.headers.map(\.value)).map(Self.sessionNames)
+            let slots = captures.indices.filter { index in used.contains { $0.contains(captures[index]) } }
             let varies = path.constant == nil || headers.contains { $0.value.constant == nil }
-            return Recipe(
-                method: call.method, fixed: varies ? nil : checked, path: path, headers: headers,
-                hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
-                secure: target.scheme == .https)
+            recipes.append(
+                Recipe(
+                    method: step.call.method, fixed: varies ? nil : checked, path: path, headers: headers,
+                    hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
+                    secure: target.scheme == .https, sessionSlots: slots))
+            capturedBefore.formUnion(step.captures.map(\.name))
         }
-        let everyRespondent: Set<Kind> = [.row, .respondent, .session]
-        questions = try recipe(api.questions, Step.questions.name, body: nil, extraHeaders: [], allowed: everyRespondent)
-        submit = try recipe(
-            api.submit, Step.submit.name, body: api.submitBody, extraHeaders: json, allowed: everyRespondent.union([.question]))
-        login = try api.login.map { (call) throws(HTTPSyntaxError) in
-            try recipe(
-                call, Step.login.name, body: api.loginBody, extraHeaders: api.loginBody == nil ? [] : json, allowed: [.row, .respondent])
-        }
+        self.recipes = recipes
     }
 
-    /// Whether a header value uses `${session.…}`.
-    static func needsSession(_ value: String) -> Bool {
-        guard let template = try? TextTemplate(parsing: value) else { return false }
-        return template.variables.contains { if case .session = $0 { true } else { false } }
+    /// The captures a header value uses (`${session.NAME}`).
+    static func sessionNames(_ value: String) -> Set<String> {
+        guard let template = try? TextTemplate(parsing: value) else { return [] }
+        return Set(template.variables.compactMap { if case .session(let name) = $0 { name } else { nil } })
     }
 
     /// What a variable depends on, for where it may be used.
@@ -149,12 +160,17 @@ struct SurveyRequests: Sendable {
 
     private static func compile(
         _ text: String, _ encoding: CompiledTemplate.Encoding, name: String, _ columns: [String], _ captures: [String],
-        _ allowed: Set<Kind>, prefix: String = ""
+        _ allowed: Set<Kind>, _ capturedBefore: Set<String>, prefix: String = ""
     ) throws(HTTPSyntaxError) -> CompiledTemplate {
         do throws(TemplateError) {
             let template = try TextTemplate(parsing: text)
             for variable in template.variables where !allowed.contains(kind(variable)) {
                 throw TemplateError("\(variable) cannot be used in \(name)", offset: 0)
+            }
+            for variable in template.variables {
+                if case .session(let capture) = variable, captures.contains(capture), !capturedBefore.contains(capture) {
+                    throw TemplateError("\(variable) cannot be used in \(name): no step before it captures '\(capture)'", offset: 0)
+                }
             }
             let whole = prefix.isEmpty ? template : TextTemplate(segments: [.literal(prefix)] + template.segments)
             return try CompiledTemplate(whole, encoding, columns: columns, captures: captures)

@@ -89,8 +89,10 @@ enum PrometheusReport: ReportRenderer {
             ([("ending", "finished_with_unanswered")], String(respondents.finishedWithUnanswered)),
             ([("ending", "cut_short")], String(respondents.cutShort ?? 0)),
         ]
-        for reason in AbandonReason.allCases.sorted() {
-            endings.append(([("ending", "abandoned_" + reason.rawValue)], String(respondents.abandonedReasons[reason.rawValue] ?? 0)))
+        // Every reason any journey may give, zeros too, and the `<step>_failed` of the report's own.
+        let reasons = Set(AbandonReason.known.map(\.rawValue)).union(respondents.abandonedReasons.keys).sorted()
+        for reason in reasons {
+            endings.append(([("ending", "abandoned_" + reason)], String(respondents.abandonedReasons[reason] ?? 0)))
         }
         text.family(
             "survey_bot_respondents_started_total", .counter, "Respondents that began the survey.", value: String(respondents.started))

@@ -1,0 +1,58 @@
+/// One step of a journey as declared: its request, when it runs, and what it reads from its
+/// response.
+public struct JourneyStep: Sendable, Hashable {
+    /// How often a step runs.
+    public enum Runs: Sendable, Hashable {
+        /// Once per respondent: a login, fetching the survey, a logout.
+        case once
+        /// Once per question the respondent answers, in the order it walks them, each after its
+        /// think time and `pace`: today's submit. The answers of a run are these calls.
+        case perQuestion
+    }
+
+    /// Its name.
+    public var step: Step
+    /// Its method and path (a template: `${row.…}`, `${session.…}`, and per question
+    /// `${question.id}` and `${answer}`).
+    public var call: SurveyAPI.Call
+    /// Its own header fields, sent after the API's (`SurveyAPI.headers`); values are templates.
+    public var headers: [HTTPHeader]
+    /// Its JSON body, a template; nil for none — for a step per question, the survey contract's
+    /// `{"id":…,"answer":"…"}`.
+    public var body: String?
+    /// How often it runs.
+    public var runs: Runs
+    /// Where its 2xx response lists the survey's questions, when it does; a response that does
+    /// not is `malformed_response`, and the respondent, with no questions, is abandoned
+    /// (`questions_unavailable`).
+    public var questions: SurveyQuestion.Shape?
+    /// What its 2xx response gives the respondent's session (`${session.NAME}`), for the steps
+    /// after it; a response without one is `malformed_response`, and the respondent is
+    /// abandoned (`capture_not_found`).
+    public var captures: [SurveyAPI.Capture]
+    /// Whether it runs at the end of the journey whatever happened before (a logout, releasing
+    /// a session key) — after an abandonment too, when every capture it uses has a value, though
+    /// not once the run has stopped. Its failure abandons no one.
+    public var always: Bool
+
+    /// A step; by default it runs once, reads nothing and sends no body.
+    public init(
+        _ step: Step, call: SurveyAPI.Call, headers: [HTTPHeader] = [], body: String? = nil, runs: Runs = .once,
+        questions: SurveyQuestion.Shape? = nil, captures: [SurveyAPI.Capture] = [], always: Bool = false
+    ) {
+        self.step = step
+        self.call = call
+        self.headers = headers
+        self.body = body
+        self.runs = runs
+        self.questions = questions
+        self.captures = captures
+        self.always = always
+    }
+
+    /// Why a respondent is abandoned when this step, run once, still fails after its retries:
+    /// the questions never came for a step that reads them, `<step>_failed` otherwise.
+    var abandonReason: AbandonReason {
+        questions != nil ? .questionsUnavailable : .failed(step)
+    }
+}

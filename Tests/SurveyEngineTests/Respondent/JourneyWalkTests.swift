@@ -1,0 +1,130 @@
+import Testing
+
+@testable import SurveyEngine
+
+/// Journeys of declared steps: steps run once before and after the step per question, their
+/// own headers and captures, the `<step>_failed` abandonment, and the steps that run `always`.
+@Suite struct JourneyWalkTests {
+    static let open = Step("open")
+    static let finish = Step("finish")
+    static let logout = Step("logout")
+
+    /// Log in for a key, open the survey (its questions, and a response id to capture), answer
+    /// each question, finish the response, log out whatever happened.
+    static func journey(logoutAlways: Bool = true) -> Journey {
+        Journey([
+            JourneyStep(
+                .login, call: .init(method: "POST", path: "/session"), body: #"{"user": "u${respondent.id}"}"#,
+                captures: [.init(name: "key", source: .json(JSONPath(names: ["key"])))]),
+            JourneyStep(
+                open, call: .init(method: "GET", path: "/surveys/9"),
+                headers: [HTTPHeader(name: "X-Key", value: "${session.key}")],
+                questions: SurveyQuestion.Shape(list: JSONPath(names: ["questions"]), id: JSONPath(names: ["code"]), text: JSONPath(names: ["text"])),
+                captures: [.init(name: "response", source: .header("X-Response"))]),
+            JourneyStep(
+                .submit, call: .init(method: "PUT", path: "/responses/${session.response}/${question.id}"),
+                headers: [HTTPHeader(name: "X-Key", value: "${session.key}")], body: #"{"value": ${answer}}"#, runs: .perQuestion),
+            JourneyStep(finish, call: .init(method: "POST", path: "/responses/${session.response}/finish")),
+            JourneyStep(logout, call: .init(method: "DELETE", path: "/session/${session.key}"), always: logoutAlways),
+        ])
+    }
+
+    /// The platform: every call answers as `override` says for its path, or succeeds.
+    static func platform(_ override: @escaping @Sendable (String) -> TransportResult? = { _ in nil }) -> ScriptedTransport {
+        ScriptedTransport { sent, _ in
+            if let result = override(sent.path) { return result }
+            switch sent.path {
+            case "/session": return ok(#"{"key":"k-\#(sent.body.contains("u1") ? 1 : 0)"}"#)
+            case "/surveys/9":
+                return .response(
+                    TransportResponse(
+                        status: 200, body: Array(#"{"questions":[{"code":"Q1","text":"a"},{"code":"Q2","text":"b"}]}"#.utf8),
+                        headers: [HTTPHeader(name: "X-Response", value: "r7")]),
+                    serviceTime: .milliseconds(1))
+            default: return ok()
+            }
+        }
+    }
+
+    func walkContext(_ transport: ScriptedTransport, journey: Journey = journey(), recorder: MetricsRecorder) throws -> SurveyContext {
+        var configuration = RunConfiguration(load: .closed(respondents: 1), answers: AnswerBook(fallback: ["yes"]))
+        configuration.declaredJourney = journey
+        let requests = try SurveyRequests(journey: journey, headers: [], target: target)
+        return SurveyContext(
+            configuration: configuration, requests: requests, seed: 1, transport: transport, clock: VirtualClock().clock,
+            recorder: recorder, interruption: OnceFlag(), runStart: 1_000_000_000)
+    }
+
+    @Test func everyStepRunsInOrderWithWhatTheStepsBeforeItCaptured() async throws {
+        let transport = Self.platform()
+        let recorder = MetricsRecorder(lanes: 1, steps: Self.journey().names)
+        var respondent = Respondent(index: 1, seed: 1, lane: 0)
+        let result = await respondent.run(try walkContext(transport, recorder: recorder))
+        #expect(result == RespondentResult(ending: .completed, submitted: 2, unanswered: 0))
+        let sent = transport.sent
+        #expect(
+            sent.map { "\($0.method) \($0.path)" } == [
+                "POST /session", "GET /surveys/9", "PUT /responses/r7/Q1", "PUT /responses/r7/Q2", "POST /responses/r7/finish",
+                "DELETE /session/k-1",
+            ])
+        #expect(sent[0].body == #"{"user": "u1"}"#)
+        #expect(!sent[0].head.contains("X-Key"))
+        #expect(sent[1...3].allSatisfy { $0.head.contains("X-Key: k-1\r\n") })
+        #expect(!sent[4].head.contains("X-Key"))
+        #expect(sent[2].body == #"{"value": "yes"}"#)
+        let metrics = recorder.snapshot()
+        #expect(metrics.perStep.steps == [.login, Self.open, .submit, Self.finish, Self.logout])
+        #expect(metrics.perStep.values.map(\.calls) == [1, 1, 2, 1, 1])
+        #expect(metrics.answersSubmitted == 2)
+    }
+
+    @Test func aStepAfterTheQuestionsThatFailsAbandonsByItsNameAndTheAlwaysStepStillRuns() async throws {
+        let transport = Self.platform { $0.hasSuffix("/finish") ? status(500) : nil }
+        let recorder = MetricsRecorder(lanes: 1, steps: Self.journey().names)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        let result = await respondent.run(try walkContext(transport, recorder: recorder))
+        #expect(result == RespondentResult(ending: .abandoned(.failed(Self.finish)), submitted: 2, unanswered: 0))
+        #expect(AbandonReason.failed(Self.finish).rawValue == "finish_failed")
+        #expect(transport.sent.last?.path == "/session/k-0")
+        #expect(recorder.snapshot().abandoned == [.failed(Self.finish): 1])
+    }
+
+    @Test func afterAFailedStepOnlyTheAlwaysStepsWithTheirSessionRun() async throws {
+        // The survey fails: the logout still ends the session the login opened.
+        let noSurvey = Self.platform { $0 == "/surveys/9" ? status(500) : nil }
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        let recorder = MetricsRecorder(lanes: 1, steps: Self.journey().names)
+        #expect(await respondent.run(try walkContext(noSurvey, recorder: recorder)).ending == .abandoned(.questionsUnavailable))
+        #expect(noSurvey.sent.map(\.path) == ["/session", "/surveys/9", "/session/k-0"])
+        #expect(recorder.snapshot()[.submit].calls == 0)
+        // The login fails: there is no key, and no session to end.
+        let noLogin = Self.platform { $0 == "/session" ? status(503) : nil }
+        var other = Respondent(index: 0, seed: 1, lane: 0)
+        #expect(await other.run(try walkContext(noLogin, recorder: MetricsRecorder(lanes: 1))).ending == .abandoned(.loginFailed))
+        #expect(noLogin.sent.map(\.path) == ["/session"])
+    }
+
+    @Test func withoutAlwaysAnAbandonedRespondentSendsNothingMore() async throws {
+        let transport = Self.platform { $0 == "/surveys/9" ? status(404) : nil }
+        let recorder = MetricsRecorder(lanes: 1, steps: Self.journey().names)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        let result = await respondent.run(try walkContext(transport, journey: Self.journey(logoutAlways: false), recorder: recorder))
+        #expect(result.ending == .abandoned(.questionsUnavailable))
+        #expect(transport.sent.map(\.path) == ["/session", "/surveys/9"])
+    }
+
+    @Test func aFailingAlwaysStepLeavesTheEndingAsItWas() async throws {
+        let transport = Self.platform { $0.hasPrefix("/session/") ? status(500) : nil }
+        let recorder = MetricsRecorder(lanes: 1, steps: Self.journey().names)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        let result = await respondent.run(try walkContext(transport, recorder: recorder))
+        #expect(result == RespondentResult(ending: .completed, submitted: 2, unanswered: 0))
+        #expect(recorder.snapshot()[Self.logout].failed == 1)
+    }
+
+    @Test func aStepMayNotUseACaptureOfAStepAfterIt() {
+        var steps = Self.journey().steps
+        steps.swapAt(0, 1)
+        #expect(throws: HTTPSyntaxError.self) { try SurveyRequests(journey: Journey(steps), headers: [], target: target) }
+    }
+}
