@@ -56,7 +56,8 @@ extension SurveyAPI {
         var steps: [JourneyStep] = []
         if let login { steps.append(JourneyStep(.login, call: login, body: loginBody, captures: captures)) }
         steps.append(
-            JourneyStep(.questions, call: questions, questions: SurveyQuestion.Shape(list: questionsList, id: questionID, text: questionText)))
+            JourneyStep(
+                .questions, call: questions, questions: SurveyQuestion.Shape(list: questionsList, id: questionID, text: questionText)))
         steps.append(JourneyStep(.submit, call: submit, body: submitBody, runs: .perQuestion))
         return Journey(steps)
     }

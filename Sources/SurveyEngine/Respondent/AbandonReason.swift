@@ -9,8 +9,9 @@ public struct AbandonReason: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// A reason by its name in a report: one of `known`, or `<step>_failed`; nil for another.
     public init?(rawValue: String) {
-        guard Self.known.contains(where: { $0.rawValue == rawValue })
-            || rawValue.hasSuffix(Self.failedSuffix) && rawValue.count > Self.failedSuffix.count
+        guard
+            Self.known.contains(where: { $0.rawValue == rawValue })
+                || rawValue.hasSuffix(Self.failedSuffix) && rawValue.count > Self.failedSuffix.count
         else { return nil }
         self.init(rawValue)
     }

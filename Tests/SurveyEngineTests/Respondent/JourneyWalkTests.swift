@@ -19,7 +19,8 @@ import Testing
             JourneyStep(
                 open, call: .init(method: "GET", path: "/surveys/9"),
                 headers: [HTTPHeader(name: "X-Key", value: "${session.key}")],
-                questions: SurveyQuestion.Shape(list: JSONPath(names: ["questions"]), id: JSONPath(names: ["code"]), text: JSONPath(names: ["text"])),
+                questions: SurveyQuestion.Shape(
+                    list: JSONPath(names: ["questions"]), id: JSONPath(names: ["code"]), text: JSONPath(names: ["text"])),
                 captures: [.init(name: "response", source: .header("X-Response"))]),
             JourneyStep(
                 .submit, call: .init(method: "PUT", path: "/responses/${session.response}/${question.id}"),
