@@ -11,7 +11,9 @@ enum ServeCommand: Subcommand {
             seed gives the same faults to the n-th request of an endpoint. With --login, POST /session \
             with a JSON body hands out a session: {"token": "…"}, a `session` cookie and an \
             X-Session-Id header; the survey's calls then need `Authorization: Bearer <token>` and \
-            that cookie (else 401), and /__stats counts them per token. Prints the URL it listens \
+            that cookie (else 401), and /__stats counts them per token; DELETE /session with them \
+            closes the session (204), whose token is refused from then on, and /__stats counts \
+            closed_sessions. Prints the URL it listens \
             on, then serves until SIGINT or SIGTERM, and exits 0.
             """,
         options: [

@@ -12,6 +12,11 @@ import SurveyEngine
 /// rather than what it does — the shard (every shard of a run shares the digest), the threads,
 /// and the report settings.
 extension Plan {
+    /// Keys added after digests were first written, digested only when a plan gives them: a
+    /// plan without them keeps the digest it had, so that `diff` across an upgrade does not
+    /// call one plan two.
+    static let digestedWhenGiven: Set<String> = ["journey"]
+
     /// The keys of the plan format the digest leaves out on purpose.
     static let digestLeavesOut: Set<String> = [
         "engine.threads", "report.formats", "report.dir", "report.include_answers", "report.interval",
@@ -56,16 +61,9 @@ extension Plan {
             entries["ramp"] = "[" + ramp.map { "\($0.duration.compactDescription): \($0.target)" }.joined(separator: ", ") + "]"
         }
         for step in Journey.defaultSteps {
-            let policy = run.retry[step]
-            let base = "retry.\(step.name)"
-            entries["\(base).attempts"] = String(policy.attempts)
-            entries["\(base).backoff"] = policy.backoff.strategy.rawValue
-            entries["\(base).initial"] = policy.backoff.initial.compactDescription
-            entries["\(base).max"] = policy.backoff.max.compactDescription
-            entries["\(base).multiplier"] = "\(policy.backoff.multiplier)"
-            entries["\(base).jitter"] = policy.jitter.rawValue
-            entries["\(base).on"] = policy.retryOn.description
+            for (key, value) in Self.canonical(run.retry[step]) { entries["retry.\(step.name).\(key)"] = value }
         }
+        if run.declaredJourney != nil { entries["journey"] = canonicalJourney }
         // The data feed is digested by its path as shown and its content's hash: other rows are
         // another run; values are never digested one by one.
         entries["data"] = dataFile.map { "\($0.shownPath) \($0.digest)" } ?? "none"
@@ -108,5 +106,33 @@ extension Plan {
         entries["builtin.tls"] = builtin.tls == .off ? "false" : "true"
         entries["builtin.login"] = String(builtin.login)
         return entries.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+    }
+
+    /// A retry policy's keys (`attempts`, `backoff`, …) with their values.
+    private static func canonical(_ policy: RetryPolicy) -> [(String, String)] {
+        [
+            ("attempts", String(policy.attempts)), ("backoff", policy.backoff.strategy.rawValue),
+            ("initial", policy.backoff.initial.compactDescription), ("max", policy.backoff.max.compactDescription),
+            ("multiplier", "\(policy.backoff.multiplier)"), ("jitter", policy.jitter.rawValue), ("on", policy.retryOn.description),
+        ]
+    }
+
+    /// The declared journey, step by step, each key as shown (header values never).
+    private var canonicalJourney: String {
+        guard let journey = run.declaredJourney else { return "" }
+        let steps = journey.steps.map { step in
+            let base = "journey.\(step.step.name)"
+            var keys = [
+                "request: \(shownCall(step.step))", "runs: \(step.runs.rawValue)",
+                "headers: [" + step.headers.map(\.name).joined(separator: ", ") + "]",
+                "body: " + (step.body.map { shownText("\(base).body", $0) } ?? "none"),
+                "questions: " + (step.questions.map { "\($0.list.text) \($0.id.text) \($0.text.text)" } ?? "none"),
+                "capture: [" + step.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]",
+                "always: \(step.always)",
+            ]
+            keys += Self.canonical(run.retry[step.step]).map { "retry.\($0.0): \($0.1)" }
+            return "\(step.step.name): {" + keys.joined(separator: ", ") + "}"
+        }
+        return "[" + steps.joined(separator: ", ") + "]"
     }
 }

@@ -32,8 +32,10 @@ extension Plan {
     /// An API call as shown, `GET /questions?token=***`: its method and path with `${NAME}` for
     /// each part from the environment, and its query values as `***`.
     func shownCall(_ step: Step) -> String {
-        let call = run.api.call(step) ?? SurveyAPI.Call(method: "POST", path: "none")
-        guard let text = environmentText["api.\(step.name)"]?.first else { return URLDisplay.redacting(call.description) }
+        let declared = run.declaredJourney?.steps.first { $0.step == step }?.call
+        let call = declared ?? run.api.call(step) ?? SurveyAPI.Call(method: "POST", path: "none")
+        let key = run.declaredJourney == nil ? "api.\(step.name)" : "journey.\(step.name).request"
+        guard let text = environmentText[key]?.first else { return URLDisplay.redacting(call.description) }
         // As `ValueKind.call` reads it: `METHOD /path`, or `/path` with the default method. A
         // variable holding both (`${CALL}`) is shown whole.
         let words = text.split(separator: " ")

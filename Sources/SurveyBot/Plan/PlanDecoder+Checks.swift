@@ -4,6 +4,7 @@ import SurveyEngine
 extension PlanDecoder {
     mutating func check(_ plan: inout Plan, root: SourceLocation) {
         checkLoad(plan)
+        checkJourney(&plan)
         checkRetry(&plan)
         checkBuiltin(plan)
         checkBuiltinSessions(plan)
@@ -37,8 +38,10 @@ extension PlanDecoder {
 
     /// A delay cap below the first delay; the budget's floor without a budget.
     private mutating func checkRetry(_ plan: inout Plan) {
-        for step in Journey.defaultSteps {
-            let path = "retry.\(step.name)"
+        let policies =
+            plan.run.declaredJourney.map { $0.names.map { ($0, "journey.\($0.name).retry") } }
+            ?? Journey.defaultSteps.map { ($0, "retry.\($0.name)") }
+        for (step, path) in policies {
             let backoff = plan.run.retry[step].backoff
             guard let initial = seen["\(path).initial"], backoff.initial > backoff.max else { continue }
             if seen["\(path).max"] == nil {
@@ -104,8 +107,9 @@ extension PlanDecoder {
 
     /// A plan and the builtin server that disagree about sessions: every call would fail the
     /// same way, so `validate` says why (a warning: the plan may be rehearsing exactly that).
+    /// A declared journey names its own calls: it is left to the run.
     private mutating func checkBuiltinSessions(_ plan: Plan) {
-        guard crossChecks, plan.target == .builtin else { return }
+        guard crossChecks, plan.target == .builtin, plan.run.declaredJourney == nil else { return }
         let login = plan.run.api.login
         if plan.builtin.login, login == nil, let key = seen["builtin.login"] {
             warning(

@@ -41,9 +41,15 @@ extension PlanDecoder {
 
     /// `api.capture:` entries `name: $.path.to.value` or `name: header Name`.
     mutating func readCaptures(_ entry: PlanEntry, into plan: inout Plan) {
+        plan.run.api.captures = captures(entry, at: "api.capture")
+    }
+
+    /// The `name: $.path` or `name: header Name` entries of a block of captures, such as
+    /// `api.capture` or a step's `capture`.
+    mutating func captures(_ entry: PlanEntry, at block: String) -> [SurveyAPI.Capture] {
         var captures: [SurveyAPI.Capture] = []
-        for capture in entries(entry.value, at: "api.capture") {
-            let path = "api.capture.\(capture.key)"
+        for capture in entries(entry.value, at: block) {
+            let path = "\(block).\(capture.key)"
             guard PlanInterpolation.isVariableName(capture.key) else {
                 error("a capture's name is letters, digits and '_' (for ${session.NAME}), found '\(capture.key)'", at: capture.keyLocation)
                 continue
@@ -71,7 +77,7 @@ extension PlanDecoder {
                 error("expected a JSON path like $.token, or 'header Name', for '\(path)', found '\(s.display)'", at: s.location)
             }
         }
-        plan.run.api.captures = captures
+        return captures
     }
 
     /// The first `${NAME}` in `text` that names an environment variable rather than a run-time one.
@@ -100,7 +106,7 @@ extension PlanDecoder {
             error("'data_order' needs 'data' (the CSV file whose rows respondents take)", at: order.keyLocation)
         }
         var uses = templates
-        for key in Self.requestKeys {
+        for key in Self.requestKeys + journeyRequestKeys(plan) {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             if s.text.contains("${") { uses.append(TemplateUse(key, s)) }
         }
@@ -111,8 +117,8 @@ extension PlanDecoder {
             error("'api.login_body' needs 'api.login'", at: body.keyLocation)
         }
         for use in uses { check(use, plan) }
-        checkRunTimeVariablesOutsideRequests()
-        for key in ["api.submit_body", "api.login_body"] {
+        checkRunTimeVariablesOutsideRequests(plan)
+        for key in ["api.submit_body", "api.login_body"] + journeyRequestKeys(plan).filter({ $0.hasSuffix(".body") }) {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             checkJSON(key, s)
         }
@@ -129,13 +135,29 @@ extension PlanDecoder {
     /// The keys whose values are filled in per respondent, besides `api.headers` and `answers`.
     /// The keys of the default journey's requests, which may hold run-time variables.
     private static let requestKeys = ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"]
+    /// The keys of a declared journey's requests: each step's `request` and `body`.
+    private func journeyRequestKeys(_ plan: Plan) -> [String] {
+        (plan.run.declaredJourney?.names ?? []).flatMap { ["journey.\($0.name).request", "journey.\($0.name).body"] }
+    }
+
+    /// The step of the declared journey that a template's key is in (`journey.open.headers.X-Key`),
+    /// whether it runs per question, and the captures of the steps before it.
+    private func stepScope(_ path: String, _ plan: Plan) -> (step: Step, perQuestion: Bool, capturedBefore: Set<String>)? {
+        guard let journey = plan.run.declaredJourney, path.hasPrefix("journey.") else { return nil }
+        let name = path.dropFirst("journey.".count).prefix { $0 != "." }
+        guard let index = journey.steps.firstIndex(where: { $0.step.name == name }) else { return nil }
+        let step = journey.steps[index]
+        return (step.step, step.runs == .perQuestion, Set(journey.steps[..<index].flatMap(\.captures).map(\.name)))
+    }
+
     /// Keys whose own kind says so already (`ValueKind.url`).
     private static let checkedByKind: Set<String> = ["target"]
 
     /// A run-time variable in any other key (the name, a file, a directory) has no value: it
     /// would be kept as written, so it is an error at the variable.
-    private mutating func checkRunTimeVariablesOutsideRequests() {
-        let entries = seen.filter { !Self.requestKeys.contains($0.key) && !Self.checkedByKind.contains($0.key) }.sorted {
+    private mutating func checkRunTimeVariablesOutsideRequests(_ plan: Plan) {
+        let requests = Set(Self.requestKeys + journeyRequestKeys(plan))
+        let entries = seen.filter { !requests.contains($0.key) && !Self.checkedByKind.contains($0.key) }.sorted {
             ($0.value.keyLocation.line, $0.value.keyLocation.column) < ($1.value.keyLocation.line, $1.value.keyLocation.column)
         }
         for (path, entry) in entries {
@@ -151,7 +173,8 @@ extension PlanDecoder {
                 guard PlanInterpolation.isRunTimeVariable(name) else { continue }
                 error(
                     "${\(name)} has no value in '\(path)': run-time variables are filled in only in the requests "
-                        + "(api.questions, api.submit, api.login, their bodies, api.headers) and answers",
+                        + "(api.questions, api.submit, api.login, their bodies, api.headers; a journey step's request, "
+                        + "headers and body) and answers",
                     at: use.variableLocations[number])
                 break
             }
@@ -180,8 +203,10 @@ extension PlanDecoder {
             return
         }
         let place = use.path
-        let perQuestion = place == "api.submit" || place == "api.submit_body"
-        let beforeLogin = place == "api.login" || place == "api.login_body"
+        let scope = stepScope(place, plan)
+        let declared = plan.run.declaredJourney != nil
+        let perQuestion = scope?.perQuestion ?? (place == "api.submit" || place == "api.submit_body")
+        let beforeLogin = scope == nil && (place == "api.login" || place == "api.login_body")
         let places = use.variableLocations
         for (index, variable) in template.variables.enumerated() {
             let use = TemplateUse(path: use.path, text: use.text, location: index < places.count ? places[index] : use.location)
@@ -202,12 +227,16 @@ extension PlanDecoder {
             case .session(let name):
                 if beforeLogin {
                     error("\(variable) cannot be used in '\(place)': the session is captured from the login's response", at: use.location)
-                } else if !plan.run.api.captures.contains(where: { $0.name == name }) {
-                    error("\(variable) in '\(place)' needs a capture '\(name)' in 'api.capture' (and 'api.login')", at: use.location)
+                } else if !plan.run.journey.captures.contains(where: { $0.name == name }) {
+                    let source = declared ? "a step's 'capture'" : "'api.capture' (and 'api.login')"
+                    error("\(variable) in '\(place)' needs a capture '\(name)' in \(source)", at: use.location)
+                } else if let scope, !scope.capturedBefore.contains(name) {
+                    error("\(variable) cannot be used in '\(place)': no step before '\(scope.step)' captures '\(name)'", at: use.location)
                 }
             case .questionID, .answer:
                 if !perQuestion {
-                    error("\(variable) can only be used in 'api.submit' and 'api.submit_body', not in '\(place)'", at: use.location)
+                    let allowed = declared ? "a step that runs per_question" : "'api.submit' and 'api.submit_body'"
+                    error("\(variable) can only be used in \(allowed), not in '\(place)'", at: use.location)
                 }
             case .respondentID: break
             }

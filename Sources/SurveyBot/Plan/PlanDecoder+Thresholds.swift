@@ -140,7 +140,7 @@ extension PlanDecoder {
         for item in entries(block.value, at: "thresholds") {
             let parts = item.key.split(separator: ".", maxSplits: 1).map(String.init)
             guard parts.count == 2, !scopes.contains(parts[0]) else { continue }
-            if Journey.defaultSteps.contains(Step(parts[0])) {
+            if plan.run.declaredJourney == nil, Journey.defaultSteps.contains(Step(parts[0])) {
                 // A step of the default journey that this plan leaves out.
                 error(
                     "a '\(parts[0]).…' threshold needs 'api.\(parts[0])': without it there is no \(parts[0]) to measure",

@@ -80,8 +80,15 @@ extension PlanDecoder {
     }
 
     mutating func readHeaders(_ entry: PlanEntry, into plan: inout Plan) {
-        for header in entries(entry.value, at: "api.headers") {
-            let path = "api.headers.\(header.key)"
+        plan.run.api.headers = headers(entry, at: "api.headers")
+    }
+
+    /// The `Name: value` entries of a block of header fields, such as `api.headers` or a step's
+    /// `headers`, each checked as a field; the values may hold run-time variables.
+    mutating func headers(_ entry: PlanEntry, at block: String) -> [HTTPHeader] {
+        var fields: [HTTPHeader] = []
+        for header in entries(entry.value, at: block) {
+            let path = "\(block).\(header.key)"
             guard let value = scalar(header.value, keyLocation: header.keyLocation, path: path, expected: "a header value") else {
                 continue
             }
@@ -90,18 +97,19 @@ extension PlanDecoder {
                     "'\(header.key)' is not a valid header name (a token of letters, digits and !#$%&'*+-.^_`|~)", at: header.keyLocation)
             } else if HTTPSyntax.framingHeaders.contains(header.key.lowercased()) {
                 error(
-                    "'\(header.key)' is set by survey-bot and cannot be given in 'api.headers' (it frames the request)",
+                    "'\(header.key)' is set by survey-bot and cannot be given in '\(block)' (it frames the request)",
                     at: header.keyLocation)
             } else {
                 do throws(HTTPSyntaxError) {
                     try HTTPSyntax.checkFieldValue(value.text, name: header.key)
-                    plan.run.api.headers.append(HTTPHeader(name: header.key, value: value.text))
+                    fields.append(HTTPHeader(name: header.key, value: value.text))
                     noteTemplate(path, value)
                 } catch {
                     self.error(error.description, at: value.location)
                 }
             }
         }
+        return fields
     }
 
     /// Answers by question id (`3`, `q1`: the id's text, whether the API gives a number or a

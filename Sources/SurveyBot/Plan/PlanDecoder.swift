@@ -10,7 +10,7 @@ struct PlanDecoder {
     /// The values that took any part from the environment, by key path (`Plan.environmentText`).
     private(set) var environmentText: [String: [PlanText]] = [:]
     /// The entries read, by key path: checks between keys need their places.
-    private(set) var seen: [String: PlanEntry] = [:]
+    var seen: [String: PlanEntry] = [:]
     /// Cross-checks between keys (answers covering every builtin question) only run on a tree
     /// without syntax errors: a line dropped by a syntax error would only cause a second error.
     var crossChecks = true
@@ -32,12 +32,18 @@ struct PlanDecoder {
 
     /// Reads every entry of a block by the keys the table lists under `path`.
     private mutating func decodeBlock(_ node: PlanNode, path: String, into plan: inout Plan) {
-        let known = PlanKeys.children(of: path)
+        decodeBlock(node, path: path, keys: PlanKeys.all, into: &plan)
+    }
+
+    /// Reads every entry of the block at `path` by the keys of `keys` that sit in it, and the
+    /// blocks under it the same way: the table's, or a journey step's (`JourneyKeys`).
+    mutating func decodeBlock(_ node: PlanNode, path: String, keys: [PlanKey], into plan: inout Plan) {
+        let known = keys.filter { $0.parent == path }
         for entry in entries(node, at: path, known: known.map(\.name)) {
             guard let key = known.first(where: { $0.name == entry.key }) else { continue }
             seen[key.path] = entry
             if key.shape == .block {
-                decodeBlock(entry.value, path: key.path, into: &plan)
+                decodeBlock(entry.value, path: key.path, keys: keys, into: &plan)
             } else {
                 key.decode(&self, entry, &plan)
             }

@@ -12,6 +12,9 @@ struct PlanKey: Sendable {
         case block
         /// A mapping whose keys are data: question ids, header names, threshold names.
         case entries
+        /// A mapping of named blocks, each of the same keys: the steps of `journey`
+        /// (`JourneyKeys`). `--set journey.open.request=…` splits on every dot.
+        case steps
     }
 
     /// Dotted, from the top: `retry.submit.attempts`.

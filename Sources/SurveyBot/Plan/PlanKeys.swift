@@ -89,6 +89,12 @@ enum PlanKeys {
                 + "each shard takes its own rows"),
         .block("api", "the survey API's calls and headers"),
         .custom(
+            "journey", .steps, kind: "block of steps", default: "the `api` keys' steps",
+            "the steps each respondent takes, in order, each a block named by the step (below, \"Journeys\"): its request, "
+                + "when it runs, what it reads from its response, its retry policy. Instead of `api`'s calls: with it, `api` "
+                + "holds only `headers`, and `retry` only the budget",
+            decode: { $0.readJourney($1, into: &$2) }),
+        .custom(
             "answers", .entries, kind: "block", default: "every question answered `ok`", "what respondents answer, by question id",
             applyDefault: { $0.run.answers = AnswerBook(fallback: ["ok"]) }, decode: { $0.readAnswers($1, into: &$2) }),
         .block("retry", "retry policies"),
@@ -147,8 +153,9 @@ enum PlanKeys {
             applyDefault: { $0.run.api.headers = [] }, decode: { $0.readHeaders($1, into: &$2) }),
     ]
 
-    /// The policy every step starts from; submits also retry a 400, the app's failure.
-    static func defaultRetry(_ step: Step) -> RetryPolicy {
+    /// The policy every step starts from; the default journey's submits also retry a 400, the
+    /// app's failure. `step` is nil for a step of a declared journey (`journey`).
+    static func defaultRetry(_ step: Step?) -> RetryPolicy {
         let conditions = (step == .submit ? ["400"] : []) + ["5xx", "timeout", "connection"]
         return RetryPolicy(
             attempts: 3, backoff: Backoff(.exponential, initial: .milliseconds(200), max: .seconds(5), multiplier: 2), jitter: .full,
@@ -156,7 +163,7 @@ enum PlanKeys {
     }
 
     private static let retry: [PlanKey] =
-        Journey.defaultSteps.flatMap(retryKeys) + [
+        Journey.defaultSteps.flatMap { retryKeys($0, base: "retry.\($0.name)", defaults: defaultRetry($0), doc: blockDoc($0)) } + [
             .custom(
                 "retry.budget", kind: "percentage", default: "none (no budget)",
                 "retries allowed as a share of calls: a retry happens only while `retries < budget · calls + budget_min`; refused "
@@ -176,13 +183,11 @@ enum PlanKeys {
         }
     }
 
-    private static func retryKeys(_ step: Step) -> [PlanKey] {
-        let base = "retry.\(step.name)"
-        let defaults = defaultRetry(step)
-        return [
-            .block(
-                base,
-                blockDoc(step)),
+    /// The keys of `step`'s retry policy, in the block at `base`: `retry.submit`, or a declared
+    /// step's `journey.<name>.retry`.
+    static func retryKeys(_ step: Step, base: String, defaults: RetryPolicy, doc: String) -> [PlanKey] {
+        [
+            .block(base, doc),
             .value(
                 "\(base).attempts", .integer(in: 1...1000, "attempts"), default: defaults.attempts, into: \.run.retry[step].attempts,
                 "total attempts, **the first one included**; `1` never retries"),
@@ -272,7 +277,8 @@ enum PlanKeys {
             "builtin.login", .boolean, default: false, into: \.builtin.login,
             "hand out sessions at `POST /session` (any JSON body or none in, `{\"token\": \"…\"}` out, with a `session` cookie "
                 + "and an `X-Session-Id` header) and answer `401` to survey calls without `Authorization: Bearer <token>` and "
-                + "that session's cookie; `/__stats` counts requests per token. Pair it with `api.login: POST /session`, "
+                + "that session's cookie; `/__stats` counts requests per token. `DELETE /session` with both closes the session "
+                + "(`204`; its token is refused from then on; `/__stats` counts `closed_sessions`). Pair it with `api.login: POST /session`, "
                 + "`api.capture: token: $.token` and the cookies on (`plans/data-driven.plan`)"),
     ]
 

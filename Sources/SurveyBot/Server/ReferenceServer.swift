@@ -146,6 +146,8 @@ struct ReferenceServerStats: Sendable, Equatable {
     /// carried it and its session's cookie. Every respondent that logged in once and used only
     /// its own session shows as one token with its own calls.
     var sessions: [String: Int] = [:]
+    /// With `login`: sessions closed by `DELETE /session`.
+    var closedSessions = 0
 
     /// Requests an endpoint received, whatever became of them.
     func requests(_ endpoint: String) -> Int {
@@ -162,7 +164,7 @@ struct ReferenceServerStats: Sendable, Equatable {
             return "\"\(name)\":{\"outcomes\":\(object(counts)),\"requests\":\(counts.values.reduce(0, +))}"
         }
         return """
-            {"connections":{"accepted":\(connectionsAccepted),"open":\(connectionsOpen)},\
+            {"closed_sessions":\(closedSessions),"connections":{"accepted":\(connectionsAccepted),"open":\(connectionsOpen)},\
             "endpoints":{\(endpointsJSON.joined(separator: ","))},\
             "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"sessions":\(object(sessions)),"slow_answers":\(slowAnswers)}
             """
@@ -198,7 +200,7 @@ struct ReferenceServerStats: Sendable, Equatable {
         }
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: invalid, slowAnswers: slow, connectionsAccepted: accepted, connectionsOpen: open,
-            rejected: rejected, sessions: sessions)
+            rejected: rejected, sessions: sessions, closedSessions: int(value["closed_sessions"]) ?? 0)
     }
 }
 
@@ -249,6 +251,7 @@ final class ReferenceServerState: Sendable {
 
     private let questionsResponse: EncodedResponse
     private let okResponse = EncodedResponse(HTTPServerResponse(status: 200))
+    private let noContentResponse = EncodedResponse(HTTPServerResponse(status: 204))
     private let failResponse = EncodedResponse(HTTPServerResponse(status: 400))
     private let errorResponse = EncodedResponse(HTTPServerResponse(status: 500))
     private let coldResponse = EncodedResponse(
@@ -327,19 +330,26 @@ final class ReferenceServerState: Sendable {
     private func decide(_ endpoint: Endpoint, _ request: HTTPServerRequest, _ draw: (Fault) -> Double) -> (HTTPServerAction, String) {
         guard endpoint != .other else { return (.respond(notFoundResponse), "404") }
         let expectedMethod = endpoint == .questions ? "GET" : "POST"
-        guard request.method == expectedMethod || (endpoint == .questions && request.method == "HEAD") else {
+        let logout = endpoint == .session && request.method == "DELETE"
+        guard request.method == expectedMethod || (endpoint == .questions && request.method == "HEAD") || logout else {
             return (.respond(methodResponse), "405")
         }
         if faults.coldStart > 0, coldStartCount.wrappingAdd(1, ordering: .relaxed).oldValue < faults.coldStart {
             return (.respond(coldResponse), "503")
         }
-        if configuration.login, endpoint != .session, !sessions.admit(authorization: request.authorization, cookie: request.cookie) {
+        if configuration.login, endpoint != .session || logout,
+            !sessions.admit(authorization: request.authorization, cookie: request.cookie)
+        {
             return (.respond(unauthorizedResponse), "401")
         }
         if faults.resetRate > 0, draw(.reset) < faults.resetRate { return (.reset, "reset") }
         if faults.hangRate > 0, draw(.hang) < faults.hangRate { return (.hang, "hang") }
         if faults.malformedRate > 0, draw(.malformed) < faults.malformedRate { return (.raw(malformedBytes), "malformed") }
         if faults.errorRate > 0, draw(.error) < faults.errorRate { return (.respond(errorResponse), "500") }
+        if logout {
+            sessions.close(authorization: request.authorization)
+            return (.respond(noContentResponse), "204")
+        }
         if endpoint == .session { return login(request) }
         guard endpoint == .submit else { return (.respond(questionsResponse), "200") }
         guard isValidSubmit(request.body) else { return (.respond(failResponse), "400 invalid") }
@@ -398,6 +408,6 @@ final class ReferenceServerState: Sendable {
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: total.invalidSubmits, slowAnswers: total.slowAnswers,
             connectionsAccepted: server?.connectionsAccepted ?? 0, connectionsOpen: server?.connectionsOpen ?? 0,
-            rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken())
+            rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken(), closedSessions: sessions.closedCount())
     }
 }

@@ -22,8 +22,9 @@ final class SessionBook: Sendable {
 
     private struct State {
         var logins: UInt64 = 0
-        /// Token → session id and the survey calls admitted with it.
-        var byToken: [String: (id: String, requests: Int)] = [:]
+        /// Token → session id, the survey calls admitted with it, and whether it was closed.
+        var byToken: [String: (id: String, requests: Int, closed: Bool)] = [:]
+        var closed = 0
     }
 
     private let state = Mutex(State())
@@ -38,20 +39,37 @@ final class SessionBook: Sendable {
             let session = Session(
                 token: "t" + Self.hex(SplitMix64.mix(seed ^ SplitMix64.mix(n &+ 1))),
                 id: "s" + Self.hex(SplitMix64.mix(~seed ^ SplitMix64.mix(n &+ 1))))
-            state.byToken[session.token] = (session.id, 0)
+            state.byToken[session.token] = (session.id, 0, false)
             return session
         }
     }
 
     /// Whether a request carrying these `Authorization` and `Cookie` fields belongs to a session:
-    /// `Bearer <token>` of a session handed out, and that session's cookie. Counts it if so.
+    /// `Bearer <token>` of a session handed out and not closed, and that session's cookie.
+    /// Counts it if so.
     func admit(authorization: String?, cookie: String?) -> Bool {
         guard let authorization, let token = Self.bearerToken(authorization), let cookie else { return false }
         return state.withLock { state in
-            guard let session = state.byToken[token], Self.cookie(cookie, has: session.id) else { return false }
+            guard let session = state.byToken[token], !session.closed, Self.cookie(cookie, has: session.id) else { return false }
             state.byToken[token]?.requests += 1
             return true
         }
+    }
+
+    /// Closes the session of an admitted request's `Authorization`: its token is refused from
+    /// then on.
+    func close(authorization: String?) {
+        guard let authorization, let token = Self.bearerToken(authorization) else { return }
+        state.withLock { state in
+            guard state.byToken[token]?.closed == false else { return }
+            state.byToken[token]?.closed = true
+            state.closed += 1
+        }
+    }
+
+    /// Sessions closed by a logout.
+    func closedCount() -> Int {
+        state.withLock { $0.closed }
     }
 
     /// Token → survey calls admitted with it.

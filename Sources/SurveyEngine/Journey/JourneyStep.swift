@@ -2,12 +2,12 @@
 /// response.
 public struct JourneyStep: Sendable, Hashable {
     /// How often a step runs.
-    public enum Runs: Sendable, Hashable {
+    public enum Runs: String, Sendable, Hashable, CaseIterable {
         /// Once per respondent: a login, fetching the survey, a logout.
         case once
         /// Once per question the respondent answers, in the order it walks them, each after its
         /// think time and `pace`: today's submit. The answers of a run are these calls.
-        case perQuestion
+        case perQuestion = "per_question"
     }
 
     /// Its name.

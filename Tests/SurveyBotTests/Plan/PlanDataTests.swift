@@ -137,9 +137,11 @@ import Testing
         #expect(
             messages == [
                 "1:9: ${row.member} has no value in 'name': run-time variables are filled in only in the requests "
-                    + "(api.questions, api.submit, api.login, their bodies, api.headers) and answers",
+                    + "(api.questions, api.submit, api.login, their bodies, api.headers; a journey step's request, headers and body) "
+                    + "and answers",
                 "4:8: ${respondent.id} has no value in 'report.dir': run-time variables are filled in only in the requests "
-                    + "(api.questions, api.submit, api.login, their bodies, api.headers) and answers",
+                    + "(api.questions, api.submit, api.login, their bodies, api.headers; a journey step's request, headers and body) "
+                    + "and answers",
             ], "\(messages)")
     }
 

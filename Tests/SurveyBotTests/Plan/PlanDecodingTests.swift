@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func examplePlansAreValid() throws {
-        for name in ["smoke", "stress", "flaky"] {
+        for name in ["smoke", "stress", "flaky", "data-driven", "journey"] {
             let path = repositoryPath("plans/\(name).plan")
             let result = PlanLoader(environment: [:]).load(path: path)
             if case .failure(let errors) = result {

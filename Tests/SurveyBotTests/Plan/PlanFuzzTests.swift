@@ -12,7 +12,7 @@ import Testing
     static var cases: Int { Int(ProcessInfo.processInfo.environment["SURVEY_BOT_FUZZ_PLANS"] ?? "") ?? 10_000 }
 
     @Test func tenThousandMutatedPlansNeverEscapeTheFile() async throws {
-        let seeds = try ["smoke", "stress", "flaky"].map { name in
+        let seeds = try ["smoke", "stress", "flaky", "journey"].map { name in
             Array(try String(contentsOfFile: repositoryPath("plans/\(name).plan"), encoding: .utf8).utf8)
         }
         let cases = Self.cases
@@ -32,7 +32,7 @@ import Testing
     /// characters. 30 cases in `swift test` (5 of each kind), 1 in 100 of
     /// `SURVEY_BOT_FUZZ_PLANS` in `bench/fuzz.sh`.
     @Test func hostilePlansNeverCrashAndPrintLittle() async throws {
-        let seeds = try ["smoke", "stress", "flaky"].map { name in
+        let seeds = try ["smoke", "stress", "flaky", "journey"].map { name in
             Array(try String(contentsOfFile: repositoryPath("plans/\(name).plan"), encoding: .utf8).utf8)
         }
         let fullSize = ProcessInfo.processInfo.environment["SURVEY_BOT_FUZZ_PLANS"].flatMap { Int($0) }

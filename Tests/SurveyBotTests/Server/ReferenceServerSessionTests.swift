@@ -101,6 +101,26 @@ private let answer = #"{"id":1,"answer":"red"}"#
         }
     }
 
+    @Test func aLogoutClosesItsOwnSessionWhoseTokenIsRefusedAfter() async throws {
+        try await withLoginServer { server, client, target in
+            let a = try await logIn(client, target)
+            let b = try await logIn(client, target)
+            // Another session's cookie, or no token, closes nothing.
+            #expect(try await status("DELETE", "/session", client, target, token: a.token, jar: b.jar) == 401)
+            #expect(try await status("DELETE", "/session", client, target, token: nil, jar: a.jar) == 401)
+            #expect(try await status("DELETE", "/session", client, target, token: a.token, jar: a.jar) == 204)
+            #expect(try await status("GET", "/questions", client, target, token: a.token, jar: a.jar) == 401)
+            #expect(try await status("DELETE", "/session", client, target, token: a.token, jar: a.jar) == 401)
+            #expect(try await status("GET", "/questions", client, target, token: b.token, jar: b.jar) == 200)
+            #expect(try await status("PUT", "/session", client, target, token: b.token, jar: b.jar) == 405)
+            let stats = server.stats()
+            #expect(stats.closedSessions == 1)
+            #expect(stats.sessions == [a.token: 1, b.token: 1])
+            #expect(stats.endpoints["session"] == ["200": 2, "204": 1, "401": 3, "405": 1])
+            #expect(ReferenceServerStats.parse(Array(stats.json.utf8)) == stats)
+        }
+    }
+
     @Test func statsCountTheCallsOfEveryTokenAndRoundTrip() async throws {
         try await withLoginServer { server, client, target in
             var sessions: [LoggedIn] = []

@@ -1,0 +1,201 @@
+import SurveyEngine
+
+/// The keys of one step of `journey`, as `PlanKey`s whose paths name the step
+/// (`journey.open.request`): the decoder walks a step's block with them, unknown keys are
+/// suggested from them, and the docs' table of step keys is made from them (`documented`).
+enum JourneyKeys {
+    /// The keys of `step`, the journey's `index`-th, writing into that step of
+    /// `Plan.run.declaredJourney` and into the run's retry policy for it.
+    static func keys(_ step: Step, at index: Int) -> [PlanKey] {
+        let base = "journey.\(step.name)"
+        return [
+            .custom(
+                "\(base).request", kind: "`METHOD /path` or `/path`", default: "none: every step has one",
+                "the step's method and path (`GET` without a method), a template: `${row.…}`, `${respondent.id}`, "
+                    + "`${session.…}` of the steps before it, and in a step per question `${question.id}` and `${answer}`",
+                decode: { decoder, entry, plan in
+                    if let call = decoder.read(entry, "\(base).request", .call(defaultMethod: "GET")) {
+                        update(&plan, index) { $0.call = call }
+                    }
+                }),
+            .custom(
+                "\(base).runs", kind: "`once` or `per_question`", default: "`once`",
+                "`once` per respondent (a login, opening the survey, a logout), or `per_question`: once for each question the "
+                    + "respondent answers, after its `think` time and `pace` — the submits, counted as the run's answers. A "
+                    + "journey has one step per question at most, after the step that reads the `questions`",
+                decode: { decoder, entry, plan in
+                    if let runs = decoder.read(entry, "\(base).runs", .word) as JourneyStep.Runs? {
+                        update(&plan, index) { $0.runs = runs }
+                    }
+                }),
+            .custom(
+                "\(base).headers", .entries, kind: "block of `Name: value`", default: "none",
+                "header fields of this step, sent after `api.headers`; values are templates like the `request`'s, and never shown",
+                decode: { decoder, entry, plan in
+                    let headers = decoder.headers(entry, at: "\(base).headers")
+                    update(&plan, index) { $0.headers = headers }
+                }),
+            .custom(
+                "\(base).body", kind: "text", default: "none (a step per question: the contract's `{\"id\": 1, \"answer\": \"red\"}`)",
+                "the step's JSON body, a template like `api.submit_body`: each variable goes in as a JSON value, so that no value "
+                    + "breaks the JSON",
+                decode: { decoder, entry, plan in
+                    guard let s = decoder.scalar(entry.value, keyLocation: entry.keyLocation, path: "\(base).body", expected: "a JSON body")
+                    else { return }
+                    update(&plan, index) { $0.body = s.text }
+                }),
+            .custom(
+                "\(base).questions", kind: "JSON path", default: "none",
+                "where this step's 2xx response lists the survey's questions (`$` for a top-level list; `$.survey.groups[*].questions[*]` "
+                    + "across lists), as `api.questions_list` reads them. One step of a journey reads the questions; a response "
+                    + "without them is `malformed_response`, and the respondent is abandoned (`questions_unavailable`)",
+                decode: { decoder, entry, plan in
+                    if let path = decoder.read(entry, "\(base).questions", .jsonPath) { updateShape(&plan, index) { $0.list = path } }
+                }),
+            .custom(
+                "\(base).question_id", kind: "JSON path", default: "`id`",
+                "with `questions`: where each question holds its id, an integer or a string",
+                decode: { decoder, entry, plan in
+                    if let path = decoder.read(entry, "\(base).question_id", .jsonPath) { updateShape(&plan, index) { $0.id = path } }
+                }),
+            .custom(
+                "\(base).question_text", kind: "JSON path", default: "`question`",
+                "with `questions`: where each question holds its text",
+                decode: { decoder, entry, plan in
+                    if let path = decoder.read(entry, "\(base).question_text", .jsonPath) { updateShape(&plan, index) { $0.text = path } }
+                }),
+            .custom(
+                "\(base).capture", .entries, kind: "block of `name: $.json.path` or `name: header Name`", default: "none",
+                "values taken from this step's 2xx response into `${session.name}`, for the steps after it, as `api.capture` "
+                    + "takes them; a response without one is `malformed_response`, and the respondent is abandoned "
+                    + "(`capture_not_found`). Captured values are secrets",
+                decode: { decoder, entry, plan in
+                    let captures = decoder.captures(entry, at: "\(base).capture")
+                    update(&plan, index) { $0.captures = captures }
+                }),
+            .custom(
+                "\(base).always", kind: "boolean", default: "`false`",
+                "run this step at the end of the journey whatever happened before it — a logout, releasing a session key — "
+                    + "after an abandonment too, when the captures it uses have values (never once the run has stopped); its "
+                    + "failure abandons no one",
+                decode: { decoder, entry, plan in
+                    if let always = decoder.read(entry, "\(base).always", .boolean) { update(&plan, index) { $0.always = always } }
+                }),
+        ]
+            + PlanKeys.retryKeys(
+                step, base: "\(base).retry", defaults: PlanKeys.defaultRetry(nil),
+                doc: "the step's retry policy: the keys of `retry.submit` (below), with the defaults of `retry.questions`")
+    }
+
+    /// Changes the journey's `index`-th step of `plan`.
+    private static func update(_ plan: inout Plan, _ index: Int, _ change: (inout JourneyStep) -> Void) {
+        guard var journey = plan.run.declaredJourney, index < journey.steps.count else { return }
+        change(&journey.steps[index])
+        plan.run.declaredJourney = journey
+    }
+
+    /// Changes the question shape of the `index`-th step, the survey contract's until given.
+    private static func updateShape(_ plan: inout Plan, _ index: Int, _ change: (inout SurveyQuestion.Shape) -> Void) {
+        update(&plan, index) { step in
+            var shape = step.questions ?? .contract
+            change(&shape)
+            step.questions = shape
+        }
+    }
+
+    /// The keys as the docs list them, for a step named `<step>`.
+    static let documented = keys(Step("<step>"), at: 0)
+
+    /// Whether `name` can name a step: a letter, then letters, digits, `_` and `-`; at most 64.
+    static func isStepName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic, name.unicodeScalars.count <= 64
+        else { return false }
+        return name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
+        }
+    }
+}
+
+extension PlanDecoder {
+    /// `journey:` — the steps in order, each a block named by the step and read by
+    /// `JourneyKeys`. Each step starts from its defaults: run once, no body, nothing read, the
+    /// retry policy of a declared step.
+    mutating func readJourney(_ entry: PlanEntry, into plan: inout Plan) {
+        let steps = entries(entry.value, at: "journey")
+        guard !steps.isEmpty else {
+            error("'journey' needs at least one step: a block named by the step, with its 'request'", at: entry.keyLocation)
+            return
+        }
+        plan.run.declaredJourney = Journey([])
+        for stepEntry in steps {
+            guard JourneyKeys.isStepName(stepEntry.key) else {
+                error(
+                    "a step's name is a letter, then letters, digits, '_' and '-' (it names the step in reports and thresholds), "
+                        + "found '\(stepEntry.key)'", at: stepEntry.keyLocation)
+                continue
+            }
+            guard stepEntry.key != Threshold.Scope.surveyName else {
+                error("'survey' names the whole survey in thresholds: give the step another name", at: stepEntry.keyLocation)
+                continue
+            }
+            let step = Step(stepEntry.key)
+            let path = "journey.\(step.name)"
+            let index = plan.run.declaredJourney?.steps.count ?? 0
+            plan.run.declaredJourney?.steps.append(JourneyStep(step, call: SurveyAPI.Call(method: "GET", path: "/")))
+            plan.run.retry[step] = PlanKeys.defaultRetry(nil)
+            seen[path] = stepEntry
+            let errors = diagnostics.count
+            decodeBlock(stepEntry.value, path: path, keys: JourneyKeys.keys(step, at: index), into: &plan)
+            // A step that is not a block, or has a misspelt key, has had its error already.
+            if seen["\(path).request"] == nil, diagnostics.count == errors {
+                error(
+                    "step '\(step.name)' needs a 'request': its method and path, such as 'request: POST /session'",
+                    at: stepEntry.keyLocation)
+            }
+        }
+    }
+
+    /// A declared journey that can be walked: one step per question at most, after the one step
+    /// that reads the questions; `api`'s calls and the default steps' retry blocks left out.
+    mutating func checkJourney(_ plan: inout Plan) {
+        guard let journey = plan.run.declaredJourney else { return }
+        for key in PlanKeys.children(of: "api") where key.name != "headers" {
+            guard let entry = seen[key.path] else { continue }
+            error(
+                "'\(key.path)' is not used with 'journey': the journey's steps give the calls (a step's 'request', 'body', "
+                    + "'questions', 'capture')", at: entry.keyLocation)
+        }
+        for step in Journey.defaultSteps {
+            guard let entry = seen["retry.\(step.name)"] else { continue }
+            error(
+                "'retry.\(step.name)' is not used with 'journey': give a step's policy in its own block "
+                    + "('journey.\(step.name).retry')", at: entry.keyLocation)
+        }
+        var readsQuestions: Step?
+        var perQuestion: Step?
+        for step in journey.steps {
+            let path = "journey.\(step.step.name)"
+            func place(_ key: String) -> SourceLocation? { (seen["\(path).\(key)"] ?? seen[path])?.keyLocation }
+            if step.questions != nil {
+                if seen["\(path).questions"] == nil, let at = place(seen["\(path).question_id"] != nil ? "question_id" : "question_text") {
+                    error("'\(path).question_id' and 'question_text' need '\(path).questions': where the list is", at: at)
+                } else if let first = readsQuestions, let at = place("questions") {
+                    error("only one step reads the questions, and '\(first.name)' already does", at: at)
+                } else if step.runs == .perQuestion, let at = place("questions") {
+                    error("a step per question cannot read the questions: they are read once, by a step before it", at: at)
+                }
+                readsQuestions = readsQuestions ?? step.step
+            }
+            guard step.runs == .perQuestion, let at = place("runs") else { continue }
+            if let first = perQuestion {
+                error("a journey has one step per question, and '\(first.name)' already is", at: at)
+            } else if readsQuestions == nil {
+                error(
+                    "'\(path)' runs per question, but no step before it reads the questions: give one of them 'questions'", at: at)
+            } else if step.always {
+                error("a step per question cannot run 'always': it runs for each question of a survey that went on", at: at)
+            }
+            perQuestion = perQuestion ?? step.step
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+
+/// `journey:` — a plan's own steps: what it decodes to, and each mistake at its place.
+@Suite struct JourneyPlanTests {
+    static let journey = lines(
+        "journey:",  // 1
+        "  session:",
+        "    request: POST /session",
+        "    body: '{\"member\": ${respondent.id}}'",
+        "    capture:",  // 5
+        "      token: $.token",
+        "  fetch:",
+        "    request: /surveys/${session.token}",
+        "    questions: $.survey.groups[*].questions[*]",
+        "    question_id: qid",  // 10
+        "    headers:",
+        "      X-Key: ${session.token}",
+        "  answer:",
+        "    request: PUT /answers/${question.id}",
+        "    runs: per_question",  // 15
+        "    body: '{\"value\": ${answer}}'",
+        "    retry:",
+        "      attempts: 5",
+        "  logout:",
+        "    request: DELETE /session",  // 20
+        "    always: true")
+
+    @Test func aJourneyDecodesStepByStepInOrder() throws {
+        let plan = try #require(expectPlan(Self.journey))
+        let journey = try #require(plan.run.declaredJourney)
+        #expect(journey.names.map(\.name) == ["session", "fetch", "answer", "logout"])
+        let steps = journey.steps
+        #expect(steps[0].call == SurveyAPI.Call(method: "POST", path: "/session"))
+        #expect(steps[0].body == #"{"member": ${respondent.id}}"#)
+        #expect(steps[0].captures == [SurveyAPI.Capture(name: "token", source: .json(JSONPath(names: ["token"])))])
+        #expect(steps[1].call == SurveyAPI.Call(method: "GET", path: "/surveys/${session.token}"))
+        #expect(steps[1].questions?.list.text == "$.survey.groups[*].questions[*]")
+        #expect(steps[1].questions?.id == JSONPath(names: ["qid"]))
+        #expect(steps[1].questions?.text == JSONPath(names: ["question"]))
+        #expect(steps[1].headers == [HTTPHeader(name: "X-Key", value: "${session.token}")])
+        #expect(steps[2].runs == .perQuestion)
+        #expect(steps.map(\.always) == [false, false, false, true])
+        // Each step's own policy: a declared step starts from `retry.questions`' defaults.
+        #expect(plan.run.retry[Step("answer")].attempts == 5)
+        #expect(plan.run.retry[Step("logout")] == PlanKeys.defaultRetry(nil))
+        #expect(!plan.run.retry[Step("logout")].retryOn.description.contains("400"))
+        // The run walks it, and every report names its steps and calls.
+        #expect(plan.run.journey.names == journey.names)
+        #expect(
+            RunReport.PlanRecord(plan).api == [
+                "session": "POST /session", "fetch": "GET /surveys/${session.token}",
+                "answer": "PUT /answers/${question.id}", "logout": "DELETE /session",
+            ])
+    }
+
+    @Test func thresholdsAndOverridesNameTheDeclaredSteps() throws {
+        var overrides = PlanOverrides()
+        try overrides.set(assignment: "journey.answer.retry.attempts=2")
+        try overrides.set(assignment: "journey.logout.always=false")
+        let plan = try #require(
+            expectPlan(
+                Self.journey + lines("thresholds:", "  answer.p95: \"< 1s\"", "  logout.success_rate: \">= 90%\""), overrides: overrides))
+        #expect(plan.run.retry[Step("answer")].attempts == 2)
+        #expect(plan.run.declaredJourney?.steps.last?.always == false)
+        #expect(plan.thresholds.map(\.name) == ["answer.p95", "logout.success_rate"])
+        expectSingleError(
+            Self.journey + lines("thresholds:", "  submit.p95: \"< 1s\""), line: 23, column: 3, contains: "unknown threshold scope 'submit'"
+        )
+    }
+
+    @Test func anotherJourneyIsAnotherDigest() throws {
+        let plan = try #require(expectPlan(Self.journey))
+        let other = try #require(expectPlan(Self.journey.replacingOccurrences(of: "attempts: 5", with: "attempts: 4")))
+        let renamed = try #require(expectPlan(Self.journey.replacingOccurrences(of: "  logout:", with: "  bye:")))
+        let none = try #require(expectPlan(""))
+        #expect(Set([plan.digest, other.digest, renamed.digest, none.digest]).count == 4)
+    }
+
+    @Test(arguments: [
+        // A misspelt key of a step, with a did-you-mean.
+        (lines("journey:", "  a:", "    reqest: /x"), 3, 5, "unknown key 'reqest' in 'journey.a' (did you mean 'request'?)"),
+        (lines("journey:", "  a:", "    runs: once"), 2, 3, "step 'a' needs a 'request'"),
+        (lines("journey:", "  a: /x"), 2, 6, "expected a block of keys under 'journey.a'"),
+        (lines("journey:", "  a.b:", "    request: /x"), 2, 3, "a step's name is a letter"),
+        (lines("journey:", "  survey:", "    request: /x"), 2, 3, "'survey' names the whole survey"),
+        (lines("journey:", "  a:", "    request: /x", "  a:", "    request: /y"), 4, 3, "duplicate key 'a'"),
+        (lines("journey:", "  a:", "    request: /x", "    runs: twice"), 4, 11, "runs"),
+        (lines("journey:"), 1, 1, "'journey' needs at least one step"),
+        (lines("journey:", "  a:", "    request: /x", "api:", "  submit: /y"), 5, 3, "'api.submit' is not used with 'journey'"),
+        (
+            lines("journey:", "  a:", "    request: /x", "retry:", "  submit:", "    attempts: 2"), 5, 3,
+            "'retry.submit' is not used with 'journey': give a step's policy in its own block ('journey.submit.retry')"
+        ),
+        (
+            lines(
+                "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: /a", "    runs: per_question",
+                "  b:", "    request: /b", "    runs: per_question"), 10, 5, "a journey has one step per question, and 'a' already is"
+        ),
+        (
+            lines("journey:", "  a:", "    request: /a", "    runs: per_question", "  q:", "    request: /q", "    questions: $"), 4, 5,
+            "'journey.a' runs per question, but no step before it reads the questions"
+        ),
+        (lines("journey:", "  q:", "    request: /q", "    question_id: qid"), 4, 5, "need 'journey.q.questions'"),
+        (
+            lines("journey:", "  q:", "    request: /q", "    questions: $", "  r:", "    request: /r", "    questions: $"), 7, 5,
+            "only one step reads the questions, and 'q' already does"
+        ),
+        (
+            lines(
+                "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: /a", "    runs: per_question",
+                "    always: true"), 7, 5, "a step per question cannot run 'always'"
+        ),
+        // Templates: where each variable has a value.
+        (
+            lines("journey:", "  a:", "    request: /a/${session.key}", "  b:", "    request: /b", "    capture:", "      key: $.k"), 3, 17,
+            "${session.key} cannot be used in 'journey.a.request': no step before 'a' captures 'key'"
+        ),
+        (
+            lines("journey:", "  a:", "    request: /a", "    headers:", "      X-K: ${session.nope}"), 5, 12,
+            "${session.nope} in 'journey.a.headers.X-K' needs a capture 'nope' in a step's 'capture'"
+        ),
+        (
+            lines("journey:", "  a:", "    request: POST /a", "    body: '{\"q\": ${question.id}}'"), 4, 11,
+            "${question.id} can only be used in a step that runs per_question, not in 'journey.a.body'"
+        ),
+        (lines("journey:", "  a:", "    request: POST /a", "    body: '{\"q\": }'"), 4, 11, "'journey.a.body' is not JSON"),
+    ])
+    func aJourneyMistakeIsAnErrorAtItsPlace(_ text: String, _ line: Int, _ column: Int, _ message: String) {
+        expectSingleError(text, line: line, column: column, contains: message)
+    }
+
+    @Test func aVariableOfAStepOutsideItsRequestsIsAnError() {
+        expectSingleError(
+            lines("journey:", "  a:", "    request: /a", "    questions: '$.${row.x}'"), line: 4, column: 16,
+            contains: "${row.x} has no value in 'journey.a.questions'")
+    }
+}
