@@ -128,6 +128,9 @@ extension Plan {
                 "body: " + (step.body.map { shownText("\(base).body", $0) } ?? "none"),
                 "questions: " + (step.questions.map { "\($0.list.text) \($0.id.text) \($0.text.text)" } ?? "none"),
                 "capture: [" + step.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]",
+                "expect: "
+                    + (step.expect.map { (($0.statuses.map { ["status \($0)"] } ?? []) + $0.checks.map(\.description)).description }
+                        ?? "none"),
                 "always: \(step.always)",
             ]
             keys += Self.canonical(run.retry[step.step]).map { "retry.\($0.0): \($0.1)" }

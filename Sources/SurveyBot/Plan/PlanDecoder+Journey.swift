@@ -74,6 +74,16 @@ enum JourneyKeys {
                     update(&plan, index) { $0.captures = captures }
                 }),
             .custom(
+                "\(base).expect", kind: "list of checks", default: "a 2xx",
+                "what the response must be to count as a success (below, \"Checks\"): `status == 200` or `status in [200, 404]` "
+                    + "instead of any 2xx, and checks that must all hold — `$.error not exists`, `$.result.status == \"OK\"`, "
+                    + "`body contains saved`, `header Content-Type matches json`. A response that fails one is `rejected`, its "
+                    + "sample naming the check and what the server sent",
+                decode: { decoder, entry, plan in
+                    let expectation = decoder.readExpectation(entry, "\(base).expect")
+                    update(&plan, index) { $0.expect = expectation }
+                }),
+            .custom(
                 "\(base).always", kind: "boolean", default: "`false`",
                 "run this step at the end of the journey whatever happened before it — a logout, releasing a session key — "
                     + "after an abandonment too, when the captures it uses have values (never once the run has stopped); its "
@@ -117,6 +127,30 @@ enum JourneyKeys {
 }
 
 extension PlanDecoder {
+    /// A step's `expect`: one check, or a list of them, each read by `ResponseCheckSyntax` and
+    /// wrong at its own place; one `status` line at most.
+    mutating func readExpectation(_ entry: PlanEntry, _ path: String) -> ResponseExpectation? {
+        guard let lines = scalarList(entry, path, expected: "checks such as '$.error not exists'") else { return nil }
+        var expectation = ResponseExpectation()
+        var statusLine: SourceLocation?
+        for line in lines {
+            do throws(ResponseCheckSyntax.Invalid) {
+                switch try ResponseCheckSyntax.parse(line.text) {
+                case .check(let check): expectation.checks.append(check)
+                case .statuses(let statuses):
+                    if let first = statusLine {
+                        error("'\(path)' has one status line, and line \(first.line) is one", at: line.location)
+                    }
+                    statusLine = line.location
+                    expectation.statuses = statuses
+                }
+            } catch {
+                self.error("\(error.reason) in '\(path)'", at: line.location)
+            }
+        }
+        return expectation
+    }
+
     /// `journey:` — the steps in order, each a block named by the step and read by
     /// `JourneyKeys`. Each step starts from its defaults: run once, no body, nothing read, the
     /// retry policy of a declared step.

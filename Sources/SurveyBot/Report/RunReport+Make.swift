@@ -154,6 +154,11 @@ extension RunReport.StepReport {
         Dictionary(uniqueKeysWithValues: metrics.perStep.entries.map { step, figures in (step.name, Self(figures)) })
     }
 
+    /// The failed attempts by status when nothing but the status decides: every one outside 2xx.
+    static func failedByDefault(_ statuses: [Int: Int]) -> [Int: Int] {
+        statuses.filter { !(200..<300).contains($0.key) }
+    }
+
     init(_ metrics: StepMetrics) {
         calls = metrics.calls
         attempts = metrics.attempts
@@ -166,10 +171,11 @@ extension RunReport.StepReport {
         failedAttempts = metrics.failedAttempts
         var status: [String: Int] = [:]
         var errors: [String: Int] = [:]
-        for (code, count) in metrics.statuses {
-            status[String(code)] = count
-            // Redirects too: they are never followed, and the survey API answers none.
-            if code >= 300 && code < 600 { errors["http_\(code / 100)xx", default: 0] += count }
+        for (code, count) in metrics.statuses { status[String(code)] = count }
+        // Redirects too: they are never followed, and the survey API answers none.
+        for (code, count) in metrics.failedStatuses { errors["http_\(code / 100)xx", default: 0] += count }
+        if metrics.failedStatuses != Self.failedByDefault(metrics.statuses) {
+            failedStatus = Dictionary(uniqueKeysWithValues: metrics.failedStatuses.map { (String($0.key), $0.value) })
         }
         for (kind, count) in metrics.errors { errors[kind.rawValue] = count }
         self.status = status

@@ -93,6 +93,15 @@ extension RunReport {
                 guard let status = Int(code) else { throw MergeError(description: "\(path): status '\(code)' is not a number") }
                 counts.statuses[status] = count
             }
+            // A step whose statuses alone decided has no `failed_status`: all outside 2xx failed.
+            if let failed = part.failedStatus {
+                for (code, count) in failed {
+                    guard let status = Int(code) else { throw MergeError(description: "\(path): status '\(code)' is not a number") }
+                    counts.failedStatuses[status] = count
+                }
+            } else {
+                counts.failedStatuses = RunReport.StepReport.failedByDefault(counts.statuses)
+            }
             for (name, count) in part.errors {
                 if let kind = ErrorKind(name: name) { counts.errors[kind] = count }
             }

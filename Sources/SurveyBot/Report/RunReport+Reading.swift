@@ -81,6 +81,7 @@ extension RunReport {
             ]
             problems += step.status.map { count($0.value, "\(prefix).status.\($0.key)") }
             problems += step.errors.map { count($0.value, "\(prefix).errors.\($0.key)") }
+            problems += (step.failedStatus ?? [:]).map { count($0.value, "\(prefix).failed_status.\($0.key)") }
             for case (let summary?, let field) in [
                 (step.correctedLatencyMs, "latency_ms"), (step.serviceTimeMs, "service_latency_ms"),
             ] {

@@ -124,6 +124,9 @@ struct RunReport: Codable, Sendable, Equatable {
         var status: [String: Int]
         /// Per attempt, by error kind, with `http_3xx` / `http_4xx` / `http_5xx` for failed statuses.
         var errors: [String: Int]
+        /// The failed attempts by status code, when they are not every attempt outside 2xx: a
+        /// step whose `expect` accepts a 404, or refuses a 202. Absent otherwise.
+        var failedStatus: [String: Int]? = nil
         /// Per attempt, from its intended start: the latency corrected for coordinated
         /// omission, equal to the service time in the closed model (`latency_ms`); `null` when
         /// no attempt was sent.
@@ -148,6 +151,7 @@ struct RunReport: Codable, Sendable, Equatable {
             case firstTrySucceeded = "first_try_succeeded"
             case retriesDenied = "retries_denied"
             case failedAttempts = "failed_attempts"
+            case failedStatus = "failed_status"
             case correctedLatencyMs = "latency_ms"
             case serviceTimeMs = "service_latency_ms"
             case serviceTimeHistogram = "service_histogram"

@@ -30,6 +30,8 @@ public struct JourneyStep: Sendable, Hashable {
     /// after it; a response without one is `malformed_response`, and the respondent is
     /// abandoned (`capture_not_found`).
     public var captures: [SurveyAPI.Capture]
+    /// What its response must be to count as a success: a 2xx when nil.
+    public var expect: ResponseExpectation?
     /// Whether it runs at the end of the journey whatever happened before (a logout, releasing
     /// a session key) — after an abandonment too, when every capture it uses has a value, though
     /// not once the run has stopped. Its failure abandons no one.
@@ -38,7 +40,8 @@ public struct JourneyStep: Sendable, Hashable {
     /// A step; by default it runs once, reads nothing and sends no body.
     public init(
         _ step: Step, call: SurveyAPI.Call, headers: [HTTPHeader] = [], body: String? = nil, runs: Runs = .once,
-        questions: SurveyQuestion.Shape? = nil, captures: [SurveyAPI.Capture] = [], always: Bool = false
+        questions: SurveyQuestion.Shape? = nil, captures: [SurveyAPI.Capture] = [], expect: ResponseExpectation? = nil,
+        always: Bool = false
     ) {
         self.step = step
         self.call = call
@@ -47,7 +50,18 @@ public struct JourneyStep: Sendable, Hashable {
         self.runs = runs
         self.questions = questions
         self.captures = captures
+        self.expect = expect
         self.always = always
+    }
+
+    /// Whether anything reads its response's body: the questions, a JSON capture, a check.
+    var readsBody: Bool {
+        questions != nil || captures.contains { if case .json = $0.source { true } else { false } } || expect?.readsBody == true
+    }
+
+    /// Whether anything reads its response's header fields: a capture or a check.
+    var readsHeaders: Bool {
+        captures.contains { if case .header = $0.source { true } else { false } } || expect?.readsHeaders == true
     }
 
     /// Why a respondent is abandoned when this step, run once, still fails after its retries:

@@ -20,6 +20,9 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
     /// Attempts by the status code they received, successes included. A 2xx whose body breaks
     /// the contract is not here but under `malformed_response` in `errors`.
     public var statuses: [Int: Int] = [:]
+    /// Attempts by the status code they received, failures only: every status outside 2xx,
+    /// unless the step's `expect` says otherwise (`ResponseExpectation.statuses`).
+    public var failedStatuses: [Int: Int] = [:]
     /// Attempts that got no usable response, by why.
     public var errors: [ErrorKind: Int] = [:]
     /// Retries the run's retry budget refused.
@@ -71,7 +74,9 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         attempts += 1
         if !record.succeeded { failedAttempts += 1 }
         switch record.outcome {
-        case .status(let status): statuses[status, default: 0] += 1
+        case .status(let status):
+            statuses[status, default: 0] += 1
+            if !record.succeeded { failedStatuses[status, default: 0] += 1 }
         case .error(let kind):
             errors[kind, default: 0] += 1
             if let detail = record.detail, errorSamples[kind] == nil { errorSamples[kind] = detail }
@@ -113,6 +118,7 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         firstTrySucceeded += other.firstTrySucceeded
         failedAttempts += other.failedAttempts
         statuses.merge(other.statuses, uniquingKeysWith: +)
+        failedStatuses.merge(other.failedStatuses, uniquingKeysWith: +)
         errors.merge(other.errors, uniquingKeysWith: +)
         retriesDenied += other.retriesDenied
         correctedLatency.merge(other.correctedLatency)

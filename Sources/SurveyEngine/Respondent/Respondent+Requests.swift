@@ -11,11 +11,9 @@ extension Respondent {
     @inline(never)
     func onceRequest(_ step: Int, _ context: SurveyContext) -> HTTPRequest {
         let recipe = context.requests.recipes[step]
-        let plan = context.steps[step]
         let values = values(context)
-        let readsBody = plan.questions != nil || plan.captures.contains { if case .json = $0.source { true } else { false } }
-        var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.body?.render(values), collectBody: readsBody)
-        request.collectHeaders = plan.captures.contains { if case .header = $0.source { true } else { false } }
+        var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.body?.render(values), collectBody: recipe.readsBody)
+        request.collectHeaders = recipe.readsHeaders
         request.cutoff = context.cutoff
         request.lateCutoff = context.earlyEnd.cutoff
         return request
@@ -51,6 +49,8 @@ extension Respondent {
             let template = recipe.fixed ?? perQuestionHead ?? recipe.template(values)
             request = HTTPRequest(template, body: recipe.body?.render(values) ?? Self.submitBody(id: question.id, answer: answer))
         }
+        request.collectBody = recipe.readsBody
+        request.collectHeaders = recipe.readsHeaders
         request.cutoff = context.cutoff
         request.lateCutoff = context.earlyEnd.cutoff
         return (request, think)

@@ -266,12 +266,18 @@ struct Respondent: Sendable {
         var detail: String?
         switch result.received {
         case .success(let response):
-            if (200..<300).contains(response.status) {
-                // What the step reads from its response: the questions, then its captures.
-                if context.steps[position].questions != nil { detail = accept(questionsIn: response.body, context) }
-                if detail == nil, !context.steps[position].captures.isEmpty { detail = capture(position, from: response, context) }
+            let expect = context.steps[position].expect
+            if expect?.accepts(response.status) ?? (200..<300).contains(response.status) {
+                // What the step asks of its response, then what it reads: the questions, its captures.
+                var kind = ErrorKind.rejected
+                if let expect { detail = expect.failure(in: response) }
+                if detail == nil {
+                    kind = .malformedResponse
+                    if context.steps[position].questions != nil { detail = accept(questionsIn: response.body, context) }
+                    if detail == nil, !context.steps[position].captures.isEmpty { detail = capture(position, from: response, context) }
+                }
                 succeeded = detail == nil
-                outcome = succeeded ? .status(response.status) : .error(.malformedResponse)
+                outcome = succeeded ? .status(response.status) : .error(kind)
             } else {
                 outcome = .status(response.status)
                 if let header = response.retryAfter, response.status == 429 || response.status == 503 {

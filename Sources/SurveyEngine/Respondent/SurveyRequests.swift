@@ -20,10 +20,15 @@ struct SurveyRequests: Sendable {
         let secure: Bool
         /// The slots of `Respondent.session` its path, headers and body use.
         let sessionSlots: [Int]
+        /// Whether its step reads the response's body, or its header fields
+        /// (`JourneyStep.readsBody`): the client keeps them only then.
+        let readsBody: Bool
+        let readsHeaders: Bool
 
         init(
             method: String, fixed: HTTPRequest.Template?, path: CompiledTemplate, headers: [(name: String, value: CompiledTemplate)],
-            hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int]
+            hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int], readsBody: Bool,
+            readsHeaders: Bool
         ) {
             self.method = method
             self.fixed = fixed
@@ -34,6 +39,8 @@ struct SurveyRequests: Sendable {
             self.host = host
             self.secure = secure
             self.sessionSlots = sessionSlots
+            self.readsBody = readsBody
+            self.readsHeaders = readsHeaders
         }
 
         /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
@@ -134,7 +141,7 @@ struct SurveyRequests: Sendable {
                 Recipe(
                     method: step.call.method, fixed: varies ? nil : checked, path: path, headers: headers,
                     hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
-                    secure: target.scheme == .https, sessionSlots: slots))
+                    secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders))
             capturedBefore.formUnion(step.captures.map(\.name))
         }
         self.recipes = recipes

@@ -13,6 +13,10 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Bytes arrived that are not HTTP/1.1 (bad status line, bad headers, bad chunking), or a
     /// body the survey contract cannot read (questions that are not a list of id/question).
     case malformedResponse = "malformed_response"
+    /// A response with a status its step accepts, refused by one of the step's `expect` checks
+    /// (`ResponseExpectation`): the server said no inside a success, as JSON-RPC's in-band
+    /// errors do. The attempt's detail names the check and what the server sent.
+    case rejected
     /// The response body exceeded the configured limit (`HTTPClientConfiguration.maxBodyBytes`,
     /// a plan's `max_body`), declared or as it arrived; the connection was closed.
     case responseTooLarge = "response_too_large"

@@ -132,6 +132,51 @@ import Testing
         expectSingleError(text, line: line, column: column, contains: message)
     }
 
+    @Test func expectReadsStatusesAndChecksLineByLine() throws {
+        let plan = try #require(
+            expectPlan(
+                lines(
+                    "journey:", "  rpc:", "    request: POST /rpc", "    expect:", "      - status in [200, 2xx]",
+                    "      - $.error not exists",
+                    "      - $.result.status != \"Invalid session key\"", "      - body not matches (?i)invalid",
+                    "      - header Content-Type contains json", "      - '$[''odd key''] == 3'")))
+        let expectation = try #require(plan.run.declaredJourney?.steps.first?.expect)
+        #expect(expectation.statuses?.description == "[200, 2xx]")
+        #expect(
+            expectation.checks.map(\.description) == [
+                "$.error not exists", #"$.result.status != "Invalid session key""#, "body not matches (?i)invalid",
+                "header Content-Type contains json", "$['odd key'] == 3",
+            ])
+        #expect(expectation.checks[0].test == .absent)
+        #expect(expectation.checks[1].test == .notEquals(.string("Invalid session key")))
+        #expect(expectation.checks[4].test == .equals(.integer(3)))
+        #expect(expectation.checks[3].subject == .header("Content-Type"))
+        let one = try #require(expectPlan(lines("journey:", "  a:", "    request: /a", "    expect: $.ok == true")))
+        #expect(one.run.declaredJourney?.steps.first?.expect?.checks.first?.test == .equals(.bool(true)))
+    }
+
+    @Test(arguments: [
+        ("stats == 200", "a check starts with 'status', 'body', 'header NAME' or a JSON path"),
+        ("status != 200", "expected 'status == 200' or 'status in [200, 204]'"),
+        ("status == 6xx", "expected status codes (100–599) or classes (1xx–5xx)"),
+        ("$.x equals 3", "expected 'exists', 'not exists', '==', '!=', 'contains', 'not contains', 'matches' or 'not matches' after '$.x'"),
+        ("$.x ==", "'$.x ==' needs a value after it"),
+        ("body matches (", "'(' is not a regular expression"),
+        ("$.[ == 1", "'$.[ == 1' is not a JSON path"),
+        ("header == x", "expected a header name after 'header'"),
+    ])
+    func aCheckThatCannotBeReadIsAnErrorAtIt(_ check: String, _ message: String) {
+        expectSingleError(
+            lines("journey:", "  a:", "    request: /a", "    expect:", "      - \(check)"), line: 5, column: 9, contains: message)
+    }
+
+    @Test func aStepHasOneStatusLine() {
+        expectSingleError(
+            lines("journey:", "  a:", "    request: /a", "    expect:", "      - status == 200", "      - status == 204"), line: 6,
+            column: 9,
+            contains: "has one status line, and line 5 is one")
+    }
+
     @Test func aVariableOfAStepOutsideItsRequestsIsAnError() {
         expectSingleError(
             lines("journey:", "  a:", "    request: /a", "    questions: '$.${row.x}'"), line: 4, column: 16,

@@ -144,6 +144,32 @@ private func slower(by scale: Double) -> RunReport {
         #expect(merged.passed == expected.passed)
     }
 
+    /// A step whose `expect` accepts a 404 and refuses a 202: its report says which statuses
+    /// failed, its errors count only those, and a merge keeps both.
+    @Test func statusesTheStepsExpectationDecidedSurviveTheReportAndAMerge() throws {
+        var metrics = RunMetrics()
+        for (status, succeeded) in [(404, true), (404, true), (202, false), (200, true), (500, false)] {
+            metrics.add(
+                AttemptRecord(
+                    step: .submit, attempt: 1, outcome: .status(status), succeeded: succeeded, serviceTime: .milliseconds(1), start: 0))
+        }
+        let report = ReportFixtures.report(metrics: metrics)
+        let submit = try #require(report.endpoints["submit"])
+        #expect(submit.status == ["404": 2, "202": 1, "200": 1, "500": 1])
+        #expect(submit.failedStatus == ["202": 1, "500": 1])
+        #expect(submit.errors == ["http_2xx": 1, "http_5xx": 1])
+        #expect(submit.failedAttempts == 2)
+        let merged = try RunReport.merged([(path: "a.json", report: report)])
+        #expect(merged.endpoints["submit"] == submit)
+        // Statuses alone decided: no `failed_status`, and every status outside 2xx failed.
+        var plain = RunMetrics()
+        plain.add(
+            AttemptRecord(step: .submit, attempt: 1, outcome: .status(404), succeeded: false, serviceTime: .milliseconds(1), start: 0))
+        let plainReport = ReportFixtures.report(metrics: plain)
+        #expect(plainReport.endpoints["submit"]?.failedStatus == nil)
+        #expect(try RunReport.merged([(path: "b.json", report: plainReport)]).endpoints["submit"]?.errors == ["http_4xx": 1])
+    }
+
     @Test func mergeReadsTheFormerNameOfAnErrorKind() throws {
         var metrics = RunMetrics()
         metrics.add(
