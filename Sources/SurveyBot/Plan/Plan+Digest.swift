@@ -131,7 +131,7 @@ extension Plan {
                 "expect: "
                     + (step.expect.map { (($0.statuses.map { ["status \($0)"] } ?? []) + $0.checks.map(\.description)).description }
                         ?? "none"),
-                "always: \(step.always)",
+                "idempotent: \(step.idempotent)", "always: \(step.always)",
             ]
             keys += Self.canonical(run.retry[step.step]).map { "retry.\($0.0): \($0.1)" }
             return "\(step.step.name): {" + keys.joined(separator: ", ") + "}"

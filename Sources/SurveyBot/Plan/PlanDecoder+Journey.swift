@@ -84,6 +84,17 @@ enum JourneyKeys {
                     update(&plan, index) { $0.expect = expectation }
                 }),
             .custom(
+                "\(base).idempotent", kind: "boolean", default: "by its method: `false` for POST and PATCH",
+                "whether sending the request twice does what sending it once does. A step that is not is never retried after "
+                    + "its request may have reached the server — a timeout, a connection reset or closed after the request was "
+                    + "written — since the server may have stored it (counted as `retries_unsafe`); a request that never left is "
+                    + "retried either way, and so is a response the policy retries (a `503`, a `rejected`)",
+                decode: { decoder, entry, plan in
+                    if let idempotent = decoder.read(entry, "\(base).idempotent", .boolean) {
+                        update(&plan, index) { $0.idempotent = idempotent }
+                    }
+                }),
+            .custom(
                 "\(base).always", kind: "boolean", default: "`false`",
                 "run this step at the end of the journey whatever happened before it — a logout, releasing a session key — "
                     + "after an abandonment too, when the captures it uses have values (never once the run has stopped); its "
@@ -181,6 +192,10 @@ extension PlanDecoder {
             let errors = diagnostics.count
             decodeBlock(stepEntry.value, path: path, keys: JourneyKeys.keys(step, at: index), into: &plan)
             // A step that is not a block, or has a misspelt key, has had its error already.
+            if seen["\(path).idempotent"] == nil, var journey = plan.run.declaredJourney, index < journey.steps.count {
+                journey.steps[index].idempotent = JourneyStep.isIdempotent(journey.steps[index].call.method)
+                plan.run.declaredJourney = journey
+            }
             if seen["\(path).request"] == nil, diagnostics.count == errors {
                 error(
                     "step '\(step.name)' needs a 'request': its method and path, such as 'request: POST /session'",

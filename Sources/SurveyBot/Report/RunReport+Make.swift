@@ -168,6 +168,7 @@ extension RunReport.StepReport {
         firstTrySucceeded = metrics.firstTrySucceeded
         retries = metrics.retries
         retriesDenied = metrics.retriesDenied
+        retriesUnsafe = metrics.retriesUnsafe
         failedAttempts = metrics.failedAttempts
         var status: [String: Int] = [:]
         var errors: [String: Int] = [:]

@@ -89,6 +89,7 @@ extension RunReport {
             counts.firstTrySucceeded = part.firstTrySucceeded
             counts.failedAttempts = part.failedAttempts
             counts.retriesDenied = part.retriesDenied
+            counts.retriesUnsafe = part.retriesUnsafe ?? 0
             for (code, count) in part.status {
                 guard let status = Int(code) else { throw MergeError(description: "\(path): status '\(code)' is not a number") }
                 counts.statuses[status] = count

@@ -77,7 +77,8 @@ extension RunReport {
                 count(step.localResource ?? 0, "\(prefix).local_resource"),
                 count(step.succeeded, "\(prefix).succeeded"), count(step.failed, "\(prefix).failed"),
                 count(step.firstTrySucceeded, "\(prefix).first_try_succeeded"),
-                count(step.retriesDenied, "\(prefix).retries_denied"), count(step.failedAttempts, "\(prefix).failed_attempts"),
+                count(step.retriesDenied, "\(prefix).retries_denied"), count(step.retriesUnsafe ?? 0, "\(prefix).retries_unsafe"),
+                count(step.failedAttempts, "\(prefix).failed_attempts"),
             ]
             problems += step.status.map { count($0.value, "\(prefix).status.\($0.key)") }
             problems += step.errors.map { count($0.value, "\(prefix).errors.\($0.key)") }

@@ -119,6 +119,9 @@ struct RunReport: Codable, Sendable, Equatable {
         var firstTrySucceeded: Int
         var retries: Int
         var retriesDenied: Int
+        /// Retries not made: the step is not idempotent and the attempt's request may have
+        /// reached the server. Absent from reports of versions before it.
+        var retriesUnsafe: Int?
         var failedAttempts: Int
         /// Per attempt, by status code.
         var status: [String: Int]
@@ -150,6 +153,7 @@ struct RunReport: Codable, Sendable, Equatable {
             case errorSamples = "error_samples"
             case firstTrySucceeded = "first_try_succeeded"
             case retriesDenied = "retries_denied"
+            case retriesUnsafe = "retries_unsafe"
             case failedAttempts = "failed_attempts"
             case failedStatus = "failed_status"
             case correctedLatencyMs = "latency_ms"

@@ -32,6 +32,11 @@ public struct JourneyStep: Sendable, Hashable {
     public var captures: [SurveyAPI.Capture]
     /// What its response must be to count as a success: a 2xx when nil.
     public var expect: ResponseExpectation?
+    /// Whether sending its request twice does what sending it once does, so that an attempt
+    /// whose request may have reached the server (a timeout, a reset after the request was
+    /// written) may be retried. By default, whether its method is idempotent (RFC 9110 §9.2.2:
+    /// not POST, not PATCH); a failure before any byte left is retried either way.
+    public var idempotent: Bool
     /// Whether it runs at the end of the journey whatever happened before (a logout, releasing
     /// a session key) — after an abandonment too, when every capture it uses has a value, though
     /// not once the run has stopped. Its failure abandons no one.
@@ -41,7 +46,7 @@ public struct JourneyStep: Sendable, Hashable {
     public init(
         _ step: Step, call: SurveyAPI.Call, headers: [HTTPHeader] = [], body: String? = nil, runs: Runs = .once,
         questions: SurveyQuestion.Shape? = nil, captures: [SurveyAPI.Capture] = [], expect: ResponseExpectation? = nil,
-        always: Bool = false
+        idempotent: Bool? = nil, always: Bool = false
     ) {
         self.step = step
         self.call = call
@@ -51,7 +56,14 @@ public struct JourneyStep: Sendable, Hashable {
         self.questions = questions
         self.captures = captures
         self.expect = expect
+        self.idempotent = idempotent ?? Self.isIdempotent(call.method)
         self.always = always
+    }
+
+    /// Whether requests of `method` are idempotent by RFC 9110 (§9.2.2): every method but POST,
+    /// PATCH and CONNECT, and methods it does not define.
+    public static func isIdempotent(_ method: String) -> Bool {
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method)
     }
 
     /// Whether anything reads its response's body: the questions, a JSON capture, a check.

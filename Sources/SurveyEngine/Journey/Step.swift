@@ -54,11 +54,14 @@ extension SurveyAPI {
     /// questions, read in the survey contract's shape or the API's own; a submit per question.
     public var journey: Journey {
         var steps: [JourneyStep] = []
-        if let login { steps.append(JourneyStep(.login, call: login, body: loginBody, captures: captures)) }
+        // The login and the submit are retried after a timeout as they always were: a second
+        // login opens a session the respondent then uses, and the survey contract stores an
+        // answer by its question, once.
+        if let login { steps.append(JourneyStep(.login, call: login, body: loginBody, captures: captures, idempotent: true)) }
         steps.append(
             JourneyStep(
                 .questions, call: questions, questions: SurveyQuestion.Shape(list: questionsList, id: questionID, text: questionText)))
-        steps.append(JourneyStep(.submit, call: submit, body: submitBody, runs: .perQuestion))
+        steps.append(JourneyStep(.submit, call: submit, body: submitBody, runs: .perQuestion, idempotent: true))
         return Journey(steps)
     }
 }

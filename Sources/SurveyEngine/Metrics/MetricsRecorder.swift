@@ -31,10 +31,11 @@ public final class MetricsRecorder: Sendable {
 
     /// Counts one logical call that ended after `attempts` attempts, with the retries the
     /// budget refused it.
-    func endCall(_ step: Step, succeeded: Bool, attempts: Int, retriesDenied: Int, lane number: Int) {
+    func endCall(_ step: Step, succeeded: Bool, attempts: Int, retriesDenied: Int, unsafeRetry: Bool = false, lane number: Int) {
         lane(number) {
             $0[step].endCall(succeeded: succeeded, attempts: attempts)
             $0[step].retriesDenied += retriesDenied
+            if unsafeRetry { $0[step].retriesUnsafe += 1 }
         }
     }
 

@@ -27,6 +27,9 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
     public var errors: [ErrorKind: Int] = [:]
     /// Retries the run's retry budget refused.
     public var retriesDenied = 0
+    /// Retries not made because the step is not idempotent and the failed attempt's request may
+    /// have reached the server (`JourneyStep.idempotent`): sent again, it could be stored twice.
+    public var retriesUnsafe = 0
     /// Per attempt, the corrected latency in nanoseconds: from the intended start (equal to
     /// `serviceTime` in the closed model).
     public var correctedLatency = Histogram()
@@ -121,6 +124,7 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         failedStatuses.merge(other.failedStatuses, uniquingKeysWith: +)
         errors.merge(other.errors, uniquingKeysWith: +)
         retriesDenied += other.retriesDenied
+        retriesUnsafe += other.retriesUnsafe
         correctedLatency.merge(other.correctedLatency)
         serviceTime.merge(other.serviceTime)
         newConnections += other.newConnections

@@ -264,6 +264,8 @@ struct Respondent: Sendable {
         var retryAfter: Duration?
         var succeeded = false
         var detail: String?
+        // Whether the server may have the request of an attempt that got no response.
+        var mayHaveArrived = false
         switch result.received {
         case .success(let response):
             let expect = context.steps[position].expect
@@ -287,6 +289,7 @@ struct Respondent: Sendable {
         case .failure(let failure):
             outcome = .error(failure.kind)
             detail = failure.detail
+            mayHaveArrived = failure.requestSent
         }
         let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
         let record = AttemptRecord(
@@ -294,9 +297,10 @@ struct Respondent: Sendable {
             startLag: startLag, start: sinceRunStart, connection: result.connection, detail: detail)
         context.recorder.record(record, lane: lane)
         if let log = context.attemptLog { log.offer(record, result: result, respondent: index, lane: lane) }
-        func end(_ ended: CallResult) -> Next {
+        func end(_ ended: CallResult, unsafeRetry: Bool = false) -> Next {
             context.recorder.endCall(
-                step, succeeded: ended == .succeeded, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
+                step, succeeded: ended == .succeeded, attempts: state.attempt, retriesDenied: state.denied, unsafeRetry: unsafeRetry,
+                lane: lane)
             return .done(ended)
         }
         if succeeded { return end(.succeeded) }
@@ -307,6 +311,8 @@ struct Respondent: Sendable {
         guard case .retry(let delay) = decision, !stopping else {
             return end(stopping ? .stopped : failed)
         }
+        // Sent again, a request the server may have taken could be stored twice.
+        if mayHaveArrived, !context.steps[position].idempotent { return end(failed, unsafeRetry: true) }
         guard context.budget.withdraw() else {
             state.denied += 1
             return end(failed)

@@ -3,8 +3,10 @@
 public struct SurveyAPI: Sendable, Hashable {
     /// A method and path, as in `GET /questions`.
     public struct Call: Sendable, Hashable, CustomStringConvertible {
-        var method: String
-        var path: String
+        /// The method, as sent: `POST`.
+        public var method: String
+        /// The path from `/`, a template, as sent after the target's base path.
+        public var path: String
 
         /// A call of `method` on `path`, both sent as written: HTTP methods are case-sensitive,
         /// and `path` (from `/`, query allowed) is appended to the target's base path unchanged.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import SurveyBot
@@ -39,6 +40,69 @@ import Testing
         #expect(stats.endpoints["session"] == ["200": 20, "204": 20])
         #expect(steps["answer"]?.retries == answerAttempts - 100)
         #expect(answerAttempts > 100, "a 10% fail rate over 100 answers retried none: \(answerAttempts)")
+    }
+
+    /// A survey API that stores each answer as it arrives, and answers every fourth one after
+    /// the client has given up: what a timed-out POST sent again does to the stored rows.
+    final class SlowStore: Sendable {
+        let state = Mutex<(received: Int, rows: [String: Int])>((0, [:]))
+
+        func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
+            if request.method == "GET" {
+                return .respond(EncodedResponse(.json(200, Array(#"[{"id":1,"question":"a"},{"id":2,"question":"b"}]"#.utf8))))
+            }
+            let late = state.withLock { state -> Bool in
+                state.received += 1
+                state.rows[String(decoding: request.body, as: UTF8.self), default: 0] += 1
+                return state.received % 4 == 0
+            }
+            let stored = HTTPServerAction.respond(EncodedResponse(.json(201, Array("{}".utf8))))
+            return late ? .after(.milliseconds(900), stored) : stored
+        }
+    }
+
+    @Test func aPostThatTimedOutIsNotSentAgainUnlessTheStepSaysItIsIdempotent() async throws {
+        let directory = try TemporaryDirectory()
+        var results: [(report: RunReport, received: Int, duplicates: Int)] = []
+        for idempotent in [false, true] {
+            let store = SlowStore()
+            let group = EventLoopGroup(threads: 1)
+            let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, handler: store.handle)
+            try await tearingDown(
+                after: {
+                    let plan = try directory.write(
+                        "store.plan",
+                        lines(
+                            "name: store", "target: http://127.0.0.1:\(server.port)", "respondents: 12", "concurrency: 4", "seed: 2",
+                            "timeout: 300ms", "journey:", "  fetch:", "    request: GET /questions", "    questions: $", "  answer:",
+                            "    request: POST /answers", "    runs: per_question",
+                            #"    body: '{"respondent": ${respondent.id}, "question": ${question.id}, "answer": ${answer}}'"#,
+                            "    idempotent: \(idempotent)"))
+                    let run = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path, "--quiet"])
+                    _ = await run.wait(seconds: 60)
+                    let report = try RunReport.read(path: directory.path + "/store-latest.json")
+                    let counts = store.state.withLock { $0 }
+                    results.append((report, counts.received, counts.rows.values.reduce(0) { $0 + $1 - 1 }))
+                },
+                {
+                    await server.shutdown()
+                    group.shutdown()
+                })
+        }
+        let (safe, received, duplicates) = results[0]
+        let answer = try #require(safe.endpoints["answer"])
+        // Each answer sent once: 24 rows, none twice; the timed-out ones unanswered, not resent.
+        #expect(received == 24 && duplicates == 0)
+        #expect(answer.attempts == 24 && answer.retries == 0)
+        // Six answered late by design; a loaded machine may time out more, never fewer.
+        let timeouts = answer.errors["timeout"] ?? 0
+        #expect(timeouts >= 6 && answer.retriesUnsafe == timeouts)
+        #expect(safe.answers.submitted == 24 - timeouts && safe.answers.unanswered == timeouts)
+        let text = TextReport.render(safe)
+        #expect(text.contains("  not retried: answer \(timeouts): not idempotent, and the request may have reached the server\n"))
+        // Said to be idempotent, the timed-out answers go again, and the server stores them twice.
+        let (repeated, _, twice) = results[1]
+        #expect(twice > 0 && repeated.endpoints["answer"]?.retriesUnsafe == 0)
     }
 
     @Test func theDefaultJourneySpeltOutAsStepsRunsExactlyAsTheDefault() async throws {

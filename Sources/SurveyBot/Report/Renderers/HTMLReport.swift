@@ -104,6 +104,9 @@ enum HTMLReport: ReportRenderer {
                 numeric: Set(1...9)))
         html.append("<p><strong>Respondents:</strong> \(XMLText.escape(ReportWording.respondents(report))).</p>")
         html.append("<p><strong>Answers:</strong> \(XMLText.escape(ReportWording.answers(report))).</p>")
+        if let notRetried = ReportWording.notRetried(report) {
+            html.append("<p><strong>Not retried:</strong> \(XMLText.escape(notRetried)).</p>")
+        }
         html.append("<p><strong>Throughput:</strong> \(XMLText.escape(Readable.number(report.throughput.attemptsPerS))) attempts/s</p>")
         if let connections = ReportWording.connections(figures) {
             html.append("<p><strong>Connections:</strong> \(XMLText.escape(connections)).</p>")

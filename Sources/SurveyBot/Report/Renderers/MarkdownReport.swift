@@ -36,6 +36,10 @@ enum MarkdownReport: ReportRenderer {
             lines.append("**Raw attempts:** \(raw).")
             lines.append("")
         }
+        if let notRetried = ReportWording.notRetried(report) {
+            lines.append("**Not retried:** \(notRetried).")
+            lines.append("")
+        }
         lines.append("**Throughput:** \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         if !report.throughput.timeline.isEmpty {
             lines.append("")

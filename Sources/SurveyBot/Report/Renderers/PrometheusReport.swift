@@ -56,6 +56,7 @@ enum PrometheusReport: ReportRenderer {
         var calls: [Sample] = []
         var retries: [Sample] = []
         var denied: [Sample] = []
+        var unsafe: [Sample] = []
         var local: [Sample] = []
         for (name, step) in steps {
             for (outcome, count) in outcomes(step) { attempts.append(([("endpoint", name), ("outcome", outcome)], String(count))) }
@@ -63,6 +64,7 @@ enum PrometheusReport: ReportRenderer {
             calls.append(([("endpoint", name), ("result", "failed")], String(step.failed)))
             retries.append(([("endpoint", name)], String(step.retries)))
             denied.append(([("endpoint", name)], String(step.retriesDenied)))
+            unsafe.append(([("endpoint", name)], String(step.retriesUnsafe ?? 0)))
             local.append(([("endpoint", name)], String(step.localResource ?? 0)))
         }
         text.family(
@@ -71,6 +73,9 @@ enum PrometheusReport: ReportRenderer {
         text.family("survey_bot_calls_total", .counter, "Logical calls, retries included, by how they finally ended.", calls)
         text.family("survey_bot_retries_total", .counter, "Attempts beyond the first of each call.", retries)
         text.family("survey_bot_retries_denied_total", .counter, "Retries the run's retry budget refused.", denied)
+        text.family(
+            "survey_bot_retries_unsafe_total", .counter,
+            "Retries not made: the step is not idempotent and the request may have reached the server.", unsafe)
         text.family(
             "survey_bot_local_resource_total", .counter,
             "Attempts not made because survey-bot ran out of descriptors or local ports (not sent).", local)

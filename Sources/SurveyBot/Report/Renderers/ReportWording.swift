@@ -113,6 +113,16 @@ enum ReportWording {
         return text + ": survey-bot ran out of file descriptors or local ports\(limit), so this run does not measure the server"
     }
 
+    /// `answer 3, open 1: not idempotent, and the request may have reached the server`: the
+    /// retries not made so as not to send a request twice; nil when there were none.
+    static func notRetried(_ report: RunReport) -> String? {
+        let steps = report.stepNames.compactMap { name in
+            report.endpoints[name]?.retriesUnsafe.flatMap { $0 > 0 ? "\(name) \($0)" : nil }
+        }
+        guard !steps.isEmpty else { return nil }
+        return steps.joined(separator: ", ") + ": not idempotent, and the request may have reached the server"
+    }
+
     /// Every error kind of every step that occurred, steps in the journey's order and kinds
     /// by name, with the first reason seen where there is one.
     static func errors(_ report: RunReport) -> [(step: String, kind: String, count: Int, sample: String?)] {

@@ -31,6 +31,7 @@ enum TextReport: ReportRenderer {
             "\(error.step) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
         }
         if !errors.isEmpty { lines.append("  errors: " + errors.joined(separator: ", ")) }
+        if let notRetried = ReportWording.notRetried(report) { lines.append("  not retried: " + notRetried) }
         if let connections = ReportWording.connections(figures) { lines.append("  connections: " + connections) }
         lines.append("  throughput: \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
         for result in report.thresholds {
