@@ -108,6 +108,14 @@ extension Plan {
         return entries.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
     }
 
+    /// How a step per survey lays out its answers, its template as shown.
+    private static func canonical(_ answers: JourneyStep.AnswersShape, shown: (String, String) -> String) -> String {
+        switch answers {
+        case .object(let key): "object " + shown("answers_key", key)
+        case .list(let item): "list " + shown("answers_item", item)
+        }
+    }
+
     /// A retry policy's keys (`attempts`, `backoff`, …) with their values.
     private static func canonical(_ policy: RetryPolicy) -> [(String, String)] {
         [
@@ -131,6 +139,7 @@ extension Plan {
                 "expect: "
                     + (step.expect.map { (($0.statuses.map { ["status \($0)"] } ?? []) + $0.checks.map(\.description)).description }
                         ?? "none"),
+                "answers: " + Self.canonical(step.answers, shown: { shownText("\(base).\($0)", $1) }),
                 "idempotent: \(step.idempotent)", "always: \(step.always)",
             ]
             keys += Self.canonical(run.retry[step.step]).map { "retry.\($0.0): \($0.1)" }

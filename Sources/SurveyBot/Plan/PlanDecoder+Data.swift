@@ -118,7 +118,9 @@ extension PlanDecoder {
         }
         for use in uses { check(use, plan) }
         checkRunTimeVariablesOutsideRequests(plan)
-        for key in ["api.submit_body", "api.login_body"] + journeyRequestKeys(plan).filter({ $0.hasSuffix(".body") }) {
+        for key in ["api.submit_body", "api.login_body"]
+            + journeyRequestKeys(plan).filter({ $0.hasSuffix(".body") || $0.hasSuffix(".answers_item") })
+        {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             checkJSON(key, s)
         }
@@ -137,17 +139,24 @@ extension PlanDecoder {
     private static let requestKeys = ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"]
     /// The keys of a declared journey's requests: each step's `request` and `body`.
     private func journeyRequestKeys(_ plan: Plan) -> [String] {
-        (plan.run.declaredJourney?.names ?? []).flatMap { ["journey.\($0.name).request", "journey.\($0.name).body"] }
+        (plan.run.declaredJourney?.names ?? []).flatMap { step in
+            ["request", "body", "answers_key", "answers_item"].map { "journey.\(step.name).\($0)" }
+        }
     }
 
     /// The step of the declared journey that a template's key is in (`journey.open.headers.X-Key`),
     /// whether it runs per question, and the captures of the steps before it.
-    private func stepScope(_ path: String, _ plan: Plan) -> (step: Step, perQuestion: Bool, capturedBefore: Set<String>)? {
+    /// A step per survey's `answers_key` and `answers_item` are filled in per question.
+    private func stepScope(_ path: String, _ plan: Plan) -> (step: Step, perQuestion: Bool, answers: Bool, capturedBefore: Set<String>)? {
         guard let journey = plan.run.declaredJourney, path.hasPrefix("journey.") else { return nil }
         let name = path.dropFirst("journey.".count).prefix { $0 != "." }
         guard let index = journey.steps.firstIndex(where: { $0.step.name == name }) else { return nil }
         let step = journey.steps[index]
-        return (step.step, step.runs == .perQuestion, Set(journey.steps[..<index].flatMap(\.captures).map(\.name)))
+        let perAnswer = path.hasSuffix(".answers_key") || path.hasSuffix(".answers_item")
+        return (
+            step.step, step.runs == .perQuestion || perAnswer, step.runs == .perSurvey && path.hasSuffix(".body"),
+            Set(journey.steps[..<index].flatMap(\.captures).map(\.name))
+        )
     }
 
     /// Keys whose own kind says so already (`ValueKind.url`).
@@ -237,6 +246,10 @@ extension PlanDecoder {
                 if !perQuestion {
                     let allowed = declared ? "a step that runs per_question" : "'api.submit' and 'api.submit_body'"
                     error("\(variable) can only be used in \(allowed), not in '\(place)'", at: use.location)
+                }
+            case .answers:
+                if scope?.answers != true {
+                    error("\(variable) can only be used in the body of a step that runs per_survey, not in '\(place)'", at: use.location)
                 }
             case .respondentID: break
             }

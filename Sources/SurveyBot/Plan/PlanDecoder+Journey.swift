@@ -19,10 +19,11 @@ enum JourneyKeys {
                     }
                 }),
             .custom(
-                "\(base).runs", kind: "`once` or `per_question`", default: "`once`",
-                "`once` per respondent (a login, opening the survey, a logout), or `per_question`: once for each question the "
-                    + "respondent answers, after its `think` time and `pace` — the submits, counted as the run's answers. A "
-                    + "journey has one step per question at most, after the step that reads the `questions`",
+                "\(base).runs", kind: "`once`, `per_question` or `per_survey`", default: "`once`",
+                "`once` per respondent (a login, opening the survey, a logout); `per_question`: once for each question the "
+                    + "respondent answers, after its `think` time and `pace` — the submits, counted as the run's answers; or "
+                    + "`per_survey`: once, after the think time of every question, with every answer in its body (`${answers}`). "
+                    + "A journey has one step that sends the answers at most, after the step that reads the `questions`",
                 decode: { decoder, entry, plan in
                     if let runs = decoder.read(entry, "\(base).runs", .word) as JourneyStep.Runs? {
                         update(&plan, index) { $0.runs = runs }
@@ -43,6 +44,24 @@ enum JourneyKeys {
                     guard let s = decoder.scalar(entry.value, keyLocation: entry.keyLocation, path: "\(base).body", expected: "a JSON body")
                     else { return }
                     update(&plan, index) { $0.body = s.text }
+                }),
+            .custom(
+                "\(base).answers_key", kind: "text", default: "`${question.id}`",
+                "for a step per survey: `${answers}` is a JSON object of every answer, each under this key, a template filled in "
+                    + "per question (LimeSurvey's `123456X1X${question.id}`)",
+                decode: { decoder, entry, plan in
+                    if let key = decoder.read(entry, "\(base).answers_key", .text) {
+                        update(&plan, index) { $0.answers = .object(key: key) }
+                    }
+                }),
+            .custom(
+                "\(base).answers_item", kind: "text", default: "none",
+                "for a step per survey: `${answers}` is a JSON list instead, of this template filled in per question "
+                    + "(`{\"question_id\": ${question.id}, \"answers\": [{\"text\": ${answer}}]}`)",
+                decode: { decoder, entry, plan in
+                    if let item = decoder.read(entry, "\(base).answers_item", .text) {
+                        update(&plan, index) { $0.answers = .list(item: item) }
+                    }
                 }),
             .custom(
                 "\(base).questions", kind: "JSON path", default: "none",
@@ -235,14 +254,22 @@ extension PlanDecoder {
                 }
                 readsQuestions = readsQuestions ?? step.step
             }
-            guard step.runs == .perQuestion, let at = place("runs") else { continue }
+            for key in ["answers_key", "answers_item"] where step.runs != .perSurvey {
+                if let at = seen["\(path).\(key)"]?.keyLocation { error("'\(path).\(key)' needs 'runs: per_survey'", at: at) }
+            }
+            if let key = seen["\(path).answers_key"], seen["\(path).answers_item"] != nil {
+                error("give '\(path).answers_key' (an object) or 'answers_item' (a list), not both", at: key.keyLocation)
+            }
+            guard step.runs.answers, let at = place("runs") else { continue }
+            let runs = step.runs == .perQuestion ? "per question" : "per survey"
             if let first = perQuestion {
-                error("a journey has one step per question, and '\(first.name)' already is", at: at)
+                error("a journey has one step that sends the answers, and '\(first.name)' already does", at: at)
             } else if readsQuestions == nil {
-                error(
-                    "'\(path)' runs per question, but no step before it reads the questions: give one of them 'questions'", at: at)
+                error("'\(path)' runs \(runs), but no step before it reads the questions: give one of them 'questions'", at: at)
             } else if step.always {
-                error("a step per question cannot run 'always': it runs for each question of a survey that went on", at: at)
+                error("a step \(runs) cannot run 'always': it sends the answers of a survey that went on", at: at)
+            } else if step.runs == .perSurvey, let body = step.body, !body.contains("${answers}"), let at = place("body") {
+                error("'\(path).body' needs ${answers}: where every answer of the survey goes", at: at)
             }
             perQuestion = perQuestion ?? step.step
         }

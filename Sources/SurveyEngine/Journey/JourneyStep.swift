@@ -8,6 +8,26 @@ public struct JourneyStep: Sendable, Hashable {
         /// Once per question the respondent answers, in the order it walks them, each after its
         /// think time and `pace`: today's submit. The answers of a run are these calls.
         case perQuestion = "per_question"
+        /// Once per respondent, after it has thought over every question: one request carrying
+        /// every answer (`${answers}` in its body), for APIs that take a whole response at once.
+        /// Its answers count as submitted, or unanswered, together.
+        case perSurvey = "per_survey"
+
+        /// Whether the step sends the respondent's answers: per question or per survey.
+        public var answers: Bool { self != .once }
+    }
+
+    /// How `${answers}` lays out every answer of a survey.
+    public enum AnswersShape: Sendable, Hashable {
+        /// A JSON object of `"<key>": "<answer>"`, each key the template (`123456X1X${question.id}`)
+        /// filled in for its question.
+        case object(key: String)
+        /// A JSON list of the template (`{"question": ${question.id}, "value": ${answer}}`) filled
+        /// in for each question.
+        case list(item: String)
+
+        /// An object keyed by each question's id.
+        public static let byID = AnswersShape.object(key: "${question.id}")
     }
 
     /// Its name.
@@ -30,6 +50,8 @@ public struct JourneyStep: Sendable, Hashable {
     /// after it; a response without one is `malformed_response`, and the respondent is
     /// abandoned (`capture_not_found`).
     public var captures: [SurveyAPI.Capture]
+    /// For a step per survey: how `${answers}` lays out the answers.
+    public var answers: AnswersShape
     /// What its response must be to count as a success: a 2xx when nil.
     public var expect: ResponseExpectation?
     /// Whether sending its request twice does what sending it once does, so that an attempt
@@ -45,8 +67,8 @@ public struct JourneyStep: Sendable, Hashable {
     /// A step; by default it runs once, reads nothing and sends no body.
     public init(
         _ step: Step, call: SurveyAPI.Call, headers: [HTTPHeader] = [], body: String? = nil, runs: Runs = .once,
-        questions: SurveyQuestion.Shape? = nil, captures: [SurveyAPI.Capture] = [], expect: ResponseExpectation? = nil,
-        idempotent: Bool? = nil, always: Bool = false
+        questions: SurveyQuestion.Shape? = nil, captures: [SurveyAPI.Capture] = [], answers: AnswersShape = .byID,
+        expect: ResponseExpectation? = nil, idempotent: Bool? = nil, always: Bool = false
     ) {
         self.step = step
         self.call = call
@@ -55,6 +77,7 @@ public struct JourneyStep: Sendable, Hashable {
         self.runs = runs
         self.questions = questions
         self.captures = captures
+        self.answers = answers
         self.expect = expect
         self.idempotent = idempotent ?? Self.isIdempotent(call.method)
         self.always = always

@@ -1,11 +1,27 @@
 /// Why a respondent stopped before the end of the survey, by the name reports give it.
+///
+/// The name is kept behind one reference: a respondent's result holds a reason in the frames
+/// every thinking respondent keeps, where a string's two words would cost a slab of memory
+/// per respondent.
 public struct AbandonReason: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The name in reports: `questions_unavailable`, `login_failed`.
-    public let rawValue: String
+    public var rawValue: String { name.text }
+
+    private let name: Name
+
+    private final class Name: Sendable {
+        let text: String
+        init(_ text: String) { self.text = text }
+    }
 
     private init(_ rawValue: String) {
-        self.rawValue = rawValue
+        name = Name(rawValue)
     }
+
+    /// Equal by name.
+    public static func == (lhs: AbandonReason, rhs: AbandonReason) -> Bool { lhs.rawValue == rhs.rawValue }
+    /// By name.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// A reason by its name in a report: one of `known`, or `<step>_failed`; nil for another.
     public init?(rawValue: String) {

@@ -21,6 +21,7 @@ struct CompiledTemplate: Sendable {
         case questionID
         case answer
         case session(Int)
+        case answers
     }
 
     /// A part and whether it sits inside a JSON string literal of the template.
@@ -40,6 +41,8 @@ struct CompiledTemplate: Sendable {
         var session: [String]
         var questionID: QuestionID = 0
         var answer = ""
+        /// Every answer of the survey, as JSON (`${answers}`).
+        var answers: [UInt8] = []
     }
 
     /// Compiles `template` for `encoding`, with row columns and capture names resolved to
@@ -80,6 +83,12 @@ struct CompiledTemplate: Sendable {
                 case .respondentID: part = .respondentID
                 case .questionID: part = .questionID
                 case .answer: part = .answer
+                case .answers:
+                    // Already JSON: it goes in as it is, and only where a JSON value may stand.
+                    guard encoding == .json, !inString else {
+                        throw TemplateError("\(variable) goes only in a JSON body, as a value of its own", offset: 0)
+                    }
+                    part = .answers
                 }
                 parts.append((part, inString))
             }
@@ -115,6 +124,7 @@ struct CompiledTemplate: Sendable {
             case .session(let index):
                 append(text: index < values.session.count ? values.session[index] : "", inString: inString, to: &bytes)
             case .answer: append(text: values.answer, inString: inString, to: &bytes)
+            case .answers: bytes.append(contentsOf: values.answers)
             case .respondentID: append(number: values.respondentID, inString: inString, to: &bytes)
             case .questionID:
                 // As the API gave it: a number goes into JSON as one, a string as a string.

@@ -19,11 +19,9 @@ extension Respondent {
         return request
     }
 
-    /// The request of step `step` for the `index`-th question and the think time before it;
-    /// nil when the plan has no answer for it (the question is skipped). Without a body of its
-    /// own, the step sends the survey contract's `{"id":…,"answer":"…"}`.
-    @inline(never)
-    mutating func nextPerQuestion(_ step: Int, _ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
+    /// The answer the respondent gives the `index`-th question, and the think time before it;
+    /// nil when the plan has no answer for it (the question is skipped).
+    mutating func answer(_ index: Int, _ context: SurveyContext) -> (text: String, think: UInt64)? {
         let question = questions[index]
         var answer: String
         if let fromRow = rowAnswer(question.id, context) {
@@ -35,7 +33,16 @@ extension Respondent {
                 answer = template.string(values(context))
             }
         }
-        let think = context.think.sample(using: &random).clampedNanoseconds
+        return (answer, context.think.sample(using: &random).clampedNanoseconds)
+    }
+
+    /// The request of step `step` for the `index`-th question and the think time before it;
+    /// nil when the plan has no answer for it (the question is skipped). Without a body of its
+    /// own, the step sends the survey contract's `{"id":…,"answer":"…"}`.
+    @inline(never)
+    mutating func nextPerQuestion(_ step: Int, _ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
+        guard let (answer, think) = answer(index, context) else { return nil }
+        let question = questions[index]
         let recipe = context.requests.recipes[step]
         var request: HTTPRequest
         if let fixed = recipe.fixed, recipe.body == nil {
@@ -54,6 +61,49 @@ extension Respondent {
         request.cutoff = context.cutoff
         request.lateCutoff = context.earlyEnd.cutoff
         return (request, think)
+    }
+
+    /// The request of a step per survey: every question's answer, in the order the respondent
+    /// walks them, laid out in `${answers}`; the think time is every question's, one after the
+    /// other. Counts the questions without an answer in `skipped`; nil when none has one.
+    @inline(never)
+    mutating func surveyRequest(
+        _ step: Int, _ context: SurveyContext, skipped: inout Int
+    ) -> (request: HTTPRequest, think: UInt64, answered: Int)? {
+        let recipe = context.requests.recipes[step]
+        var values = values(context)
+        let list = recipe.answersItem != nil
+        var answers: [UInt8] = [list ? 0x5B : 0x7B]
+        var think: UInt64 = 0
+        var answered = 0
+        for index in questions.indices {
+            guard let (answer, wait) = answer(index, context) else {
+                skipped += 1
+                continue
+            }
+            think = think.addingReportingOverflow(wait).overflow ? .max : think + wait
+            if answered > 0 { answers.append(0x2C) }
+            values.questionID = questions[index].id
+            values.answer = answer
+            if let item = recipe.answersItem {
+                item.render(values, into: &answers)
+            } else {
+                answers.append(0x22)
+                CompiledTemplate.appendJSONEscaped(recipe.answersKey?.string(values) ?? values.questionID.text, to: &answers)
+                answers.append(contentsOf: [0x22, 0x3A, 0x22])
+                CompiledTemplate.appendJSONEscaped(answer, to: &answers)
+                answers.append(0x22)
+            }
+            answered += 1
+        }
+        guard answered > 0 else { return nil }
+        answers.append(list ? 0x5D : 0x7D)
+        values.answers = answers
+        var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.body?.render(values), collectBody: recipe.readsBody)
+        request.collectHeaders = recipe.readsHeaders
+        request.cutoff = context.cutoff
+        request.lateCutoff = context.earlyEnd.cutoff
+        return (request, think, answered)
     }
 
     /// The answer its data row gives question `id` (a non-empty `answer.<id>` cell), if any.

@@ -66,7 +66,7 @@ struct Respondent: Sendable {
         var place = Place()
         var lastSubmit: UInt64?
         while var next = nextCall(&place, &tally, context) {
-            if place.inPerQuestion {
+            if place.answering {
                 if await !pause(next.think, context) {
                     tally.ending = context.ending(stoppedBy: context.stopCause)
                     return tally
@@ -80,7 +80,7 @@ struct Respondent: Sendable {
                 }
             }
             let ended = await call(next.step, &next.request, context)
-            if !called(next.step, ended, place, &tally, context) { return tally }
+            if !called(next.step, ended, answers: place.answers, &tally, context) { return tally }
         }
         questions = []
         return tally
@@ -91,8 +91,10 @@ struct Respondent: Sendable {
     private struct Place {
         var step = 0
         var question = 0
-        /// Whether the call just planned is the step per question's.
-        var inPerQuestion = false
+        /// How many answers the call just planned sends: 0 for a step run once. (No flag of its
+        /// own: a byte more in `takeSurvey`'s frame costs a slab per respondent.)
+        var answers = 0
+        var answering: Bool { answers > 0 }
     }
 
     /// A call to make: the step's position, its request, and the think time before it.
@@ -109,7 +111,18 @@ struct Respondent: Sendable {
     private mutating func nextCall(_ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext) -> NextCall? {
         while place.step < context.walk.count {
             let position = place.step
-            if position == context.perQuestionStep {
+            if position == context.answeringStep, context.walk[position].perSurvey {
+                place.step += 1
+                if tally.isAbandoned { continue }
+                if let cause = context.stopCause {
+                    tally.ending = context.ending(stoppedBy: cause)
+                    return nil
+                }
+                guard let survey = surveyRequest(position, context, skipped: &tally.skipped) else { continue }
+                place.answers = survey.answered
+                return NextCall(step: position, request: survey.request, think: survey.think)
+            }
+            if position == context.answeringStep {
                 if tally.isAbandoned || place.question >= questions.count {
                     place.step += 1
                     continue
@@ -124,13 +137,13 @@ struct Respondent: Sendable {
                     tally.skipped += 1
                     continue
                 }
-                place.inPerQuestion = true
+                place.answers = 1
                 return NextCall(step: position, request: submit.request, think: submit.think)
             }
             place.step += 1
             if tally.isAbandoned, !context.walk[position].always || !hasSession(for: position, context) { continue }
             captureMissing = false
-            place.inPerQuestion = false
+            place.answers = 0
             return NextCall(step: position, request: onceRequest(position, context), think: 0)
         }
         if !tally.isAbandoned, tally.unanswered > 0 || tally.skipped > 0 { tally.ending = .finishedWithUnanswered }
@@ -149,14 +162,14 @@ struct Respondent: Sendable {
     /// stopped the call (`tally` then says how the respondent ended).
     @inline(never)
     private mutating func called(
-        _ step: Int, _ ended: CallResult, _ place: Place, _ tally: inout RespondentResult, _ context: SurveyContext
+        _ step: Int, _ ended: CallResult, answers: Int, _ tally: inout RespondentResult, _ context: SurveyContext
     ) -> Bool {
-        if place.inPerQuestion {
+        if answers > 0 {
             switch ended {
-            case .succeeded: tally.submitted += 1
-            case .failed, .notSent: tally.unanswered += 1
+            case .succeeded: tally.submitted += answers
+            case .failed, .notSent: tally.unanswered += answers
             case .stopped:
-                tally.unanswered += 1
+                tally.unanswered += answers
                 tally.ending = context.ending(stoppedBy: context.stopCause)
                 return false
             }

@@ -7,9 +7,9 @@ final class SurveyContext: Sendable {
     /// What the walk asks of each step, by position, in a few bytes: read in `takeSurvey`, whose
     /// frame every thinking respondent holds, where a copy of a whole step would cost a slab.
     let walk: [StepWalk]
-    /// The position of the step per question (a journey has one at most); the number of steps
-    /// when it has none.
-    let perQuestionStep: Int
+    /// The position of the step that sends the answers, per question or per survey (a journey
+    /// has one at most); the number of steps when it has none.
+    let answeringStep: Int
     /// Each step's request, by position.
     let requests: SurveyRequests
     let answers: AnswerBook
@@ -58,8 +58,8 @@ final class SurveyContext: Sendable {
     ) {
         let journey = configuration.journey
         steps = journey.steps
-        walk = journey.steps.map { StepWalk(once: $0.runs == .once, always: $0.always, readsQuestions: $0.questions != nil) }
-        perQuestionStep = journey.steps.firstIndex { $0.runs == .perQuestion } ?? journey.steps.count
+        walk = journey.steps.map { StepWalk(perSurvey: $0.runs == .perSurvey, always: $0.always, readsQuestions: $0.questions != nil) }
+        answeringStep = journey.steps.firstIndex { $0.runs.answers } ?? journey.steps.count
         self.requests = requests
         answers = configuration.answers
         answerTemplates = Self.answerTemplates(configuration)
@@ -148,8 +148,8 @@ extension SurveyContext {
 
 /// What the walk of a journey needs of one step.
 struct StepWalk: Sendable {
-    /// Whether it runs once, not per question.
-    var once: Bool
+    /// Whether it sends every answer at once (`JourneyStep.Runs.perSurvey`).
+    var perSurvey: Bool
     /// Whether it runs after an abandonment too.
     var always: Bool
     /// Whether its response lists the questions.

@@ -24,11 +24,15 @@ struct SurveyRequests: Sendable {
         /// (`JourneyStep.readsBody`): the client keeps them only then.
         let readsBody: Bool
         let readsHeaders: Bool
+        /// For a step per survey, how each answer goes into `${answers}`: its key in an object,
+        /// or its item in a list (`JourneyStep.AnswersShape`).
+        let answersKey: CompiledTemplate?
+        let answersItem: CompiledTemplate?
 
         init(
             method: String, fixed: HTTPRequest.Template?, path: CompiledTemplate, headers: [(name: String, value: CompiledTemplate)],
             hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int], readsBody: Bool,
-            readsHeaders: Bool
+            readsHeaders: Bool, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil
         ) {
             self.method = method
             self.fixed = fixed
@@ -41,6 +45,8 @@ struct SurveyRequests: Sendable {
             self.sessionSlots = sessionSlots
             self.readsBody = readsBody
             self.readsHeaders = readsHeaders
+            self.answersKey = answersKey
+            self.answersItem = answersItem
         }
 
         /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
@@ -111,20 +117,35 @@ struct SurveyRequests: Sendable {
             let name = step.step.name
             var allowed: Set<Kind> = [.row, .respondent, .session]
             if step.runs == .perQuestion { allowed.insert(.question) }
+            if step.runs == .perSurvey { allowed.insert(.answers) }
             let path = try Self.compile(
                 step.call.path, .path, name: "the \(name) path", columns, captures, allowed, capturedBefore, prefix: target.basePath)
             var headers: [(name: String, value: CompiledTemplate)] = []
             // The API's headers that need a value no step has captured yet are left out: the
             // login goes before any session.
             let shared = apiHeaders.filter { Self.sessionNames($0.value).isSubset(of: capturedBefore) }
-            let sendsJSON = step.body != nil || step.runs == .perQuestion
+            let sendsJSON = step.body != nil || step.runs.answers
             for header in shared + step.headers + (sendsJSON ? json : []) {
                 let value = try Self.compile(
                     header.value, .text, name: "the header \(header.name)", columns, captures, allowed, capturedBefore)
                 headers.append((header.name, value))
             }
-            let bodyTemplate = try step.body.map { (text) throws(HTTPSyntaxError) in
+            let bodyTemplate = try (step.body ?? (step.runs == .perSurvey ? "${answers}" : nil)).map { (text) throws(HTTPSyntaxError) in
                 try Self.compile(text, .json, name: "the \(name) body", columns, captures, allowed, capturedBefore)
+            }
+            // Each answer's key or item, filled in per question.
+            var answersKey: CompiledTemplate?
+            var answersItem: CompiledTemplate?
+            if step.runs == .perSurvey {
+                let perAnswer = allowed.subtracting([.answers]).union([.question])
+                switch step.answers {
+                case .object(let key):
+                    answersKey = try Self.compile(
+                        key, .text, name: "the \(name) answers' key", columns, captures, perAnswer, capturedBefore)
+                case .list(let item):
+                    answersItem = try Self.compile(
+                        item, .json, name: "the \(name) answers' item", columns, captures, perAnswer, capturedBefore)
+                }
             }
             // Checked once, every variable standing in as `x`: the literal parts must frame a
             // request; the values filled in later cannot break it (`RespondentData.problems`).
@@ -141,7 +162,8 @@ struct SurveyRequests: Sendable {
                 Recipe(
                     method: step.call.method, fixed: varies ? nil : checked, path: path, headers: headers,
                     hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
-                    secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders))
+                    secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders,
+                    answersKey: answersKey, answersItem: answersItem))
             capturedBefore.formUnion(step.captures.map(\.name))
         }
         self.recipes = recipes
@@ -154,7 +176,7 @@ struct SurveyRequests: Sendable {
     }
 
     /// What a variable depends on, for where it may be used.
-    enum Kind: Sendable { case row, respondent, session, question }
+    enum Kind: Sendable { case row, respondent, session, question, answers }
 
     static func kind(_ variable: TextTemplate.Variable) -> Kind {
         switch variable {
@@ -162,6 +184,7 @@ struct SurveyRequests: Sendable {
         case .respondentID: .respondent
         case .session: .session
         case .questionID, .answer: .question
+        case .answers: .answers
         }
     }
 

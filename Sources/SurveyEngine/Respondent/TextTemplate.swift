@@ -18,6 +18,9 @@ public struct TextTemplate: Sendable, Hashable {
         case answer
         /// A value captured from the login response (`api.capture`).
         case session(String)
+        /// Every answer of the survey at once, as JSON, for a step run once per survey
+        /// (`JourneyStep.Runs.perSurvey`).
+        case answers
 
         /// As written: `${row.colour}`.
         public var description: String {
@@ -27,6 +30,7 @@ public struct TextTemplate: Sendable, Hashable {
             case .questionID: "${question.id}"
             case .answer: "${answer}"
             case .session(let name): "${session.\(name)}"
+            case .answers: "${answers}"
             }
         }
     }
@@ -74,7 +78,8 @@ public struct TextTemplate: Sendable, Hashable {
             let name = String(String.UnicodeScalarView(scalars[(index + 2)..<close]))
             guard let variable = Self.variable(named: name) else {
                 throw TemplateError(
-                    "unknown variable '${\(name)}' (known: ${row.COLUMN}, ${respondent.id}, ${question.id}, ${answer}, ${session.NAME})",
+                    "unknown variable '${\(name)}' (known: ${row.COLUMN}, ${respondent.id}, ${question.id}, ${answer}, ${answers}, "
+                        + "${session.NAME})",
                     offset: index)
             }
             if !literal.isEmpty {
@@ -96,7 +101,8 @@ public struct TextTemplate: Sendable, Hashable {
         guard let compiled = try? CompiledTemplate(self, .json, columns: rows, captures: captures) else { return [] }
         return compiled.render(
             CompiledTemplate.Values(
-                row: rows.map { _ in "x" }, respondentID: 1, session: captures.map { _ in "x" }, questionID: 1, answer: "x"))
+                row: rows.map { _ in "x" }, respondentID: 1, session: captures.map { _ in "x" }, questionID: 1, answer: "x",
+                answers: Array(#"{"1":"x"}"#.utf8)))
     }
 
     /// Whether `text` holds anything this type reads as a variable (or tries to).
@@ -109,6 +115,7 @@ public struct TextTemplate: Sendable, Hashable {
         case "respondent.id": return .respondentID
         case "question.id": return .questionID
         case "answer": return .answer
+        case "answers": return .answers
         default:
             if name.hasPrefix("row."), name.count > 4 { return .row(String(name.dropFirst(4))) }
             if name.hasPrefix("session."), name.count > 8 { return .session(String(name.dropFirst(8))) }

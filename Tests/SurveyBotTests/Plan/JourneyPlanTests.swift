@@ -56,6 +56,20 @@ import Testing
             ])
     }
 
+    @Test func aStepPerSurveyLaysOutItsAnswersAsTheKeyOrItemSays() throws {
+        let base = lines(
+            "journey:", "  q:", "    request: /q", "    questions: $", "  add:", "    request: POST /rpc", "    runs: per_survey",
+            "    body: '{\"method\": \"add_response\", \"params\": [\"k\", 123456, ${answers}]}'")
+        let object = try #require(expectPlan(base + "    answers_key: '123456X1X${question.id}'\n"))
+        #expect(object.run.declaredJourney?.steps[1].answers == .object(key: "123456X1X${question.id}"))
+        #expect(object.run.declaredJourney?.steps[1].runs == .perSurvey)
+        let list = try #require(expectPlan(base + "    answers_item: '{\"id\": ${question.id}, \"text\": ${answer}}'\n"))
+        #expect(list.run.declaredJourney?.steps[1].answers == .list(item: #"{"id": ${question.id}, "text": ${answer}}"#))
+        let plain = try #require(expectPlan(base))
+        #expect(plain.run.declaredJourney?.steps[1].answers == .byID)
+        #expect(Set([object.digest, list.digest, plain.digest]).count == 3)
+    }
+
     @Test func thresholdsAndOverridesNameTheDeclaredSteps() throws {
         var overrides = PlanOverrides()
         try overrides.set(assignment: "journey.answer.retry.attempts=2")
@@ -97,7 +111,32 @@ import Testing
         (
             lines(
                 "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: /a", "    runs: per_question",
-                "  b:", "    request: /b", "    runs: per_question"), 10, 5, "a journey has one step per question, and 'a' already is"
+                "  b:", "    request: /b", "    runs: per_survey"), 10, 5,
+            "a journey has one step that sends the answers, and 'a' already does"
+        ),
+        (
+            lines(
+                "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: POST /a", "    runs: per_survey",
+                "    body: '{\"x\": 1}'"), 8, 5, "'journey.a.body' needs ${answers}"
+        ),
+        (
+            lines("journey:", "  a:", "    request: POST /a", "    body: '{\"x\": ${answers}}'"), 4, 11,
+            "${answers} can only be used in the body of a step that runs per_survey, not in 'journey.a.body'"
+        ),
+        (
+            lines("journey:", "  a:", "    request: POST /a", "    answers_key: 'X${question.id}'"), 4, 5,
+            "'journey.a.answers_key' needs 'runs: per_survey'"
+        ),
+        (
+            lines(
+                "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: POST /a", "    runs: per_survey",
+                "    answers_key: k", "    answers_item: '{}'"), 8, 5,
+            "give 'journey.a.answers_key' (an object) or 'answers_item' (a list), not both"
+        ),
+        (
+            lines(
+                "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: POST /a", "    runs: per_survey",
+                "    answers_item: '{\"v\": ${answers}}'"), 8, 19, "${answers} can only be used in the body of a step that runs per_survey"
         ),
         (
             lines("journey:", "  a:", "    request: /a", "    runs: per_question", "  q:", "    request: /q", "    questions: $"), 4, 5,

@@ -123,6 +123,71 @@ import Testing
         #expect(recorder.snapshot()[Self.logout].failed == 1)
     }
 
+    /// Open, then one request with every answer, then close.
+    static func surveyJourney(_ answers: JourneyStep.AnswersShape) -> Journey {
+        Journey([
+            JourneyStep(open, call: .init(method: "GET", path: "/s"), questions: .contract),
+            JourneyStep(
+                .submit, call: .init(method: "POST", path: "/responses"), body: #"{"survey": 9, "answers": ${answers}}"#, runs: .perSurvey,
+                answers: answers),
+            JourneyStep(finish, call: .init(method: "POST", path: "/done")),
+        ])
+    }
+
+    func surveyRun(
+        _ answers: JourneyStep.AnswersShape, book: AnswerBook, think: ThinkTime = .zero, submit: TransportResult = ok()
+    ) async throws -> (RespondentResult, [ScriptedTransport.Sent], VirtualClock) {
+        let transport = ScriptedTransport { sent, _ in
+            switch sent.path {
+            case "/s": ok(#"[{"id":1,"question":"a"},{"id":"q2","question":"b"},{"id":3,"question":"c"}]"#)
+            case "/responses": submit
+            default: ok()
+            }
+        }
+        let journey = Self.surveyJourney(answers)
+        var configuration = RunConfiguration(load: .closed(respondents: 1), think: think, answers: book)
+        configuration.declaredJourney = journey
+        let clock = VirtualClock()
+        let context = SurveyContext(
+            configuration: configuration, requests: try SurveyRequests(journey: journey, headers: [], target: target), seed: 1,
+            transport: transport, clock: clock.clock, recorder: MetricsRecorder(lanes: 1, steps: journey.names), interruption: OnceFlag(),
+            runStart: 1_000_000_000)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        return (await respondent.run(context), transport.sent, clock)
+    }
+
+    @Test func aStepPerSurveySendsEveryAnswerAtOnceAfterEveryThinkTime() async throws {
+        let think = ThinkTime.uniform(DurationRange(fixed: .milliseconds(200)))
+        let (result, sent, clock) = try await surveyRun(
+            .object(key: "S9X${question.id}"), book: AnswerBook(fallback: ["yes"]), think: think)
+        #expect(result == RespondentResult(ending: .completed, submitted: 3, unanswered: 0))
+        #expect(sent.map(\.path) == ["/s", "/responses", "/done"])
+        #expect(sent[1].body == #"{"survey": 9, "answers": {"S9X1":"yes","S9Xq2":"yes","S9X3":"yes"}}"#)
+        #expect(clock.sleeps.reduce(0, +) == 600_000_000)
+    }
+
+    @Test func aListOfAnswersHasAnItemPerQuestionAnsweredAndSkipsTheOthers() async throws {
+        let book = AnswerBook(byQuestion: [QuestionID(1): ["a \"b\""], QuestionID("q2"): ["c"]])
+        let (result, sent, _) = try await surveyRun(.list(item: #"{"q": ${question.id}, "v": ${answer}}"#), book: book)
+        #expect(result == RespondentResult(ending: .finishedWithUnanswered, submitted: 2, unanswered: 0, skipped: 1))
+        #expect(sent[1].body == #"{"survey": 9, "answers": [{"q": 1, "v": "a \"b\""},{"q": "q2", "v": "c"}]}"#)
+    }
+
+    @Test func aFailedStepPerSurveyLeavesEveryAnswerUnanswered() async throws {
+        let (result, sent, _) = try await surveyRun(.byID, book: AnswerBook(fallback: ["x"]), submit: status(422))
+        #expect(result == RespondentResult(ending: .finishedWithUnanswered, submitted: 0, unanswered: 3))
+        #expect(sent.last?.path == "/done")
+    }
+
+    @Test func answersGoOnlyWhereAJSONValueStands() {
+        var steps = Self.surveyJourney(.byID).steps
+        steps[1].body = #"{"answers": "${answers}"}"#
+        #expect(throws: HTTPSyntaxError.self) { try SurveyRequests(journey: Journey(steps), headers: [], target: target) }
+        steps[1].body = #"{"answers": ${answers}}"#
+        steps[1].runs = .perQuestion
+        #expect(throws: HTTPSyntaxError.self) { try SurveyRequests(journey: Journey(steps), headers: [], target: target) }
+    }
+
     @Test func aStepMayNotUseACaptureOfAStepAfterIt() {
         var steps = Self.journey().steps
         steps.swapAt(0, 1)
