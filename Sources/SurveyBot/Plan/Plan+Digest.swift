@@ -116,6 +116,18 @@ extension Plan {
         }
     }
 
+    /// A step's body as shown: `${NAME}` for each part from the environment, a form's field by
+    /// field.
+    private func shownBody(of step: JourneyStep, _ body: String, base: String) -> String {
+        switch step.bodyFormat {
+        case .json: return shownText("\(base).body", body)
+        case .text: return shownText("\(base).text", body)
+        case .form:
+            let fields = environmentText.filter { $0.key.hasPrefix("\(base).form.") }.values.flatMap { $0 }
+            return Self.redacting(body, paths: fields)
+        }
+    }
+
     /// A retry policy's keys (`attempts`, `backoff`, …) with their values.
     private static func canonical(_ policy: RetryPolicy) -> [(String, String)] {
         [
@@ -133,7 +145,8 @@ extension Plan {
             var keys = [
                 "request: \(shownCall(step.step))", "runs: \(step.runs.rawValue)",
                 "headers: [" + step.headers.map(\.name).joined(separator: ", ") + "]",
-                "body: " + (step.body.map { shownText("\(base).body", $0) } ?? "none"),
+                "body: " + (step.body.map { shownBody(of: step, $0, base: base) } ?? "none"), "body_format: \(step.bodyFormat)",
+                "timeout: " + (step.timeout?.compactDescription ?? "run"), "think: " + (step.think?.description ?? "run"),
                 "questions: " + (step.questions.map { "\($0.list.text) \($0.id.text) \($0.text.text)" } ?? "none"),
                 "capture: [" + step.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]",
                 "expect: "

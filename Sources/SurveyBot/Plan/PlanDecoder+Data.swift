@@ -58,7 +58,21 @@ extension PlanDecoder {
                 continue
             }
             let text = s.text.trimmingCharacters(in: .whitespaces)
-            if text.lowercased().hasPrefix("header ") {
+            let word = text.prefix { $0 != " " }.lowercased()
+            let argument = text.drop { $0 != " " }.trimmingCharacters(in: .whitespaces)
+            if ["cookie", "form"].contains(word) {
+                guard !argument.isEmpty, word == "form" || HTTPSyntax.isToken(argument) else {
+                    error("expected a \(word == "form" ? "form field's" : "cookie's") name after '\(word)' for '\(path)'", at: s.location)
+                    continue
+                }
+                captures.append(SurveyAPI.Capture(name: capture.key, source: word == "form" ? .formField(argument) : .cookie(argument)))
+            } else if word == "regex" {
+                do throws(TextPattern.Invalid) {
+                    captures.append(SurveyAPI.Capture(name: capture.key, source: .regex(try TextPattern(argument))))
+                } catch {
+                    self.error("\(error.reason) for '\(path)'", at: s.location)
+                }
+            } else if text.lowercased().hasPrefix("header ") {
                 let name = text.dropFirst(7).trimmingCharacters(in: .whitespaces)
                 guard HTTPSyntax.isToken(name) else {
                     error("expected a header name after 'header' for '\(path)', found '\(name)'", at: s.location)
@@ -74,7 +88,9 @@ extension PlanDecoder {
                         at: s.location)
                 }
             } else {
-                error("expected a JSON path like $.token, or 'header Name', for '\(path)', found '\(s.display)'", at: s.location)
+                error(
+                    "expected a JSON path like $.token, 'header Name', 'cookie Name', 'regex PATTERN' or 'form FIELD' for '\(path)', "
+                        + "found '\(s.display)'", at: s.location)
             }
         }
         return captures
@@ -140,7 +156,7 @@ extension PlanDecoder {
     /// The keys of a declared journey's requests: each step's `request` and `body`.
     private func journeyRequestKeys(_ plan: Plan) -> [String] {
         (plan.run.declaredJourney?.names ?? []).flatMap { step in
-            ["request", "body", "answers_key", "answers_item"].map { "journey.\(step.name).\($0)" }
+            ["request", "body", "text", "answers_key", "answers_item"].map { "journey.\(step.name).\($0)" }
         }
     }
 

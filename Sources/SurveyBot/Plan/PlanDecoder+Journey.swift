@@ -46,6 +46,55 @@ enum JourneyKeys {
                     update(&plan, index) { $0.body = s.text }
                 }),
             .custom(
+                "\(base).form", .entries, kind: "block of `name: value`", default: "none",
+                "an HTML form's fields as the body, in order, sent as `application/x-www-form-urlencoded`: each name and value "
+                    + "percent-encoded (a space as `+`), variables too, so that no value adds a field. Instead of `body`",
+                decode: { decoder, entry, plan in
+                    guard let body = decoder.readForm(entry, "\(base).form") else { return }
+                    update(&plan, index) {
+                        $0.body = body
+                        $0.bodyFormat = .form
+                    }
+                }),
+            .custom(
+                "\(base).text", kind: "text", default: "none",
+                "a body sent as written, variables too (nothing is escaped), as `content_type`. Instead of `body`",
+                decode: { decoder, entry, plan in
+                    guard let s = decoder.scalar(entry.value, keyLocation: entry.keyLocation, path: "\(base).text", expected: "a body")
+                    else { return }
+                    update(&plan, index) {
+                        $0.body = s.text
+                        if case .json = $0.bodyFormat { $0.bodyFormat = .text(contentType: "text/plain; charset=utf-8") }
+                    }
+                }),
+            .custom(
+                "\(base).content_type", kind: "text", default: "`text/plain; charset=utf-8`",
+                "with `text`: the body's `Content-Type` (`application/xml`, `application/json-rpc`)",
+                decode: { decoder, entry, plan in
+                    guard let type = decoder.read(entry, "\(base).content_type", .text) else { return }
+                    do throws(HTTPSyntaxError) {
+                        try HTTPSyntax.checkFieldValue(type, name: "Content-Type")
+                        update(&plan, index) { $0.bodyFormat = .text(contentType: type) }
+                    } catch {
+                        decoder.error(error.description, at: entry.value.location)
+                    }
+                }),
+            .custom(
+                "\(base).timeout", kind: "duration > 0", default: "the `timeout`",
+                "per attempt of this step, instead of the run's `timeout`: a slow export, a quick health check",
+                decode: { decoder, entry, plan in
+                    if let timeout = decoder.read(entry, "\(base).timeout", .positiveDuration("timeout")) {
+                        update(&plan, index) { $0.timeout = timeout }
+                    }
+                }),
+            .custom(
+                "\(base).think", kind: "range or distribution", default: "the `think` for a step that sends answers; none",
+                "this step's think time, as `think` takes it: before each answer of a step that sends answers, instead of the "
+                    + "run's; before the call of a step run once (reading a page before posting it), which has none without it",
+                decode: { decoder, entry, plan in
+                    if let think = decoder.read(entry, "\(base).think", .thinkTime) { update(&plan, index) { $0.think = think } }
+                }),
+            .custom(
                 "\(base).answers_key", kind: "text", default: "`${question.id}`",
                 "for a step per survey: `${answers}` is a JSON object of every answer, each under this key, a template filled in "
                     + "per question (LimeSurvey's `123456X1X${question.id}`)",
@@ -84,10 +133,11 @@ enum JourneyKeys {
                     if let path = decoder.read(entry, "\(base).question_text", .jsonPath) { updateShape(&plan, index) { $0.text = path } }
                 }),
             .custom(
-                "\(base).capture", .entries, kind: "block of `name: $.json.path` or `name: header Name`", default: "none",
-                "values taken from this step's 2xx response into `${session.name}`, for the steps after it, as `api.capture` "
-                    + "takes them; a response without one is `malformed_response`, and the respondent is abandoned "
-                    + "(`capture_not_found`). Captured values are secrets",
+                "\(base).capture", .entries, kind: "block of `name: SOURCE`", default: "none",
+                "values taken from this step's 2xx response into `${session.name}`, for the steps after it: `$.json.path`, "
+                    + "`header Name`, `cookie Name` (a cookie it sets), `regex PATTERN` (its first group, or the whole match), "
+                    + "`form FIELD` (an HTML `<input>`'s value, by name). A response without one is `malformed_response`, and the "
+                    + "respondent is abandoned (`capture_not_found`). Captured values are secrets",
                 decode: { decoder, entry, plan in
                     let captures = decoder.captures(entry, at: "\(base).capture")
                     update(&plan, index) { $0.captures = captures }
@@ -181,6 +231,26 @@ extension PlanDecoder {
         return expectation
     }
 
+    /// A step's `form:` block: the body's template, or nil after an error. Each value may hold
+    /// variables, checked like a request's.
+    mutating func readForm(_ entry: PlanEntry, _ path: String) -> String? {
+        var fields: [(name: String, value: String)] = []
+        for field in entries(entry.value, at: path) {
+            let fieldPath = "\(path).\(field.key)"
+            guard let value = scalar(field.value, keyLocation: field.keyLocation, path: fieldPath, expected: "a field's value") else {
+                continue
+            }
+            noteTemplate(fieldPath, value)
+            fields.append((field.key, value.text))
+        }
+        do throws(TemplateError) {
+            return try JourneyStep.formBody(fields)
+        } catch {
+            // Said at the field by the template checks.
+            return nil
+        }
+    }
+
     /// `journey:` — the steps in order, each a block named by the step and read by
     /// `JourneyKeys`. Each step starts from its defaults: run once, no body, nothing read, the
     /// retry policy of a declared step.
@@ -254,6 +324,16 @@ extension PlanDecoder {
                 }
                 readsQuestions = readsQuestions ?? step.step
             }
+            let bodies = ["body", "form", "text"].filter { seen["\(path).\($0)"] != nil }
+            if bodies.count > 1, let at = place(bodies[1]) {
+                error("give one body of '\(path)': 'body' (JSON), 'form' or 'text', not '\(bodies[0])' and '\(bodies[1])'", at: at)
+            }
+            if let at = seen["\(path).content_type"]?.keyLocation, seen["\(path).text"] == nil {
+                error("'\(path).content_type' goes with 'text' (a JSON body or a form has its own)", at: at)
+            }
+            if step.runs == .perSurvey, bodies.first.map({ $0 != "body" }) == true, let at = place(bodies[0]) {
+                error("a step per survey sends its answers in a JSON 'body' (${answers}), not in '\(bodies[0])'", at: at)
+            }
             for key in ["answers_key", "answers_item"] where step.runs != .perSurvey {
                 if let at = seen["\(path).\(key)"]?.keyLocation { error("'\(path).\(key)' needs 'runs: per_survey'", at: at) }
             }
@@ -268,7 +348,9 @@ extension PlanDecoder {
                 error("'\(path)' runs \(runs), but no step before it reads the questions: give one of them 'questions'", at: at)
             } else if step.always {
                 error("a step \(runs) cannot run 'always': it sends the answers of a survey that went on", at: at)
-            } else if step.runs == .perSurvey, let body = step.body, !body.contains("${answers}"), let at = place("body") {
+            } else if step.runs == .perSurvey, seen["\(path).body"] != nil, let body = step.body, !body.contains("${answers}"),
+                let at = place("body")
+            {
                 error("'\(path).body' needs ${answers}: where every answer of the survey goes", at: at)
             }
             perQuestion = perQuestion ?? step.step

@@ -111,7 +111,8 @@ struct PlanInterpolation {
     }
 
     static func isRunTimeVariable(_ name: String) -> Bool {
-        name == "answer" || name == "respondent.id" || name == "question.id" || name.hasPrefix("row.") || name.hasPrefix("session.")
+        name == "answer" || name == "answers" || name == "respondent.id" || name == "question.id" || name.hasPrefix("row.")
+            || name.hasPrefix("session.")
     }
 
     static func isVariableName(_ name: String) -> Bool {

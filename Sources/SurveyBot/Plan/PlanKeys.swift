@@ -142,7 +142,8 @@ enum PlanKeys {
             "the login's JSON body, a template like `submit_body` (`${row.…}` and `${respondent.id}` only)"),
         .custom(
             "api.capture", .entries, kind: "block of `name: $.json.path` or `name: header Name`", default: "none",
-            "values taken from the login response into `${session.name}`, for the paths, headers and bodies that follow; a "
+            "values taken from the login response into `${session.name}` (also `cookie Name`, `regex PATTERN`, `form FIELD`: "
+                + "\"Journeys\"), for the paths, headers and bodies that follow; a "
                 + "respondent whose login response lacks one is abandoned (`capture_not_found`). Captured values are secrets",
             applyDefault: { $0.run.api.captures = [] }, decode: { $0.readCaptures($1, into: &$2) }),
         .custom(

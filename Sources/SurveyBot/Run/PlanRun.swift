@@ -134,7 +134,9 @@ final class PlanRun {
 
         let transport: HTTPClient
         do throws(TLSSetupError) {
-            transport = try HTTPClient(target: target, group: group, configuration: configuration.client)
+            var client = configuration.client
+            client.timeout = configuration.longestTimeout
+            transport = try HTTPClient(target: target, group: group, configuration: client)
         } catch {
             throw SetupError(description: plan.redacting(error.description))
         }

@@ -37,9 +37,27 @@ public struct JourneyStep: Sendable, Hashable {
     public var call: SurveyAPI.Call
     /// Its own header fields, sent after the API's (`SurveyAPI.headers`); values are templates.
     public var headers: [HTTPHeader]
-    /// Its JSON body, a template; nil for none — for a step per question, the survey contract's
+    /// How a body is written, and the `Content-Type` it is sent with.
+    public enum BodyFormat: Sendable, Hashable {
+        /// JSON (`application/json`): each variable goes in as a JSON value.
+        case json
+        /// An HTML form's fields (`application/x-www-form-urlencoded`): the template's literal
+        /// text is already encoded, and each variable's value is percent-encoded, a space as `+`.
+        case form
+        /// Text sent as written, variables too, with this content type.
+        case text(contentType: String)
+    }
+
+    /// Its body, a template in `bodyFormat`; nil for none — for a step per question, the survey contract's
     /// `{"id":…,"answer":"…"}`.
     public var body: String?
+    /// How `body` is written.
+    public var bodyFormat: BodyFormat = .json
+    /// Its own timeout per attempt, instead of the run's (`HTTPClientConfiguration.timeout`).
+    public var timeout: Duration?
+    /// Its own think time, instead of the run's: before each answer of a step that sends
+    /// answers, before the call of a step run once (which has none without it).
+    public var think: ThinkTime?
     /// How often it runs.
     public var runs: Runs
     /// Where its 2xx response lists the survey's questions, when it does; a response that does
@@ -83,6 +101,24 @@ public struct JourneyStep: Sendable, Hashable {
         self.always = always
     }
 
+    /// A form body's template from its fields, in order: `name=value&…`, each name and each
+    /// literal part of a value form-encoded now, each variable left for its value to be encoded
+    /// when it is filled in (`BodyFormat.form`). Throws when a value is not a template.
+    public static func formBody(_ fields: [(name: String, value: String)]) throws(TemplateError) -> String {
+        var body = ""
+        for (index, field) in fields.enumerated() {
+            if index > 0 { body += "&" }
+            body += CompiledTemplate.formEncoded(field.name) + "="
+            for segment in try TextTemplate(parsing: field.value).segments {
+                switch segment {
+                case .literal(let text): body += CompiledTemplate.formEncoded(text)
+                case .variable(let variable): body += variable.description
+                }
+            }
+        }
+        return body
+    }
+
     /// Whether requests of `method` are idempotent by RFC 9110 (§9.2.2): every method but POST,
     /// PATCH and CONNECT, and methods it does not define.
     public static func isIdempotent(_ method: String) -> Bool {
@@ -91,7 +127,12 @@ public struct JourneyStep: Sendable, Hashable {
 
     /// Whether anything reads its response's body: the questions, a JSON capture, a check.
     var readsBody: Bool {
-        questions != nil || captures.contains { if case .json = $0.source { true } else { false } } || expect?.readsBody == true
+        questions != nil || captures.contains(where: \.source.inBody) || expect?.readsBody == true
+    }
+
+    /// Whether a capture reads the cookies its response sets.
+    var readsCookies: Bool {
+        captures.contains { if case .cookie = $0.source { true } else { false } }
     }
 
     /// Whether anything reads its response's header fields: a capture or a check.

@@ -212,6 +212,15 @@ public struct TextPattern: Sendable, Hashable, CustomStringConvertible {
         firstMatch(in: text) != nil
     }
 
+    /// What it captures in `text`: the first match's first group, or the whole match when it
+    /// has no group (or the group took no part in the match).
+    public func capture(in text: String) -> String? {
+        let range = NSRange(text.startIndex..., in: text)
+        guard let match = compiled.expression.firstMatch(in: text, range: range) else { return nil }
+        let wanted = match.numberOfRanges > 1 && match.range(at: 1).location != NSNotFound ? match.range(at: 1) : match.range
+        return Range(wanted, in: text).map { String(text[$0]) }
+    }
+
     /// The first part of `text` it matches.
     func firstMatch(in text: String) -> String? {
         let range = NSRange(text.startIndex..., in: text)

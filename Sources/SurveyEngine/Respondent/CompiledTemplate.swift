@@ -12,6 +12,9 @@ struct CompiledTemplate: Sendable {
         /// As a JSON value: a string quoted and escaped, a number as a number; inside a string of
         /// the template, escaped without quotes. No value can break the JSON.
         case json
+        /// As a form field's value (`application/x-www-form-urlencoded`): percent-encoded but for
+        /// RFC 3986 unreserved characters, a space as `+`. No value can add a field.
+        case form
     }
 
     enum Part: Sendable {
@@ -160,9 +163,11 @@ struct CompiledTemplate: Sendable {
         switch encoding {
         case .text:
             bytes.append(contentsOf: text.utf8)
-        case .path:
+        case .path, .form:
             for byte in text.utf8 {
-                if Self.isUnreserved(byte) {
+                if encoding == .form, byte == 0x20 {
+                    bytes.append(0x2B)
+                } else if Self.isUnreserved(byte) {
                     bytes.append(byte)
                 } else {
                     bytes.append(0x25)
@@ -179,6 +184,13 @@ struct CompiledTemplate: Sendable {
 
     private static let hex = Array("0123456789ABCDEF".utf8)
     private static let lowerHex = Array("0123456789abcdef".utf8)
+
+    /// `text` as a form field's name or value: what `.form` writes for a variable's value.
+    static func formEncoded(_ text: String) -> String {
+        let compiled = try? CompiledTemplate(TextTemplate(segments: [.variable(.answer)]), .form, columns: [], captures: [])
+        return compiled.map { String(decoding: $0.render(Values(row: [], respondentID: 0, session: [], answer: text)), as: UTF8.self) }
+            ?? text
+    }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {

@@ -14,6 +14,7 @@ extension Respondent {
         let values = values(context)
         var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.body?.render(values), collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
+        request.collectCookies = recipe.readsCookies
         request.cutoff = context.cutoff
         request.lateCutoff = context.earlyEnd.cutoff
         return request
@@ -21,7 +22,7 @@ extension Respondent {
 
     /// The answer the respondent gives the `index`-th question, and the think time before it;
     /// nil when the plan has no answer for it (the question is skipped).
-    mutating func answer(_ index: Int, _ context: SurveyContext) -> (text: String, think: UInt64)? {
+    mutating func answer(_ index: Int, step: Int, _ context: SurveyContext) -> (text: String, think: UInt64)? {
         let question = questions[index]
         var answer: String
         if let fromRow = rowAnswer(question.id, context) {
@@ -33,7 +34,7 @@ extension Respondent {
                 answer = template.string(values(context))
             }
         }
-        return (answer, context.think.sample(using: &random).clampedNanoseconds)
+        return (answer, (context.stepThinks[step] ?? context.think).sample(using: &random).clampedNanoseconds)
     }
 
     /// The request of step `step` for the `index`-th question and the think time before it;
@@ -41,7 +42,7 @@ extension Respondent {
     /// own, the step sends the survey contract's `{"id":…,"answer":"…"}`.
     @inline(never)
     mutating func nextPerQuestion(_ step: Int, _ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
-        guard let (answer, think) = answer(index, context) else { return nil }
+        guard let (answer, think) = answer(index, step: step, context) else { return nil }
         let question = questions[index]
         let recipe = context.requests.recipes[step]
         var request: HTTPRequest
@@ -58,6 +59,7 @@ extension Respondent {
         }
         request.collectBody = recipe.readsBody
         request.collectHeaders = recipe.readsHeaders
+        request.collectCookies = recipe.readsCookies
         request.cutoff = context.cutoff
         request.lateCutoff = context.earlyEnd.cutoff
         return (request, think)
@@ -77,7 +79,7 @@ extension Respondent {
         var think: UInt64 = 0
         var answered = 0
         for index in questions.indices {
-            guard let (answer, wait) = answer(index, context) else {
+            guard let (answer, wait) = answer(index, step: step, context) else {
                 skipped += 1
                 continue
             }
@@ -101,6 +103,7 @@ extension Respondent {
         values.answers = answers
         var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.body?.render(values), collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
+        request.collectCookies = recipe.readsCookies
         request.cutoff = context.cutoff
         request.lateCutoff = context.earlyEnd.cutoff
         return (request, think, answered)

@@ -25,11 +25,21 @@ extension Respondent {
         var values: [String] = []
         values.reserveCapacity(captures.count)
         let body = captures.contains { if case .json = $0.source { true } else { false } } ? try? JSONValue.parse(response.body).get() : nil
+        let text =
+            captures.contains { if case .json = $0.source { false } else { $0.source.inBody } }
+            ? String(decoding: response.body, as: UTF8.self) : ""
         for capture in captures {
             let found: String?
             switch capture.source {
             case .header(let name):
                 found = response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
+            case .cookie(let name):
+                found = response.setCookies.lazy.compactMap(SetCookie.init).first { $0.name.elementsEqual(name.utf8) }
+                    .map { String(decoding: $0.value, as: UTF8.self) }
+            case .regex(let pattern):
+                found = pattern.capture(in: text)
+            case .formField(let name):
+                found = HTMLForm.value(of: name, in: text)
             case .json(let path):
                 switch body.flatMap(path.first) {
                 case .string(let text)?: found = text

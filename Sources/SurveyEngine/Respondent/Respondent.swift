@@ -66,12 +66,12 @@ struct Respondent: Sendable {
         var place = Place()
         var lastSubmit: UInt64?
         while var next = nextCall(&place, &tally, context) {
-            if place.answering {
+            if place.answering || next.think > 0 {
                 if await !pause(next.think, context) {
                     tally.ending = context.ending(stoppedBy: context.stopCause)
                     return tally
                 }
-                if context.pace > 0 {
+                if place.answering, context.pace > 0 {
                     if let lastSubmit, await !pause(Self.paceLeft(since: lastSubmit, context), context) {
                         tally.ending = context.ending(stoppedBy: context.stopCause)
                         return tally
@@ -144,7 +144,8 @@ struct Respondent: Sendable {
             if tally.isAbandoned, !context.walk[position].always || !hasSession(for: position, context) { continue }
             captureMissing = false
             place.answers = 0
-            return NextCall(step: position, request: onceRequest(position, context), think: 0)
+            let think = context.stepThinks[position].map { $0.sample(using: &random).clampedNanoseconds } ?? 0
+            return NextCall(step: position, request: onceRequest(position, context), think: think)
         }
         if !tally.isAbandoned, tally.unanswered > 0 || tally.skipped > 0 { tally.ending = .finishedWithUnanswered }
         return nil
@@ -235,6 +236,7 @@ struct Respondent: Sendable {
         while true {
             let start = context.clock.now()
             if context.cookies { attachCookies(&request, now: start) }
+            Self.limit(&request, from: start, step, context)
             // Awaited here, not in a `send` of the transport's: no frame of its own.
             let result = await withUnsafeContinuation { context.transport.start(request, $0) }
             if context.cookies { keepCookies(result, request, context) }
@@ -250,6 +252,15 @@ struct Respondent: Sendable {
                 state.attempt += 1
             }
         }
+    }
+
+    /// Ends the attempt starting at `start` at its step's own timeout, if it has one, or at the
+    /// run's cutoff if that comes first.
+    @inline(never)
+    private static func limit(_ request: inout HTTPRequest, from start: UInt64, _ step: Int, _ context: SurveyContext) {
+        let timeout = context.stepTimeouts[step]
+        guard timeout > 0 else { return }
+        request.cutoff = min(context.cutoff ?? .max, start &+ timeout)
     }
 
     /// Puts the jar's cookies for the request on it, and asks for the response's.

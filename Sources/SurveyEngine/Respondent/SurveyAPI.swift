@@ -53,12 +53,31 @@ public struct SurveyAPI: Sendable, Hashable {
             case json(JSONPath)
             /// A response header, by name (any case).
             case header(String)
+            /// A cookie the response sets (`Set-Cookie`), by name.
+            case cookie(String)
+            /// The first match of a regular expression in the body, as text: its first group,
+            /// or the whole match when it has none.
+            case regex(TextPattern)
+            /// The value of an HTML form's field, by name: `<input name="YII_CSRF_TOKEN"
+            /// value="…">`, its character references decoded.
+            case formField(String)
 
-            /// As written in a plan: `$.data.token`, `header X-Session-Id`.
+            /// As written in a plan: `$.data.token`, `header X-Session-Id`, `form YII_CSRF_TOKEN`.
             public var description: String {
                 switch self {
                 case .json(let path): path.text.hasPrefix("$") ? path.text : path.text.isEmpty ? "$" : "$." + path.text
                 case .header(let name): "header \(name)"
+                case .cookie(let name): "cookie \(name)"
+                case .regex(let pattern): "regex \(pattern)"
+                case .formField(let name): "form \(name)"
+                }
+            }
+
+            /// Whether the value is in the body.
+            var inBody: Bool {
+                switch self {
+                case .json, .regex, .formField: true
+                case .header, .cookie: false
                 }
             }
         }

@@ -26,6 +26,11 @@ final class SurveyContext: Sendable {
     let captureStarts: [Int]
     let order: QuestionOrder
     let think: ThinkTime
+    /// Each step's own think time, by position; nil where it has none.
+    let stepThinks: [ThinkTime?]
+    /// Each step's timeout per attempt in nanoseconds, by position, where it differs from the
+    /// transport's (`RunConfiguration.longestTimeout`); 0 where it does not.
+    let stepTimeouts: [UInt64]
     /// The least nanoseconds between the starts of two submits of a respondent; 0 for none.
     let pace: UInt64
     /// Whether respondents keep cookie jars.
@@ -73,6 +78,12 @@ final class SurveyContext: Sendable {
         }
         order = configuration.order
         think = configuration.think
+        stepThinks = journey.steps.map(\.think)
+        let longest = configuration.longestTimeout
+        stepTimeouts = journey.steps.map { step in
+            let timeout = step.timeout ?? configuration.client.timeout
+            return timeout == longest ? 0 : timeout.clampedNanoseconds
+        }
         pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
         cookies = configuration.cookies
         retry = configuration.retry

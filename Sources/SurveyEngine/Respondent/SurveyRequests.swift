@@ -24,6 +24,7 @@ struct SurveyRequests: Sendable {
         /// (`JourneyStep.readsBody`): the client keeps them only then.
         let readsBody: Bool
         let readsHeaders: Bool
+        let readsCookies: Bool
         /// For a step per survey, how each answer goes into `${answers}`: its key in an object,
         /// or its item in a list (`JourneyStep.AnswersShape`).
         let answersKey: CompiledTemplate?
@@ -32,7 +33,7 @@ struct SurveyRequests: Sendable {
         init(
             method: String, fixed: HTTPRequest.Template?, path: CompiledTemplate, headers: [(name: String, value: CompiledTemplate)],
             hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int], readsBody: Bool,
-            readsHeaders: Bool, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil
+            readsHeaders: Bool, readsCookies: Bool = false, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil
         ) {
             self.method = method
             self.fixed = fixed
@@ -45,6 +46,7 @@ struct SurveyRequests: Sendable {
             self.sessionSlots = sessionSlots
             self.readsBody = readsBody
             self.readsHeaders = readsHeaders
+            self.readsCookies = readsCookies
             self.answersKey = answersKey
             self.answersItem = answersItem
         }
@@ -110,7 +112,6 @@ struct SurveyRequests: Sendable {
     /// per question the question and its answer.
     init(journey: Journey, headers apiHeaders: [HTTPHeader], target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
         let captures = journey.captures.map(\.name)
-        let json = [HTTPHeader(name: "Content-Type", value: "application/json")]
         var recipes: [Recipe] = []
         var capturedBefore: Set<String> = []
         for step in journey.steps {
@@ -124,14 +125,30 @@ struct SurveyRequests: Sendable {
             // The API's headers that need a value no step has captured yet are left out: the
             // login goes before any session.
             let shared = apiHeaders.filter { Self.sessionNames($0.value).isSubset(of: capturedBefore) }
-            let sendsJSON = step.body != nil || step.runs.answers
-            for header in shared + step.headers + (sendsJSON ? json : []) {
+            // The body's content type, unless a header of the step or the API gives one.
+            var contentType: [HTTPHeader] = []
+            if step.body != nil || step.runs.answers, !(shared + step.headers).contains(where: { $0.name.lowercased() == "content-type" }) {
+                let type =
+                    switch step.body == nil ? .json : step.bodyFormat {
+                    case .json: "application/json"
+                    case .form: "application/x-www-form-urlencoded"
+                    case .text(let type): type
+                    }
+                contentType = [HTTPHeader(name: "Content-Type", value: type)]
+            }
+            for header in shared + step.headers + contentType {
                 let value = try Self.compile(
                     header.value, .text, name: "the header \(header.name)", columns, captures, allowed, capturedBefore)
                 headers.append((header.name, value))
             }
+            let bodyEncoding: CompiledTemplate.Encoding =
+                switch step.body == nil ? .json : step.bodyFormat {
+                case .json: .json
+                case .form: .form
+                case .text: .text
+                }
             let bodyTemplate = try (step.body ?? (step.runs == .perSurvey ? "${answers}" : nil)).map { (text) throws(HTTPSyntaxError) in
-                try Self.compile(text, .json, name: "the \(name) body", columns, captures, allowed, capturedBefore)
+                try Self.compile(text, bodyEncoding, name: "the \(name) body", columns, captures, allowed, capturedBefore)
             }
             // Each answer's key or item, filled in per question.
             var answersKey: CompiledTemplate?
@@ -163,7 +180,7 @@ struct SurveyRequests: Sendable {
                     method: step.call.method, fixed: varies ? nil : checked, path: path, headers: headers,
                     hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
                     secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders,
-                    answersKey: answersKey, answersItem: answersItem))
+                    readsCookies: step.readsCookies, answersKey: answersKey, answersItem: answersItem))
             capturedBefore.formUnion(step.captures.map(\.name))
         }
         self.recipes = recipes

@@ -3,8 +3,8 @@
 /// so that filling it in for a request only concatenates.
 ///
 /// Only these names are variables: `${NAME}` without a dot is an environment variable, which the
-/// plan reader has replaced before the engine sees the text (`${answer}` is the one exception,
-/// and so is reserved).
+/// plan reader has replaced before the engine sees the text (`${answer}` and `${answers}` are
+/// the exceptions, and so are reserved).
 public struct TextTemplate: Sendable, Hashable {
     /// A value known only when a respondent runs.
     public enum Variable: Sendable, Hashable, CustomStringConvertible {

@@ -70,6 +70,31 @@ import Testing
         #expect(Set([object.digest, list.digest, plain.digest]).count == 3)
     }
 
+    @Test func aStepTakesAFormOrTextBodyItsOwnTimeoutThinkAndCapturesOfEveryKind() throws {
+        let plan = try #require(
+            expectPlan(
+                lines(
+                    "journey:", "  page:", "    request: GET /index.php/123456", "    think: 2s", "    timeout: 30s", "    capture:",
+                    "      csrf: form YII_CSRF_TOKEN", "      php: cookie PHPSESSID",
+                    "      step: 'regex name=\"thisstep\" value=\"([0-9]+)\"'",
+                    "  next:", "    request: POST /index.php/123456", "    form:", "      YII_CSRF_TOKEN: ${session.csrf}",
+                    "      move: movenext",
+                    "      thisstep: ${session.step}", "  xml:", "    request: POST /x", "    text: '<r n=\"${respondent.id}\"/>'",
+                    "    content_type: application/xml")))
+        let steps = try #require(plan.run.declaredJourney?.steps)
+        #expect(steps[0].think == .uniform(DurationRange(fixed: .seconds(2))))
+        #expect(steps[0].timeout == .seconds(30))
+        #expect(
+            steps[0].captures.map(\.source.description) == [
+                "form YII_CSRF_TOKEN", "cookie PHPSESSID", #"regex name="thisstep" value="([0-9]+)""#,
+            ])
+        #expect(steps[1].bodyFormat == .form)
+        #expect(steps[1].body == "YII_CSRF_TOKEN=${session.csrf}&move=movenext&thisstep=${session.step}")
+        #expect(steps[2].bodyFormat == .text(contentType: "application/xml"))
+        #expect(steps[2].body == #"<r n="${respondent.id}"/>"#)
+        #expect(plan.run.longestTimeout == .seconds(30))
+    }
+
     @Test func thresholdsAndOverridesNameTheDeclaredSteps() throws {
         var overrides = PlanOverrides()
         try overrides.set(assignment: "journey.answer.retry.attempts=2")
@@ -83,6 +108,17 @@ import Testing
         expectSingleError(
             Self.journey + lines("thresholds:", "  submit.p95: \"< 1s\""), line: 23, column: 3, contains: "unknown threshold scope 'submit'"
         )
+    }
+
+    @Test func secretsInAStepLeaveTheDigestAsItWas() throws {
+        let text = lines(
+            "journey:", "  a:", "    request: POST /a/${TENANT}", "    form:", "      key: ${KEY}", "  b:", "    request: POST /b",
+            "    text: ${KEY}")
+        let one = try #require(expectPlan(text, environment: ["TENANT": "t1", "KEY": "secret1"]))
+        let two = try #require(expectPlan(text, environment: ["TENANT": "t2", "KEY": "secret2"]))
+        #expect(one.run.declaredJourney?.steps[0].body == "key=secret1")
+        #expect(!one.canonicalText.contains("secret1") && !one.canonicalText.contains("/a/t1"))
+        #expect(one.digest == two.digest)
     }
 
     @Test func anotherJourneyIsAnotherDigest() throws {
@@ -103,6 +139,30 @@ import Testing
         (lines("journey:", "  a:", "    request: /x", "  a:", "    request: /y"), 4, 3, "duplicate key 'a'"),
         (lines("journey:", "  a:", "    request: /x", "    runs: twice"), 4, 11, "runs"),
         (lines("journey:"), 1, 1, "'journey' needs at least one step"),
+        (
+            lines("journey:", "  a:", "    request: POST /a", "    body: '{}'", "    form:", "      x: 1"), 5, 5,
+            "give one body of 'journey.a': 'body' (JSON), 'form' or 'text', not 'body' and 'form'"
+        ),
+        (
+            lines("journey:", "  a:", "    request: POST /a", "    content_type: text/csv"), 4, 5,
+            "'journey.a.content_type' goes with 'text'"
+        ),
+        (
+            lines("journey:", "  a:", "    request: POST /a", "    form:", "      x: ${answers}"), 5, 10,
+            "${answers} can only be used in the body of a step that runs per_survey"
+        ),
+        (lines("journey:", "  a:", "    request: /a", "    capture:", "      t: regex ("), 5, 10, "'(' is not a regular expression"),
+        (lines("journey:", "  a:", "    request: /a", "    capture:", "      t: cookie"), 5, 10, "expected a cookie's name after 'cookie'"),
+        (
+            lines("journey:", "  a:", "    request: /a", "    capture:", "      t: body"), 5, 10,
+            "expected a JSON path like $.token, 'header Name', 'cookie Name', 'regex PATTERN' or 'form FIELD'"
+        ),
+        (lines("journey:", "  a:", "    request: /a", "    timeout: 0s"), 4, 14, "timeout"),
+        (
+            lines(
+                "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: POST /a", "    runs: per_survey",
+                "    form:", "      all: x"), 8, 5, "a step per survey sends its answers in a JSON 'body' (${answers}), not in 'form'"
+        ),
         (lines("journey:", "  a:", "    request: /x", "api:", "  submit: /y"), 5, 3, "'api.submit' is not used with 'journey'"),
         (
             lines("journey:", "  a:", "    request: /x", "retry:", "  submit:", "    attempts: 2"), 5, 3,

@@ -1,0 +1,117 @@
+/// Reads the fields of HTML forms in a page, as a browser would send them back: what a survey
+/// served as pages needs of its responses (a CSRF token, a page key) to post the next page.
+enum HTMLForm {
+    /// The value of the first `<input>` whose `name` is `name`, its character references
+    /// decoded; `""` for an input without a `value`; nil when the page has none of that name.
+    static func value(of name: String, in page: String) -> String? {
+        var rest = page[...]
+        while let open = rest.range(of: "<input", options: .caseInsensitive) {
+            rest = rest[open.upperBound...]
+            // `<inputs>` is another tag.
+            guard let next = rest.first, next == " " || next == "\t" || next == "\n" || next == "\r" || next == "/" else { continue }
+            let end = tagEnd(rest)
+            let attributes = Self.attributes(rest[..<end])
+            rest = rest[end...]
+            guard attributes.first(where: { $0.name == "name" })?.value == name else { continue }
+            return attributes.first { $0.name == "value" }?.value ?? ""
+        }
+        return nil
+    }
+
+    /// Where a tag ends: its `>` outside quoted attribute values.
+    private static func tagEnd(_ text: Substring) -> Substring.Index {
+        var quote: Character?
+        for index in text.indices {
+            let character = text[index]
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == ">" {
+                return index
+            }
+        }
+        return text.endIndex
+    }
+
+    /// A tag's attributes in order, names lowercased and values decoded (HTML's attribute
+    /// syntax: `name`, `name=value`, `name='value'`, `name="value"`).
+    static func attributes(_ text: Substring) -> [(name: String, value: String)] {
+        var attributes: [(String, String)] = []
+        var index = text.startIndex
+        func skipSpaces() {
+            while index < text.endIndex, text[index].isWhitespace || text[index] == "/" { index = text.index(after: index) }
+        }
+        while true {
+            skipSpaces()
+            guard index < text.endIndex else { break }
+            let nameStart = index
+            while index < text.endIndex, !text[index].isWhitespace, text[index] != "=", text[index] != "/" {
+                index = text.index(after: index)
+            }
+            let name = text[nameStart..<index].lowercased()
+            var probe = index
+            while probe < text.endIndex, text[probe].isWhitespace { probe = text.index(after: probe) }
+            guard probe < text.endIndex, text[probe] == "=" else {
+                if !name.isEmpty { attributes.append((name, "")) }
+                if index == nameStart { index = text.index(after: index) }
+                continue
+            }
+            index = text.index(after: probe)
+            while index < text.endIndex, text[index].isWhitespace { index = text.index(after: index) }
+            var value: Substring
+            if index < text.endIndex, text[index] == "\"" || text[index] == "'" {
+                let quote = text[index]
+                let valueStart = text.index(after: index)
+                let valueEnd = text[valueStart...].firstIndex(of: quote) ?? text.endIndex
+                value = text[valueStart..<valueEnd]
+                index = valueEnd < text.endIndex ? text.index(after: valueEnd) : valueEnd
+            } else {
+                let valueStart = index
+                while index < text.endIndex, !text[index].isWhitespace { index = text.index(after: index) }
+                value = text[valueStart..<index]
+            }
+            attributes.append((name, decoded(value)))
+        }
+        return attributes
+    }
+
+    /// Text with HTML's character references decoded: `&amp;`, `&lt;`, `&gt;`, `&quot;`,
+    /// `&apos;`, `&#39;`, `&#x2F;`; any other `&` is kept as it is.
+    static func decoded(_ text: Substring) -> String {
+        guard text.contains("&") else { return String(text) }
+        var result = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            guard character == "&", let semicolon = text[index...].prefix(12).firstIndex(of: ";") else {
+                result.append(character)
+                index = text.index(after: index)
+                continue
+            }
+            let entity = text[text.index(after: index)..<semicolon]
+            var scalar: Unicode.Scalar?
+            switch entity {
+            case "amp": scalar = "&"
+            case "lt": scalar = "<"
+            case "gt": scalar = ">"
+            case "quot": scalar = "\""
+            case "apos": scalar = "'"
+            default:
+                if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
+                    scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+                } else if entity.hasPrefix("#") {
+                    scalar = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init)
+                }
+            }
+            if let scalar {
+                result.unicodeScalars.append(scalar)
+                index = text.index(after: semicolon)
+            } else {
+                result.append(character)
+                index = text.index(after: index)
+            }
+        }
+        return result
+    }
+}
