@@ -39,6 +39,11 @@ enum ServeCommand: Subcommand {
             OptionSpec(
                 "login",
                 help: "Hand out sessions at POST /session and answer 401 to survey calls without their token and cookie."),
+            OptionSpec(
+                "api", value: "shape",
+                help: "The API's shape: contract (the survey app's), pages (page-by-page sessions), one_post (one POST per "
+                    + "survey) or jsonrpc (LimeSurvey-like JSON-RPC with errors inside a 200).",
+                default: "contract"),
             OptionSpec("tls-cert", value: "file", help: "Serve https with this PEM certificate chain (needs --tls-key)."),
             OptionSpec("tls-key", value: "file", help: "The PEM private key of --tls-cert."),
             OptionSpec(
@@ -128,6 +133,10 @@ enum ServeCommand: Subcommand {
         }
         faults.closeAfterEachResponse = arguments.flag("close-connections")
         configuration.login = arguments.flag("login")
+        configuration.api = try option(arguments, "api", .word) ?? .contract
+        if configuration.login, configuration.api != .contract {
+            throw UsageError("--login goes with --api contract: the other shapes have sessions of their own")
+        }
         let sum = faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.failRate
         if sum > 1.000_000_1 { throw UsageError("the fault rates add up to more than 100%") }
         configuration.faults = faults
@@ -167,6 +176,7 @@ enum ServeCommand: Subcommand {
         rate("hang", faults.hangRate)
         let faultText = parts.isEmpty ? "no faults" : "faults: " + parts.joined(separator: ", ") + ", seed \(configuration.seed)"
         let login = configuration.login ? ", sessions at POST /session required" : ""
-        return "\(questions) questions, \(faultText)\(login); GET /__stats for the counts; Ctrl-C stops"
+        let api = configuration.api == .contract ? "" : "the \(configuration.api.rawValue) API, "
+        return "\(api)\(questions) questions, \(faultText)\(login); GET /__stats for the counts; Ctrl-C stops"
     }
 }

@@ -15,7 +15,7 @@ extension Plan {
     /// Keys added after digests were first written, digested only when a plan gives them: a
     /// plan without them keeps the digest it had, so that `diff` across an upgrade does not
     /// call one plan two.
-    static let digestedWhenGiven: Set<String> = ["journey"]
+    static let digestedWhenGiven: Set<String> = ["journey", "builtin.api"]
 
     /// The keys of the plan format the digest leaves out on purpose.
     static let digestLeavesOut: Set<String> = [
@@ -105,6 +105,7 @@ extension Plan {
         entries["builtin.hang_rate"] = "\(faults.hangRate)"
         entries["builtin.tls"] = builtin.tls == .off ? "false" : "true"
         entries["builtin.login"] = String(builtin.login)
+        if builtin.api != .contract { entries["builtin.api"] = builtin.api.rawValue }
         return entries.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
     }
 
@@ -147,7 +148,9 @@ extension Plan {
                 "headers: [" + step.headers.map(\.name).joined(separator: ", ") + "]",
                 "body: " + (step.body.map { shownBody(of: step, $0, base: base) } ?? "none"), "body_format: \(step.bodyFormat)",
                 "timeout: " + (step.timeout?.compactDescription ?? "run"), "think: " + (step.think?.description ?? "run"),
-                "questions: " + (step.questions.map { "\($0.list.text) \($0.id.text) \($0.text.text)" } ?? "none"),
+                "questions: "
+                    + (step.questions.map { $0.pattern.map { "regex \($0)" } ?? "\($0.list.text) \($0.id.text) \($0.text.text)" }
+                        ?? "none"),
                 "capture: [" + step.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]",
                 "expect: "
                     + (step.expect.map { (($0.statuses.map { ["status \($0)"] } ?? []) + $0.checks.map(\.description)).description }
@@ -155,6 +158,9 @@ extension Plan {
                 "answers: " + Self.canonical(step.answers, shown: { shownText("\(base).\($0)", $1) }),
                 "idempotent: \(step.idempotent)", "always: \(step.always)",
             ]
+            // Keys added later show only where given, so that digests of plans without them stay as they were.
+            if step.runs == .perPage { keys.append("pages: \(step.pages)") }
+            if let fields = step.formFields { keys.append("form_fields: \(fields)") }
             keys += Self.canonical(run.retry[step.step]).map { "retry.\($0.0): \($0.1)" }
             return "\(step.step.name): {" + keys.joined(separator: ", ") + "}"
         }

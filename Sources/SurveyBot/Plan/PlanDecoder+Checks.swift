@@ -109,6 +109,17 @@ extension PlanDecoder {
     /// same way, so `validate` says why (a warning: the plan may be rehearsing exactly that).
     /// A declared journey names its own calls: it is left to the run.
     private mutating func checkBuiltinSessions(_ plan: Plan) {
+        if plan.builtin.api != .contract, let key = seen["builtin.api"] {
+            if plan.builtin.login, let login = seen["builtin.login"] {
+                error(
+                    "'builtin.login' goes with 'builtin.api: contract': the \(plan.builtin.api.rawValue) API has sessions of its own",
+                    at: login.keyLocation)
+            } else if plan.target == .builtin, plan.run.declaredJourney == nil {
+                error(
+                    "'builtin.api: \(plan.builtin.api.rawValue)' needs a 'journey': the default journey speaks the survey contract's API",
+                    at: key.value.location)
+            }
+        }
         guard crossChecks, plan.target == .builtin, plan.run.declaredJourney == nil else { return }
         let login = plan.run.api.login
         if plan.builtin.login, login == nil, let key = seen["builtin.login"] {

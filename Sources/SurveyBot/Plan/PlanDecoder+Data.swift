@@ -170,7 +170,8 @@ extension PlanDecoder {
         let step = journey.steps[index]
         let perAnswer = path.hasSuffix(".answers_key") || path.hasSuffix(".answers_item")
         return (
-            step.step, step.runs == .perQuestion || perAnswer, step.runs == .perSurvey && path.hasSuffix(".body"),
+            step.step, step.runs == .perQuestion || perAnswer,
+            (step.runs == .perSurvey || step.runs == .perPage) && path.hasSuffix(".body"),
             Set(journey.steps[..<index].flatMap(\.captures).map(\.name))
         )
     }
@@ -258,14 +259,16 @@ extension PlanDecoder {
                 } else if let scope, !scope.capturedBefore.contains(name) {
                     error("\(variable) cannot be used in '\(place)': no step before '\(scope.step)' captures '\(name)'", at: use.location)
                 }
-            case .questionID, .answer:
+            case .questionID, .questionField, .answer:
                 if !perQuestion {
                     let allowed = declared ? "a step that runs per_question" : "'api.submit' and 'api.submit_body'"
                     error("\(variable) can only be used in \(allowed), not in '\(place)'", at: use.location)
                 }
             case .answers:
                 if scope?.answers != true {
-                    error("\(variable) can only be used in the body of a step that runs per_survey, not in '\(place)'", at: use.location)
+                    error(
+                        "\(variable) can only be used in the JSON body of a step that runs per_survey or per_page, not in '\(place)'",
+                        at: use.location)
                 }
             case .respondentID: break
             }

@@ -19,11 +19,13 @@ enum JourneyKeys {
                     }
                 }),
             .custom(
-                "\(base).runs", kind: "`once`, `per_question` or `per_survey`", default: "`once`",
+                "\(base).runs", kind: "`once`, `per_question`, `per_survey` or `per_page`", default: "`once`",
                 "`once` per respondent (a login, opening the survey, a logout); `per_question`: once for each question the "
-                    + "respondent answers, after its `think` time and `pace` — the submits, counted as the run's answers; or "
-                    + "`per_survey`: once, after the think time of every question, with every answer in its body (`${answers}`). "
-                    + "A journey has one step that sends the answers at most, after the step that reads the `questions`",
+                    + "respondent answers, after its `think` time and `pace` — the submits, counted as the run's answers; "
+                    + "`per_survey`: once, after the think time of every question, with every answer in its body (`${answers}`); "
+                    + "or `per_page`, a page loop: once per page of questions with that page's answers, its response giving the "
+                    + "next page's `questions` (and captures), again while a response lists questions, `pages` times at most. "
+                    + "A journey has one step that sends the answers at most, after the step that reads the (first) `questions`",
                 decode: { decoder, entry, plan in
                     if let runs = decoder.read(entry, "\(base).runs", .word) as JourneyStep.Runs? {
                         update(&plan, index) { $0.runs = runs }
@@ -48,11 +50,14 @@ enum JourneyKeys {
             .custom(
                 "\(base).form", .entries, kind: "block of `name: value`", default: "none",
                 "an HTML form's fields as the body, in order, sent as `application/x-www-form-urlencoded`: each name and value "
-                    + "percent-encoded (a space as `+`), variables too, so that no value adds a field. Instead of `body`",
+                    + "percent-encoded (a space as `+`), variables too, so that no value adds a field. `\"*\": ${session.NAME}` "
+                    + "puts first the fields of a form captured whole (`form *`), but those set again here or by an answer; a "
+                    + "step that sends answers sends them after the fields. Instead of `body`",
                 decode: { decoder, entry, plan in
-                    guard let body = decoder.readForm(entry, "\(base).form") else { return }
+                    guard let form = decoder.readForm(entry, "\(base).form") else { return }
                     update(&plan, index) {
-                        $0.body = body
+                        $0.body = form.body
+                        $0.formFields = form.fields
                         $0.bodyFormat = .form
                     }
                 }),
@@ -95,9 +100,19 @@ enum JourneyKeys {
                     if let think = decoder.read(entry, "\(base).think", .thinkTime) { update(&plan, index) { $0.think = think } }
                 }),
             .custom(
+                "\(base).pages", kind: "integer 1–10000", default: "\(JourneyStep.defaultPages)",
+                "for a page loop: how many pages it posts at most. A respondent still given questions after the last is "
+                    + "abandoned (`page_limit`): a survey that never ends, or a page the server keeps sending back",
+                decode: { decoder, entry, plan in
+                    if let pages = decoder.read(entry, "\(base).pages", .integer(in: 1...10_000, "pages")) {
+                        update(&plan, index) { $0.pages = pages }
+                    }
+                }),
+            .custom(
                 "\(base).answers_key", kind: "text", default: "`${question.id}`",
-                "for a step per survey: `${answers}` is a JSON object of every answer, each under this key, a template filled in "
-                    + "per question (LimeSurvey's `123456X1X${question.id}`)",
+                "for a step per survey or per page: `${answers}` is a JSON object of every answer, each under this key, a "
+                    + "template filled in per question (LimeSurvey's `123456X1X${question.id}`); with a `form`, each answer is a "
+                    + "field of this name, after the form's fields",
                 decode: { decoder, entry, plan in
                     if let key = decoder.read(entry, "\(base).answers_key", .text) {
                         update(&plan, index) { $0.answers = .object(key: key) }
@@ -105,7 +120,7 @@ enum JourneyKeys {
                 }),
             .custom(
                 "\(base).answers_item", kind: "text", default: "none",
-                "for a step per survey: `${answers}` is a JSON list instead, of this template filled in per question "
+                "for a step per survey or per page: `${answers}` is a JSON list instead, of this template filled in per question "
                     + "(`{\"question_id\": ${question.id}, \"answers\": [{\"text\": ${answer}}]}`)",
                 decode: { decoder, entry, plan in
                     if let item = decoder.read(entry, "\(base).answers_item", .text) {
@@ -113,12 +128,27 @@ enum JourneyKeys {
                     }
                 }),
             .custom(
-                "\(base).questions", kind: "JSON path", default: "none",
+                "\(base).questions", kind: "JSON path, or `regex PATTERN`", default: "none",
                 "where this step's 2xx response lists the survey's questions (`$` for a top-level list; `$.survey.groups[*].questions[*]` "
-                    + "across lists), as `api.questions_list` reads them. One step of a journey reads the questions; a response "
-                    + "without them is `malformed_response`, and the respondent is abandoned (`questions_unavailable`)",
+                    + "across lists), as `api.questions_list` reads them; or, in an HTML page, every match of a regular expression, "
+                    + "its first group the question's id and its second, if any, the text. One step reads the questions, and a "
+                    + "page loop the next pages'; a response without them is `malformed_response`, and the respondent is abandoned "
+                    + "(`questions_unavailable`) — but a page loop's response without questions is its last",
                 decode: { decoder, entry, plan in
-                    if let path = decoder.read(entry, "\(base).questions", .jsonPath) { updateShape(&plan, index) { $0.list = path } }
+                    guard
+                        let s = decoder.scalar(
+                            entry.value, keyLocation: entry.keyLocation, path: "\(base).questions", expected: "a JSON path")
+                    else { return }
+                    if s.text.hasPrefix("regex ") {
+                        do throws(TextPattern.Invalid) {
+                            let pattern = try TextPattern(String(s.text.dropFirst(6)).trimmingCharacters(in: .whitespaces))
+                            updateShape(&plan, index) { $0.pattern = pattern }
+                        } catch {
+                            decoder.error("\(error.reason) for '\(base).questions'", at: s.location)
+                        }
+                    } else if let path = decoder.read(entry, "\(base).questions", .jsonPath) {
+                        updateShape(&plan, index) { $0.list = path }
+                    }
                 }),
             .custom(
                 "\(base).question_id", kind: "JSON path", default: "`id`",
@@ -136,7 +166,8 @@ enum JourneyKeys {
                 "\(base).capture", .entries, kind: "block of `name: SOURCE`", default: "none",
                 "values taken from this step's 2xx response into `${session.name}`, for the steps after it: `$.json.path`, "
                     + "`header Name`, `cookie Name` (a cookie it sets), `regex PATTERN` (its first group, or the whole match), "
-                    + "`form FIELD` (an HTML `<input>`'s value, by name). A response without one is `malformed_response`, and the "
+                    + "`form FIELD` (an HTML `<input>`'s value, by name), `form *` (every field of the page's form, as a browser "
+                    + "sends it back, for a `form`'s `\"*\"`). A response without one is `malformed_response`, and the "
                     + "respondent is abandoned (`capture_not_found`). Captured values are secrets",
                 decode: { decoder, entry, plan in
                     let captures = decoder.captures(entry, at: "\(base).capture")
@@ -231,20 +262,35 @@ extension PlanDecoder {
         return expectation
     }
 
-    /// A step's `form:` block: the body's template, or nil after an error. Each value may hold
-    /// variables, checked like a request's.
-    mutating func readForm(_ entry: PlanEntry, _ path: String) -> String? {
+    /// A step's `form:` block: the body's template and the captured form whose fields go first
+    /// (`"*": ${session.NAME}`), or nil after an error. Each value may hold variables, checked
+    /// like a request's.
+    mutating func readForm(_ entry: PlanEntry, _ path: String) -> (body: String, fields: String?)? {
         var fields: [(name: String, value: String)] = []
+        var spread: String?
         for field in entries(entry.value, at: path) {
             let fieldPath = "\(path).\(field.key)"
             guard let value = scalar(field.value, keyLocation: field.keyLocation, path: fieldPath, expected: "a field's value") else {
                 continue
             }
             noteTemplate(fieldPath, value)
+            if field.key == "*" {
+                let name = value.text.trimmingCharacters(in: .whitespaces)
+                guard name.hasPrefix("${session."), name.hasSuffix("}"),
+                    PlanInterpolation.isVariableName(String(name.dropFirst(10).dropLast()))
+                else {
+                    error(
+                        "'\(fieldPath)' takes a form captured whole, '${session.NAME}' with 'capture: NAME: form *', found '\(value.text)'",
+                        at: value.location)
+                    continue
+                }
+                spread = String(name.dropFirst(10).dropLast())
+                continue
+            }
             fields.append((field.key, value.text))
         }
         do throws(TemplateError) {
-            return try JourneyStep.formBody(fields)
+            return (try JourneyStep.formBody(fields), spread)
         } catch {
             // Said at the field by the template checks.
             return nil
@@ -314,7 +360,20 @@ extension PlanDecoder {
         for step in journey.steps {
             let path = "journey.\(step.step.name)"
             func place(_ key: String) -> SourceLocation? { (seen["\(path).\(key)"] ?? seen[path])?.keyLocation }
-            if step.questions != nil {
+            if step.runs == .perPage, step.questions == nil, let at = place("runs") {
+                error("a page loop needs '\(path).questions': where its response lists the next page's questions", at: at)
+            }
+            if let at = seen["\(path).pages"]?.keyLocation, step.runs != .perPage {
+                error("'\(path).pages' needs 'runs: per_page'", at: at)
+            }
+            if step.questions?.pattern != nil, let at = place(seen["\(path).question_id"] != nil ? "question_id" : "question_text"),
+                seen["\(path).question_id"] != nil || seen["\(path).question_text"] != nil
+            {
+                error("'\(path).question_id' and 'question_text' go with a JSON path: a regex's groups are the id and the text", at: at)
+            }
+            if step.questions != nil, step.runs == .perPage {
+                // A page loop reads the next pages; the first is a step's before it.
+            } else if step.questions != nil {
                 if seen["\(path).questions"] == nil, let at = place(seen["\(path).question_id"] != nil ? "question_id" : "question_text") {
                     error("'\(path).question_id' and 'question_text' need '\(path).questions': where the list is", at: at)
                 } else if let first = readsQuestions, let at = place("questions") {
@@ -331,24 +390,37 @@ extension PlanDecoder {
             if let at = seen["\(path).content_type"]?.keyLocation, seen["\(path).text"] == nil {
                 error("'\(path).content_type' goes with 'text' (a JSON body or a form has its own)", at: at)
             }
-            if step.runs == .perSurvey, bodies.first.map({ $0 != "body" }) == true, let at = place(bodies[0]) {
-                error("a step per survey sends its answers in a JSON 'body' (${answers}), not in '\(bodies[0])'", at: at)
+            let sendsAll = step.runs == .perSurvey || step.runs == .perPage
+            if sendsAll, bodies.first == "text", let at = place("text") {
+                error(
+                    "a step \(step.runs == .perPage ? "per page" : "per survey") sends its answers in a JSON 'body' (${answers}) or a 'form', not in 'text'",
+                    at: at)
             }
-            for key in ["answers_key", "answers_item"] where step.runs != .perSurvey {
-                if let at = seen["\(path).\(key)"]?.keyLocation { error("'\(path).\(key)' needs 'runs: per_survey'", at: at) }
+            if sendsAll, bodies.first == "form", let at = seen["\(path).answers_item"]?.keyLocation {
+                error("'\(path).answers_item' is a JSON list's item: a form's answers are fields named by 'answers_key'", at: at)
+            }
+            if step.formFields != nil, let at = seen["\(path).form"]?.keyLocation,
+                !journey.steps.contains(where: { $0.captures.contains { $0.name == step.formFields && $0.source == .formField("*") } })
+            {
+                error(
+                    "'\(path).form' puts first the fields of '${session.\(step.formFields ?? "")}', which no step captures as 'form *'",
+                    at: at)
+            }
+            for key in ["answers_key", "answers_item"] where !sendsAll {
+                if let at = seen["\(path).\(key)"]?.keyLocation { error("'\(path).\(key)' needs 'runs: per_survey' or 'per_page'", at: at) }
             }
             if let key = seen["\(path).answers_key"], seen["\(path).answers_item"] != nil {
                 error("give '\(path).answers_key' (an object) or 'answers_item' (a list), not both", at: key.keyLocation)
             }
             guard step.runs.answers, let at = place("runs") else { continue }
-            let runs = step.runs == .perQuestion ? "per question" : "per survey"
+            let runs = step.runs == .perQuestion ? "per question" : step.runs == .perPage ? "per page" : "per survey"
             if let first = perQuestion {
                 error("a journey has one step that sends the answers, and '\(first.name)' already does", at: at)
             } else if readsQuestions == nil {
                 error("'\(path)' runs \(runs), but no step before it reads the questions: give one of them 'questions'", at: at)
             } else if step.always {
                 error("a step \(runs) cannot run 'always': it sends the answers of a survey that went on", at: at)
-            } else if step.runs == .perSurvey, seen["\(path).body"] != nil, let body = step.body, !body.contains("${answers}"),
+            } else if sendsAll, seen["\(path).body"] != nil, let body = step.body, !body.contains("${answers}"),
                 let at = place("body")
             {
                 error("'\(path).body' needs ${answers}: where every answer of the survey goes", at: at)

@@ -111,7 +111,7 @@ struct PlanInterpolation {
     }
 
     static func isRunTimeVariable(_ name: String) -> Bool {
-        name == "answer" || name == "answers" || name == "respondent.id" || name == "question.id" || name.hasPrefix("row.")
+        name == "answer" || name == "answers" || name == "respondent.id" || name.hasPrefix("question.") || name.hasPrefix("row.")
             || name.hasPrefix("session.")
     }
 

@@ -275,6 +275,16 @@ enum PlanKeys {
             "builtin.tls", .builtinTLS, default: .off, into: \.builtin.tls,
             "serve https with a certificate made at start, which the run trusts (and only it): https rehearsed with no set-up"),
         .value(
+            "builtin.api", .word, default: SurveyStyle.contract, into: \.builtin.api,
+            "the API's shape: `contract` (the survey app's); `pages` (a session per respondent, `POST /sessions` giving the "
+                + "first page of three questions with string ids `q1`…, `POST /sessions/{id}` with `{\"answers\": {…}}` the next, "
+                + "until `\"questions\": [], \"done\": true`; a page posted again is `409`); `one_post` (`GET /survey` lists "
+                + "`survey.pages[*].questions[*]`, `POST /responses` takes every answer at once); or `jsonrpc` (`POST /rpc`, "
+                + "LimeSurvey's RemoteControl: `get_session_key`, `list_questions`, `add_response` with answers keyed "
+                + "`900001X1X<qid>`, `release_session_key`, each error a `{\"status\": \"…\"}` result inside a `200`). "
+                + "`fail_rate` refuses the calls that store answers (in-band for `jsonrpc`); `/__stats` counts the responses "
+                + "and answers stored (`stored`). Runs with a `journey` (`plans/builtin-pages.plan`)"),
+        .value(
             "builtin.login", .boolean, default: false, into: \.builtin.login,
             "hand out sessions at `POST /session` (any JSON body or none in, `{\"token\": \"…\"}` out, with a `session` cookie "
                 + "and an `X-Session-Id` header) and answer `401` to survey calls without `Authorization: Bearer <token>` and "

@@ -148,6 +148,16 @@ struct ReferenceServerStats: Sendable, Equatable {
     var sessions: [String: Int] = [:]
     /// With `login`: sessions closed by `DELETE /session`.
     var closedSessions = 0
+    /// With an API shape besides the contract's: the responses it stored whole, and the answers
+    /// in them (`SurveyStyle`).
+    var stored: (responses: Int, answers: Int) = (0, 0)
+
+    static func == (lhs: ReferenceServerStats, rhs: ReferenceServerStats) -> Bool {
+        lhs.endpoints == rhs.endpoints && lhs.invalidSubmits == rhs.invalidSubmits && lhs.slowAnswers == rhs.slowAnswers
+            && lhs.connectionsAccepted == rhs.connectionsAccepted && lhs.connectionsOpen == rhs.connectionsOpen
+            && lhs.rejected == rhs.rejected && lhs.sessions == rhs.sessions && lhs.closedSessions == rhs.closedSessions
+            && lhs.stored == rhs.stored
+    }
 
     /// Requests an endpoint received, whatever became of them.
     func requests(_ endpoint: String) -> Int {
@@ -166,7 +176,8 @@ struct ReferenceServerStats: Sendable, Equatable {
         return """
             {"closed_sessions":\(closedSessions),"connections":{"accepted":\(connectionsAccepted),"open":\(connectionsOpen)},\
             "endpoints":{\(endpointsJSON.joined(separator: ","))},\
-            "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"sessions":\(object(sessions)),"slow_answers":\(slowAnswers)}
+            "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"sessions":\(object(sessions)),"slow_answers":\(slowAnswers),\
+            "stored":{"answers":\(stored.answers),"responses":\(stored.responses)}}
             """
     }
 
@@ -200,7 +211,8 @@ struct ReferenceServerStats: Sendable, Equatable {
         }
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: invalid, slowAnswers: slow, connectionsAccepted: accepted, connectionsOpen: open,
-            rejected: rejected, sessions: sessions, closedSessions: int(value["closed_sessions"]) ?? 0)
+            rejected: rejected, sessions: sessions, closedSessions: int(value["closed_sessions"]) ?? 0,
+            stored: (int(value["stored"]?["responses"]) ?? 0, int(value["stored"]?["answers"]) ?? 0))
     }
 }
 
@@ -217,6 +229,10 @@ final class ReferenceServerState: Sendable {
         case questions, submit, other, session
 
         var name: String { ["questions", "submit", "other", "session"][rawValue] }
+
+        init(name: String) {
+            self = Self.allCases.first { $0.name == name } ?? .other
+        }
     }
 
     /// The random streams of the faults: each (endpoint, fault) pair draws its own sequence.
@@ -264,6 +280,8 @@ final class ReferenceServerState: Sendable {
     private let fullResponse = EncodedResponse(HTTPServerResponse(status: 503))
     private static let garbage = Array("SURVEY/0.9 ??? not http\r\n\u{1}\u{2}\r\n\r\n".utf8)
     private let malformedBytes: [UInt8]
+    /// The routes of a shape besides the contract's; nil for the contract.
+    private let routes: StyleRoutes?
 
     init(configuration: ReferenceServerConfiguration, questions: [SurveyQuestion], rawQuestions: [UInt8]? = nil, loops: Int) {
         self.configuration = configuration
@@ -272,6 +290,8 @@ final class ReferenceServerState: Sendable {
         counts = (0..<max(1, loops)).map { _ in Shard() }
         sequence = Endpoint.allCases.map { _ in Sequence() }
         questionsResponse = EncodedResponse(.json(200, rawQuestions ?? Array(SurveyQuestion.json(questions).utf8)))
+        routes =
+            configuration.api == .contract ? nil : StyleRoutes(style: configuration.api, questions: questions, seed: configuration.seed)
         switch configuration.faults.malformedKind {
         case .statusLine: malformedBytes = Self.garbage
         case .headers: malformedBytes = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis line is not a header\r\n\r\nok".utf8)
@@ -281,16 +301,11 @@ final class ReferenceServerState: Sendable {
 
     func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
         let path = request.pathWithoutQuery
-        let endpoint: Endpoint
-        switch path {
-        case "/questions": endpoint = .questions
-        case "/question/submit": endpoint = .submit
-        case "/session" where configuration.login: endpoint = .session
-        case "/__stats":
+        if path == "/__stats" {
             let body = snapshot(server: server.withLock { $0.server }).json
             return .respond(EncodedResponse(.json(200, Array(body.utf8))))
-        default: endpoint = .other
         }
+        let endpoint = self.endpoint(request)
         let n = sequence[endpoint.rawValue].next.wrappingAdd(1, ordering: .relaxed).oldValue
         let loop = request.loopIndex % counts.count
         func draw(_ fault: Fault) -> Double {
@@ -316,18 +331,48 @@ final class ReferenceServerState: Sendable {
 
     /// A request read on a connection the server was closing: counted as `closed`.
     func countUnanswered(_ request: HTTPServerRequest) {
-        let endpoint: Endpoint
-        switch request.pathWithoutQuery {
-        case "/questions": endpoint = .questions
-        case "/question/submit": endpoint = .submit
-        case "/session" where configuration.login: endpoint = .session
-        case "/__stats": return
-        default: endpoint = .other
-        }
+        guard request.pathWithoutQuery != "/__stats" else { return }
+        let endpoint = self.endpoint(request)
         counts[request.loopIndex % counts.count].counts.withLock { $0.outcomes[endpoint.rawValue]["closed", default: 0] += 1 }
     }
 
+    /// The endpoint a request is counted under.
+    private func endpoint(_ request: HTTPServerRequest) -> Endpoint {
+        if let routes { return Endpoint(name: routes.endpoint(request)) }
+        switch request.pathWithoutQuery {
+        case "/questions": return .questions
+        case "/question/submit": return .submit
+        case "/session" where configuration.login: return .session
+        default: return .other
+        }
+    }
+
+    /// A shape's answer, after the faults every endpoint meets; a refusal at `--fail-rate` only
+    /// for the calls that store answers.
+    private func decide(_ routes: StyleRoutes, _ endpoint: Endpoint, _ request: HTTPServerRequest, _ draw: (Fault) -> Double)
+        -> (HTTPServerAction, String)
+    {
+        if endpoint != .other, let fault = commonFault(draw) { return fault }
+        let failed = endpoint == .submit && faults.failRate > 0 && draw(.fail) < faults.failRate
+        let (response, outcome) = routes.respond(request, failed: failed)
+        return (.respond(EncodedResponse(response)), outcome)
+    }
+
+    /// The faults every endpoint meets, drawn in order: a cold start, a reset, a hang, bytes
+    /// that are not HTTP, a `500`; nil for none.
+    private func commonFault(_ draw: (Fault) -> Double) -> (HTTPServerAction, String)? {
+        if faults.coldStart > 0, coldStartCount.wrappingAdd(1, ordering: .relaxed).oldValue < faults.coldStart {
+            return (.respond(coldResponse), "503")
+        }
+        if faults.resetRate > 0, draw(.reset) < faults.resetRate { return (.reset, "reset") }
+        if faults.hangRate > 0, draw(.hang) < faults.hangRate { return (.hang, "hang") }
+        if faults.malformedRate > 0, draw(.malformed) < faults.malformedRate { return (.raw(malformedBytes), "malformed") }
+        if faults.errorRate > 0, draw(.error) < faults.errorRate { return (.respond(errorResponse), "500") }
+        return nil
+    }
+
     private func decide(_ endpoint: Endpoint, _ request: HTTPServerRequest, _ draw: (Fault) -> Double) -> (HTTPServerAction, String) {
+        if let routes { return decide(routes, endpoint, request, draw) }
         guard endpoint != .other else { return (.respond(notFoundResponse), "404") }
         let expectedMethod = endpoint == .questions ? "GET" : "POST"
         let logout = endpoint == .session && request.method == "DELETE"
@@ -408,6 +453,7 @@ final class ReferenceServerState: Sendable {
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: total.invalidSubmits, slowAnswers: total.slowAnswers,
             connectionsAccepted: server?.connectionsAccepted ?? 0, connectionsOpen: server?.connectionsOpen ?? 0,
-            rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken(), closedSessions: sessions.closedCount())
+            rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken(), closedSessions: sessions.closedCount(),
+            stored: routes?.book.stored ?? (0, 0))
     }
 }

@@ -70,6 +70,8 @@ struct ReferenceServerConfiguration: Sendable, Hashable {
     /// Whether the server hands out sessions at `POST /session` and requires one on the survey's
     /// calls: the token as `Authorization: Bearer …` and the session cookie (401 otherwise).
     var login = false
+    /// The API's shape: the survey contract's, or one of a survey platform's.
+    var api = SurveyStyle.contract
 
     init() {}
 }

@@ -93,7 +93,7 @@ final class SessionBook: Sendable {
         }
     }
 
-    private static func hex(_ value: UInt64) -> String {
+    static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }

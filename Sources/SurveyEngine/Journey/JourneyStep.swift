@@ -12,8 +12,13 @@ public struct JourneyStep: Sendable, Hashable {
         /// every answer (`${answers}` in its body), for APIs that take a whole response at once.
         /// Its answers count as submitted, or unanswered, together.
         case perSurvey = "per_survey"
+        /// Once per page of questions, with that page's answers (`${answers}`), after the think
+        /// time of each: its response lists the next page's questions (`questions`), and it runs
+        /// again while one does, `pages` times at most. The first page is the questions a step
+        /// before it read.
+        case perPage = "per_page"
 
-        /// Whether the step sends the respondent's answers: per question or per survey.
+        /// Whether the step sends the respondent's answers: per question, per survey or per page.
         public var answers: Bool { self != .once }
     }
 
@@ -68,8 +73,18 @@ public struct JourneyStep: Sendable, Hashable {
     /// after it; a response without one is `malformed_response`, and the respondent is
     /// abandoned (`capture_not_found`).
     public var captures: [SurveyAPI.Capture]
-    /// For a step per survey: how `${answers}` lays out the answers.
+    /// For a step per survey or per page: how `${answers}` lays out the answers.
     public var answers: AnswersShape
+    /// For a page loop: how many pages it posts at most. A respondent still given questions
+    /// after the last is abandoned (`page_limit`): a survey that never ends, or a page the
+    /// server keeps sending back.
+    public var pages: Int = JourneyStep.defaultPages
+    /// For a form body: the capture (`form *`) whose fields go first, as the page gave them,
+    /// but those the body or the answers set again.
+    public var formFields: String?
+
+    /// How many pages a page loop posts at most by default.
+    public static let defaultPages = 50
     /// What its response must be to count as a success: a 2xx when nil.
     public var expect: ResponseExpectation?
     /// Whether sending its request twice does what sending it once does, so that an attempt
@@ -112,6 +127,8 @@ public struct JourneyStep: Sendable, Hashable {
             for segment in try TextTemplate(parsing: field.value).segments {
                 switch segment {
                 case .literal(let text): body += CompiledTemplate.formEncoded(text)
+                case .variable(.answers):
+                    throw TemplateError("${answers} is no field's value: a step's answers go after its form's fields", offset: 0)
                 case .variable(let variable): body += variable.description
                 }
             }

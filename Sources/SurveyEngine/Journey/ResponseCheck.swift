@@ -221,6 +221,20 @@ public struct TextPattern: Sendable, Hashable, CustomStringConvertible {
         return Range(wanted, in: text).map { String(text[$0]) }
     }
 
+    /// Every match in `text`, in order: its first group and its second (nil when the pattern
+    /// has none or it took no part), or the whole match when it has no group.
+    func matches(in text: String) -> [(first: String, second: String?)] {
+        let range = NSRange(text.startIndex..., in: text)
+        return compiled.expression.matches(in: text, range: range).compactMap { match in
+            func group(_ index: Int) -> String? {
+                guard match.numberOfRanges > index, match.range(at: index).location != NSNotFound else { return nil }
+                return Range(match.range(at: index), in: text).map { String(text[$0]) }
+            }
+            guard let first = group(1) ?? group(0) else { return nil }
+            return (first, group(2))
+        }
+    }
+
     /// The first part of `text` it matches.
     func firstMatch(in text: String) -> String? {
         let range = NSRange(text.startIndex..., in: text)

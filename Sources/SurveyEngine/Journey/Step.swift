@@ -28,8 +28,38 @@ public struct Journey: Sendable, Hashable {
     /// The steps' names, in call order.
     public var names: [Step] { steps.map(\.step) }
 
-    /// Every capture of every step, in order: a respondent's session holds their values.
+    /// Every capture of every step, in order.
     public var captures: [SurveyAPI.Capture] { steps.flatMap(\.captures) }
+
+    /// The question fields besides the id that the steps' templates use (`${question.gid}`),
+    /// each once, in order: every question is read with them (`SurveyQuestion.fields`).
+    public var questionFields: [String] {
+        var fields: [String] = []
+        for step in steps {
+            let texts =
+                [step.call.path, step.body ?? ""] + step.headers.map(\.value)
+                + {
+                    switch step.answers {
+                    case .object(let key): [key]
+                    case .list(let item): [item]
+                    }
+                }()
+            for text in texts {
+                guard let template = try? TextTemplate(parsing: text) else { continue }
+                for case .questionField(let path) in template.variables where !fields.contains(path) { fields.append(path) }
+            }
+        }
+        return fields
+    }
+
+    /// The names the steps capture, each once, in the order they are first captured: a
+    /// respondent's session holds a value for each. A step that captures a name again (a page
+    /// loop's next page key) replaces its value.
+    public var captureNames: [String] {
+        var names: [String] = []
+        for capture in captures where !names.contains(capture.name) { names.append(capture.name) }
+        return names
+    }
 }
 
 // The default journey: the survey API of `SurveyAPI`, which every plan without a journey of its

@@ -43,6 +43,8 @@ public struct AbandonReason: Sendable, Hashable, Comparable, CustomStringConvert
     /// A step's call succeeded but a capture found nothing usable: its attempt's detail names
     /// the capture.
     public static let captureNotFound = AbandonReason("capture_not_found")
+    /// A page loop posted its last page (`JourneyStep.pages`) and was still given questions.
+    public static let pageLimit = AbandonReason("page_limit")
     /// The login (`SurveyAPI.login`) still failed after its retries.
     public static let loginFailed = failed(.login)
 
@@ -54,7 +56,9 @@ public struct AbandonReason: Sendable, Hashable, Comparable, CustomStringConvert
     private static let failedSuffix = "_failed"
 
     /// The reasons every journey may report, in the order reports list them.
-    public static let known: [AbandonReason] = [.captureNotFound, .interrupted, .localResource, .loginFailed, .questionsUnavailable]
+    public static let known: [AbandonReason] = [
+        .captureNotFound, .interrupted, .localResource, .loginFailed, .pageLimit, .questionsUnavailable,
+    ]
 
     /// By name, so that reports list the reasons in a fixed order.
     public static func < (lhs: AbandonReason, rhs: AbandonReason) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -22,6 +22,7 @@ struct CompiledTemplate: Sendable {
         case row(Int)
         case respondentID
         case questionID
+        case questionField(Int)
         case answer
         case session(Int)
         case answers
@@ -43,14 +44,19 @@ struct CompiledTemplate: Sendable {
         var respondentID: Int
         var session: [String]
         var questionID: QuestionID = 0
+        /// The question's other fields the journey uses, in `Journey.questionFields`' order.
+        var questionFields: [String] = []
         var answer = ""
-        /// Every answer of the survey, as JSON (`${answers}`).
+        /// Every answer of the survey (`${answers}`): JSON, or each answer as `&name=value`
+        /// for a form.
         var answers: [UInt8] = []
     }
 
     /// Compiles `template` for `encoding`, with row columns and capture names resolved to
     /// their indexes. Throws on a column or capture that does not exist.
-    init(_ template: TextTemplate, _ encoding: Encoding, columns: [String], captures: [String]) throws(TemplateError) {
+    init(
+        _ template: TextTemplate, _ encoding: Encoding, columns: [String], captures: [String], questionFields: [String] = []
+    ) throws(TemplateError) {
         var parts: [(Part, Bool)] = []
         var inString = false
         var escaped = false
@@ -85,10 +91,16 @@ struct CompiledTemplate: Sendable {
                     part = .session(index)
                 case .respondentID: part = .respondentID
                 case .questionID: part = .questionID
+                case .questionField(let path):
+                    guard let index = questionFields.firstIndex(of: path) else {
+                        throw TemplateError("\(variable) is no field the questions are read with", offset: 0)
+                    }
+                    part = .questionField(index)
                 case .answer: part = .answer
                 case .answers:
-                    // Already JSON: it goes in as it is, and only where a JSON value may stand.
-                    guard encoding == .json, !inString else {
+                    // Already JSON, or form fields: it goes in as it is, and only where a JSON value may
+                    // stand, or after a form's fields.
+                    guard encoding == .json && !inString || encoding == .form else {
                         throw TemplateError("\(variable) goes only in a JSON body, as a value of its own", offset: 0)
                     }
                     part = .answers
@@ -101,7 +113,10 @@ struct CompiledTemplate: Sendable {
         literalCount = parts.reduce(0) { count, part in
             if case .literal(let bytes) = part.0 { count + bytes.count } else { count }
         }
-        perQuestion = template.variables.contains { $0 == .questionID || $0 == .answer }
+        perQuestion = template.variables.contains {
+            if case .questionField = $0 { return true }
+            return $0 == .questionID || $0 == .answer
+        }
         if template.isConstant {
             constant = parts.flatMap { part -> [UInt8] in if case .literal(let bytes) = part.0 { bytes } else { [] } }
         } else {
@@ -127,6 +142,8 @@ struct CompiledTemplate: Sendable {
             case .session(let index):
                 append(text: index < values.session.count ? values.session[index] : "", inString: inString, to: &bytes)
             case .answer: append(text: values.answer, inString: inString, to: &bytes)
+            case .questionField(let index):
+                append(text: index < values.questionFields.count ? values.questionFields[index] : "", inString: inString, to: &bytes)
             case .answers: bytes.append(contentsOf: values.answers)
             case .respondentID: append(number: values.respondentID, inString: inString, to: &bytes)
             case .questionID:

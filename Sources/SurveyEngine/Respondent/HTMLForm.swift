@@ -18,6 +18,43 @@ enum HTMLForm {
         return nil
     }
 
+    /// The fields the page's first form sends, as a browser sends them when no one changes
+    /// them: each named `<input>` that is not disabled, with its value (`""` without one) — a
+    /// radio button or a checkbox only when checked; no buttons, images or files. The page is
+    /// the form when it has no `<form>`. `<select>` and `<textarea>` are not read.
+    static func fields(in page: String) -> [(name: String, value: String)] {
+        var rest = page[...]
+        if let open = rest.range(of: "<form", options: .caseInsensitive) {
+            rest = rest[open.upperBound...]
+            if let close = rest.range(of: "</form", options: .caseInsensitive) { rest = rest[..<close.lowerBound] }
+        }
+        var fields: [(String, String)] = []
+        while let open = rest.range(of: "<input", options: .caseInsensitive) {
+            rest = rest[open.upperBound...]
+            guard let next = rest.first, next == " " || next == "\t" || next == "\n" || next == "\r" || next == "/" else { continue }
+            let end = tagEnd(rest)
+            let attributes = Self.attributes(rest[..<end])
+            rest = rest[end...]
+            func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
+            guard let name = attribute("name"), !name.isEmpty, attribute("disabled") == nil else { continue }
+            let type = attribute("type")?.lowercased() ?? "text"
+            if ["submit", "button", "image", "reset", "file"].contains(type) { continue }
+            if type == "radio" || type == "checkbox" {
+                guard attribute("checked") != nil else { continue }
+                fields.append((name, attribute("value") ?? "on"))
+                continue
+            }
+            fields.append((name, attribute("value") ?? ""))
+        }
+        return fields
+    }
+
+    /// `fields(in:)` as a form body: `name=value&…`, each form-encoded.
+    static func encodedFields(in page: String) -> String {
+        fields(in: page).map { CompiledTemplate.formEncoded($0.name) + "=" + CompiledTemplate.formEncoded($0.value) }
+            .joined(separator: "&")
+    }
+
     /// Where a tag ends: its `>` outside quoted attribute values.
     private static func tagEnd(_ text: Substring) -> Substring.Index {
         var quote: Character?

@@ -12,7 +12,7 @@ extension Respondent {
     func onceRequest(_ step: Int, _ context: SurveyContext) -> HTTPRequest {
         let recipe = context.requests.recipes[step]
         let values = values(context)
-        var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.body?.render(values), collectBody: recipe.readsBody)
+        var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.renderBody(values), collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
         request.cutoff = context.cutoff
@@ -53,9 +53,10 @@ extension Respondent {
             // Its own head, made once, when its row or session is in it but not the question.
             if perQuestionHead == nil, recipe.fixed == nil, !recipe.headPerQuestion { perQuestionHead = recipe.template(values) }
             values.questionID = question.id
+            values.questionFields = question.fields
             values.answer = answer
             let template = recipe.fixed ?? perQuestionHead ?? recipe.template(values)
-            request = HTTPRequest(template, body: recipe.body?.render(values) ?? Self.submitBody(id: question.id, answer: answer))
+            request = HTTPRequest(template, body: recipe.renderBody(values) ?? Self.submitBody(id: question.id, answer: answer))
         }
         request.collectBody = recipe.readsBody
         request.collectHeaders = recipe.readsHeaders
@@ -65,17 +66,20 @@ extension Respondent {
         return (request, think)
     }
 
-    /// The request of a step per survey: every question's answer, in the order the respondent
-    /// walks them, laid out in `${answers}`; the think time is every question's, one after the
-    /// other. Counts the questions without an answer in `skipped`; nil when none has one.
+    /// The request of a step per survey or per page: every question's answer, in the order the
+    /// respondent walks them, laid out in `${answers}`; the think time is every question's, one
+    /// after the other. Counts the questions without an answer in `skipped`; nil when none has
+    /// one, but for a page, which is sent without answers then.
     @inline(never)
     mutating func surveyRequest(
-        _ step: Int, _ context: SurveyContext, skipped: inout Int
+        _ step: Int, _ context: SurveyContext, skipped: inout Int, page: Bool = false
     ) -> (request: HTTPRequest, think: UInt64, answered: Int)? {
         let recipe = context.requests.recipes[step]
         var values = values(context)
         let list = recipe.answersItem != nil
-        var answers: [UInt8] = [list ? 0x5B : 0x7B]
+        let form = recipe.isForm
+        var answerNames: Set<Substring> = []
+        var answers: [UInt8] = form ? [] : [list ? 0x5B : 0x7B]
         var think: UInt64 = 0
         var answered = 0
         for index in questions.indices {
@@ -84,9 +88,20 @@ extension Respondent {
                 continue
             }
             think = think.addingReportingOverflow(wait).overflow ? .max : think + wait
-            if answered > 0 { answers.append(0x2C) }
             values.questionID = questions[index].id
+            values.questionFields = questions[index].fields
             values.answer = answer
+            if form {
+                let name = CompiledTemplate.formEncoded(recipe.answersKey?.string(values) ?? values.questionID.text)
+                answers.append(0x26)
+                answers.append(contentsOf: name.utf8)
+                answers.append(0x3D)
+                answers.append(contentsOf: CompiledTemplate.formEncoded(answer).utf8)
+                if recipe.formFieldsSlot != nil { answerNames.insert(name[...]) }
+                answered += 1
+                continue
+            }
+            if answered > 0 { answers.append(0x2C) }
             if let item = recipe.answersItem {
                 item.render(values, into: &answers)
             } else {
@@ -98,10 +113,12 @@ extension Respondent {
             }
             answered += 1
         }
-        guard answered > 0 else { return nil }
-        answers.append(list ? 0x5D : 0x7D)
+        guard answered > 0 || page else { return nil }
+        if !form { answers.append(list ? 0x5D : 0x7D) }
         values.answers = answers
-        var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.body?.render(values), collectBody: recipe.readsBody)
+        var request = HTTPRequest(
+            recipe.fixed ?? recipe.template(values), body: recipe.renderBody(values, answerNames: answerNames),
+            collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
         request.cutoff = context.cutoff

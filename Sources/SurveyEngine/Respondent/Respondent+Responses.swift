@@ -4,8 +4,8 @@ extension Respondent {
     /// Reads a questions body, keeping its questions; nil when it keeps the contract, else how
     /// it breaks it (`the questions list is empty`), which the attempt keeps as its detail.
     @inline(never)
-    mutating func accept(questionsIn body: [UInt8], _ context: SurveyContext) -> String? {
-        switch context.questionsCache.questions(in: body, lane: lane) {
+    mutating func accept(questionsIn body: [UInt8], step: Int, _ context: SurveyContext) -> String? {
+        switch context.questionsCache.questions(in: body, step: step, lane: lane) {
         case .success(let list):
             questions = list
             return nil
@@ -39,7 +39,7 @@ extension Respondent {
             case .regex(let pattern):
                 found = pattern.capture(in: text)
             case .formField(let name):
-                found = HTMLForm.value(of: name, in: text)
+                found = name == "*" ? HTMLForm.encodedFields(in: text) : HTMLForm.value(of: name, in: text)
             case .json(let path):
                 switch body.flatMap(path.first) {
                 case .string(let text)?: found = text
@@ -60,9 +60,8 @@ extension Respondent {
             }
             values.append(found)
         }
-        if session.count < context.captures.count { session = Array(repeating: "", count: context.captures.count) }
-        let start = context.captureStarts[step]
-        session.replaceSubrange(start..<(start + values.count), with: values)
+        if session.count < context.captureCount { session = Array(repeating: "", count: context.captureCount) }
+        for (slot, value) in zip(context.captureSlots[step], values) { session[slot] = value }
         return nil
     }
 }

@@ -80,7 +80,7 @@ struct Respondent: Sendable {
                 }
             }
             let ended = await call(next.step, &next.request, context)
-            if !called(next.step, ended, answers: place.answers, &tally, context) { return tally }
+            if !called(next.step, ended, &place, &tally, context) { return tally }
         }
         questions = []
         return tally
@@ -111,15 +111,23 @@ struct Respondent: Sendable {
     private mutating func nextCall(_ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext) -> NextCall? {
         while place.step < context.walk.count {
             let position = place.step
-            if position == context.answeringStep, context.walk[position].perSurvey {
-                place.step += 1
-                if tally.isAbandoned { continue }
+            if position == context.answeringStep, context.walk[position].perSurvey || context.walk[position].perPage {
+                // A page loop stays at its step while its responses list questions (`called`).
+                let page = context.walk[position].perPage
+                if !page { place.step += 1 }
+                if tally.isAbandoned || page && questions.isEmpty {
+                    if page { place.step += 1 }
+                    continue
+                }
                 if let cause = context.stopCause {
                     tally.ending = context.ending(stoppedBy: cause)
                     return nil
                 }
-                guard let survey = surveyRequest(position, context, skipped: &tally.skipped) else { continue }
+                captureMissing = false
+                guard let survey = surveyRequest(position, context, skipped: &tally.skipped, page: page) else { continue }
                 place.answers = survey.answered
+                // The pages posted so far.
+                if page { place.question += 1 }
                 return NextCall(step: position, request: survey.request, think: survey.think)
             }
             if position == context.answeringStep {
@@ -163,8 +171,10 @@ struct Respondent: Sendable {
     /// stopped the call (`tally` then says how the respondent ended).
     @inline(never)
     private mutating func called(
-        _ step: Int, _ ended: CallResult, answers: Int, _ tally: inout RespondentResult, _ context: SurveyContext
+        _ step: Int, _ ended: CallResult, _ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext
     ) -> Bool {
+        let answers = place.answers
+        if context.walk[step].perPage { return calledPage(step, ended, &place, &tally, context) }
         if answers > 0 {
             switch ended {
             case .succeeded: tally.submitted += answers
@@ -189,6 +199,41 @@ struct Respondent: Sendable {
         }
         if !context.walk[step].always, !tally.isAbandoned { tally.ending = .abandoned(reason) }
         return true
+    }
+
+    /// What a page's end leaves behind: its answers submitted or unanswered; the loop goes on
+    /// while a response lists the next page's questions, up to the step's `pages`, and a page
+    /// that failed abandons the respondent, who has no next page.
+    @inline(never)
+    private mutating func calledPage(
+        _ step: Int, _ ended: CallResult, _ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext
+    ) -> Bool {
+        let answers = place.answers
+        switch ended {
+        case .succeeded:
+            tally.submitted += answers
+            if questions.isEmpty {
+                place.step += 1
+            } else if place.question >= context.steps[step].pages {
+                questions = []
+                tally.ending = .abandoned(.pageLimit)
+                place.step += 1
+            } else {
+                putInOrder(context.order)
+            }
+            return true
+        case .stopped:
+            tally.unanswered += answers
+            tally.ending = context.ending(stoppedBy: context.stopCause)
+            return false
+        case .failed, .notSent:
+            tally.unanswered += answers
+            tally.ending = .abandoned(
+                ended == .notSent ? .localResource : captureMissing ? .captureNotFound : .failed(context.steps[step].step))
+            questions = []
+            place.step += 1
+            return true
+        }
     }
 
     /// Orders the fetched questions as the plan says.
@@ -299,7 +344,7 @@ struct Respondent: Sendable {
                 if let expect { detail = expect.failure(in: response) }
                 if detail == nil {
                     kind = .malformedResponse
-                    if context.steps[position].questions != nil { detail = accept(questionsIn: response.body, context) }
+                    if context.steps[position].questions != nil { detail = accept(questionsIn: response.body, step: position, context) }
                     if detail == nil, !context.steps[position].captures.isEmpty { detail = capture(position, from: response, context) }
                 }
                 succeeded = detail == nil

@@ -59,7 +59,9 @@ public struct SurveyAPI: Sendable, Hashable {
             /// or the whole match when it has none.
             case regex(TextPattern)
             /// The value of an HTML form's field, by name: `<input name="YII_CSRF_TOKEN"
-            /// value="…">`, its character references decoded.
+            /// value="…">`, its character references decoded. `*` takes the whole form, every
+            /// field a browser would send back, as a form body (`HTMLForm.fields(in:)`), for a
+            /// form body's `"*"` (`JourneyStep.formFields`).
             case formField(String)
 
             /// As written in a plan: `$.data.token`, `header X-Session-Id`, `form YII_CSRF_TOKEN`.

@@ -20,10 +20,10 @@ final class SurveyContext: Sendable {
     let rows: [[String]]
     /// The `answer.<id>` columns of the data feed: question id → column.
     let answerColumns: [QuestionID: Int]
-    /// Every capture of the journey, in order: `Respondent.session` holds their values.
-    let captures: [SurveyAPI.Capture]
-    /// Where each step's captures start in `captures`, by position.
-    let captureStarts: [Int]
+    /// How many names the journey captures: `Respondent.session` holds a value for each.
+    let captureCount: Int
+    /// The slot in `Respondent.session` of each of a step's captures, by position.
+    let captureSlots: [[Int]]
     let order: QuestionOrder
     let think: ThinkTime
     /// Each step's own think time, by position; nil where it has none.
@@ -63,19 +63,18 @@ final class SurveyContext: Sendable {
     ) {
         let journey = configuration.journey
         steps = journey.steps
-        walk = journey.steps.map { StepWalk(perSurvey: $0.runs == .perSurvey, always: $0.always, readsQuestions: $0.questions != nil) }
+        walk = journey.steps.map {
+            StepWalk(perSurvey: $0.runs == .perSurvey, perPage: $0.runs == .perPage, always: $0.always, readsQuestions: $0.questions != nil)
+        }
         answeringStep = journey.steps.firstIndex { $0.runs.answers } ?? journey.steps.count
         self.requests = requests
         answers = configuration.answers
         answerTemplates = Self.answerTemplates(configuration)
         rows = configuration.data?.rows ?? []
         answerColumns = configuration.data?.answerColumns ?? [:]
-        captures = journey.captures
-        var start = 0
-        captureStarts = journey.steps.map { step in
-            defer { start += step.captures.count }
-            return start
-        }
+        let names = journey.captureNames
+        captureCount = names.count
+        captureSlots = journey.steps.map { step in step.captures.map { names.firstIndex(of: $0.name) ?? 0 } }
         order = configuration.order
         think = configuration.think
         stepThinks = journey.steps.map(\.think)
@@ -105,15 +104,23 @@ final class SurveyContext: Sendable {
             cutoff = nil
         }
         self.seed = seed
-        // One step reads the questions (the plan reader makes sure of it): the cache reads its shape.
-        questionsCache = QuestionsCache(lanes: lanes, shape: journey.steps.lazy.compactMap(\.questions).first ?? .contract)
+        let fields = journey.questionFields
+        questionsCache = QuestionsCache(
+            lanes: lanes,
+            shapes: journey.steps.map { step in
+                step.questions.map { shape in
+                    var shape = shape
+                    shape.fields = fields
+                    return shape
+                }
+            }, pages: journey.steps.map { $0.runs == .perPage })
     }
 
     /// The answers of `configuration` that hold variables, compiled; a text that does not read
     /// as a template is taken as it is (the plan reader has refused it already).
     private static func answerTemplates(_ configuration: RunConfiguration) -> [String: CompiledTemplate] {
         let columns = configuration.data?.columns ?? []
-        let captures = configuration.journey.captures.map(\.name)
+        let captures = configuration.journey.captureNames
         var templates: [String: CompiledTemplate] = [:]
         let texts = configuration.answers.byQuestion.values.joined() + (configuration.answers.fallback ?? [])
         for text in texts where TextTemplate.mentionsVariables(text) {
@@ -161,6 +168,8 @@ extension SurveyContext {
 struct StepWalk: Sendable {
     /// Whether it sends every answer at once (`JourneyStep.Runs.perSurvey`).
     var perSurvey: Bool
+    /// Whether it sends a page's answers, and reads the next page (`JourneyStep.Runs.perPage`).
+    var perPage: Bool
     /// Whether it runs after an abandonment too.
     var always: Bool
     /// Whether its response lists the questions.

@@ -39,7 +39,10 @@ public struct QuestionID: Sendable, Hashable, CustomStringConvertible, Expressib
 public struct SurveyQuestion: Sendable, Hashable {
     /// The question's id, unique within a list: what a submit names and `AnswerBook` keys on.
     public var id: QuestionID
-    var text: String
+    /// Its wording.
+    public var text: String
+    /// Its other fields the journey uses (`Shape.fields`), as text, in that order.
+    public var fields: [String] = []
 
     /// A question with its id and wording.
     public init(id: QuestionID, text: String) {
@@ -64,6 +67,13 @@ public struct SurveyQuestion: Sendable, Hashable {
         public var id: JSONPath
         /// Where a question holds its text.
         public var text: JSONPath
+        /// Instead of JSON paths, a regular expression over the body (an HTML page): each match
+        /// is a question, its first group the id and its second, if any, the text; an id found
+        /// again is the same question (a radio button's every choice names it).
+        public var pattern: TextPattern?
+        /// The other fields each question is read with, for `${question.FIELD}`: a string as it
+        /// is, a number as its digits. A question without one breaks the contract.
+        public var fields: [String] = []
 
         /// A shape; the defaults are the survey contract.
         public init(
@@ -72,6 +82,12 @@ public struct SurveyQuestion: Sendable, Hashable {
             self.list = list
             self.id = id
             self.text = text
+        }
+
+        /// The questions found by `pattern` in a body.
+        public init(pattern: TextPattern) {
+            self.init()
+            self.pattern = pattern
         }
 
         /// The survey contract: `[{"id": 1, "question": "…"}, …]`.
@@ -83,7 +99,27 @@ public struct SurveyQuestion: Sendable, Hashable {
     /// ignored. With another `shape`, the questions are found where its paths say: a path that
     /// may select many (`[*]`) takes every question it selects, the elements of every list it
     /// selects.
-    public static func list(from body: some Collection<UInt8>, shape: Shape = .contract) -> Result<[SurveyQuestion], ContractError> {
+    /// With `page`, the response of a page loop: no list, or an empty one, is the last page's
+    /// response, and reads as no questions.
+    public static func list(
+        from body: some Collection<UInt8>, shape: Shape = .contract, page: Bool = false
+    ) -> Result<[SurveyQuestion], ContractError> {
+        if let pattern = shape.pattern {
+            if let field = shape.fields.first {
+                return .failure(ContractError(description: "questions found by a regex have no '\(field)' (for ${question.\(field)})"))
+            }
+            var questions: [SurveyQuestion] = []
+            var seen = Set<QuestionID>()
+            for match in pattern.matches(in: String(decoding: body, as: UTF8.self)) {
+                guard !match.first.isEmpty, !match.first.unicodeScalars.contains(where: HTTPSyntax.isControl) else { continue }
+                let id = QuestionID(match.first)
+                if seen.insert(id).inserted { questions.append(SurveyQuestion(id: id, text: match.second ?? match.first)) }
+            }
+            if questions.isEmpty, !page {
+                return .failure(ContractError(description: "no question matches regex \(pattern)"))
+            }
+            return .success(questions)
+        }
         let value: JSONValue
         switch JSONValue.parse(body) {
         case .success(let parsed): value = parsed
@@ -97,7 +133,8 @@ public struct SurveyQuestion: Sendable, Hashable {
                 return [match]
             }
         } else {
-            guard let list = matches.first else {
+            guard let list = matches.first, !(page && list == .null) else {
+                if page { return .success([]) }
                 return .failure(ContractError(description: "the questions response has no '\(shape.list)'"))
             }
             guard case .array(let elements) = list else {
@@ -105,7 +142,9 @@ public struct SurveyQuestion: Sendable, Hashable {
             }
             items = elements
         }
-        guard !items.isEmpty else { return .failure(ContractError(description: "the questions list is empty")) }
+        guard !items.isEmpty else {
+            return page ? .success([]) : .failure(ContractError(description: "the questions list is empty"))
+        }
         var questions: [SurveyQuestion] = []
         questions.reserveCapacity(items.count)
         var seen = Set<QuestionID>()
@@ -128,7 +167,18 @@ public struct SurveyQuestion: Sendable, Hashable {
             guard seen.insert(id).inserted else {
                 return .failure(ContractError(description: "question id \(id) appears twice"))
             }
-            questions.append(SurveyQuestion(id: id, text: text))
+            var question = SurveyQuestion(id: id, text: text)
+            for field in shape.fields {
+                let path = try? JSONPath(parsing: field)
+                switch path.flatMap({ $0.first(in: item) }) {
+                case .string(let value)?: question.fields.append(value)
+                case .integer(let value)?: question.fields.append(String(value))
+                case .number(let value)?: question.fields.append(JSONValue.number(value).json)
+                case .bool(let value)?: question.fields.append(String(value))
+                default: return .failure(ContractError(description: "question \(index + 1) has no '\(field)' (for ${question.\(field)})"))
+                }
+            }
+            questions.append(question)
         }
         return .success(questions)
     }

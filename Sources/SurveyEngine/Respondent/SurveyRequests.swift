@@ -29,11 +29,18 @@ struct SurveyRequests: Sendable {
         /// or its item in a list (`JourneyStep.AnswersShape`).
         let answersKey: CompiledTemplate?
         let answersItem: CompiledTemplate?
+        /// Whether the body is a form's fields: `${answers}` is then `&name=value` per answer.
+        let isForm: Bool
+        /// For a form body, the slot of the captured form whose fields go first
+        /// (`JourneyStep.formFields`), and the names the body sets itself, encoded.
+        let formFieldsSlot: Int?
+        let formNames: Set<Substring>
 
         init(
             method: String, fixed: HTTPRequest.Template?, path: CompiledTemplate, headers: [(name: String, value: CompiledTemplate)],
             hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int], readsBody: Bool,
-            readsHeaders: Bool, readsCookies: Bool = false, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil
+            readsHeaders: Bool, readsCookies: Bool = false, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil,
+            isForm: Bool = false, formFieldsSlot: Int? = nil, formNames: Set<Substring> = []
         ) {
             self.method = method
             self.fixed = fixed
@@ -49,6 +56,30 @@ struct SurveyRequests: Sendable {
             self.readsCookies = readsCookies
             self.answersKey = answersKey
             self.answersItem = answersItem
+            self.isForm = isForm
+            self.formFieldsSlot = formFieldsSlot
+            self.formNames = formNames
+        }
+
+        /// The body for these values; for a form, after the captured form's fields that neither
+        /// the body nor an answer (`answerNames`, encoded) sets again.
+        func renderBody(_ values: CompiledTemplate.Values, answerNames: Set<Substring> = []) -> [UInt8]? {
+            guard let body else { return nil }
+            guard isForm else { return body.render(values) }
+            var rendered = body.render(values)
+            // Answers after no field: no `&` before the first.
+            if rendered.first == 0x26 { rendered.removeFirst() }
+            guard let slot = formFieldsSlot, slot < values.session.count, !values.session[slot].isEmpty else { return rendered }
+            var bytes: [UInt8] = []
+            for field in values.session[slot].split(separator: "&") {
+                let name = field.prefix { $0 != "=" }
+                if formNames.contains(name) || answerNames.contains(name) { continue }
+                if !bytes.isEmpty { bytes.append(0x26) }
+                bytes.append(contentsOf: field.utf8)
+            }
+            if !bytes.isEmpty, !rendered.isEmpty { bytes.append(0x26) }
+            bytes.append(contentsOf: rendered)
+            return bytes
         }
 
         /// Whether the head changes with every submit (`${question.id}` or `${answer}` in it).
@@ -111,16 +142,19 @@ struct SurveyRequests: Sendable {
     /// cannot use there: a step may use the captures of the steps before it, and only a step
     /// per question the question and its answer.
     init(journey: Journey, headers apiHeaders: [HTTPHeader], target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
-        let captures = journey.captures.map(\.name)
+        let captures = journey.captureNames
+        let fields = journey.questionFields
         var recipes: [Recipe] = []
         var capturedBefore: Set<String> = []
         for step in journey.steps {
             let name = step.step.name
             var allowed: Set<Kind> = [.row, .respondent, .session]
             if step.runs == .perQuestion { allowed.insert(.question) }
-            if step.runs == .perSurvey { allowed.insert(.answers) }
+            let sendsAnswers = step.runs == .perSurvey || step.runs == .perPage
+            if sendsAnswers { allowed.insert(.answers) }
             let path = try Self.compile(
-                step.call.path, .path, name: "the \(name) path", columns, captures, allowed, capturedBefore, prefix: target.basePath)
+                step.call.path, .path, name: "the \(name) path", columns, captures, allowed, capturedBefore, fields, prefix: target.basePath
+            )
             var headers: [(name: String, value: CompiledTemplate)] = []
             // The API's headers that need a value no step has captured yet are left out: the
             // login goes before any session.
@@ -138,7 +172,7 @@ struct SurveyRequests: Sendable {
             }
             for header in shared + step.headers + contentType {
                 let value = try Self.compile(
-                    header.value, .text, name: "the header \(header.name)", columns, captures, allowed, capturedBefore)
+                    header.value, .text, name: "the header \(header.name)", columns, captures, allowed, capturedBefore, fields)
                 headers.append((header.name, value))
             }
             let bodyEncoding: CompiledTemplate.Encoding =
@@ -147,21 +181,24 @@ struct SurveyRequests: Sendable {
                 case .form: .form
                 case .text: .text
                 }
-            let bodyTemplate = try (step.body ?? (step.runs == .perSurvey ? "${answers}" : nil)).map { (text) throws(HTTPSyntaxError) in
-                try Self.compile(text, bodyEncoding, name: "the \(name) body", columns, captures, allowed, capturedBefore)
+            let isForm = step.body != nil && step.bodyFormat == .form
+            // A form's answers go after its fields.
+            let bodyText = isForm && sendsAnswers ? step.body.map { $0 + "${answers}" } : step.body ?? (sendsAnswers ? "${answers}" : nil)
+            let bodyTemplate = try bodyText.map { (text) throws(HTTPSyntaxError) in
+                try Self.compile(text, bodyEncoding, name: "the \(name) body", columns, captures, allowed, capturedBefore, fields)
             }
             // Each answer's key or item, filled in per question.
             var answersKey: CompiledTemplate?
             var answersItem: CompiledTemplate?
-            if step.runs == .perSurvey {
+            if sendsAnswers {
                 let perAnswer = allowed.subtracting([.answers]).union([.question])
                 switch step.answers {
                 case .object(let key):
                     answersKey = try Self.compile(
-                        key, .text, name: "the \(name) answers' key", columns, captures, perAnswer, capturedBefore)
+                        key, .text, name: "the \(name) answers' key", columns, captures, perAnswer, capturedBefore, fields)
                 case .list(let item):
                     answersItem = try Self.compile(
-                        item, .json, name: "the \(name) answers' item", columns, captures, perAnswer, capturedBefore)
+                        item, .json, name: "the \(name) answers' item", columns, captures, perAnswer, capturedBefore, fields)
                 }
             }
             // Checked once, every variable standing in as `x`: the literal parts must frame a
@@ -172,7 +209,8 @@ struct SurveyRequests: Sendable {
             let checked = try HTTPRequest.Template(
                 method: step.call.method, path: path.string(sample), target: target,
                 headers: headers.map { HTTPHeader(name: $0.name, value: $0.value.string(sample)) })
-            let used = ([step.call.path, step.body ?? ""] + shared.map(\.value) + step.headers.map(\.value)).map(Self.sessionNames)
+            let spread = step.formFields.map { "${session.\($0)}" } ?? ""
+            let used = ([step.call.path, step.body ?? "", spread] + shared.map(\.value) + step.headers.map(\.value)).map(Self.sessionNames)
             let slots = captures.indices.filter { index in used.contains { $0.contains(captures[index]) } }
             let varies = path.constant == nil || headers.contains { $0.value.constant == nil }
             recipes.append(
@@ -180,10 +218,17 @@ struct SurveyRequests: Sendable {
                     method: step.call.method, fixed: varies ? nil : checked, path: path, headers: headers,
                     hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
                     secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders,
-                    readsCookies: step.readsCookies, answersKey: answersKey, answersItem: answersItem))
+                    readsCookies: step.readsCookies, answersKey: answersKey, answersItem: answersItem, isForm: isForm,
+                    formFieldsSlot: step.formFields.flatMap { captures.firstIndex(of: $0) },
+                    formNames: isForm ? Self.formNames(step.body ?? "") : []))
             capturedBefore.formUnion(step.captures.map(\.name))
         }
         self.recipes = recipes
+    }
+
+    /// The names of a form body's fields, as encoded in it.
+    static func formNames(_ body: String) -> Set<Substring> {
+        Set(body.split(separator: "&").map { $0.prefix { $0 != "=" } })
     }
 
     /// The captures a header value uses (`${session.NAME}`).
@@ -200,14 +245,14 @@ struct SurveyRequests: Sendable {
         case .row: .row
         case .respondentID: .respondent
         case .session: .session
-        case .questionID, .answer: .question
+        case .questionID, .questionField, .answer: .question
         case .answers: .answers
         }
     }
 
     private static func compile(
         _ text: String, _ encoding: CompiledTemplate.Encoding, name: String, _ columns: [String], _ captures: [String],
-        _ allowed: Set<Kind>, _ capturedBefore: Set<String>, prefix: String = ""
+        _ allowed: Set<Kind>, _ capturedBefore: Set<String>, _ fields: [String], prefix: String = ""
     ) throws(HTTPSyntaxError) -> CompiledTemplate {
         do throws(TemplateError) {
             let template = try TextTemplate(parsing: text)
@@ -220,7 +265,7 @@ struct SurveyRequests: Sendable {
                 }
             }
             let whole = prefix.isEmpty ? template : TextTemplate(segments: [.literal(prefix)] + template.segments)
-            return try CompiledTemplate(whole, encoding, columns: columns, captures: captures)
+            return try CompiledTemplate(whole, encoding, columns: columns, captures: captures, questionFields: fields)
         } catch {
             throw HTTPSyntaxError("\(name): \(error.description)", offset: error.offset)
         }

@@ -14,6 +14,9 @@ public struct TextTemplate: Sendable, Hashable {
         case respondentID
         /// The id of the question being submitted.
         case questionID
+        /// Another field of the question being submitted, as the API listed it: a path in its
+        /// item (`${question.gid}`, `${question.page.id}`).
+        case questionField(String)
         /// The answer being submitted.
         case answer
         /// A value captured from the login response (`api.capture`).
@@ -28,6 +31,7 @@ public struct TextTemplate: Sendable, Hashable {
             case .row(let column): "${row.\(column)}"
             case .respondentID: "${respondent.id}"
             case .questionID: "${question.id}"
+            case .questionField(let path): "${question.\(path)}"
             case .answer: "${answer}"
             case .session(let name): "${session.\(name)}"
             case .answers: "${answers}"
@@ -78,7 +82,7 @@ public struct TextTemplate: Sendable, Hashable {
             let name = String(String.UnicodeScalarView(scalars[(index + 2)..<close]))
             guard let variable = Self.variable(named: name) else {
                 throw TemplateError(
-                    "unknown variable '${\(name)}' (known: ${row.COLUMN}, ${respondent.id}, ${question.id}, ${answer}, ${answers}, "
+                    "unknown variable '${\(name)}' (known: ${row.COLUMN}, ${respondent.id}, ${question.id}, ${question.FIELD}, ${answer}, ${answers}, "
                         + "${session.NAME})",
                     offset: index)
             }
@@ -119,6 +123,9 @@ public struct TextTemplate: Sendable, Hashable {
         default:
             if name.hasPrefix("row."), name.count > 4 { return .row(String(name.dropFirst(4))) }
             if name.hasPrefix("session."), name.count > 8 { return .session(String(name.dropFirst(8))) }
+            if name.hasPrefix("question."), name.count > 9, (try? JSONPath(parsing: String(name.dropFirst(9)))) != nil {
+                return .questionField(String(name.dropFirst(9)))
+            }
             return nil
         }
     }

@@ -149,7 +149,7 @@ import Testing
         ),
         (
             lines("journey:", "  a:", "    request: POST /a", "    form:", "      x: ${answers}"), 5, 10,
-            "${answers} can only be used in the body of a step that runs per_survey"
+            "${answers} can only be used in the JSON body of a step that runs per_survey or per_page"
         ),
         (lines("journey:", "  a:", "    request: /a", "    capture:", "      t: regex ("), 5, 10, "'(' is not a regular expression"),
         (lines("journey:", "  a:", "    request: /a", "    capture:", "      t: cookie"), 5, 10, "expected a cookie's name after 'cookie'"),
@@ -161,7 +161,36 @@ import Testing
         (
             lines(
                 "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: POST /a", "    runs: per_survey",
-                "    form:", "      all: x"), 8, 5, "a step per survey sends its answers in a JSON 'body' (${answers}), not in 'form'"
+                "    text: x"), 8, 5, "a step per survey sends its answers in a JSON 'body' (${answers}) or a 'form', not in 'text'"
+        ),
+        (
+            lines("journey:", "  q:", "    request: /q", "    questions: $", "  p:", "    request: POST /p", "    runs: per_page"), 7, 5,
+            "a page loop needs 'journey.p.questions': where its response lists the next page's questions"
+        ),
+        (
+            lines("journey:", "  p:", "    request: POST /p", "    runs: per_page", "    questions: $.questions"), 4, 5,
+            "'journey.p' runs per page, but no step before it reads the questions"
+        ),
+        (lines("journey:", "  q:", "    request: /q", "    pages: 3"), 4, 5, "'journey.q.pages' needs 'runs: per_page'"),
+        (
+            lines(
+                "journey:", "  q:", "    request: /q", "    questions: $", "  p:", "    request: POST /p", "    runs: per_page",
+                "    questions: $", "    pages: 0"), 9, 12, "pages must be between 1 and 10000, found 0"
+        ),
+        (lines("journey:", "  q:", "    request: /q", "    questions: regex (x"), 4, 16, "'(x' is not a regular expression"),
+        (
+            lines("journey:", "  q:", "    request: /q", "    questions: regex x(.*)", "    question_id: id"), 5, 5,
+            "'journey.q.question_id' and 'question_text' go with a JSON path"
+        ),
+        (
+            lines("journey:", "  a:", "    request: POST /a", "    form:", "      \"*\": x"), 5, 12,
+            "'journey.a.form.*' takes a form captured whole, '${session.NAME}' with 'capture: NAME: form *', found 'x'"
+        ),
+        (
+            lines(
+                "journey:", "  a:", "    request: /a", "    capture:", "      t: form token", "  b:", "    request: POST /b", "    form:",
+                "      \"*\": ${session.t}"), 8, 5,
+            "'journey.b.form' puts first the fields of '${session.t}', which no step captures as 'form *'"
         ),
         (lines("journey:", "  a:", "    request: /x", "api:", "  submit: /y"), 5, 3, "'api.submit' is not used with 'journey'"),
         (
@@ -181,7 +210,7 @@ import Testing
         ),
         (
             lines("journey:", "  a:", "    request: POST /a", "    body: '{\"x\": ${answers}}'"), 4, 11,
-            "${answers} can only be used in the body of a step that runs per_survey, not in 'journey.a.body'"
+            "${answers} can only be used in the JSON body of a step that runs per_survey or per_page, not in 'journey.a.body'"
         ),
         (
             lines("journey:", "  a:", "    request: POST /a", "    answers_key: 'X${question.id}'"), 4, 5,
@@ -196,7 +225,8 @@ import Testing
         (
             lines(
                 "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: POST /a", "    runs: per_survey",
-                "    answers_item: '{\"v\": ${answers}}'"), 8, 19, "${answers} can only be used in the body of a step that runs per_survey"
+                "    answers_item: '{\"v\": ${answers}}'"), 8, 19,
+            "${answers} can only be used in the JSON body of a step that runs per_survey"
         ),
         (
             lines("journey:", "  a:", "    request: /a", "    runs: per_question", "  q:", "    request: /q", "    questions: $"), 4, 5,

@@ -1,0 +1,307 @@
+import SurveyEngine
+import Synchronization
+
+/// The survey API shapes the reference server speaks: the survey contract's, and three shapes
+/// that survey platforms have, for rehearsing a declared journey (`builtin.api`, `serve --api`).
+/// Each counts what it stored (`ReferenceServerStats.stored`), so that a run's report can be
+/// reconciled with the server's own count.
+enum SurveyStyle: String, Sendable, Hashable, CaseIterable {
+    /// `GET /questions`, then `POST /question/submit` per answer: the survey app's API.
+    case contract
+    /// Page by page in a session, question ids strings: `POST /sessions` opens one and gives the
+    /// first page, `POST /sessions/{id}` with `{"answers": {"q1": "…", …}}` takes the page and
+    /// gives the next, until `{"questions": [], "done": true}` (the response is stored then);
+    /// `DELETE /sessions/{id}` ends the session, finished or not.
+    case pages
+    /// The whole response in one POST: `GET /survey` lists pages of questions, and
+    /// `POST /responses` takes `{"answers": [{"question": "q1", "value": "…"}, …]}`.
+    case onePost = "one_post"
+    /// JSON-RPC at `POST /rpc`, with errors inside a `200`: `get_session_key`, `list_questions`,
+    /// `add_response` with every answer keyed `900001X1X<qid>`, `release_session_key`.
+    case jsonRPC = "jsonrpc"
+
+    /// The questions on one page of the `pages` and `one_post` shapes.
+    static let pageSize = 3
+    /// The survey id of the `jsonrpc` shape: answers are keyed `900001X1X<qid>`.
+    static let rpcSurvey = 900_001
+
+    /// The ids the shape gives the questions: strings `q1`, `q2`, … but for the contract's and
+    /// JSON-RPC's own integers.
+    func id(of question: SurveyQuestion, at index: Int) -> String {
+        self == .contract || self == .jsonRPC ? question.id.text : "q\(index + 1)"
+    }
+}
+
+/// What the reference server stored and the sessions it keeps, for the shapes besides the
+/// contract's.
+final class StyleBook: Sendable {
+    /// The most sessions or keys kept open; beyond them, opening one is answered `503`.
+    static let capacity = 1_000_000
+
+    private struct State {
+        var opened: UInt64 = 0
+        /// `pages`: session → the page it is at (from 0) and the answers taken so far.
+        var pages: [String: (page: Int, answers: Int)] = [:]
+        /// `jsonrpc`: keys handed out and not released.
+        var keys: Set<String> = []
+        var storedResponses = 0
+        var storedAnswers = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Responses stored whole, and the answers in them.
+    var stored: (responses: Int, answers: Int) {
+        state.withLock { ($0.storedResponses, $0.storedAnswers) }
+    }
+
+    /// A new session id or key, made from the seed and its number; nil when full.
+    func open(seed: UInt64, prefix: String, rpc: Bool) -> String? {
+        state.withLock { state -> String? in
+            guard (rpc ? state.keys.count : state.pages.count) < Self.capacity else { return nil }
+            state.opened += 1
+            let id = prefix + SessionBook.hex(SplitMix64.mix(seed ^ SplitMix64.mix(state.opened)))
+            if rpc { state.keys.insert(id) } else { state.pages[id] = (0, 0) }
+            return id
+        }
+    }
+
+    /// The page session `id` is at; nil for none.
+    func page(of id: String) -> Int? {
+        state.withLock { $0.pages[id]?.page }
+    }
+
+    /// Takes page `page` of session `id` with `answers` answers: the session moves on, and its
+    /// response is stored when that was the last of `pages`. False when the session is not at
+    /// that page.
+    func take(page: Int, of id: String, answers: Int, pages: Int) -> Bool {
+        state.withLock { state in
+            guard let session = state.pages[id], session.page == page else { return false }
+            let taken = session.answers + answers
+            // A finished session stays until it is closed, at a page past the last.
+            state.pages[id] = (page + 1, taken)
+            if page + 1 >= pages {
+                state.storedResponses += 1
+                state.storedAnswers += taken
+            }
+            return true
+        }
+    }
+
+    /// Ends a page session, finished or not (an unfinished one is not stored); false when there
+    /// is none.
+    func close(page id: String) -> Bool {
+        state.withLock { $0.pages.removeValue(forKey: id) != nil }
+    }
+
+    /// Whether `key` was handed out and not released.
+    func isOpen(key: String) -> Bool {
+        state.withLock { $0.keys.contains(key) }
+    }
+
+    /// Releases a key; false when it was not open.
+    func release(key: String) -> Bool {
+        state.withLock { $0.keys.remove(key) != nil }
+    }
+
+    /// Counts a response stored whole with `answers` answers.
+    func store(answers: Int) {
+        state.withLock {
+            $0.storedResponses += 1
+            $0.storedAnswers += answers
+        }
+    }
+}
+
+/// The routes and answers of the shapes besides the contract's. Faults are drawn before, by
+/// `ReferenceServerState`: what is left here is what the shape itself answers.
+struct StyleRoutes: Sendable {
+    let style: SurveyStyle
+    let questions: [SurveyQuestion]
+    let seed: UInt64
+    let book = StyleBook()
+    /// The ids the shape gives the questions, in order, and each one's position.
+    private let ids: [String]
+    private let positions: [String: Int]
+    private let surveyBody: [UInt8]
+
+    init(style: SurveyStyle, questions: [SurveyQuestion], seed: UInt64) {
+        self.style = style
+        self.questions = questions
+        self.seed = seed
+        let ids = questions.enumerated().map { style.id(of: $1, at: $0) }
+        self.ids = ids
+        positions = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var pages: [String] = []
+        for start in stride(from: 0, to: questions.count, by: SurveyStyle.pageSize) {
+            let end = min(start + SurveyStyle.pageSize, questions.count)
+            let items = (start..<end).map { "{\"id\":\(JSONValue.quoted(ids[$0])),\"heading\":\(JSONValue.quoted(questions[$0].text))}" }
+            pages.append("{\"id\":\"p\(pages.count + 1)\",\"questions\":[\(items.joined(separator: ","))]}")
+        }
+        surveyBody = Array("{\"survey\":{\"id\":\"s1\",\"pages\":[\(pages.joined(separator: ","))]}}".utf8)
+    }
+
+    /// Which of the server's counted endpoints a request is: `session`, `questions`, `submit`
+    /// or `other`.
+    func endpoint(_ request: HTTPServerRequest) -> String {
+        let path = request.pathWithoutQuery
+        switch style {
+        case .contract: return "other"
+        case .pages:
+            if path == "/sessions" { return "session" }
+            guard path.hasPrefix("/sessions/") else { return "other" }
+            return request.method == "DELETE" ? "session" : "submit"
+        case .onePost:
+            return path == "/survey" ? "questions" : path == "/responses" ? "submit" : "other"
+        case .jsonRPC:
+            guard path == "/rpc", case .success(let call) = JSONValue.parse(request.body), case .string(let method)? = call["method"]
+            else { return path == "/rpc" ? "session" : "other" }
+            switch method {
+            case "list_questions": return "questions"
+            case "add_response": return "submit"
+            default: return "session"
+            }
+        }
+    }
+
+    /// The shape's answer to a request, and the outcome it is counted under; `failed` says
+    /// whether this request meets `--fail-rate`'s refusal (drawn by the caller).
+    func respond(_ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
+        switch style {
+        case .contract: return (HTTPServerResponse(status: 404), "404")
+        case .pages: return pages(request, failed: failed)
+        case .onePost: return onePost(request, failed: failed)
+        case .jsonRPC: return rpc(request, failed: failed)
+        }
+    }
+
+    private static func json(_ status: Int, _ text: String) -> HTTPServerResponse {
+        .json(status, Array(text.utf8))
+    }
+
+    /// The `index`-th page's questions as JSON, `[]` past the last.
+    private func page(_ index: Int) -> String {
+        let start = index * SurveyStyle.pageSize
+        guard start < questions.count else { return "[]" }
+        let items = (start..<min(start + SurveyStyle.pageSize, questions.count)).map {
+            "{\"id\":\(JSONValue.quoted(ids[$0])),\"text\":\(JSONValue.quoted(questions[$0].text))}"
+        }
+        return "[" + items.joined(separator: ",") + "]"
+    }
+
+    private var pageCount: Int { (questions.count + SurveyStyle.pageSize - 1) / SurveyStyle.pageSize }
+
+    private func pages(_ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
+        let path = request.pathWithoutQuery
+        if path == "/sessions" {
+            guard request.method == "POST" else { return (HTTPServerResponse(status: 405), "405") }
+            if !request.body.isEmpty, case .failure = JSONValue.parse(request.body) {
+                return (Self.json(400, #"{"error":"the body is not JSON"}"#), "400")
+            }
+            guard let id = book.open(seed: seed, prefix: "FS_", rpc: false) else { return (HTTPServerResponse(status: 503), "503") }
+            return (Self.json(201, "{\"session\":\(JSONValue.quoted(id)),\"page\":1,\"questions\":\(page(0)),\"done\":false}"), "201")
+        }
+        guard path.hasPrefix("/sessions/") else { return (HTTPServerResponse(status: 404), "404") }
+        let id = String(path.dropFirst("/sessions/".count))
+        if request.method == "DELETE" {
+            return book.close(page: id)
+                ? (HTTPServerResponse(status: 204), "204") : (Self.json(404, #"{"error":"no such session"}"#), "404")
+        }
+        guard request.method == "POST" else { return (HTTPServerResponse(status: 405), "405") }
+        guard let at = book.page(of: id) else { return (Self.json(404, #"{"error":"no such session"}"#), "404") }
+        guard at < pageCount else { return (Self.json(409, #"{"error":"the survey is finished"}"#), "409") }
+        guard case .success(let body) = JSONValue.parse(request.body), case .object(let answers)? = body["answers"] else {
+            return (Self.json(400, #"{"error":"expected {\"answers\": {…}}"}"#), "400 invalid")
+        }
+        let wanted = Set((at * SurveyStyle.pageSize..<min((at + 1) * SurveyStyle.pageSize, questions.count)).map { ids[$0] })
+        let given = Set(answers.map(\.0))
+        guard given == wanted, answers.allSatisfy({ if case .string = $0.1 { true } else { false } }) else {
+            // A page posted again after the server moved on (a retry) names the last page's questions.
+            let status = given.isDisjoint(with: wanted) && !given.isEmpty ? 409 : 400
+            return (Self.json(status, #"{"error":"the answers are not this page's questions"}"#), status == 409 ? "409" : "400 invalid")
+        }
+        if failed { return (Self.json(400, #"{"error":"the page was refused"}"#), "400") }
+        guard book.take(page: at, of: id, answers: answers.count, pages: pageCount) else {
+            return (Self.json(409, #"{"error":"the page was taken already"}"#), "409")
+        }
+        let done = at + 1 >= pageCount
+        return (Self.json(200, "{\"page\":\(at + 2),\"questions\":\(page(at + 1)),\"done\":\(done)}"), "200")
+    }
+
+    private func onePost(_ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
+        switch (request.pathWithoutQuery, request.method) {
+        case ("/survey", "GET"): return (.json(200, surveyBody), "200")
+        case ("/responses", "POST"):
+            guard case .success(let body) = JSONValue.parse(request.body), case .array(let answers)? = body["answers"], !answers.isEmpty
+            else { return (Self.json(400, #"{"error":"expected {\"answers\": [...]}"}"#), "400 invalid") }
+            var seen = Set<String>()
+            for answer in answers {
+                guard case .string(let question)? = answer["question"], positions[question] != nil, case .string? = answer["value"],
+                    seen.insert(question).inserted
+                else { return (Self.json(400, #"{"error":"an answer names no question of the survey, or one twice"}"#), "400 invalid") }
+            }
+            if failed { return (Self.json(400, #"{"error":"the response was refused"}"#), "400") }
+            book.store(answers: answers.count)
+            let (stored, _) = book.stored
+            return (Self.json(201, "{\"id\":\"r\(stored)\"}"), "201")
+        case ("/survey", _), ("/responses", _): return (HTTPServerResponse(status: 405), "405")
+        default: return (HTTPServerResponse(status: 404), "404")
+        }
+    }
+
+    /// JSON-RPC as LimeSurvey's RemoteControl answers it: every answer a `200` with `id`,
+    /// `result` and `error`; a bad key or a refusal is a `{"status": "…"}` result.
+    private func rpc(_ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
+        guard request.pathWithoutQuery == "/rpc" else { return (HTTPServerResponse(status: 404), "404") }
+        guard request.method == "POST" else { return (HTTPServerResponse(status: 405), "405") }
+        func reply(_ id: JSONValue?, result: String, error: String = "null", outcome: String = "200") -> (HTTPServerResponse, String) {
+            (Self.json(200, "{\"id\":\((id ?? .null).json),\"result\":\(result),\"error\":\(error)}"), outcome)
+        }
+        func status(_ id: JSONValue?, _ text: String) -> (HTTPServerResponse, String) {
+            reply(id, result: "{\"status\":\(JSONValue.quoted(text))}", outcome: "200 refused")
+        }
+        guard case .success(let call) = JSONValue.parse(request.body), case .string(let method)? = call["method"] else {
+            return reply(nil, result: "null", error: "\"the request is not a JSON-RPC call\"", outcome: "200 error")
+        }
+        let id = call["id"]
+        let params: [JSONValue]
+        if case .array(let list)? = call["params"] { params = list } else { params = [] }
+        func key() -> String? {
+            if case .string(let key)? = params.first, book.isOpen(key: key) { return key }
+            return nil
+        }
+        switch method {
+        case "get_session_key":
+            guard params.count >= 2 else { return status(id, "Invalid user name or password") }
+            guard let key = book.open(seed: seed, prefix: "", rpc: true) else { return status(id, "Too many sessions") }
+            return reply(id, result: JSONValue.quoted(key))
+        case "release_session_key":
+            guard case .string(let key)? = params.first else { return status(id, "Invalid session key") }
+            _ = book.release(key: key)
+            return reply(id, result: "\"OK\"")
+        case "list_questions":
+            guard key() != nil else { return status(id, "Invalid session key") }
+            let items = questions.map { question in
+                "{\"qid\":\(question.id.text),\"gid\":1,\"sid\":\(SurveyStyle.rpcSurvey),\"title\":\"Q\(question.id.text)\","
+                    + "\"question\":\(JSONValue.quoted(question.text))}"
+            }
+            return reply(id, result: "[" + items.joined(separator: ",") + "]")
+        case "add_response":
+            guard key() != nil else { return status(id, "Invalid session key") }
+            guard params.count >= 3, case .object(let fields) = params[2] else { return status(id, "Invalid response data") }
+            let prefix = "\(SurveyStyle.rpcSurvey)X1X"
+            var answers = 0
+            for (name, _) in fields where name != "submitdate" {
+                guard name.hasPrefix(prefix), positions[String(name.dropFirst(prefix.count))] != nil else {
+                    return status(id, "Invalid field \(name)")
+                }
+                answers += 1
+            }
+            if failed { return status(id, "Unable to add response") }
+            book.store(answers: answers)
+            return reply(id, result: JSONValue.quoted(String(book.stored.responses)))
+        default:
+            return reply(id, result: "null", error: JSONValue.quoted("unknown method \(method)"), outcome: "200 error")
+        }
+    }
+}
