@@ -345,7 +345,10 @@ struct Respondent: Sendable {
                 if detail == nil {
                     kind = .malformedResponse
                     if context.steps[position].questions != nil { detail = accept(questionsIn: response.body, step: position, context) }
-                    if detail == nil, !context.steps[position].captures.isEmpty { detail = capture(position, from: response, context) }
+                    // A page loop's last page (no questions) need not carry what a next page would need.
+                    if detail == nil, !context.steps[position].captures.isEmpty, !context.walk[position].perPage || !questions.isEmpty {
+                        detail = capture(position, from: response, context)
+                    }
                 }
                 succeeded = detail == nil
                 outcome = succeeded ? .status(response.status) : .error(kind)
