@@ -161,6 +161,7 @@ extension Plan {
             // Keys added later show only where given, so that digests of plans without them stay as they were.
             if step.runs == .perPage { keys.append("pages: \(step.pages)") }
             if let fields = step.formFields { keys.append("form_fields: \(fields)") }
+            if let value = step.answersValue { keys.append("answers_value: " + shownText("\(base).answers_value", value)) }
             keys += Self.canonical(run.retry[step.step]).map { "retry.\($0.0): \($0.1)" }
             return "\(step.step.name): {" + keys.joined(separator: ", ") + "}"
         }

@@ -135,7 +135,7 @@ extension PlanDecoder {
         for use in uses { check(use, plan) }
         checkRunTimeVariablesOutsideRequests(plan)
         for key in ["api.submit_body", "api.login_body"]
-            + journeyRequestKeys(plan).filter({ $0.hasSuffix(".body") || $0.hasSuffix(".answers_item") })
+            + journeyRequestKeys(plan).filter({ $0.hasSuffix(".body") || $0.hasSuffix(".answers_item") || $0.hasSuffix(".answers_value") })
         {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             checkJSON(key, s)
@@ -156,7 +156,7 @@ extension PlanDecoder {
     /// The keys of a declared journey's requests: each step's `request` and `body`.
     private func journeyRequestKeys(_ plan: Plan) -> [String] {
         (plan.run.declaredJourney?.names ?? []).flatMap { step in
-            ["request", "body", "text", "answers_key", "answers_item"].map { "journey.\(step.name).\($0)" }
+            ["request", "body", "text", "answers_key", "answers_item", "answers_value"].map { "journey.\(step.name).\($0)" }
         }
     }
 
@@ -168,7 +168,7 @@ extension PlanDecoder {
         let name = path.dropFirst("journey.".count).prefix { $0 != "." }
         guard let index = journey.steps.firstIndex(where: { $0.step.name == name }) else { return nil }
         let step = journey.steps[index]
-        let perAnswer = path.hasSuffix(".answers_key") || path.hasSuffix(".answers_item")
+        let perAnswer = path.hasSuffix(".answers_key") || path.hasSuffix(".answers_item") || path.hasSuffix(".answers_value")
         return (
             step.step, step.runs == .perQuestion || perAnswer,
             (step.runs == .perSurvey || step.runs == .perPage) && path.hasSuffix(".body"),

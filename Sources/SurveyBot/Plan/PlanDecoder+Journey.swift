@@ -119,6 +119,15 @@ enum JourneyKeys {
                     }
                 }),
             .custom(
+                "\(base).answers_value", kind: "text", default: "`${answer}`",
+                "for a step per survey or per page whose `${answers}` is an object: each answer's value, a JSON template filled "
+                    + "in per question, instead of the answer as a JSON string (Qualtrics' choices: `{${answer}: {\"selected\": true}}`)",
+                decode: { decoder, entry, plan in
+                    if let value = decoder.read(entry, "\(base).answers_value", .text) {
+                        update(&plan, index) { $0.answersValue = value }
+                    }
+                }),
+            .custom(
                 "\(base).answers_item", kind: "text", default: "none",
                 "for a step per survey or per page: `${answers}` is a JSON list instead, of this template filled in per question "
                     + "(`{\"question_id\": ${question.id}, \"answers\": [{\"text\": ${answer}}]}`)",
@@ -406,7 +415,10 @@ extension PlanDecoder {
                     "'\(path).form' puts first the fields of '${session.\(step.formFields ?? "")}', which no step captures as 'form *'",
                     at: at)
             }
-            for key in ["answers_key", "answers_item"] where !sendsAll {
+            if let at = seen["\(path).answers_value"]?.keyLocation, seen["\(path).answers_item"] != nil || bodies.first == "form" {
+                error("'\(path).answers_value' goes with a JSON object of answers: not with 'answers_item' or a 'form'", at: at)
+            }
+            for key in ["answers_key", "answers_item", "answers_value"] where !sendsAll {
                 if let at = seen["\(path).\(key)"]?.keyLocation { error("'\(path).\(key)' needs 'runs: per_survey' or 'per_page'", at: at) }
             }
             if let key = seen["\(path).answers_key"], seen["\(path).answers_item"] != nil {

@@ -36,7 +36,8 @@ extension HTTPMessageParser {
 
     mutating func takeHeader(_ line: UnsafeRawBufferPointer) -> Failure? {
         guard let (name, value) = Self.field(line) else { return .malformed }
-        if collectHeaders {
+        // A server that keeps credentials keeps every field of its requests.
+        if collectHeaders || collectCredentials && role == .request {
             headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         }
         switch name.count {

@@ -14,6 +14,8 @@ public struct HTTPServerRequest: Sendable {
     /// The `Cookie` field as sent (several lines joined by `; `), when the server keeps
     /// credentials; nil otherwise or when absent.
     public var cookie: String?
+    /// Every header field as sent, in order, when the server keeps credentials; empty otherwise.
+    public var headers: [HTTPHeader] = []
 
     init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
         self.method = method

@@ -141,6 +141,7 @@ final class ServerConnection: EventHandler, Slotted {
             body: parser.body, loopIndex: state.loop.index)
         request.authorization = parser.authorization.map { String(decoding: $0, as: UTF8.self) }
         request.cookie = parser.cookie.map { String(decoding: $0, as: UTF8.self) }
+        request.headers = parser.headers
         return request
     }
 

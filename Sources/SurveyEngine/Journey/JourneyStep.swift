@@ -75,6 +75,10 @@ public struct JourneyStep: Sendable, Hashable {
     public var captures: [SurveyAPI.Capture]
     /// For a step per survey or per page: how `${answers}` lays out the answers.
     public var answers: AnswersShape
+    /// For a step per survey or per page whose `${answers}` is an object: each answer's value, a
+    /// JSON template filled in per question (`{${answer}: {"selected": true}}`); nil for the
+    /// answer as a JSON string.
+    public var answersValue: String?
     /// For a page loop: how many pages it posts at most. A respondent still given questions
     /// after the last is abandoned (`page_limit`): a survey that never ends, or a page the
     /// server keeps sending back.

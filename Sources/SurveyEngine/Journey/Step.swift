@@ -40,7 +40,7 @@ public struct Journey: Sendable, Hashable {
                 [step.call.path, step.body ?? ""] + step.headers.map(\.value)
                 + {
                     switch step.answers {
-                    case .object(let key): [key]
+                    case .object(let key): [key, step.answersValue ?? ""]
                     case .list(let item): [item]
                     }
                 }()

@@ -107,9 +107,14 @@ extension Respondent {
             } else {
                 answers.append(0x22)
                 CompiledTemplate.appendJSONEscaped(recipe.answersKey?.string(values) ?? values.questionID.text, to: &answers)
-                answers.append(contentsOf: [0x22, 0x3A, 0x22])
-                CompiledTemplate.appendJSONEscaped(answer, to: &answers)
-                answers.append(0x22)
+                if let value = recipe.answersValue {
+                    answers.append(contentsOf: [0x22, 0x3A])
+                    value.render(values, into: &answers)
+                } else {
+                    answers.append(contentsOf: [0x22, 0x3A, 0x22])
+                    CompiledTemplate.appendJSONEscaped(answer, to: &answers)
+                    answers.append(0x22)
+                }
             }
             answered += 1
         }

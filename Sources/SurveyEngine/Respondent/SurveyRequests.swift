@@ -29,6 +29,8 @@ struct SurveyRequests: Sendable {
         /// or its item in a list (`JourneyStep.AnswersShape`).
         let answersKey: CompiledTemplate?
         let answersItem: CompiledTemplate?
+        /// Each answer's value in an object, when not the answer as a JSON string.
+        let answersValue: CompiledTemplate?
         /// Whether the body is a form's fields: `${answers}` is then `&name=value` per answer.
         let isForm: Bool
         /// For a form body, the slot of the captured form whose fields go first
@@ -40,7 +42,7 @@ struct SurveyRequests: Sendable {
             method: String, fixed: HTTPRequest.Template?, path: CompiledTemplate, headers: [(name: String, value: CompiledTemplate)],
             hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int], readsBody: Bool,
             readsHeaders: Bool, readsCookies: Bool = false, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil,
-            isForm: Bool = false, formFieldsSlot: Int? = nil, formNames: Set<Substring> = []
+            answersValue: CompiledTemplate? = nil, isForm: Bool = false, formFieldsSlot: Int? = nil, formNames: Set<Substring> = []
         ) {
             self.method = method
             self.fixed = fixed
@@ -56,6 +58,7 @@ struct SurveyRequests: Sendable {
             self.readsCookies = readsCookies
             self.answersKey = answersKey
             self.answersItem = answersItem
+            self.answersValue = answersValue
             self.isForm = isForm
             self.formFieldsSlot = formFieldsSlot
             self.formNames = formNames
@@ -190,6 +193,7 @@ struct SurveyRequests: Sendable {
             // Each answer's key or item, filled in per question.
             var answersKey: CompiledTemplate?
             var answersItem: CompiledTemplate?
+            var answersValue: CompiledTemplate?
             if sendsAnswers {
                 let perAnswer = allowed.subtracting([.answers]).union([.question])
                 switch step.answers {
@@ -199,6 +203,10 @@ struct SurveyRequests: Sendable {
                 case .list(let item):
                     answersItem = try Self.compile(
                         item, .json, name: "the \(name) answers' item", columns, captures, perAnswer, capturedBefore, fields)
+                }
+                if let value = step.answersValue {
+                    answersValue = try Self.compile(
+                        value, .json, name: "the \(name) answers' value", columns, captures, perAnswer, capturedBefore, fields)
                 }
             }
             // Checked once, every variable standing in as `x`: the literal parts must frame a
@@ -218,7 +226,8 @@ struct SurveyRequests: Sendable {
                     method: step.call.method, fixed: varies ? nil : checked, path: path, headers: headers,
                     hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
                     secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders,
-                    readsCookies: step.readsCookies, answersKey: answersKey, answersItem: answersItem, isForm: isForm,
+                    readsCookies: step.readsCookies, answersKey: answersKey, answersItem: answersItem, answersValue: answersValue,
+                    isForm: isForm,
                     formFieldsSlot: step.formFields.flatMap { captures.firstIndex(of: $0) },
                     formNames: isForm ? Self.formNames(step.body ?? "") : []))
             capturedBefore.formUnion(step.captures.map(\.name))

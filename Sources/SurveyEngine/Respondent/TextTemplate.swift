@@ -102,11 +102,14 @@ public struct TextTemplate: Sendable, Hashable {
     public func sampleJSON() -> [UInt8] {
         let rows = variables.compactMap { variable -> String? in if case .row(let name) = variable { name } else { nil } }
         let captures = variables.compactMap { variable -> String? in if case .session(let name) = variable { name } else { nil } }
-        guard let compiled = try? CompiledTemplate(self, .json, columns: rows, captures: captures) else { return [] }
+        let fields = variables.compactMap { variable -> String? in if case .questionField(let path) = variable { path } else { nil } }
+        guard let compiled = try? CompiledTemplate(self, .json, columns: rows, captures: captures, questionFields: fields) else {
+            return []
+        }
         return compiled.render(
             CompiledTemplate.Values(
-                row: rows.map { _ in "x" }, respondentID: 1, session: captures.map { _ in "x" }, questionID: 1, answer: "x",
-                answers: Array(#"{"1":"x"}"#.utf8)))
+                row: rows.map { _ in "x" }, respondentID: 1, session: captures.map { _ in "x" }, questionID: 1,
+                questionFields: fields.map { _ in "x" }, answer: "x", answers: Array(#"{"1":"x"}"#.utf8)))
     }
 
     /// Whether `text` holds anything this type reads as a variable (or tries to).

@@ -1,0 +1,330 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+@testable import SurveyTestSupport
+
+/// The Qualtrics, Formbricks and SurveyMonkey example plans, run as written against stand-ins
+/// that follow each platform's public documentation and source (the request and response
+/// shapes, the statuses, the error envelopes), each with a fault of its kind; what each stand-in
+/// stored is reconciled with the report.
+@Suite struct PlatformPlansEndToEndTests {
+    static func json(_ status: Int, _ body: String, headers: [HTTPHeader] = []) -> HTTPServerAction {
+        .respond(
+            EncodedResponse(
+                HTTPServerResponse(
+                    status: status, headers: [HTTPHeader(name: "Content-Type", value: "application/json")] + headers,
+                    body: Array(body.utf8))))
+    }
+
+    /// Runs `plans/<name>.plan` as written against `handler`, its target and ids from `environment`.
+    func run(_ name: String, _ handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction, environment: [String: String])
+        async throws -> (RunReport, Int32)
+    {
+        let directory = try TemporaryDirectory()
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, credentials: true, handler: handler)
+        var outcome: (RunReport, Int32)?
+        try await tearingDown(
+            after: {
+                var env = ProcessInfo.processInfo.environment
+                for (key, value) in environment { env[key] = value.replacingOccurrences(of: "PORT", with: String(server.port)) }
+                let run = try ChildProcess(
+                    surveyBot: ["run", repositoryPath("plans/\(name).plan"), "--out", directory.path, "--quiet"], environment: env)
+                let status = await run.wait(seconds: 60)
+                outcome = (try RunReport.read(path: directory.path + "/\(name)-latest.json"), status)
+            },
+            {
+                await server.shutdown()
+                group.shutdown()
+            })
+        return try #require(outcome)
+    }
+
+    // MARK: Qualtrics
+
+    /// The Sessions API: `X-API-TOKEN`, `{"result": …, "meta": {"httpStatus": …}}`, errors in
+    /// `meta.error`; pages of multiple-choice questions answered `{"<choiceId>": {"selected":
+    /// true}}`; `advance` and `close` never together; `close` records the response. Every fifth
+    /// page post is a `503` before anything is taken.
+    final class Qualtrics: Sendable {
+        static let pages = [["QID1", "QID2"], ["QID3", "QID4"], ["QID5"]]
+        let state = Mutex<
+            (sessions: [String: (page: Int, answers: Int)], opened: Int, posts: Int, recorded: [(complete: Bool, answers: Int)])
+        >(
+            ([:], 0, 0, []))
+
+        func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
+            func error(_ status: Int, _ phrase: String, _ message: String, _ code: String) -> HTTPServerAction {
+                json(
+                    status,
+                    #"{"meta":{"httpStatus":"\#(status) - \#(phrase)","error":{"errorMessage":"\#(message)","errorCode":"\#(code)"},"requestId":"r"}}"#
+                )
+            }
+            guard request.headers.contains(where: { $0.name.lowercased() == "x-api-token" && $0.value == "tok" }) else {
+                return error(401, "Unauthorized", "invalid_client", "AUTH_6.0")
+            }
+            let base = "/API/v3/surveys/SV_test/sessions"
+            let path = String(request.pathWithoutQuery)
+            guard request.method == "POST", path.hasPrefix(base) else { return error(404, "Not Found", "Not found", "GS_4") }
+            guard case .success(let body) = JSONValue.parse(request.body) else {
+                return error(400, "Bad Request", "Invalid JSON", "QVAL_1")
+            }
+            func page(_ index: Int) -> String {
+                guard index < Self.pages.count else { return "[]" }
+                let items = Self.pages[index].map { id in
+                    #"{"questionId":"\#(id)","type":"MC","display":"Pick one for \#(id)","choices":[{"choiceId":"1"},{"choiceId":"2"},{"choiceId":"3"}]}"#
+                }
+                return "[" + items.joined(separator: ",") + "]"
+            }
+            if path == base {
+                guard case .string? = body["language"] else { return error(400, "Bad Request", "language is required", "QVAL_2") }
+                let id = state.withLock { state -> String in
+                    state.opened += 1
+                    let id = "FS_\(state.opened)"
+                    state.sessions[id] = (0, 0)
+                    return id
+                }
+                return json(
+                    201,
+                    #"{"result":{"sessionId":"\#(id)","embeddedData":{},"questions":\#(page(0)),"done":false},"meta":{"httpStatus":"201 - Created","requestId":"r"}}"#
+                )
+            }
+            let id = String(path.dropFirst(base.count + 1))
+            let advance = body["advance"] == .bool(true)
+            let close = body["close"] == .bool(true)
+            if advance && close { return error(400, "Bad Request", "advance and close are mutually exclusive", "QVAL_3") }
+            if advance {
+                let unavailable = state.withLock { state -> Bool in
+                    state.posts += 1
+                    return state.posts % 5 == 0
+                }
+                if unavailable { return error(503, "Service Unavailable", "Try again", "GS_503") }
+            }
+            return state.withLock { state -> HTTPServerAction in
+                guard let session = state.sessions[id] else { return error(404, "Not Found", "Session not found", "SS_1") }
+                if close {
+                    state.sessions[id] = nil
+                    state.recorded.append((session.page >= Self.pages.count, session.answers))
+                    return json(200, #"{"result":{},"meta":{"httpStatus":"200 - OK","requestId":"r"}}"#)
+                }
+                guard advance, session.page < Self.pages.count, case .object(let responses)? = body["responses"] else {
+                    return error(400, "Bad Request", "Invalid request", "QVAL_4")
+                }
+                let wanted = Self.pages[session.page]
+                guard Set(responses.map(\.0)) == Set(wanted),
+                    responses.allSatisfy({ _, value in
+                        guard case .object(let choices) = value, choices.count == 1, ["1", "2", "3"].contains(choices[0].0) else {
+                            return false
+                        }
+                        return choices[0].1["selected"] == .bool(true)
+                    })
+                else { return error(400, "Bad Request", "Invalid responses for this page", "QVAL_5") }
+                let next = session.page + 1
+                state.sessions[id] = (next, session.answers + responses.count)
+                let done = next >= Self.pages.count
+                return json(
+                    200, #"{"result":{"questions":\#(page(next)),"done":\#(done)},"meta":{"httpStatus":"200 - OK","requestId":"r"}}"#)
+            }
+        }
+    }
+
+    @Test func qualtricsSessionsArePagedThroughAndEachCloseRecordsAWholeResponse() async throws {
+        let qualtrics = Qualtrics()
+        let (report, status) = try await run(
+            "qualtrics-sessions", qualtrics.handle,
+            environment: ["QUALTRICS_URL": "http://127.0.0.1:PORT", "QUALTRICS_SURVEY": "SV_test", "QUALTRICS_TOKEN": "tok"])
+        #expect(status == 0)
+        let recorded = qualtrics.state.withLock { $0.recorded }
+        #expect(recorded.count == 10 && recorded.allSatisfy(\.complete))
+        #expect(recorded.map(\.answers).reduce(0, +) == 50 && report.answers.submitted == 50)
+        let page = try #require(report.endpoints["page"])
+        #expect(page.succeeded == 30)
+        // Each 503 came before the page was taken, and the page was posted again.
+        let unavailable = page.attempts - 30
+        #expect(unavailable > 0 && page.retries == unavailable)
+        #expect(page.status["503"] == unavailable && page.errors == ["http_5xx": unavailable])
+    }
+
+    // MARK: Formbricks
+
+    /// The client API: the environment's surveys with `blocks[].elements[]`; `POST …/responses`
+    /// validated as `ZResponseInput` (`200 {"data": {"id", "quotaFull"}}`), `PUT …/responses/{id}`
+    /// merging `data`, `400 response_already_finished` after `finished`; errors
+    /// `{"code", "message", "details"}`. Every fourth PUT is applied and then answered `503`, as
+    /// a proxy that lost the response would: sent again, it is merged again, stored once.
+    final class Formbricks: Sendable {
+        static let environment = "clenv0000000000000000000"
+        static let survey = "clsurvey00000000000000000"
+        let state = Mutex<(responses: [String: (data: [String: String], finished: Bool)], puts: Int)>(([:], 0))
+
+        func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
+            func error(_ status: Int, _ code: String, _ message: String, _ details: String = "{}") -> HTTPServerAction {
+                json(status, #"{"code":"\#(code)","message":"\#(message)","details":\#(details)}"#)
+            }
+            let base = "/api/v1/client/\(Self.environment)"
+            let path = String(request.pathWithoutQuery)
+            guard path.hasPrefix(base) else {
+                return error(404, "not_found", "Workspace not found", #"{"resource_type":"workspace"}"#)
+            }
+            switch (request.method, String(path.dropFirst(base.count))) {
+            case ("GET", "/environment"):
+                let elements = [
+                    #"{"id":"often","type":"multipleChoiceSingle","headline":{"default":"How often do you run surveys?"},"required":true,"#
+                        + #""choices":[{"id":"c1","label":{"default":"Often"}},{"id":"c2","label":{"default":"Sometimes"}},{"id":"c3","label":{"default":"Never"}}]}"#,
+                    #"{"id":"why","type":"openText","headline":{"default":"Why?"},"required":false}"#,
+                    #"{"id":"again","type":"openText","headline":{"default":"Would you again?"},"required":false}"#,
+                ]
+                return json(
+                    200,
+                    #"{"data":{"data":{"workspace":{"id":"w1"},"surveys":[{"id":"\#(Self.survey)","type":"app","status":"inProgress","#
+                        + #""blocks":[{"id":"b1","elements":[\#(elements.joined(separator: ","))]}]}],"actionClasses":[]},"expiresAt":"2026-11-26T00:00:00Z"}}"#
+                )
+            case ("POST", "/responses"):
+                guard case .success(let body) = JSONValue.parse(request.body) else {
+                    return error(400, "bad_request", "Malformed JSON input, please check your request body")
+                }
+                guard case .string(let survey)? = body["surveyId"], case .bool(let finished)? = body["finished"],
+                    case .object(let data)? = body["data"]
+                else { return error(400, "bad_request", "Fields are missing or incorrectly formatted", #"{"surveyId":"Required"}"#) }
+                guard survey == Self.survey else { return error(404, "not_found", "Survey not found", #"{"resource_type":"survey"}"#) }
+                let id = state.withLock { state -> String in
+                    let id = "clresp\(state.responses.count + 1)"
+                    state.responses[id] = (Self.strings(data), finished)
+                    return id
+                }
+                return json(200, #"{"data":{"id":"\#(id)","quotaFull":false}}"#)
+            case ("PUT", let rest) where rest.hasPrefix("/responses/"):
+                let id = String(rest.dropFirst("/responses/".count))
+                guard case .success(let body) = JSONValue.parse(request.body) else {
+                    return error(400, "bad_request", "Malformed JSON input, please check your request body")
+                }
+                return state.withLock { state -> HTTPServerAction in
+                    guard let response = state.responses[id] else {
+                        return error(404, "not_found", "Response not found", #"{"resource_type":"response"}"#)
+                    }
+                    if response.finished {
+                        return error(400, "bad_request", "Response is already finished", #"{"code":"response_already_finished"}"#)
+                    }
+                    var merged = response.data
+                    if case .object(let data)? = body["data"] { merged.merge(Self.strings(data)) { _, new in new } }
+                    state.responses[id] = (merged, body["finished"] == .bool(true))
+                    state.puts += 1
+                    if state.puts % 4 == 0, body["finished"] != .bool(true) { return json(503, "") }
+                    return json(200, #"{"data":{"id":"\#(id)","quotaFull":false}}"#)
+                }
+            default:
+                return error(405, "method_not_allowed", "Method not allowed")
+            }
+        }
+
+        static func strings(_ members: [(String, JSONValue)]) -> [String: String] {
+            Dictionary(members.compactMap { name, value in if case .string(let text) = value { (name, text) } else { nil } }) { _, new in
+                new
+            }
+        }
+    }
+
+    @Test func formbricksResponsesAreCreatedAnsweredAndFinishedAndARepeatedPutIsStoredOnce() async throws {
+        let formbricks = Formbricks()
+        let (report, status) = try await run(
+            "formbricks", formbricks.handle,
+            environment: ["FORMBRICKS_URL": "http://127.0.0.1:PORT", "FORMBRICKS_ENVIRONMENT": Formbricks.environment])
+        #expect(status == 0)
+        let responses = formbricks.state.withLock { Array($0.responses.values) }
+        #expect(responses.count == 10 && responses.allSatisfy(\.finished))
+        #expect(responses.map(\.data.count).reduce(0, +) == 30 && report.answers.submitted == 30)
+        #expect(responses.allSatisfy { ["Often", "Sometimes", "Never"].contains($0.data["often"] ?? "") })
+        let answer = try #require(report.endpoints["answer"])
+        #expect(answer.retries > 0 && answer.status["503"] == answer.retries, "a PUT whose answer was lost was sent again")
+    }
+
+    // MARK: SurveyMonkey
+
+    /// API v3: `Authorization: bearer …`; the survey's details with `pages[].questions[]`, each
+    /// with `headings` and `answers.choices`; `POST /v3/collectors/{id}/responses` checked
+    /// against them, `201` with the whole response; errors `{"error": {"id", "name", "docs",
+    /// "message", "http_status_code"}}`. Every third POST meets the per-minute quota (`429`,
+    /// nothing stored).
+    final class SurveyMonkey: Sendable {
+        static let questions = ["111", "112", "113"]
+        static let choices = ["4385067991", "4385067992", "4385067993"]
+        let state = Mutex<(posts: Int, stored: [[String: String]])>((0, []))
+
+        func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
+            func error(_ status: Int, _ id: String, _ name: String, _ message: String) -> HTTPServerAction {
+                json(
+                    status,
+                    #"{"error":{"id":"\#(id)","name":"\#(name)","docs":"https://developer.surveymonkey.com/api/v3/#error-codes","#
+                        + #""message":"\#(message)","http_status_code":\#(status)}}"#)
+            }
+            guard request.authorization?.lowercased() == "bearer tok" else {
+                return error(401, "1011", "Authorization Error", "The authorization token provided was invalid.")
+            }
+            switch (request.method, String(request.pathWithoutQuery)) {
+            case ("GET", "/v3/surveys/123/details"):
+                let items = Self.questions.map { id in
+                    #"{"id":"\#(id)","family":"single_choice","subtype":"vertical","headings":[{"heading":"Question \#(id)?"}],"#
+                        + #""answers":{"choices":[\#(Self.choices.map { #"{"id":"\#($0)","text":"Choice \#($0)"}"# }.joined(separator: ","))]}}"#
+                }
+                return json(200, #"{"id":"123","title":"Stand-in","pages":[{"id":"p77","questions":[\#(items.joined(separator: ","))]}]}"#)
+            case ("POST", "/v3/collectors/987/responses"):
+                let quota = state.withLock { state -> Bool in
+                    state.posts += 1
+                    return state.posts % 3 == 0
+                }
+                if quota { return error(429, "1040", "Rate limit reached", "Too many requests were made, try again later.") }
+                guard case .success(let body) = JSONValue.parse(request.body), case .array(let pages)? = body["pages"], pages.count == 1,
+                    pages[0]["id"] == .string("p77"), case .array(let questions)? = pages[0]["questions"]
+                else { return error(400, "1002", "Bad Request", "Invalid schema in the body provided.") }
+                var answers: [String: String] = [:]
+                for question in questions {
+                    guard case .string(let id)? = question["id"], Self.questions.contains(id),
+                        case .array(let given)? = question["answers"],
+                        given.count == 1, case .string(let choice)? = given[0]["choice_id"], Self.choices.contains(choice)
+                    else { return error(400, "1002", "Bad Request", "Invalid schema in the body provided.") }
+                    answers[id] = choice
+                }
+                let id = state.withLock { state -> Int in
+                    state.stored.append(answers)
+                    return 5_007_154_400 + state.stored.count
+                }
+                return json(
+                    201,
+                    #"{"id":"\#(id)","response_status":"completed","survey_id":"123","collector_id":"987","pages":\#(pages.map(\.json).joined())}"#
+                )
+            default:
+                return error(404, "1020", "Resource Not Found", "There was an error retrieving the requested resource.")
+            }
+        }
+    }
+
+    @Test func surveyMonkeyTakesEachWholeResponseInOnePostAndAQuotaRefusalIsPostedAgain() async throws {
+        let monkey = SurveyMonkey()
+        let (report, status) = try await run(
+            "surveymonkey", monkey.handle,
+            environment: [
+                "SURVEYMONKEY_URL": "http://127.0.0.1:PORT", "SURVEYMONKEY_SURVEY": "123", "SURVEYMONKEY_COLLECTOR": "987",
+                "SURVEYMONKEY_TOKEN": "tok",
+            ])
+        #expect(status == 0)
+        let stored = monkey.state.withLock { $0.stored }
+        #expect(stored.count == 10 && report.endpoints["respond"]?.succeeded == 10)
+        #expect(stored.map(\.count).reduce(0, +) == 30 && report.answers.submitted == 30)
+        let respond = try #require(report.endpoints["respond"])
+        #expect(respond.status["429"] == respond.attempts - 10 && respond.retries == respond.attempts - 10)
+    }
+
+    @Test func aWrongTokenIsRefusedByEachPlatformAndReportedWithItsStatus() async throws {
+        let (qualtrics, _) = try await run(
+            "qualtrics-sessions", Qualtrics().handle,
+            environment: ["QUALTRICS_URL": "http://127.0.0.1:PORT", "QUALTRICS_SURVEY": "SV_test", "QUALTRICS_TOKEN": "bad"])
+        #expect(qualtrics.endpoints["start"]?.status == ["401": 10])
+        let (monkey, _) = try await run(
+            "surveymonkey", SurveyMonkey().handle,
+            environment: ["SURVEYMONKEY_URL": "http://127.0.0.1:PORT", "SURVEYMONKEY_SURVEY": "123", "SURVEYMONKEY_TOKEN": "bad"])
+        #expect(monkey.respondents.abandonedReasons == ["questions_unavailable": 10])
+    }
+}
