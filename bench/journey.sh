@@ -20,7 +20,7 @@ base=http://127.0.0.1:18080
 run() {
     local name=$1 plan=$2 target=$3
     rm -rf "$out/journey-$name"
-    /usr/bin/time -f "%U %S %M" -o "$out/journey-$name.time" "$bot" run "$plan" --threads 1 --concurrency "$concurrency" \
+    /usr/bin/time -f "%U %S %M" -o "$out/journey-$name.time" "$bot" run "$plan" --threads 1 --concurrency "$concurrency" --respondents 1000000 \
         --duration "${duration}s" --target "$target" --out "$out/journey-$name" --format json --quiet || true
     python3 - "$out/journey-$name" "$out/journey-$name.time" <<'PY'
 import glob, json, sys

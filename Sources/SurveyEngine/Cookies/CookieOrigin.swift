@@ -10,9 +10,9 @@ public struct CookieOrigin: Sendable, Hashable {
 
     /// The origin of a request to `host` and `path` (a query is dropped), secure or not.
     public init(host: String, path: String, secure: Bool) {
-        self.host = host.lowercased()
-        let withoutQuery = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        self.path = String(withoutQuery)
+        // Made for every request of a journey whose path varies: no copy when none is needed.
+        self.host = host.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? host.lowercased() : host
+        self.path = path.utf8.firstIndex(of: 0x3F).map { String(path[..<$0]) } ?? path
         self.secure = secure
     }
 

@@ -182,12 +182,16 @@ private struct JSONReader {
         index += 1
         let start = index
         // Fast path: no escapes.
+        var high: UInt8 = 0
         while index < bytes.count, bytes[index] != 0x22, bytes[index] != 0x5C, bytes[index] >= 0x20 {
+            high |= bytes[index]
             index += 1
         }
         guard index < bytes.count else { throw error("unterminated string") }
         if bytes[index] == 0x22 {
-            let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            // ASCII needs no validating (and `String(validating:)` is generic: a metadata lookup a string).
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            let text = high < 0x80 ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
             guard let text else { throw error("invalid UTF-8 in a string") }
             index += 1
             return text
