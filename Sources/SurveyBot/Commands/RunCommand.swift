@@ -8,7 +8,9 @@ enum RunCommand: Subcommand {
         abstract: "Run a plan against its target and write the report.",
         discussion: """
             Virtual respondents fetch the questions, answer and submit them with the plan's retry \
-            policies. 'target: builtin' starts the reference server in-process on a loopback port. \
+            policies — or walk the plan's 'journey' of declared steps (a login, a page loop, every \
+            answer in one request, checks of what the server said: docs/plan-format.md, \
+            "Journeys"). 'target: builtin' starts the reference server in-process on a loopback port. \
             The report is written to the plan's report.dir (default reports/) as \
             <name>-<UTC time>.json/.md (-2, -3… after the time when a report of that second is \
             there already) plus a stable <name>-latest copy (Prometheus metrics, --format \

@@ -13,8 +13,13 @@ enum ServeCommand: Subcommand {
             X-Session-Id header; the survey's calls then need `Authorization: Bearer <token>` and \
             that cookie (else 401), and /__stats counts them per token; DELETE /session with them \
             closes the session (204), whose token is refused from then on, and /__stats counts \
-            closed_sessions. Prints the URL it listens \
-            on, then serves until SIGINT or SIGTERM, and exits 0.
+            closed_sessions. With --api, another survey platform's shape instead: pages (POST \
+            /sessions gives the first page of three questions q1…, POST /sessions/{id} with \
+            {"answers": {…}} the next, until "done"; DELETE /sessions/{id}), one_post (GET /survey, \
+            POST /responses with every answer) or jsonrpc (POST /rpc: get_session_key, \
+            list_questions, add_response with answers keyed 900001X1X<qid>, release_session_key, \
+            errors inside a 200); /__stats then counts the responses and answers stored ("stored"). \
+            Prints the URL it listens on, then serves until SIGINT or SIGTERM, and exits 0.
             """,
         options: [
             OptionSpec("host", value: "address", help: "Address to bind.", default: "127.0.0.1"),
@@ -22,7 +27,10 @@ enum ServeCommand: Subcommand {
             OptionSpec("questions", value: "n", help: "Serve the first n built-in questions.", default: "10"),
             OptionSpec("questions-file", value: "path", help: "Serve the questions of a JSON file instead."),
             OptionSpec("questions-raw", value: "path", help: "Serve this file as the questions body, unchecked (for broken contracts)."),
-            OptionSpec("fail-rate", value: "p", help: "Share of submits answered 400, like 20%.", default: "0%"),
+            OptionSpec(
+                "fail-rate", value: "p",
+                help: "Share of the calls that store answers refused, like 20%: a 400 (a refusal inside a 200 with --api jsonrpc).",
+                default: "0%"),
             OptionSpec("error-rate", value: "p", help: "Share of requests answered 500.", default: "0%"),
             OptionSpec("cold-start", value: "n", help: "Answer the first n requests 503.", default: "0"),
             OptionSpec("latency", value: "range", help: "Delay before each answer, like 5ms or 5ms..20ms.", default: "0"),

@@ -78,19 +78,20 @@ extension PlanDecoder {
             let key = seen["data"]
         {
             // A column for a question the builtin server does not ask is never used.
-            for id in data.answerColumns.keys.sorted(by: { $0.text < $1.text }) where !Self.builtinAsks(id, count) {
+            for id in data.answerColumns.keys.sorted(by: { $0.text < $1.text }) where !Self.builtinAsks(id, count, plan.builtin.api) {
                 warning(
-                    "the data file's column 'answer.\(id)' answers question \(id), but the builtin server asks questions 1–\(count): "
+                    "the data file's column 'answer.\(id)' answers question \(id), but the builtin server asks questions \(Self.builtinRange(count, plan.builtin.api)): "
                         + "it is never used", at: key.value.location)
             }
         }
         if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen["answers"] {
-            for entry in entries(answers.value, at: "answers") where entry.key != "*" && !Self.builtinAsks(QuestionID(entry.key), count) {
+            for entry in entries(answers.value, at: "answers")
+            where entry.key != "*" && !Self.builtinAsks(QuestionID(entry.key), count, plan.builtin.api) {
                 warning(
-                    "'answers.\(entry.key)' answers question \(entry.key), but the builtin server asks questions 1–\(count): "
+                    "'answers.\(entry.key)' answers question \(entry.key), but the builtin server asks questions \(Self.builtinRange(count, plan.builtin.api)): "
                         + "it is never used", at: entry.keyLocation)
             }
-            let missing = plan.unanswerable(among: (1...count).map { QuestionID($0) })
+            let missing = plan.unanswerable(among: Self.builtinIDs(count, plan.builtin.api))
             if !missing.isEmpty {
                 let list = missing.prefix(8).map(String.init).joined(separator: ", ") + (missing.count > 8 ? ", …" : "")
                 error(
@@ -101,8 +102,19 @@ extension PlanDecoder {
     }
 
     /// Whether the builtin server, asking questions 1 to `count`, asks question `id`.
-    private static func builtinAsks(_ id: QuestionID, _ count: Int) -> Bool {
-        Int(id.text).map { (1...count).contains($0) } ?? false
+    private static func builtinAsks(_ id: QuestionID, _ count: Int, _ api: SurveyStyle) -> Bool {
+        builtinIDs(count, api).contains(id)
+    }
+
+    /// The ids of the builtin server's questions: 1…n, or `q1`…`qn` for the shapes that give
+    /// string ids.
+    private static func builtinIDs(_ count: Int, _ api: SurveyStyle) -> [QuestionID] {
+        (1...count).map { api == .pages || api == .onePost ? QuestionID("q\($0)") : QuestionID($0) }
+    }
+
+    /// The builtin server's questions named as a plan's messages name them.
+    private static func builtinRange(_ count: Int, _ api: SurveyStyle) -> String {
+        api == .pages || api == .onePost ? "q1–q\(count)" : "1–\(count)"
     }
 
     /// A plan and the builtin server that disagree about sessions: every call would fail the

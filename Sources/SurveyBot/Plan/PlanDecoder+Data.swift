@@ -211,6 +211,13 @@ extension PlanDecoder {
     /// value (a string `"x"`, a number `1`).
     private mutating func checkJSON(_ key: String, _ s: PlanScalar) {
         guard let template = try? TextTemplate(parsing: s.text) else { return }
+        // A variable where it cannot go (`${answers}` inside a string) says so, not what the JSON then lacks.
+        do throws(TemplateError) {
+            try template.checkPlacesInJSON()
+        } catch {
+            self.error("'\(key)': \(error.description)", at: s.location)
+            return
+        }
         if case .failure(let problem) = JSONValue.parse(template.sampleJSON()) {
             error("'\(key)' is not JSON once its variables are filled in: \(problem)", at: s.location)
         }
@@ -261,7 +268,10 @@ extension PlanDecoder {
                 }
             case .questionID, .questionField, .answer:
                 if !perQuestion {
-                    let allowed = declared ? "a step that runs per_question" : "'api.submit' and 'api.submit_body'"
+                    let allowed =
+                        declared
+                        ? "a step that runs per_question, or the 'answers_key', 'answers_item' or 'answers_value' of a step per survey or per page"
+                        : "'api.submit' and 'api.submit_body'"
                     error("\(variable) can only be used in \(allowed), not in '\(place)'", at: use.location)
                 }
             case .answers:

@@ -149,11 +149,16 @@ enum JourneyKeys {
                             entry.value, keyLocation: entry.keyLocation, path: "\(base).questions", expected: "a JSON path")
                     else { return }
                     if s.text.hasPrefix("regex ") {
+                        let text = s.text.dropFirst(6)
+                        let pattern = text.trimmingCharacters(in: .whitespaces)
                         do throws(TextPattern.Invalid) {
-                            let pattern = try TextPattern(String(s.text.dropFirst(6)).trimmingCharacters(in: .whitespaces))
-                            updateShape(&plan, index) { $0.pattern = pattern }
+                            let compiled = try TextPattern(pattern)
+                            updateShape(&plan, index) { $0.pattern = compiled }
                         } catch {
-                            decoder.error("\(error.reason) for '\(base).questions'", at: s.location)
+                            // At the pattern, past `regex ` (and the quote).
+                            var at = s.location
+                            at.column += (s.isQuoted ? 1 : 0) + 6 + text.prefix { $0 == " " }.count
+                            decoder.error("\(error.reason) for '\(base).questions'", at: at)
                         }
                     } else if let path = decoder.read(entry, "\(base).questions", .jsonPath) {
                         updateShape(&plan, index) { $0.list = path }
@@ -316,6 +321,8 @@ extension PlanDecoder {
             return
         }
         plan.run.declaredJourney = Journey([])
+        let errorsBefore = diagnostics.count
+        defer { journeyHasErrors = diagnostics.count > errorsBefore }
         for stepEntry in steps {
             guard JourneyKeys.isStepName(stepEntry.key) else {
                 error(
@@ -364,6 +371,7 @@ extension PlanDecoder {
                 "'retry.\(step.name)' is not used with 'journey': give a step's policy in its own block "
                     + "('journey.\(step.name).retry')", at: entry.keyLocation)
         }
+        guard !journeyHasErrors else { return }
         var readsQuestions: Step?
         var perQuestion: Step?
         for step in journey.steps {

@@ -16,6 +16,9 @@ struct PlanDecoder {
     var crossChecks = true
     /// The values read that hold run-time variables (`${row.…}`), checked once every key is read.
     var templates: [TemplateUse] = []
+    /// Whether reading `journey` found errors: the checks across its steps then wait for them
+    /// to be fixed, rather than adding errors that follow from them.
+    var journeyHasErrors = false
 
     /// Decodes the root mapping. Returns nil when any error was found.
     mutating func decode(_ root: PlanNode, defaultName: String) -> Plan? {

@@ -24,7 +24,29 @@ extension RunReport.PlanRecord {
         cookies = plan.run.cookies ? nil : false
         order = plan.run.order.rawValue
         let journey = plan.run.journey.names
-        api = Dictionary(uniqueKeysWithValues: journey.map { ($0.name, plan.shownCall($0)) })
+        // A declared step also says when it runs, and what it expects: what a reader of its
+        // figures (a `page_limit`, a `rejected`) needs to know.
+        api = Dictionary(
+            uniqueKeysWithValues: journey.map { step in
+                guard let declared = plan.run.declaredJourney?.steps.first(where: { $0.step == step }) else {
+                    return (step.name, plan.shownCall(step))
+                }
+                var text = plan.shownCall(step)
+                switch declared.runs {
+                case .once: if declared.always { text += ", always" }
+                case .perQuestion: text += ", per question"
+                case .perSurvey: text += ", per survey"
+                case .perPage: text += ", per page (at most \(declared.pages))"
+                }
+                if let expect = declared.expect {
+                    let checks = (expect.statuses.map { ["status \($0)"] } ?? []) + expect.checks.map(\.description)
+                    // A check with a value from the environment is counted, never shown.
+                    let fromEnvironment = plan.environmentText.keys.contains { $0.hasPrefix("journey.\(step.name).expect") }
+                    let count = "\(checks.count) check\(checks.count == 1 ? "" : "s")"
+                    text += fromEnvironment ? ", expect \(count)" : ", expect " + checks.joined(separator: "; ")
+                }
+                return (step.name, text)
+            })
         // Header values are credentials more often than not: never written.
         headers = Dictionary(plan.run.api.headers.map { ($0.name, RunReport.redacted) }, uniquingKeysWith: { a, _ in a })
         answers = plan.report.includeAnswers ? plan.shownAnswers : nil
@@ -65,6 +87,7 @@ extension RunReport.PlanRecord {
             }
             if faults.hangRate > 0 { parts.append("hang \(Readable.percent(faults.hangRate))") }
             if plan.builtin.login { parts.append("login") }
+            if plan.builtin.api != .contract { parts.append("api \(plan.builtin.api.rawValue)") }
             builtin = parts.joined(separator: ", ")
         } else {
             builtin = nil

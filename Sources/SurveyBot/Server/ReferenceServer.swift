@@ -453,7 +453,8 @@ final class ReferenceServerState: Sendable {
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: total.invalidSubmits, slowAnswers: total.slowAnswers,
             connectionsAccepted: server?.connectionsAccepted ?? 0, connectionsOpen: server?.connectionsOpen ?? 0,
-            rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken(), closedSessions: sessions.closedCount(),
+            rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken(),
+            closedSessions: sessions.closedCount() + (routes?.book.closed ?? 0),
             stored: routes?.book.stored ?? (0, 0))
     }
 }

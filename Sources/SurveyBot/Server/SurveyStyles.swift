@@ -40,8 +40,10 @@ final class StyleBook: Sendable {
 
     private struct State {
         var opened: UInt64 = 0
-        /// `pages`: session → the page it is at (from 0) and the answers taken so far.
-        var pages: [String: (page: Int, answers: Int)] = [:]
+        /// `pages`: session → the page it is at (from 0).
+        var pages: [String: Int] = [:]
+        /// `pages`: sessions closed by `DELETE`.
+        var closed = 0
         /// `jsonrpc`: keys handed out and not released.
         var keys: Set<String> = []
         var storedResponses = 0
@@ -50,10 +52,13 @@ final class StyleBook: Sendable {
 
     private let state = Mutex(State())
 
-    /// Responses stored whole, and the answers in them.
+    /// Responses stored whole, and the answers stored (a page's as it is taken, finished or not).
     var stored: (responses: Int, answers: Int) {
         state.withLock { ($0.storedResponses, $0.storedAnswers) }
     }
+
+    /// Page sessions closed.
+    var closed: Int { state.withLock { $0.closed } }
 
     /// A new session id or key, made from the seed and its number; nil when full.
     func open(seed: UInt64, prefix: String, rpc: Bool) -> String? {
@@ -61,29 +66,26 @@ final class StyleBook: Sendable {
             guard (rpc ? state.keys.count : state.pages.count) < Self.capacity else { return nil }
             state.opened += 1
             let id = prefix + SessionBook.hex(SplitMix64.mix(seed ^ SplitMix64.mix(state.opened)))
-            if rpc { state.keys.insert(id) } else { state.pages[id] = (0, 0) }
+            if rpc { state.keys.insert(id) } else { state.pages[id] = 0 }
             return id
         }
     }
 
     /// The page session `id` is at; nil for none.
     func page(of id: String) -> Int? {
-        state.withLock { $0.pages[id]?.page }
+        state.withLock { $0.pages[id] }
     }
 
-    /// Takes page `page` of session `id` with `answers` answers: the session moves on, and its
-    /// response is stored when that was the last of `pages`. False when the session is not at
-    /// that page.
+    /// Takes page `page` of session `id` with `answers` answers, stored as a platform stores a
+    /// response in progress: the session moves on, and its response counts as stored whole when
+    /// that was the last of `pages`. False when the session is not at that page.
     func take(page: Int, of id: String, answers: Int, pages: Int) -> Bool {
         state.withLock { state in
-            guard let session = state.pages[id], session.page == page else { return false }
-            let taken = session.answers + answers
+            guard state.pages[id] == page else { return false }
             // A finished session stays until it is closed, at a page past the last.
-            state.pages[id] = (page + 1, taken)
-            if page + 1 >= pages {
-                state.storedResponses += 1
-                state.storedAnswers += taken
-            }
+            state.pages[id] = page + 1
+            state.storedAnswers += answers
+            if page + 1 >= pages { state.storedResponses += 1 }
             return true
         }
     }
@@ -91,7 +93,11 @@ final class StyleBook: Sendable {
     /// Ends a page session, finished or not (an unfinished one is not stored); false when there
     /// is none.
     func close(page id: String) -> Bool {
-        state.withLock { $0.pages.removeValue(forKey: id) != nil }
+        state.withLock { state in
+            guard state.pages.removeValue(forKey: id) != nil else { return false }
+            state.closed += 1
+            return true
+        }
     }
 
     /// Whether `key` was handed out and not released.

@@ -345,9 +345,12 @@ struct Respondent: Sendable {
                 if detail == nil {
                     kind = .malformedResponse
                     if context.steps[position].questions != nil { detail = accept(questionsIn: response.body, step: position, context) }
-                    // A page loop's last page (no questions) need not carry what a next page would need.
-                    if detail == nil, !context.steps[position].captures.isEmpty, !context.walk[position].perPage || !questions.isEmpty {
-                        detail = capture(position, from: response, context)
+                    // Captured even when the questions are wrong, so that a step run `always` can
+                    // still end the session; but a page loop's last page (no questions) need not
+                    // carry what a next page would need.
+                    if !context.steps[position].captures.isEmpty, !context.walk[position].perPage || !questions.isEmpty {
+                        let missing = capture(position, from: response, context)
+                        if detail == nil { detail = missing } else { captureMissing = false }
                     }
                 }
                 succeeded = detail == nil

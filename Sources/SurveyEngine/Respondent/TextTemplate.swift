@@ -97,6 +97,14 @@ public struct TextTemplate: Sendable, Hashable {
         self.segments = segments
     }
 
+    /// Throws when a variable stands where it cannot in a JSON body (`${answers}` inside a string).
+    public func checkPlacesInJSON() throws(TemplateError) {
+        let rows = variables.compactMap { variable -> String? in if case .row(let name) = variable { name } else { nil } }
+        let captures = variables.compactMap { variable -> String? in if case .session(let name) = variable { name } else { nil } }
+        let fields = variables.compactMap { variable -> String? in if case .questionField(let path) = variable { path } else { nil } }
+        _ = try CompiledTemplate(self, .json, columns: rows, captures: captures, questionFields: fields)
+    }
+
     /// The text as a JSON body would be sent, every variable filled in with a sample value (a
     /// number `1`, a string `"x"`): to check that a body template is JSON before any run.
     public func sampleJSON() -> [UInt8] {

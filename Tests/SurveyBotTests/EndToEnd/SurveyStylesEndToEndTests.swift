@@ -47,6 +47,19 @@ import Testing
         #expect(stats.endpoints["session"] == ["201": 20, "204": 20])
     }
 
+    @Test func aSessionWhoseQuestionsCannotBeReadIsStillClosed() async throws {
+        var plan = try String(contentsOfFile: repositoryPath("plans/builtin-pages.plan"), encoding: .utf8)
+        // The first page read with the contract's text field, which the pages API does not have.
+        plan = plan.replacingOccurrences(
+            of: "    questions: $.questions              # the first page\n    question_text: text\n", with: "    questions: $.questions\n")
+        plan = plan.replacingOccurrences(of: "    retry:\n      attempts: 3", with: "    retry:\n      attempts: 1")
+        let (report, _, stats) = try await run(plan, name: "builtin-pages", serve: ["--api", "pages", "--questions", "7"])
+        #expect(report.respondents.abandonedReasons == ["questions_unavailable": 20])
+        #expect(report.endpoints["start"]?.errors == ["malformed_response": 20])
+        // The session's id was captured all the same, and the close that runs `always` ended it.
+        #expect(report.endpoints["close"]?.succeeded == 20 && stats.closedSessions == 20)
+    }
+
     @Test func aSurveyLongerThanItsPageBoundEndsAsAPageLimitAndStoresNothing() async throws {
         var plan = try String(contentsOfFile: repositoryPath("plans/builtin-pages.plan"), encoding: .utf8)
         plan = plan.replacingOccurrences(of: "pages: 10", with: "pages: 2")
@@ -54,9 +67,11 @@ import Testing
         #expect(status == 1)
         #expect(report.respondents.abandonedReasons == ["page_limit": 20])
         #expect(report.endpoints["page"]?.succeeded == 40)
+        // The pages taken are stored as a response in progress; none is whole.
         #expect(stats.stored.responses == 0)
+        #expect(stats.stored.answers == 120 && report.answers.submitted == 120)
         // Each session was still closed: the close runs after an abandonment too.
-        #expect(stats.endpoints["session"] == ["201": 20, "204": 20])
+        #expect(stats.endpoints["session"] == ["201": 20, "204": 20] && stats.closedSessions == 20)
     }
 
     static let onePost = """

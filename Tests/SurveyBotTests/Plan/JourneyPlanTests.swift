@@ -52,7 +52,7 @@ import Testing
         #expect(
             RunReport.PlanRecord(plan).api == [
                 "session": "POST /session", "fetch": "GET /surveys/${session.token}",
-                "answer": "PUT /answers/${question.id}", "logout": "DELETE /session",
+                "answer": "PUT /answers/${question.id}, per question", "logout": "DELETE /session, always",
             ])
     }
 
@@ -177,7 +177,20 @@ import Testing
                 "journey:", "  q:", "    request: /q", "    questions: $", "  p:", "    request: POST /p", "    runs: per_page",
                 "    questions: $", "    pages: 0"), 9, 12, "pages must be between 1 and 10000, found 0"
         ),
-        (lines("journey:", "  q:", "    request: /q", "    questions: regex (x"), 4, 16, "'(x' is not a regular expression"),
+        (lines("journey:", "  q:", "    request: /q", "    questions: regex (x"), 4, 22, "'(x' is not a regular expression"),
+        (lines("journey:", "  q:", "    request: /q", "    questions: 'regex  (x'"), 4, 24, "'(x' is not a regular expression"),
+        (
+            lines(
+                "journey:", "  q:", "    request: /q", "    questions: $", "  a:", "    request: POST /a", "    runs: per_survey",
+                #"    body: '{"all": "${answers}"}'"#), 8, 11,
+            "'journey.a.body': ${answers} goes only in a JSON body, as a value of its own"
+        ),
+        // A misspelt value is the one error: the checks across steps wait for it.
+        (
+            lines(
+                "journey:", "  start:", "    request: /q", "    questions: $", "  p:", "    request: POST /p", "    runs: per_pages",
+                "    questions: $.next"), 7, 11, "did you mean 'per_page'?"
+        ),
         (
             lines("journey:", "  q:", "    request: /q", "    questions: regex x(.*)", "    question_id: id"), 5, 5,
             "'journey.q.question_id' and 'question_text' go with a JSON path"
@@ -253,7 +266,7 @@ import Testing
         ),
         (
             lines("journey:", "  a:", "    request: POST /a", "    body: '{\"q\": ${question.id}}'"), 4, 11,
-            "${question.id} can only be used in a step that runs per_question, not in 'journey.a.body'"
+            "${question.id} can only be used in a step that runs per_question, or the 'answers_key', 'answers_item' or 'answers_value' of a step per survey or per page, not in 'journey.a.body'"
         ),
         (lines("journey:", "  a:", "    request: POST /a", "    body: '{\"q\": }'"), 4, 11, "'journey.a.body' is not JSON"),
     ])
@@ -310,5 +323,20 @@ import Testing
         expectSingleError(
             lines("journey:", "  a:", "    request: /a", "    questions: '$.${row.x}'"), line: 4, column: 16,
             contains: "${row.x} has no value in 'journey.a.questions'")
+    }
+}
+
+/// What a report says of a declared journey: each step's call, when it runs, and what it expects.
+@Suite struct JourneyPlanRecordTests {
+    @Test func aReportsPlanSaysHowEachDeclaredStepRuns() throws {
+        let text = try String(contentsOfFile: repositoryPath("plans/builtin-pages.plan"), encoding: .utf8)
+        let record = RunReport.PlanRecord(try #require(expectPlan(text)))
+        #expect(record.api["start"] == "POST /sessions")
+        #expect(record.api["page"] == "POST /sessions/${session.session}, per page (at most 10), expect status 200; $.done exists")
+        #expect(record.api["close"] == "DELETE /sessions/${session.session}, always, expect status 204")
+        #expect(record.builtin == "7 questions, fail 10%, api pages")
+        let secret = lines("journey:", "  a:", "    request: /a", "    expect:", "      - $.user == ${WHO}")
+        let hidden = RunReport.PlanRecord(try #require(expectPlan(secret, environment: ["WHO": "s3cret"])))
+        #expect(hidden.api["a"] == "GET /a, expect 1 check")
     }
 }

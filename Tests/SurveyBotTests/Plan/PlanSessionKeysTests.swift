@@ -100,3 +100,28 @@ import Testing
             ])
     }
 }
+
+/// The builtin server's other API shapes name their questions as they serve them.
+@Suite struct BuiltinShapeKeysTests {
+    private func warnings(_ text: String) throws -> [String] {
+        let plan = try #require(expectPlan(text))
+        return plan.warnings.map { "\($0.location.line):\($0.location.column): \($0.message)" }
+    }
+
+    static let journey = lines(
+        "journey:", "  start:", "    request: POST /sessions", "    questions: $.questions", "    question_text: text",
+        "    capture:", "      s: $.session", "  page:", "    request: POST /sessions/${session.s}", "    runs: per_page",
+        "    questions: $.questions", "    question_text: text")
+
+    @Test func thePagesShapesQuestionsAreQ1ToQn() throws {
+        let base = Self.journey + lines("builtin:", "  api: pages", "  questions: 2")
+        #expect(try warnings(base + lines("answers:", "  q1: a", "  q2: b")).isEmpty)
+        #expect(
+            try warnings(base + lines("answers:", "  q1: a", "  q2: b", "  \"1\": c")) == [
+                "19:3: 'answers.1' answers question 1, but the builtin server asks questions q1–q2: it is never used"
+            ])
+        expectSingleError(
+            base + lines("answers:", "  q1: a"), line: 16, column: 1,
+            contains: "no answer for question q2 of the builtin server's 2, and no \"*\" answer for the rest")
+    }
+}
