@@ -32,20 +32,20 @@ final class SignalWatcher: Sendable {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         signals = stream
         let queue = DispatchQueue(label: "survey-bot.signals")
-        let received = Atomic<Int>(0)
+        let requests = Mutex(SignalRequests(allowed: allowed))
         var sources: [any DispatchSourceSignal] = []
         for number in Self.watched {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             // The handler holds its source until `restoreDefaults` cancels it, which drops the handler.
             source.setEventHandler {
-                // A source coalesces signals that arrive before its handler runs: `data` counts them.
-                for _ in 0..<max(1, Int(source.data)) {
-                    let count = received.add(1, ordering: .sequentiallyConsistent).newValue
-                    guard count > allowed else {
-                        continuation.yield(number)
-                        continue
-                    }
+                // A source coalesces signals that arrive before its handler runs (`data` counts
+                // them): copies that arrived together are one request.
+                let now = DispatchTime.now().uptimeNanoseconds
+                switch requests.withLock({ $0.receive(number, at: now) }) {
+                case .repeated: break
+                case .takeIn: continuation.yield(number)
+                case .exitNow:
                     farewell(number)
                     TemporaryFiles.exitNow(ExitCode.signalled(number).rawValue)
                 }
@@ -71,5 +71,41 @@ final class SignalWatcher: Sendable {
         case SIGHUP: "SIGHUP"
         default: "signal \(number)"
         }
+    }
+}
+
+/// What a signal asks of the program: the first ones are taken in, the one after them means
+/// "exit now" — but a copy of the same signal arriving within `window` of one taken in is the
+/// same request, not a second: GNU `timeout`, CI runners, systemd and Kubernetes signal the
+/// process and then its process group, and the two copies arrive microseconds apart.
+struct SignalRequests: Sendable {
+    /// How many requests are taken in before the next one exits at once.
+    let allowed: Int
+    /// How close a copy of the same signal must follow to be the same request: a person's
+    /// second Ctrl-C comes later than this.
+    var window: UInt64 = 250_000_000
+    private var taken = 0
+    private var last: (number: Int32, at: UInt64)?
+
+    init(allowed: Int) {
+        self.allowed = allowed
+    }
+
+    /// What the program does with one request.
+    enum Decision: Equatable {
+        /// Yield it to the program.
+        case takeIn
+        /// Exit at once.
+        case exitNow
+        /// A copy of the request just taken in: nothing more.
+        case repeated
+    }
+
+    /// Signal `number` arriving at `now` (a monotonic reading, in nanoseconds).
+    mutating func receive(_ number: Int32, at now: UInt64) -> Decision {
+        if let last, last.number == number, now >= last.at, now - last.at < window { return .repeated }
+        last = (number, now)
+        taken += 1
+        return taken > allowed ? .exitNow : .takeIn
     }
 }

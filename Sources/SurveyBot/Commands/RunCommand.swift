@@ -18,7 +18,8 @@ enum RunCommand: Subcommand {
             first Ctrl-C (SIGINT), \
             SIGTERM or SIGHUP stops starting respondents, lets the attempts in flight finish and \
             writes a partial report (exit 128 + the signal's number: 130, 143, 129); a second one \
-            exits at once. A threshold with 'abort: true' that fails during the run stops it the \
+            exits at once — but a copy of the same signal within 250 ms is the same request (timeout, \
+            CI runners, systemd and Kubernetes signal the process and then its group). A threshold with 'abort: true' that fails during the run stops it the \
             same way as its duration would, and the run fails.
             """,
         arguments: [ArgumentSpec("plan", help: "The plan file to run.")],
