@@ -67,6 +67,7 @@ extension Plan {
 
     /// A file or directory the plan names, as shown: `${NAME}` for each part from the environment.
     func shownPath(_ path: String) -> String {
+        if let written = writtenPaths[path] { return written }
         for key in Self.pathKeys {
             if let text = environmentText[key]?.first, text.value == path { return text.display }
         }

@@ -51,6 +51,9 @@ struct Plan: Sendable, Hashable {
     /// The files of the `tls` keys, as paths; their text is read into `run.client.tls` when the
     /// plan is checked, for an https target.
     var tlsFiles = TLSFiles()
+    /// Paths resolved against the plan file's directory (`builtin.questions_file`), each with
+    /// the path as written — what digests, reports and messages show, wherever the plan is run from.
+    var writtenPaths: [String: String] = [:]
 
     /// The key paths whose values took any part from the environment.
     var environmentKeys: Set<String> { Set(environmentText.keys) }

@@ -170,11 +170,18 @@ extension PlanDecoder {
         case .builtin where plan.builtin.tls != .off: break
         default: return
         }
+        // Each file written in the plan is the plan file's directory's, as `data:` is.
+        var files = plan.tlsFiles
+        for (key, path) in [("tls.ca_file", \TLSFiles.caFile), ("tls.client_cert", \.clientCertificate), ("tls.client_key", \.clientKey)] {
+            if let written = files[keyPath: path], case .scalar(let s)? = seen[key]?.value {
+                files[keyPath: path] = resolvedPath(written, of: s)
+            }
+        }
         do throws(TLSSetupError) {
-            plan.run.client.tls = try plan.tlsFiles.read(into: plan.run.client.tls)
+            plan.run.client.tls = try files.read(into: plan.run.client.tls)
             _ = try TLSClientContext(plan.run.client.tls)
         } catch {
-            let error = plan.tlsFiles.naming(error)
+            let error = files.naming(error)
             let key =
                 switch error.subject {
                 case "CA file": "tls.ca_file"

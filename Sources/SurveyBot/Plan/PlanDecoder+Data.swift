@@ -39,6 +39,20 @@ extension PlanDecoder {
         }
     }
 
+    /// A path written in the plan file, resolved against the file's directory as `data:` is; a
+    /// path given on the command line (`--set`) is the working directory's.
+    func resolvedPath(_ written: String, of s: PlanScalar) -> String {
+        guard case .file(let planPath) = s.location.origin else { return written }
+        return DataFile.resolve(written, planPath: planPath)
+    }
+
+    /// How an error names a resolved file: as resolved, so that it says where it looked — but
+    /// one from the environment by its variables' names, never as read.
+    func named(_ path: String, shown: String, of s: PlanScalar) -> String {
+        guard !s.isFromEnvironment else { return shown }
+        return path == shown ? path : "\(shown) (looked for \(path))"
+    }
+
     /// `api.capture:` entries `name: $.path.to.value` or `name: header Name`.
     mutating func readCaptures(_ entry: PlanEntry, into plan: inout Plan) {
         plan.run.api.captures = captures(entry, at: "api.capture")

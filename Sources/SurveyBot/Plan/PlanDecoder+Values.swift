@@ -200,11 +200,6 @@ extension ValueKind where Value == String {
         }
     }
 
-    /// The path of a file that can be read now.
-    static let readableFile = text.checked(summary: "path") { path in
-        FileAccess.readProblem(path).map { "cannot read builtin.questions_file \(path): \($0)" }
-    }
-
     /// The path of a file; whether it can be read, and is what it should be, is checked with
     /// the rest of the TLS settings (`PlanDecoder+Checks.swift`).
     static let readablePath = text.checked(summary: "path") { $0.isEmpty ? "a path cannot be empty" : nil }

@@ -227,11 +227,14 @@ enum PlanKeys {
             "check the server's certificate chain, validity and host name; `false` (or `--insecure`) accepts any certificate and warns"),
         .optional(
             "tls.ca_file", .readablePath, default: "the system's certificates", into: \.tlsFiles.caFile,
-            "a PEM file of certificates to trust instead of the system's (for a private CA)"),
+            "a PEM file of certificates to trust instead of the system's (for a private CA); a relative path is the plan file's directory's"
+        ),
         .optional(
             "tls.client_cert", .readablePath, into: \.tlsFiles.clientCertificate,
-            "the client's certificate chain, PEM, for servers that ask for one; needs `client_key`"),
-        .optional("tls.client_key", .readablePath, into: \.tlsFiles.clientKey, "the private key of `client_cert`, PEM"),
+            "the client's certificate chain, PEM, for servers that ask for one; needs `client_key`; beside the plan when relative"),
+        .optional(
+            "tls.client_key", .readablePath, into: \.tlsFiles.clientKey,
+            "the private key of `client_cert`, PEM; beside the plan when relative"),
         .optional(
             "tls.server_name", .hostName, default: "the target's host", into: \.run.client.tls.serverName,
             "the name sent as SNI and required in the certificate, when it differs from the target's host"),
@@ -253,9 +256,18 @@ enum PlanKeys {
             "serve the first n built-in questions (ids 1…n)"),
         .custom(
             "builtin.questions_file", kind: "path", default: "none",
-            "serve the questions of a JSON file instead (not with `questions`)",
+            "serve the questions of a JSON file instead (not with `questions`); a relative path is the plan file's directory's",
             decode: { decoder, entry, plan in
-                if let file = decoder.read(entry, "builtin.questions_file", .readableFile) { plan.builtin.questions = .file(file) }
+                guard let written = decoder.read(entry, "builtin.questions_file", .text), case .scalar(let s) = entry.value else { return }
+                let path = decoder.resolvedPath(written, of: s)
+                let shown = s.isFromEnvironment ? s.source.display : written
+                if let problem = FileAccess.readProblem(path) {
+                    decoder.error(
+                        "cannot read builtin.questions_file \(decoder.named(path, shown: shown, of: s)): \(problem)", at: s.location)
+                    return
+                }
+                plan.builtin.questions = .file(path)
+                plan.writtenPaths[path] = shown
             }),
         .value("builtin.fail_rate", .fraction, default: 0, into: \.builtin.faults.failRate, "submits answered `400`"),
         .value("builtin.error_rate", .fraction, default: 0, into: \.builtin.faults.errorRate, "requests answered `500`"),

@@ -123,6 +123,8 @@ private let faultyPlan = """
         run.signal(SIGINT)
         // The second signal only after the first was taken in, or the two could arrive as one.
         #expect(await run.waitForError("SIGINT: stopping"), "\(run.standardError)")
+        // A person's second Ctrl-C: later than a copy of the first could come (`SignalRequests`).
+        try await Task.sleep(for: .milliseconds(400))
         run.signal(SIGINT)
         let status = await run.wait(seconds: 20)
         server.signal(SIGTERM)

@@ -27,8 +27,8 @@ struct SignalDuringWriteTests {
 
     /// On a thread of its own — on a busy machine the test's tasks may wait seconds for a thread,
     /// longer than a held write lasts — finds survey-bot under `tracer`, waits for a temporary
-    /// file of `prefix` in `directory`, sends `signals` to survey-bot 300 ms apart (two SIGINTs
-    /// pending at once would be one), and notes when it ends.
+    /// file of `prefix` in `directory`, sends `signals` to survey-bot 600 ms apart (two SIGINTs
+    /// within 250 ms are one request), and notes when it ends.
     private func signalOnWrite(_ tracer: ChildProcess, _ prefix: String, in directory: String, _ signals: [Int32]) async -> Sighting {
         let result = Mutex<Sighting?>(nil)
         let tracerPID = tracer.pid
@@ -56,7 +56,7 @@ struct SignalDuringWriteTests {
                 }
                 if sighting.temporaryFile != nil {
                     for (index, signal) in signals.enumerated() {
-                        if index > 0 { usleep(300_000) }
+                        if index > 0 { usleep(600_000) }
                         kill(pid, signal)
                     }
                     let sent = ContinuousClock.now

@@ -148,3 +148,53 @@ import Testing
         #expect(try #require(expectPlan("")).builtin.tls == .off)
     }
 }
+
+/// One rule for every file a plan reads: a relative path is the plan file's directory's, as
+/// `data:` is, wherever survey-bot runs from; a path given with `--set` is the working
+/// directory's. Errors say where they looked.
+@Suite struct PlanPathsTests {
+    @Test func filesBesideThePlanAreFoundFromAnyWorkingDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let identity = try TLSIdentity.selfSigned(names: ["staging.example"])
+        _ = try directory.write("ca.pem", identity.certificatePEM)
+        _ = try directory.write("client.pem", identity.certificatePEM)
+        _ = try directory.write("client.key", identity.privateKeyPEM)
+        _ = try directory.write("questions.json", #"[{"id": 1, "question": "Colour?"}]"#)
+        let text = lines(
+            "target: https://127.0.0.1:8443", "tls:", "  ca_file: ca.pem", "  client_cert: client.pem", "  client_key: client.key")
+        // Loaded as the file it is, from a working directory that is not its own.
+        let plan = try PlanLoader(environment: [:]).load(text: text, path: directory.path + "/p.plan").get()
+        #expect(plan.run.client.tls.trustedCertificates == [identity.certificatePEM])
+        #expect(plan.run.client.tls.clientPrivateKeyPEM == identity.privateKeyPEM)
+        // Shown and digested as written.
+        #expect(Dictionary(uniqueKeysWithValues: plan.canonicalEntries.map { ($0.key, $0.value) })["tls.ca_file"] == "ca.pem")
+        let builtin = try PlanLoader(environment: [:]).load(
+            text: lines("builtin:", "  questions_file: questions.json", "answers:", "  \"*\": x"), path: directory.path + "/b.plan"
+        ).get()
+        #expect(builtin.builtin.questions == .file(directory.path + "/questions.json"))
+        #expect(builtin.shownPath(directory.path + "/questions.json") == "questions.json")
+        #expect(
+            Dictionary(uniqueKeysWithValues: builtin.canonicalEntries.map { ($0.key, $0.value) })["builtin.questions_file"]
+                == "questions.json")
+    }
+
+    @Test func aFileThatIsNotBesideThePlanSaysWhereItWasLookedFor() throws {
+        let directory = try TemporaryDirectory()
+        let plan = directory.path + "/p.plan"
+        let tls = PlanLoader(environment: [:]).load(text: lines("target: https://127.0.0.1:8443", "tls:", "  ca_file: ca.pem"), path: plan)
+        guard case .failure(let errors) = tls else {
+            Issue.record("a missing CA file was accepted")
+            return
+        }
+        #expect(errors.diagnostics.map(\.message) == ["CA file \(directory.path)/ca.pem: no such file or directory"])
+        let questions = PlanLoader(environment: [:]).load(text: lines("builtin:", "  questions_file: q.json"), path: plan)
+        guard case .failure(let errors) = questions else {
+            Issue.record("a missing questions file was accepted")
+            return
+        }
+        #expect(
+            errors.diagnostics.map(\.message) == [
+                "cannot read builtin.questions_file q.json (looked for \(directory.path)/q.json): no such file or directory"
+            ])
+    }
+}
