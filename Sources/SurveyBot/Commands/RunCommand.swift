@@ -46,7 +46,8 @@ enum RunCommand: Subcommand {
             OptionSpec(
                 "metrics-listen", value: "host:port",
                 help: "Serve the run's figures so far as Prometheus metrics at http://HOST:PORT/metrics while it runs, "
-                    + "refreshed every second: 127.0.0.1:9464, or the host's own address for a scraper on another host."),
+                    + "refreshed every second: 127.0.0.1:9464 (a port alone is 127.0.0.1's), or the host's own address for a "
+                    + "scraper on another host."),
             OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
         ],
         exitCodes: [

@@ -24,6 +24,7 @@ enum ValidateCommand: Subcommand {
             case .success(let plan):
                 for warning in plan.warnings { context.console.printError(warning.description) }
                 context.console.print("\(path): ok — \(plan.summary)")
+                for note in plan.notes { context.console.print("  note: \(note)") }
             case .failure(let errors):
                 failed += 1
                 for line in errors.printed(path: path) { context.console.printError(line) }

@@ -44,6 +44,9 @@ struct Plan: Sendable, Hashable {
     /// What `validate` says about a valid plan that may not do what its author meant, such as
     /// answers without a `"*"` fallback. Not part of what runs.
     var warnings: [Diagnostic] = []
+    /// What `validate` says after a plan's `ok`: settings the run leaves aside on purpose (a
+    /// `builtin` block beside another target). Not part of what runs.
+    var notes: [String] = []
     /// The data feed's file (`data:`), as read; its rows are in `run.data`.
     var dataFile: DataFile? = nil
     /// How respondents take the rows (`data_order:`), applied to `run.data` once both are read.
@@ -77,7 +80,10 @@ extension Plan {
     }
 
     /// A one-line summary for `validate`: model, respondents or rate, concurrency, target.
-    var summary: String {
+    var summary: String { summary(naming: true) }
+
+    /// The summary; without the target for a line that names it already (`run`'s first).
+    func summary(naming target: Bool) -> String {
         var parts: [String] = []
         switch run.load {
         case .closed(let respondents):
@@ -93,7 +99,7 @@ extension Plan {
         if let data = run.data, let file = dataFile {
             parts.append("data \(file.shownPath): \(data.rows.count) row\(data.rows.count == 1 ? "" : "s"), \(data.order.rawValue)")
         }
-        parts.append("target \(shownTarget)")
+        if target { parts.append("target \(shownTarget)") }
         if !thresholds.isEmpty { parts.append("\(thresholds.count) threshold\(thresholds.count == 1 ? "" : "s")") }
         return parts.joined(separator: ", ")
     }

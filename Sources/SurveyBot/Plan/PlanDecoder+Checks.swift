@@ -8,6 +8,7 @@ extension PlanDecoder {
         checkRetry(&plan)
         checkBuiltin(plan)
         checkBuiltinSessions(plan)
+        noteUnusedBuiltin(&plan)
         checkTLS(&plan, root: root)
         checkTemplates(&plan)
         checkThresholdScopes(plan)
@@ -120,6 +121,14 @@ extension PlanDecoder {
     /// A plan and the builtin server that disagree about sessions: every call would fail the
     /// same way, so `validate` says why (a warning: the plan may be rehearsing exactly that).
     /// A declared journey names its own calls: it is left to the run.
+    /// A `builtin` block beside another target (`--target`, or a plan kept for both) is not
+    /// used: `validate` says so in a note, not a warning, since it is often on purpose.
+    func noteUnusedBuiltin(_ plan: inout Plan) {
+        guard plan.target != .builtin, let first = seen.keys.filter({ $0.hasPrefix("builtin.") }).sorted().first else { return }
+        let key = first.split(separator: ".").prefix(2).joined(separator: ".")
+        plan.notes.append("'builtin' ('\(key)'…) is not used: the target is \(plan.shownTarget), not the builtin server")
+    }
+
     private mutating func checkBuiltinSessions(_ plan: Plan) {
         if plan.builtin.api != .contract, let key = seen["builtin.api"] {
             if plan.builtin.login, let login = seen["builtin.login"] {

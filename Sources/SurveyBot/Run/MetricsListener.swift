@@ -17,10 +17,16 @@ final class MetricsListener: Sendable {
 
         var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-        /// `127.0.0.1:9464`, `localhost:9464`, `[::1]:9464`; the host must be given.
+        /// `127.0.0.1:9464`, `localhost:9464`, `[::1]:9464`; a port alone (`9464`, `:9464`) is
+        /// loopback's, 127.0.0.1: the listener binds another address only when told.
         static func parse(_ text: String) throws(UsageError) -> Address {
             func failure(_ why: String) -> UsageError {
                 UsageError("--metrics-listen \(text): \(why); expected HOST:PORT, like 127.0.0.1:9464")
+            }
+            let bare = text.hasPrefix(":") ? text.dropFirst() : text[...]
+            if !bare.isEmpty, bare.allSatisfy(\.isASCII), bare.allSatisfy(\.isNumber) {
+                guard let port = Int(bare), (0...65_535).contains(port) else { throw failure("the port must be a number from 0 to 65535") }
+                return Address(host: "127.0.0.1", port: port)
             }
             var host: Substring
             let portText: Substring

@@ -114,11 +114,20 @@ enum HTTPStatus {
         case 201: "Created"
         case 204: "No Content"
         case 304: "Not Modified"
+        case 202: "Accepted"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
         case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 408: "Request Timeout"
+        case 409: "Conflict"
         case 413: "Content Too Large"
+        case 422: "Unprocessable Content"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"
@@ -126,7 +135,8 @@ enum HTTPStatus {
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
-        default: "Status"
+        // RFC 9110 §15: the reason phrase is optional; a status this table lacks goes without one.
+        default: ""
         }
     }
 

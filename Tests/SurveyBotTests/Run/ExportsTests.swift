@@ -116,13 +116,16 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
     @Test func aBadAddressOrABusyPortExitsTwoNamingTheFlag() async throws {
         let directory = try TemporaryDirectory()
         let plan = try directory.write("quick.plan", lines("target: builtin", "respondents: 1", "answers:", "  \"*\": yes"))
-        for address in ["9464", ":9464", "127.0.0.1:http", "127.0.0.1:70000", "::1:9464", "[::1:9464"] {
+        for address in ["127.0.0.1:http", "127.0.0.1:70000", "::1:9464", "[::1:9464", "70000", ":"] {
             let result = await runCommand(["run", plan, "--out", directory.path, "--metrics-listen", address])
             #expect(result.status == .validationFailure, "\(address)")
             #expect(result.err.contains("--metrics-listen \(address): "), "\(address): \(result.err)")
         }
         #expect(try MetricsListener.Address.parse("[::1]:9464") == MetricsListener.Address(host: "::1", port: 9464))
         #expect(try MetricsListener.Address.parse("localhost:0") == MetricsListener.Address(host: "localhost", port: 0))
+        // A port alone is loopback's.
+        #expect(try MetricsListener.Address.parse("9464") == MetricsListener.Address(host: "127.0.0.1", port: 9464))
+        #expect(try MetricsListener.Address.parse(":9464") == MetricsListener.Address(host: "127.0.0.1", port: 9464))
 
         let group = EventLoopGroup(threads: 1)
         defer { group.shutdown() }

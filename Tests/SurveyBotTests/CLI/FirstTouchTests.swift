@@ -1,0 +1,41 @@
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyEngine
+@testable import SurveyTestSupport
+
+/// Small things a new user meets first: each line says a thing once, and says it right.
+@Suite struct FirstTouchTests {
+    @Test func theStartLineNamesTheTargetOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("one.plan", lines("name: one", "target: builtin", "respondents: 1", "answers:", "  \"*\": yes"))
+        let result = await runCommand(["run", plan, "--out", directory.path])
+        let first = try #require(result.err.split(separator: "\n").first.map(String.init))
+        #expect(first.hasPrefix("survey-bot \(SurveyEngine.version): running one against builtin server at http://127.0.0.1:"))
+        #expect(first.hasSuffix(" — closed model, 1 respondent, concurrency 10"), "\(first)")
+        #expect(!first.contains("target builtin"))
+        // `validate`, which names no place of its own, still names the target.
+        let validated = await runCommand(["validate", plan])
+        #expect(validated.out == "\(plan): ok — closed model, 1 respondent, concurrency 10, target builtin\n")
+    }
+
+    @Test func aBuiltinBlockBesideAnotherTargetIsNoted() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write(
+            "b.plan", lines("name: b", "target: builtin", "builtin:", "  fail_rate: 5%", "answers:", "  \"*\": yes"))
+        let elsewhere = await runCommand(["validate", plan, "--target", "http://127.0.0.1:9"])
+        #expect(elsewhere.status == .success)
+        #expect(
+            elsewhere.out.hasSuffix(
+                "\n  note: 'builtin' ('builtin.fail_rate'…) is not used: the target is http://127.0.0.1:9, not the builtin server\n"),
+            "\(elsewhere.out)")
+        let builtin = await runCommand(["validate", plan])
+        #expect(!builtin.out.contains("note:"))
+    }
+
+    @Test func aServerSaysEachStatusWithItsOwnReasonOrNone() {
+        #expect(HTTPStatus.reason(401) == "Unauthorized")
+        #expect(HTTPStatus.reason(409) == "Conflict")
+        #expect(HTTPStatus.reason(299) == "")
+    }
+}
