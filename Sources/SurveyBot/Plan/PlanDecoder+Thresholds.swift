@@ -110,7 +110,7 @@ extension PlanDecoder {
                 switch parseDuration(text) {
                 case .value(let d): return .value(d.milliseconds)
                 case .wrongKind: return .wrongKind
-                case .invalid(let reason): return .invalid(reason)
+                case .invalid(let reason), .invalidAt(let reason, _): return .invalid(reason)
                 }
             }
             limit = parse(limitScalar, path, kind)

@@ -277,7 +277,7 @@ extension ValueParse {
         switch self {
         case .value(let v): return .value(transform(v))
         case .wrongKind: return .wrongKind
-        case .invalid(let reason): return .invalid(reason)
+        case .invalid(let reason), .invalidAt(let reason, _): return .invalid(reason)
         }
     }
 }

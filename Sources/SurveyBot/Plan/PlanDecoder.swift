@@ -118,7 +118,11 @@ struct PlanDecoder {
             error("expected \(kind.expected) for '\(path)', found '\(s.display)'", at: s.location)
         case .invalid(let reason) where !s.isFromEnvironment:
             error(reason, at: s.location)
-        case .invalid(let reason):
+        case .invalidAt(let reason, let offset) where !s.isFromEnvironment:
+            var at = s.location
+            at.column += offset + (s.isQuoted ? 1 : 0)
+            error(reason, at: at)
+        case .invalid(let reason), .invalidAt(let reason, _):
             // The reason may quote the value: each part of it from the environment is written
             // `${NAME}` instead, and what is wrong with it still said.
             error(s.source.redacting(reason), at: s.location)

@@ -30,6 +30,9 @@ enum ValueParse<Value> {
     case wrongKind
     /// The text is of this kind but its value is not acceptable, with the reason.
     case invalid(String)
+    /// As `invalid`, about the part of the text that starts `offset` characters in (a
+    /// distribution's argument): the error's caret goes there.
+    case invalidAt(String, offset: Int)
 }
 
 extension ValueKind {
@@ -38,7 +41,7 @@ extension ValueKind {
         switch parse(text) {
         case .value(let v): return .success(v)
         case .wrongKind: return .failure(ValueKindError(message: "expected \(expected), found '\(text)'"))
-        case .invalid(let reason): return .failure(ValueKindError(message: reason))
+        case .invalid(let reason), .invalidAt(let reason, _): return .failure(ValueKindError(message: reason))
         }
     }
 
@@ -233,6 +236,7 @@ extension ValueKind where Value == Duration? {
             return .value(duration)
         case .wrongKind: return .wrongKind
         case .invalid(let reason): return .invalid(reason)
+        case .invalidAt(let reason, let offset): return .invalidAt(reason, offset: offset)
         }
     }
 }
@@ -248,7 +252,7 @@ extension ValueKind where Value == DurationRange {
             switch parseDuration(parts[0]) {
             case .value(let d): return .value(DurationRange(fixed: d))
             case .wrongKind: return .wrongKind
-            case .invalid(let reason): return .invalid(reason)
+            case .invalid(let reason), .invalidAt(let reason, _): return .invalid(reason)
             }
         case 2:
             var bounds: [Duration] = []
@@ -256,7 +260,7 @@ extension ValueKind where Value == DurationRange {
                 switch parseDuration(part.trimmingCharacters(in: " ")) {
                 case .value(let d): bounds.append(d)
                 case .wrongKind: return .wrongKind
-                case .invalid(let reason): return .invalid(reason)
+                case .invalid(let reason), .invalidAt(let reason, _): return .invalid(reason)
                 }
             }
             if bounds[0] > bounds[1] {
@@ -341,7 +345,7 @@ extension ValueKind where Value == ThinkTime {
             switch ValueKind<DurationRange>.durationRange.parse(trimmed) {
             case .value(let range): return .value(.uniform(range))
             case .wrongKind: return .wrongKind
-            case .invalid(let reason): return .invalid(reason)
+            case .invalid(let reason), .invalidAt(let reason, _): return .invalid(reason)
             }
         }
         let name = trimmed[..<open].trimmingCharacters(in: " ").lowercased()
@@ -363,12 +367,21 @@ extension ValueKind where Value == ThinkTime {
         guard arguments.count == wanted, !arguments.contains(where: \.isEmpty) else {
             return .invalid("\(name) takes \(names[name] ?? ""), as in \(form); found '\(trimmed)'")
         }
+        // Where each argument starts in `text`, for the caret of an error about it.
+        let lead = text.prefix { $0 == " " }.count
+        var starts: [Int] = []
+        var position = lead + trimmed.distance(from: trimmed.startIndex, to: open) + 1
+        for piece in inside.split(separator: ",", omittingEmptySubsequences: false) {
+            starts.append(position + piece.prefix { $0 == " " }.count)
+            position += piece.count + 1
+        }
         var durations: [Duration] = []
-        for argument in arguments {
+        for (index, argument) in arguments.enumerated() {
             switch parseDuration(argument) {
             case .value(let duration): durations.append(duration)
-            case .wrongKind: return .invalid("expected a duration like 500ms in \(name)(…), found '\(argument)'")
-            case .invalid(let reason): return .invalid(reason)
+            case .wrongKind:
+                return .invalidAt("expected a duration like 500ms in \(name)(…), found '\(argument)'", offset: starts[index])
+            case .invalid(let reason), .invalidAt(let reason, _): return .invalidAt(reason, offset: starts[index])
             }
         }
         switch name {
@@ -377,9 +390,12 @@ extension ValueKind where Value == ThinkTime {
         case "exponential":
             return .value(.exponential(mean: durations[0]))
         default:
-            if durations[0] <= .zero { return .invalid("a log-normal's median must be greater than 0, found \(arguments[0])") }
+            if durations[0] <= .zero {
+                return .invalidAt("a log-normal's median must be greater than 0, found \(arguments[0])", offset: starts[0])
+            }
             if durations[1] < durations[0] {
-                return .invalid("a log-normal's 90th percentile (\(arguments[1])) cannot be below its median (\(arguments[0]))")
+                return .invalidAt(
+                    "a log-normal's 90th percentile (\(arguments[1])) cannot be below its median (\(arguments[0]))", offset: starts[1])
             }
             return .value(.lognormal(median: durations[0], p90: durations[1]))
         }

@@ -23,20 +23,22 @@ import Testing
     }
 
     @Test(arguments: [
-        ("think: normal(500ms)", "normal takes a mean and a standard deviation, as in normal(500ms, 100ms)"),
-        ("think: normal(500ms, 100ms, 1s)", "normal takes a mean and a standard deviation"),
-        ("think: exponential()", "exponential takes a mean, as in exponential(500ms)"),
-        ("think: normal(-500ms, 100ms)", "durations cannot be negative"),
-        ("think: exponential(-1s)", "durations cannot be negative"),
-        ("think: lognormal(2s, 500ms)", "a log-normal's 90th percentile (500ms) cannot be below its median (2s)"),
-        ("think: lognormal(0, 1s)", "a log-normal's median must be greater than 0"),
-        ("think: normal(500ms, lots)", "expected a duration like 500ms in normal(…), found 'lots'"),
-        ("think: gaussian(500ms, 100ms)", "unknown distribution 'gaussian'"),
-        ("think: nromal(500ms, 100ms)", "did you mean 'normal'?"),
-        ("think: normal(500ms, 100ms", "lacks its closing parenthesis"),
+        ("think: normal(500ms)", 8, "normal takes a mean and a standard deviation, as in normal(500ms, 100ms)"),
+        ("think: normal(500ms, 100ms, 1s)", 8, "normal takes a mean and a standard deviation"),
+        ("think: exponential()", 8, "exponential takes a mean, as in exponential(500ms)"),
+        ("think: normal(-500ms, 100ms)", 15, "durations cannot be negative"),
+        ("think: exponential(-1s)", 20, "durations cannot be negative"),
+        ("think: lognormal(2s, 500ms)", 22, "a log-normal's 90th percentile (500ms) cannot be below its median (2s)"),
+        ("think: lognormal(0, 1s)", 18, "a log-normal's median must be greater than 0"),
+        ("think: normal(500ms, lots)", 22, "expected a duration like 500ms in normal(…), found 'lots'"),
+        ("think: 'normal( 500ms,  lots)'", 25, "expected a duration like 500ms in normal(…), found 'lots'"),
+        ("think: gaussian(500ms, 100ms)", 8, "unknown distribution 'gaussian'"),
+        ("think: nromal(500ms, 100ms)", 8, "did you mean 'normal'?"),
+        ("think: normal(500ms, 100ms", 8, "lacks its closing parenthesis"),
     ])
-    func malformedDistributionsAreErrorsAtTheirValue(_ line: String, _ message: String) {
-        expectSingleError(lines("name: x", line), line: 2, column: 8, contains: message)
+    /// At the value, or at the argument that is wrong.
+    func malformedDistributionsAreErrorsAtTheirValue(_ line: String, _ column: Int, _ message: String) {
+        expectSingleError(lines("name: x", line), line: 2, column: column, contains: message)
     }
 
     @Test func paceIsAPositiveDuration() throws {
