@@ -322,6 +322,7 @@ enum PlanKeys {
                 + "neighbours and doubles it. `off`: no timeline"),
         .value(
             "report.include_answers", .boolean, default: false, into: \.report.includeAnswers,
-            "whether the answers given are written into reports"),
+            "write into the JSON report the answers respondents gave (`answers.given`: by question, each answer as the plan "
+                + "shows it → how often; a data row's as `(from the data)`) and the plan's candidates (`plan.answers`)"),
     ]
 }

@@ -44,6 +44,7 @@ extension RunReport {
                 attempts: metrics.localResource, builtinServerAcceptFailures: facts.builtinServerAcceptFailures, openFiles: facts.openFiles)
         )
         if report.stoppedBy == stoppedByThresholdCause { report.stoppedByThreshold = facts.abortedBy?.description }
+        if plan.report.includeAnswers { report.answers.given = Answers.given(metrics, plan) }
         report.evaluateThresholds(plan.thresholds)
         return report
     }
@@ -145,6 +146,34 @@ extension RunReport.Throughput {
 extension RunReport.Answers {
     init(_ metrics: RunMetrics) {
         self.init(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, skipped: metrics.answersSkipped)
+    }
+
+    /// What a data row gave, in `given`: its values are secrets.
+    static let fromData = "(from the data)"
+
+    /// The answers given, by question, each as the plan shows its choice.
+    static func given(_ metrics: RunMetrics, _ plan: Plan) -> [String: [String: Int]] {
+        let shown = plan.shownAnswers
+        var given: [String: [String: Int]] = [:]
+        for (question, choices) in metrics.answersGiven {
+            let list = shown[question.text] ?? shown["*"] ?? []
+            for (choice, count) in choices {
+                let text = choice >= 0 && choice < list.count ? list[choice] : fromData
+                given[question.text, default: [:]][text, default: 0] += count
+            }
+        }
+        return given
+    }
+
+    /// The answers given of several reports, added up; nil when none has any.
+    static func given(adding parts: [[String: [String: Int]]?]) -> [String: [String: Int]]? {
+        let present = parts.compactMap { $0 }
+        guard !present.isEmpty else { return nil }
+        var total: [String: [String: Int]] = [:]
+        for part in present {
+            for (question, answers) in part { total[question, default: [:]].merge(answers, uniquingKeysWith: +) }
+        }
+        return total
     }
 }
 

@@ -50,6 +50,7 @@ extension RunReport {
             timeline: try TimelineRecord.merged(parts.map { ($0.path, $0.report.timeline) }),
             thresholds: [], plan: first.plan)
         merged.stoppedByThreshold = parts.lazy.compactMap(\.report.stoppedByThreshold).first
+        merged.answers.given = Answers.given(adding: parts.map(\.report.answers.given))
         let local = parts.compactMap(\.report.localResource)
         let limits = local.first { $0.openFilesLimit != nil }
         merged.localResource = RunReport.LocalResource(

@@ -238,15 +238,20 @@ struct RunReport: Codable, Sendable, Equatable {
         /// Questions the plan had no answer for, never sent. Reports of versions before it call
         /// it `missing` (and count those questions in `unanswered` too).
         var skipped: Int
+        /// With `report.include_answers`: the answers respondents gave, by question id, each as
+        /// the plan shows it (a value from the environment by its variable's name, a data row's
+        /// as `(from the data)`) → how often.
+        var given: [String: [String: Int]]?
 
-        init(submitted: Int, unanswered: Int, skipped: Int) {
+        init(submitted: Int, unanswered: Int, skipped: Int, given: [String: [String: Int]]? = nil) {
             self.submitted = submitted
             self.unanswered = unanswered
             self.skipped = skipped
+            self.given = given
         }
 
         private enum CodingKeys: String, CodingKey {
-            case submitted, unanswered, skipped, missing
+            case submitted, unanswered, skipped, missing, given
         }
 
         init(from decoder: any Decoder) throws {
@@ -254,6 +259,7 @@ struct RunReport: Codable, Sendable, Equatable {
             submitted = try container.decode(Int.self, forKey: .submitted)
             unanswered = try container.decode(Int.self, forKey: .unanswered)
             skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? container.decode(Int.self, forKey: .missing)
+            given = try container.decodeIfPresent([String: [String: Int]].self, forKey: .given)
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -261,6 +267,7 @@ struct RunReport: Codable, Sendable, Equatable {
             try container.encode(submitted, forKey: .submitted)
             try container.encode(unanswered, forKey: .unanswered)
             try container.encode(skipped, forKey: .skipped)
+            try container.encodeIfPresent(given, forKey: .given)
         }
     }
 

@@ -127,6 +127,7 @@ final class PlanRun {
         onStop("event loops") { group.shutdown() }
 
         var configuration = plan.run
+        configuration.recordAnswers = plan.report.includeAnswers
         // Without a seed in the plan, every shard of a run draws the one of its run id.
         configuration.seed = configuration.seed ?? RunReport.seed(derivedFrom: options.runID)
         configuration.shard = options.shard

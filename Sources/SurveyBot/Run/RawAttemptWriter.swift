@@ -133,7 +133,8 @@ final class RawAttemptWriter: Sendable {
     /// One attempt's line, with its newline:
     /// `{"time":1763924999123,"respondent":7,"endpoint":"submit","attempt":1,"status":200,"latency_ms":1.234,"service_ms":1.234,"bytes":2}`;
     /// `status` whenever a response came, `"error":"timeout"` when the attempt got no usable
-    /// response, and `"reason"` when its failure has more to say than its kind.
+    /// response, `"reason"` when its failure has more to say than its kind, and `"question"`
+    /// (the id, as text) for an attempt of a step per question.
     static func appendLine(_ attempt: LoggedAttempt, startedAt: Double, to bytes: inout [UInt8]) {
         func append(_ text: StaticString) {
             text.withUTF8Buffer { bytes.append(contentsOf: $0) }
@@ -159,6 +160,10 @@ final class RawAttemptWriter: Sendable {
         bytes.append(contentsOf: JSONValue.quoted(attempt.step.name).utf8)
         append(#","attempt":"#)
         append(attempt.attempt)
+        if let question = attempt.question {
+            append(#","question":"#)
+            bytes.append(contentsOf: JSONValue.quoted(question).utf8)
+        }
         if let status = attempt.status {
             append(#","status":"#)
             append(status)

@@ -25,6 +25,9 @@ public struct RunConfiguration: Sendable, Hashable {
     /// Whether each respondent keeps a cookie jar of its own (RFC 6265): cookies a response
     /// sets go back on later requests that match them. Never shared between respondents.
     public var cookies: Bool
+    /// Whether the metrics count the answers respondents give, by question and choice
+    /// (`RunMetrics.answersGiven`, the report's `answers.given`).
+    public var recordAnswers = false
     /// The order in which each respondent walks the questions.
     public var order: QuestionOrder
     /// Makes answer choice, order, think time and jitter repeatable. Nil lets `RunCoordinator`

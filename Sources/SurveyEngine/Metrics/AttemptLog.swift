@@ -28,11 +28,13 @@ public struct LoggedAttempt: Sendable, Hashable {
     public var serviceTime: UInt64
     /// Bytes of the response body received; 0 without a response.
     public var bytes: Int
+    /// For a step per question, the id of the question the attempt answers; nil otherwise.
+    public var question: String?
 
     /// An attempt as logged.
     public init(
         start: UInt64, respondent: Int, step: Step, attempt: Int, status: Int?, error: ErrorKind?, reason: String? = nil,
-        latency: UInt64, serviceTime: UInt64, bytes: Int
+        latency: UInt64, serviceTime: UInt64, bytes: Int, question: String? = nil
     ) {
         self.start = start
         self.respondent = respondent
@@ -44,6 +46,7 @@ public struct LoggedAttempt: Sendable, Hashable {
         self.latency = latency
         self.serviceTime = serviceTime
         self.bytes = bytes
+        self.question = question
     }
 }
 
@@ -118,7 +121,7 @@ public final class AttemptLog: Sendable {
 extension AttemptLog {
     /// Offers the attempt `record` of respondent `respondent`, which came to `result`; one never
     /// sent (`local_resource`) is not an attempt, and is not logged.
-    func offer(_ record: AttemptRecord, result: TransportResult, respondent: Int, lane: Int) {
+    func offer(_ record: AttemptRecord, result: TransportResult, respondent: Int, question: String? = nil, lane: Int) {
         if StepMetrics.isLocal(record) { return }
         var status: Int?
         var error: ErrorKind?
@@ -132,7 +135,7 @@ extension AttemptLog {
             LoggedAttempt(
                 start: record.start, respondent: respondent, step: record.step, attempt: record.attempt, status: status,
                 error: error, reason: record.succeeded ? nil : record.detail, latency: record.correctedLatency.clampedNanoseconds,
-                serviceTime: record.serviceTime.clampedNanoseconds, bytes: bytes),
+                serviceTime: record.serviceTime.clampedNanoseconds, bytes: bytes, question: question),
             lane: lane)
     }
 }

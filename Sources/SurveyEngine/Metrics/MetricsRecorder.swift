@@ -39,6 +39,11 @@ public final class MetricsRecorder: Sendable {
         }
     }
 
+    /// Counts an answer given to `question`: the plan's `choice`-th for it, or `RunMetrics.fromData`.
+    func answerGiven(_ question: QuestionID, choice: Int, lane number: Int) {
+        lane(number) { $0.answersGiven[question, default: [:]][choice, default: 0] += 1 }
+    }
+
     /// Starts every lane's timeline: intervals of `interval` nanoseconds (0: no timeline) for
     /// a run that begins at `origin` nanoseconds since 1970. Call it before anything is recorded.
     func startTimeline(interval: UInt64, origin: UInt64) {

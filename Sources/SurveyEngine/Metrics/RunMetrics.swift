@@ -78,9 +78,18 @@ public struct RunMetrics: Sendable, Hashable {
         }
     }
 
+    /// With `RunConfiguration.recordAnswers`: the answers respondents gave, by question, each
+    /// by its place in the plan's choices for that question (its own, or the `"*"` ones), or
+    /// `RunMetrics.fromData` for a data row's answer (a secret, never shown): → how often.
+    public var answersGiven: [QuestionID: [Int: Int]] = [:]
+
+    /// The choice of `answersGiven` that stands for an answer from the data feed.
+    public static let fromData = -1
+
     /// Adds another part's counts: the metrics of the lanes (or shards) of one run add up to
     /// the run's.
     public mutating func merge(_ other: RunMetrics) {
+        for (question, choices) in other.answersGiven { answersGiven[question, default: [:]].merge(choices, uniquingKeysWith: +) }
         perStep.merge(other.perStep)
         respondentsStarted += other.respondentsStarted
         respondentsCompleted += other.respondentsCompleted

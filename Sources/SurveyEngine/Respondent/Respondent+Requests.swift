@@ -27,9 +27,12 @@ extension Respondent {
         var answer: String
         if let fromRow = rowAnswer(question.id, context) {
             answer = fromRow
+            if context.recordAnswers { context.recorder.answerGiven(question.id, choice: RunMetrics.fromData, lane: lane) }
         } else {
             guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
-            answer = choices.count == 1 ? choices[0] : choices[Int(random.next() % UInt64(choices.count))]
+            let choice = choices.count == 1 ? 0 : Int(random.next() % UInt64(choices.count))
+            answer = choices[choice]
+            if context.recordAnswers { context.recorder.answerGiven(question.id, choice: choice, lane: lane) }
             if !context.answerTemplates.isEmpty, let template = context.answerTemplates[answer] {
                 answer = template.string(values(context))
             }

@@ -23,6 +23,9 @@ struct Respondent: Sendable {
     var perQuestionHead: HTTPRequest.Template?
     /// Whether its step's last attempt succeeded but found a capture missing.
     var captureMissing = false
+    /// The position in `questions` of the question its step per question is answering; -1
+    /// between them. (Beside `captureMissing`, in what would be padding: no byte more a respondent.)
+    var asking: Int32 = -1
     /// The respondent's own cookies, when the run keeps them.
     private var jar = CookieJar()
 
@@ -124,6 +127,7 @@ struct Respondent: Sendable {
                     return nil
                 }
                 captureMissing = false
+                asking = -1
                 guard let survey = surveyRequest(position, context, skipped: &tally.skipped, page: page) else { continue }
                 place.answers = survey.answered
                 // The pages posted so far.
@@ -145,12 +149,14 @@ struct Respondent: Sendable {
                     tally.skipped += 1
                     continue
                 }
+                asking = Int32(truncatingIfNeeded: question)
                 place.answers = 1
                 return NextCall(step: position, request: submit.request, think: submit.think)
             }
             place.step += 1
             if tally.isAbandoned, !context.walk[position].always || !hasSession(for: position, context) { continue }
             captureMissing = false
+            asking = -1
             place.answers = 0
             let think = context.stepThinks[position].map { $0.sample(using: &random).clampedNanoseconds } ?? 0
             return NextCall(step: position, request: onceRequest(position, context), think: think)
@@ -371,7 +377,10 @@ struct Respondent: Sendable {
             step: step, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: result.serviceTime,
             startLag: startLag, start: sinceRunStart, connection: result.connection, detail: detail)
         context.recorder.record(record, lane: lane)
-        if let log = context.attemptLog { log.offer(record, result: result, respondent: index, lane: lane) }
+        if let log = context.attemptLog {
+            let question = asking >= 0 && Int(asking) < questions.count ? questions[Int(asking)].id.text : nil
+            log.offer(record, result: result, respondent: index, question: question, lane: lane)
+        }
         func end(_ ended: CallResult, unsafeRetry: Bool = false) -> Next {
             context.recorder.endCall(
                 step, succeeded: ended == .succeeded, attempts: state.attempt, retriesDenied: state.denied, unsafeRetry: unsafeRetry,

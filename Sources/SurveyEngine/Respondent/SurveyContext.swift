@@ -35,6 +35,8 @@ final class SurveyContext: Sendable {
     let pace: UInt64
     /// Whether respondents keep cookie jars.
     let cookies: Bool
+    /// Whether the answers given are counted (`RunConfiguration.recordAnswers`).
+    let recordAnswers: Bool
     let retry: RetryPolicies
     let budget: RetryBudget
     let transport: any Transport
@@ -85,6 +87,7 @@ final class SurveyContext: Sendable {
         }
         pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
         cookies = configuration.cookies
+        recordAnswers = configuration.recordAnswers
         retry = configuration.retry
         budget = RetryBudget(configuration.retry.budget)
         self.transport = transport

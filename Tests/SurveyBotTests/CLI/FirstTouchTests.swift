@@ -39,3 +39,29 @@ import Testing
         #expect(HTTPStatus.reason(299) == "")
     }
 }
+
+/// `report.include_answers`: the answers respondents gave, not only the plan's candidates —
+/// a data row's values never.
+@Suite struct AnswersGivenTests {
+    @Test func theReportCountsEachAnswerGivenAsThePlanShowsIt() async throws {
+        let directory = try TemporaryDirectory()
+        let data = try directory.write("rows.csv", "member,answer.2\nm1,secret-one\nm2,\nm3,secret-three\n")
+        let plan = try directory.write(
+            "given.plan",
+            lines(
+                "name: given", "target: builtin", "respondents: 30", "concurrency: 3", "seed: 5", "data: \(data)", "builtin:",
+                "  questions: 3", "answers:", "  1: [red, green]", "  \"*\": ${WORD}", "report:", "  include_answers: true"))
+        let result = await runCommand(["run", plan, "--out", directory.path, "--quiet"], environment: ["WORD": "hidden-word"])
+        #expect(result.status == .success, "\(result.err)")
+        let text = try String(contentsOfFile: directory.path + "/given-latest.json", encoding: .utf8)
+        let report = try RunReport.read(path: directory.path + "/given-latest.json")
+        let given = try #require(report.answers.given)
+        // Every answer drawn is counted once: the submitted and the unanswered.
+        #expect(given.values.flatMap(\.values).reduce(0, +) == report.answers.submitted + report.answers.unanswered)
+        #expect(Set(given["1"]?.keys ?? [:].keys) == ["red", "green"])
+        #expect(given["3"] == ["${WORD}": 30])
+        // Rows 1 and 3 answer question 2 (20 respondents of 30); row 2's empty cell leaves it to "*".
+        #expect(given["2"] == ["(from the data)": 20, "${WORD}": 10])
+        #expect(!text.contains("secret-") && !text.contains("hidden-word"))
+    }
+}

@@ -53,6 +53,11 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         #expect(Set(parsed.compactMap { $0["respondent"] }).count == 12)
         #expect(parsed.filter { $0["status"] == .integer(500) }.count == report.endpoints.values.map { $0.status["500"] ?? 0 }.reduce(0, +))
         #expect(parsed.filter { $0["attempt"] == .integer(2) }.count > 0)
+        // Each submit names its question (the builtin server's 1–4), retries too; the questions' lines none.
+        let submits = parsed.filter { $0["endpoint"] == .string("submit") }
+        #expect(submits.allSatisfy { ["1", "2", "3", "4"].map(JSONValue.string).contains($0["question"] ?? .null) })
+        #expect(Set(submits.compactMap { $0["question"] }).count == 4)
+        #expect(parsed.filter { $0["endpoint"] == .string("questions") }.allSatisfy { $0["question"] == nil })
     }
 
     /// Each line names its step, the login's included: per step, as many lines as the
