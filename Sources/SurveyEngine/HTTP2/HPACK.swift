@@ -1,0 +1,282 @@
+/// HPACK, HTTP/2's header compression (RFC 7541): a header field is an index into a table both
+/// ends keep — the static table of common fields, and a dynamic table of fields sent before —
+/// or a literal name and value, each optionally Huffman-coded.
+enum HPACK {
+    /// A header field: a name (lowercase in HTTP/2) and its value, as bytes.
+    struct Field: Sendable, Hashable {
+        var name: [UInt8]
+        var value: [UInt8]
+
+        init(_ name: [UInt8], _ value: [UInt8]) {
+            self.name = name
+            self.value = value
+        }
+
+        init(_ name: String, _ value: String) {
+            self.init(Array(name.utf8), Array(value.utf8))
+        }
+
+        /// What it counts for in a table: its bytes and 32 more (§4.1).
+        var size: Int { name.count + value.count + 32 }
+    }
+
+    /// The static table (Appendix A): index 1 is the first.
+    static let staticTable: [Field] = [
+        (":authority", ""), (":method", "GET"), (":method", "POST"), (":path", "/"), (":path", "/index.html"),
+        (":scheme", "http"), (":scheme", "https"), (":status", "200"), (":status", "204"), (":status", "206"),
+        (":status", "304"), (":status", "400"), (":status", "404"), (":status", "500"), ("accept-charset", ""),
+        ("accept-encoding", "gzip, deflate"), ("accept-language", ""), ("accept-ranges", ""), ("accept", ""),
+        ("access-control-allow-origin", ""), ("age", ""), ("allow", ""), ("authorization", ""), ("cache-control", ""),
+        ("content-disposition", ""), ("content-encoding", ""), ("content-language", ""), ("content-length", ""),
+        ("content-location", ""), ("content-range", ""), ("content-type", ""), ("cookie", ""), ("date", ""), ("etag", ""),
+        ("expect", ""), ("expires", ""), ("from", ""), ("host", ""), ("if-match", ""), ("if-modified-since", ""),
+        ("if-none-match", ""), ("if-range", ""), ("if-unmodified-since", ""), ("last-modified", ""), ("link", ""),
+        ("location", ""), ("max-forwards", ""), ("proxy-authenticate", ""), ("proxy-authorization", ""), ("range", ""),
+        ("referer", ""), ("refresh", ""), ("retry-after", ""), ("server", ""), ("set-cookie", ""),
+        ("strict-transport-security", ""), ("transfer-encoding", ""), ("user-agent", ""), ("vary", ""), ("via", ""),
+        ("www-authenticate", ""),
+    ].map { Field($0.0, $0.1) }
+
+    /// The dynamic table (§2.3.2): the newest field first, evicted oldest first so that the
+    /// fields' sizes stay within `maxSize`.
+    struct DynamicTable: Sendable {
+        private(set) var fields: [Field] = []
+        /// The fields' sizes added up.
+        private(set) var size = 0
+        /// The most `size` may be: the size the peer's last table size update set.
+        private(set) var maxSize: Int
+
+        init(maxSize: Int) {
+            self.maxSize = maxSize
+        }
+
+        /// Adds `field`, evicting what no longer fits; a field larger than the table empties it.
+        mutating func add(_ field: Field) {
+            evict(toFit: field.size)
+            guard field.size <= maxSize else { return }
+            fields.insert(field, at: 0)
+            size += field.size
+        }
+
+        /// Sets the table's largest size, evicting what no longer fits.
+        mutating func resize(_ newMax: Int) {
+            maxSize = newMax
+            evict(toFit: 0)
+        }
+
+        private mutating func evict(toFit extra: Int) {
+            while !fields.isEmpty, size + extra > maxSize {
+                size -= fields.removeLast().size
+            }
+        }
+    }
+
+    /// Why a header block cannot be read: the connection's compression state is lost with it, a
+    /// connection error of type COMPRESSION_ERROR (RFC 9113 §4.3).
+    struct DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Appends `value` as an integer with an `prefix`-bit prefix (§5.1), the first byte's other
+    /// bits `flags`.
+    static func appendInteger(_ value: Int, prefix: Int, flags: UInt8, to output: inout [UInt8]) {
+        let limit = (1 << prefix) - 1
+        if value < limit {
+            output.append(flags | UInt8(value))
+            return
+        }
+        output.append(flags | UInt8(limit))
+        var rest = value - limit
+        while rest >= 128 {
+            output.append(UInt8(rest & 0x7F) | 0x80)
+            rest >>= 7
+        }
+        output.append(UInt8(rest))
+    }
+
+    /// Reads an integer with a `prefix`-bit prefix at `index`, moving it past the integer.
+    static func readInteger(_ bytes: [UInt8], _ index: inout Int, prefix: Int) throws(DecodingError) -> Int {
+        guard index < bytes.count else { throw DecodingError(description: "a header block ends inside an integer") }
+        let limit = (1 << prefix) - 1
+        var value = Int(bytes[index]) & limit
+        index += 1
+        guard value == limit else { return value }
+        var shift = 0
+        while true {
+            guard index < bytes.count else { throw DecodingError(description: "a header block ends inside an integer") }
+            let byte = bytes[index]
+            index += 1
+            // No integer here is legitimately larger than 2^28: a longer one is an attack.
+            guard shift <= 21 else { throw DecodingError(description: "an integer longer than any header block needs") }
+            value += Int(byte & 0x7F) << shift
+            shift += 7
+            if byte & 0x80 == 0 { return value }
+        }
+    }
+
+    /// Appends a string literal (§5.2): Huffman-coded when that is shorter.
+    static func appendString(_ bytes: [UInt8], to output: inout [UInt8]) {
+        let coded = HPACKHuffman.encodedCount(bytes)
+        if coded < bytes.count {
+            appendInteger(coded, prefix: 7, flags: 0x80, to: &output)
+            HPACKHuffman.encode(bytes, into: &output)
+        } else {
+            appendInteger(bytes.count, prefix: 7, flags: 0, to: &output)
+            output.append(contentsOf: bytes)
+        }
+    }
+
+    /// Reads a string literal at `index`, no longer than `limit` bytes once decoded.
+    static func readString(_ bytes: [UInt8], _ index: inout Int, limit: Int) throws(DecodingError) -> [UInt8] {
+        guard index < bytes.count else { throw DecodingError(description: "a header block ends before a string") }
+        let huffman = bytes[index] & 0x80 != 0
+        let length = try readInteger(bytes, &index, prefix: 7)
+        guard length <= bytes.count - index else { throw DecodingError(description: "a string runs past the header block's end") }
+        let raw = bytes[index..<(index + length)]
+        index += length
+        guard huffman else {
+            guard length <= limit else { throw DecodingError(description: "a header field larger than \(limit) bytes") }
+            return Array(raw)
+        }
+        let decoded: [UInt8]
+        do throws(HPACKHuffman.Failure) {
+            decoded = try HPACKHuffman.decode(raw)
+        } catch {
+            throw DecodingError(description: error == .invalidCode ? "a Huffman code no byte has" : "a Huffman string's padding is wrong")
+        }
+        guard decoded.count <= limit else { throw DecodingError(description: "a header field larger than \(limit) bytes") }
+        return decoded
+    }
+}
+
+/// Reads the header blocks of one direction of a connection, keeping its dynamic table.
+struct HPACKDecoder: Sendable {
+    private(set) var table: HPACK.DynamicTable
+    /// The largest table the peer may ask for: what this end's SETTINGS_HEADER_TABLE_SIZE said.
+    var maxTableSize: Int
+    /// The most bytes the fields of one block may add up to (names, values and 32 each), like
+    /// SETTINGS_MAX_HEADER_LIST_SIZE: a response's headers cannot grow without bound.
+    var maxListSize: Int
+
+    init(maxTableSize: Int = 4096, maxListSize: Int = 64 << 10) {
+        table = HPACK.DynamicTable(maxSize: maxTableSize)
+        self.maxTableSize = maxTableSize
+        self.maxListSize = maxListSize
+    }
+
+    /// The fields of a whole header block (a HEADERS frame's and its CONTINUATIONs' fragments).
+    mutating func decode(_ block: [UInt8]) throws(HPACK.DecodingError) -> [HPACK.Field] {
+        var fields: [HPACK.Field] = []
+        var index = 0
+        var listSize = 0
+        var fieldSeen = false
+        while index < block.count {
+            let first = block[index]
+            let field: HPACK.Field
+            if first & 0x80 != 0 {
+                // Indexed (§6.1).
+                field = try entry(try HPACK.readInteger(block, &index, prefix: 7))
+            } else if first & 0xC0 == 0x40 {
+                // Literal with incremental indexing (§6.2.1).
+                field = try literal(block, &index, prefix: 6)
+                table.add(field)
+            } else if first & 0xE0 == 0x20 {
+                // Dynamic table size update (§6.3): only before the block's first field.
+                guard !fieldSeen else { throw HPACK.DecodingError(description: "a table size update after a header field") }
+                let size = try HPACK.readInteger(block, &index, prefix: 5)
+                guard size <= maxTableSize else {
+                    throw HPACK.DecodingError(description: "a table size update to \(size), above the \(maxTableSize) allowed")
+                }
+                table.resize(size)
+                continue
+            } else {
+                // Literal without indexing, or never indexed (§6.2.2, §6.2.3).
+                field = try literal(block, &index, prefix: 4)
+            }
+            fieldSeen = true
+            listSize += field.size
+            guard listSize <= maxListSize else {
+                throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
+            }
+            fields.append(field)
+        }
+        return fields
+    }
+
+    /// The field at `index` of the static table then the dynamic one.
+    private func entry(_ index: Int) throws(HPACK.DecodingError) -> HPACK.Field {
+        let statics = HPACK.staticTable.count
+        if index >= 1 && index <= statics { return HPACK.staticTable[index - 1] }
+        guard index > statics, index - statics <= table.fields.count else {
+            throw HPACK.DecodingError(description: "index \(index) is in neither table")
+        }
+        return table.fields[index - statics - 1]
+    }
+
+    private func literal(_ block: [UInt8], _ index: inout Int, prefix: Int) throws(HPACK.DecodingError) -> HPACK.Field {
+        let nameIndex = try HPACK.readInteger(block, &index, prefix: prefix)
+        let name = nameIndex == 0 ? try HPACK.readString(block, &index, limit: maxListSize) : try entry(nameIndex).name
+        let value = try HPACK.readString(block, &index, limit: maxListSize)
+        return HPACK.Field(name, value)
+    }
+}
+
+/// Writes the header blocks of one direction of a connection, keeping its dynamic table.
+struct HPACKEncoder: Sendable {
+    private(set) var table: HPACK.DynamicTable
+    /// A table size the peer allowed, still to be announced at the next block's start.
+    private var pendingSize: Int?
+
+    init(maxTableSize: Int = 4096) {
+        table = HPACK.DynamicTable(maxSize: maxTableSize)
+    }
+
+    /// Uses a table of at most `size` bytes from the next block on (the peer's
+    /// SETTINGS_HEADER_TABLE_SIZE, or less).
+    mutating func setMaxTableSize(_ size: Int) {
+        guard size != table.maxSize else { return }
+        pendingSize = size
+    }
+
+    /// Fields whose values are never put in a table (§7.1.3): a credential a proxy could probe.
+    static func isSensitive(_ name: [UInt8]) -> Bool {
+        name.elementsEqual("authorization".utf8) || name.elementsEqual("proxy-authorization".utf8)
+    }
+
+    /// Appends the header block of `fields` to `output`.
+    mutating func encode(_ fields: [HPACK.Field], into output: inout [UInt8]) {
+        if let size = pendingSize {
+            table.resize(size)
+            HPACK.appendInteger(size, prefix: 5, flags: 0x20, to: &output)
+            pendingSize = nil
+        }
+        for field in fields {
+            var nameIndex = 0
+            if let exact = index(of: field, nameOnly: false) {
+                HPACK.appendInteger(exact, prefix: 7, flags: 0x80, to: &output)
+                continue
+            }
+            nameIndex = index(of: field, nameOnly: true) ?? 0
+            if Self.isSensitive(field.name) {
+                HPACK.appendInteger(nameIndex, prefix: 4, flags: 0x10, to: &output)
+            } else {
+                HPACK.appendInteger(nameIndex, prefix: 6, flags: 0x40, to: &output)
+                table.add(field)
+            }
+            if nameIndex == 0 { HPACK.appendString(field.name, to: &output) }
+            HPACK.appendString(field.value, to: &output)
+        }
+    }
+
+    /// The index of `field` in the static table then the dynamic one; with `nameOnly`, of a
+    /// field of its name.
+    private func index(of field: HPACK.Field, nameOnly: Bool) -> Int? {
+        if let position = HPACK.staticTable.firstIndex(where: { $0.name == field.name && (nameOnly || $0.value == field.value) }) {
+            return position + 1
+        }
+        if let position = table.fields.firstIndex(where: { $0.name == field.name && (nameOnly || $0.value == field.value) }) {
+            return HPACK.staticTable.count + position + 1
+        }
+        return nil
+    }
+}
