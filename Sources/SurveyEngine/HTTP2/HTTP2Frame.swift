@@ -43,7 +43,16 @@ enum HTTP2Frame: Sendable, Equatable {
     static let defaultMaxFrameSize = 16_384
 
     private enum Kind: UInt8 {
-        case data = 0, headers, priority, resetStream, settings, pushPromise, ping, goAway, windowUpdate, continuation
+        case data = 0
+        case headers
+        case priority
+        case resetStream
+        case settings
+        case pushPromise
+        case ping
+        case goAway
+        case windowUpdate
+        case continuation
     }
 
     private enum Flag {
