@@ -11,6 +11,8 @@ enum Installed {
     static let strace = find("strace")
     /// `setpriv`, which runs a command as another user (as `nobody`, for whom permissions hold).
     static let setpriv = find("setpriv")
+    /// `nghttpd`, nghttp2's HTTP/2 server (Debian's nghttp2-server), in /usr/sbin.
+    static let nghttpd = find("nghttpd", also: ["/usr/sbin"])
 
     private static func find(_ name: String, also extra: [String] = []) -> String? {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
