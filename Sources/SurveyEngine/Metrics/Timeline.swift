@@ -16,7 +16,7 @@ public struct Timeline: Sendable, Hashable {
     /// The length of one interval in nanoseconds; 0 for a timeline that records nothing (off).
     public private(set) var interval: UInt64
     /// When the run began, in nanoseconds since 1970: attempt start times count from it.
-    private var origin: UInt64
+    public private(set) var origin: UInt64
     /// The number, on the wall-clock grid, of the interval of the first point.
     private var firstIndex: UInt64
     /// One point per interval from the first on, without gaps.

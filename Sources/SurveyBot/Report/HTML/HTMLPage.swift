@@ -91,10 +91,14 @@ enum HTMLPage {
         svg .tick { fill: var(--muted); font-size: 11px; }
         svg .data { fill: none; stroke-width: 1.8; stroke-linejoin: round; stroke-linecap: round; }
         svg .data.dashed { stroke-dasharray: 6 4; }
+        svg .data.marker { stroke-width: 1; }
         svg .band { fill: transparent; }
         svg .band:hover { fill: var(--grid); fill-opacity: 0.35; }
         svg .s0 { stroke: var(--s0); } svg .s1 { stroke: var(--s1); } svg .s2 { stroke: var(--s2); } svg .s3 { stroke: var(--s3); }
         svg .s4 { stroke: var(--s4); } svg .s5 { stroke: var(--s5); } svg .s6 { stroke: var(--s6); } svg .s7 { stroke: var(--s7); }
+        svg .marker.s0 { fill: var(--s0); } svg .marker.s1 { fill: var(--s1); } svg .marker.s2 { fill: var(--s2); }
+        svg .marker.s3 { fill: var(--s3); } svg .marker.s4 { fill: var(--s4); } svg .marker.s5 { fill: var(--s5); }
+        svg .marker.s6 { fill: var(--s6); } svg .marker.s7 { fill: var(--s7); }
         .swatch.s0 { background-color: var(--s0); } .swatch.s1 { background-color: var(--s1); } .swatch.s2 { background-color: var(--s2); }
         .swatch.s3 { background-color: var(--s3); } .swatch.s4 { background-color: var(--s4); } .swatch.s5 { background-color: var(--s5); }
         .swatch.s6 { background-color: var(--s6); } .swatch.s7 { background-color: var(--s7); }

@@ -53,7 +53,7 @@ enum MarkdownReport: ReportRenderer {
                 ["", "## Over time", ""]
                 + overTime(
                     timeline, steps: figures.steps.filter { figures.perStep[$0]?.attempts ?? 0 > 0 },
-                    rates: timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt))
+                    covered: timeline.covered(startedAt: report.startedAt, endedAt: report.endedAt))
         }
         let errors = ReportWording.errors(report)
         if !errors.isEmpty {
@@ -89,8 +89,8 @@ enum MarkdownReport: ReportRenderer {
     /// Mermaid `xychart-beta` charts of the timeline, which GitHub draws in job summaries and
     /// comments — attempts per second, and each step's p95 — each after a text fallback (a
     /// sparkline) that every viewer shows. An interval without attempts is drawn as 0.
-    static func overTime(_ timeline: RunReport.TimelineRecord, steps: [String], rates: [Double]) -> [String] {
-        let end = Readable.number(Double(timeline.survey.count) * timeline.intervalS)
+    static func overTime(_ timeline: RunReport.TimelineRecord, steps: [String], covered: [CoveredInterval]) -> [String] {
+        let end = Readable.number(covered.last?.to ?? 0)
         func chart(_ title: String, unit: String, _ values: [Double]) -> [String] {
             // Readable's precision, not a fixed 0.1: a fast step's p95 of 0.045 ms is not 0.
             let numbers = values.map(Readable.number).joined(separator: ", ")
@@ -104,7 +104,7 @@ enum MarkdownReport: ReportRenderer {
         }
         let interval = Readable.number(timeline.intervalS)
         let attempts = timeline.survey.indices.map { position in
-            Double(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) }) * rates[position]
+            covered[position].rate(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) }) ?? 0
         }
         var lines = [
             "`\(sparkline(attempts))` attempts per second, every \(interval) s (peak \(Readable.number((attempts.max() ?? 0).rounded())))",

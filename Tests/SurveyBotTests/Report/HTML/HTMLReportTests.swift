@@ -91,9 +91,9 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         }
     }
 
-    /// Every chart over time spans the whole timeline, even one whose step had no attempt
-    /// in the last intervals: side by side, their axes agree.
-    @Test func everyChartOverTimeSpansTheWholeTimeline() throws {
+    /// Every chart over time spans the whole run, even one whose step had no attempt in the
+    /// last intervals: side by side, their axes agree, and end where the run ended.
+    @Test func everyChartOverTimeSpansTheWholeRun() throws {
         var report = ReportFixtures.report()
         var questions = try #require(report.timeline?.endpoints["questions"])
         for index in questions.indices.dropFirst() {
@@ -103,10 +103,25 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         report.timeline?.endpoints["questions"] = questions
         let charts = TimelineCharts(runs: [TimelineCharts.Run(report: report, label: nil, dashed: false)])
         let overTime = [charts.attempts, charts.retries, charts.respondents] + charts.latency.map(\.chart)
-        let axes = overTime.map(\.ticks.x)
+        let axes = overTime.map { $0.xAxis.ticks }
         #expect(Set(axes).count == 1, "\(axes)")
-        let end = try #require(report.timeline.map { Double($0.survey.count) * $0.intervalS })
-        #expect((axes.first?.last ?? 0) >= end)
+        // The fixture's run lasted 3 s: its axis ends there, and so does each series.
+        #expect(overTime.allSatisfy { $0.xAxis.domain == (0, 3) })
+        #expect(axes.first == [0, 0.5, 1, 1.5, 2, 2.5, 3])
+        #expect(charts.attempts.series.first?.points.last?.to == 3)
+    }
+
+    /// Each interval is drawn over the part of it the run covered, in seconds from the run's
+    /// start, and rated over that part: the first and last intervals do not collapse.
+    @Test func intervalsAreDrawnOverThePartTheRunCovered() throws {
+        let report = ReportFixtures.report()
+        let charts = TimelineCharts(runs: [TimelineCharts.Run(report: report, label: nil, dashed: false)])
+        let succeeded = try #require(charts.attempts.series.first)
+        #expect(succeeded.points.map(\.from) == [0, 0.75, 1.75, 2.75])
+        #expect(succeeded.points.map(\.to) == [0.75, 1.75, 2.75, 3])
+        let timeline = try #require(report.timeline)
+        let first = timeline.endpoints.values.map { $0[0].succeeded }.reduce(0, +)
+        #expect(succeeded.points.first?.y == Double(first) / 0.75)
     }
 
     @Test func aReportWithoutTimelineSaysSoAndStillHasItsTables() {
