@@ -63,6 +63,13 @@ struct TimelineCharts {
     /// Whether any run has a timeline to draw.
     var hasTimeline: Bool { runs.contains { !($0.report.timeline?.survey.isEmpty ?? true) } }
 
+    /// Why there is nothing to chart over time though there is a timeline: every run lasted
+    /// less than two intervals, whose charts would be a dot each. HTML; nil when some run has
+    /// more.
+    var tooShort: String? {
+        ReportWording.tooShortToChart(runs.map(\.report)) { "<code>\($0)</code>" }
+    }
+
     /// Requests per second by outcome.
     var attempts: LineChart {
         LineChart(

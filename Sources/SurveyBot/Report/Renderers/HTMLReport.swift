@@ -72,15 +72,21 @@ enum HTMLReport: ReportRenderer {
             if regressed(key) { html = html.replacingFirst("<figure class=\"chart\">", with: "<figure class=\"chart regressed\">") }
             figures.append(html)
         }
-        add(charts.attempts, key: "attempts")
-        if let errors = charts.errors {
-            add(errors, key: "errors")
-        }
-        for (step, chart) in charts.latency { add(chart, key: "latency.\(step)") }
-        add(charts.distribution, key: "distribution")
-        add(charts.retries, key: "retries")
-        add(charts.respondents, key: "respondents")
         var html = "<h2>Over time</h2>"
+        if let tooShort = charts.tooShort {
+            // The distribution is of the whole run, not over time: it still shows.
+            html += "<p class=\"note\">\(tooShort.prefix(1).uppercased() + tooShort.dropFirst()).</p>"
+            add(charts.distribution, key: "distribution")
+        } else {
+            add(charts.attempts, key: "attempts")
+            if let errors = charts.errors {
+                add(errors, key: "errors")
+            }
+            for (step, chart) in charts.latency { add(chart, key: "latency.\(step)") }
+            add(charts.distribution, key: "distribution")
+            add(charts.retries, key: "retries")
+            add(charts.respondents, key: "respondents")
+        }
         if charts.errors == nil { html += "<p class=\"note\">No attempt failed.</p>" }
         return html + "<div class=\"charts\">\n" + figures.joined(separator: "\n") + "\n</div>"
     }

@@ -48,7 +48,9 @@ enum MarkdownReport: ReportRenderer {
         if let connections = ReportWording.connections(figures) {
             lines += ["", "**Connections:** \(connections)."]
         }
-        if let timeline = report.timeline, !timeline.survey.isEmpty {
+        if let tooShort = ReportWording.tooShortToChart([report]) {
+            lines += ["", "## Over time", "", tooShort.prefix(1).uppercased() + tooShort.dropFirst() + "."]
+        } else if let timeline = report.timeline, !timeline.survey.isEmpty {
             lines +=
                 ["", "## Over time", ""]
                 + overTime(

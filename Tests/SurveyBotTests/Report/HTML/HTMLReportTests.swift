@@ -158,3 +158,53 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         }
     }
 }
+
+/// A run that lasted less than two intervals: the smoke plan's 0.2 s.
+private func shortReport() -> RunReport {
+    var report = ReportFixtures.report()
+    report.durationS = 0.215
+    guard var timeline = report.timeline else { return report }
+    timeline.runEndS = 0.465
+    timeline.survey = Array(timeline.survey.prefix(1))
+    timeline.endpoints = timeline.endpoints.mapValues { Array($0.prefix(1)) }
+    report.timeline = timeline
+    return report
+}
+
+@Suite struct ShortRunChartTests {
+    /// Charts over time of a run within one interval would be a dot each: the page says the run
+    /// was too short instead, and keeps the distribution, which is not over time.
+    @Test func aRunWithinOneIntervalIsTooShortToChartOverTime() {
+        let html = HTMLReport.render(shortReport())
+        expectWellFormed(html)
+        #expect(
+            html.contains(
+                "The run lasted 0.215 s, within one interval of 1 s: too short to chart over time (<code>report.interval</code> sets shorter intervals)."
+            ))
+        #expect(charts(html).count == 1)
+        #expect(html.contains("Latency distribution") && !html.contains("Attempts per second"))
+        let markdown = MarkdownReport.render(shortReport())
+        #expect(markdown.contains("## Over time\n\nThe run lasted 0.215 s, within one interval of 1 s: too short to chart over time"))
+        #expect(!markdown.contains("mermaid"))
+    }
+
+    @Test func aDiffOfTwoShortRunsSaysSo() {
+        let diff = ReportDiff(base: shortReport(), new: shortReport(), tolerances: .init())
+        let html = HTMLDiff.render(diff)
+        expectWellFormed(html)
+        #expect(html.contains("The runs lasted 0.215 s and 0.215 s, each within one interval of 1 s: too short to chart over time"))
+        #expect(charts(html).count == 1)
+    }
+
+    /// A diff whose base lasted one interval draws it over that interval, with a dot: not a
+    /// dash of a few pixels.
+    @Test func aShortBaseInADiffIsDrawnWithAMarker() {
+        let diff = ReportDiff(base: shortReport(), new: ReportFixtures.report(), tolerances: .init())
+        let html = HTMLDiff.render(diff)
+        expectWellFormed(html)
+        #expect(!html.contains("too short to chart"))
+        let overTime = charts(html).filter { $0.contains("aria-label=\"Attempts per second") || $0.contains("over time\"") }
+        #expect(!overTime.isEmpty)
+        for svg in overTime { #expect(svg.contains("class=\"data marker "), "\(svg.prefix(100))") }
+    }
+}
