@@ -217,6 +217,8 @@ extension RunReport.StepReport {
             metrics.errorSamples.isEmpty ? nil : Dictionary(uniqueKeysWithValues: metrics.errorSamples.map { ($0.key.rawValue, $0.value) })
         correctedLatencyMs = .of(metrics.correctedLatency)
         serviceTimeMs = .of(metrics.serviceTime)
+        failedHistogram = RunReport.HistogramRecord(metrics.failedLatency)
+        failedLatencyMs = .of(metrics.failedLatency)
     }
 }
 

@@ -36,14 +36,27 @@ enum HTMLPage {
     }
 
     /// A table: a header row and rows of cells (already escaped HTML). Numeric columns are
-    /// right-aligned by `numeric`.
-    static func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = [], rowClasses: [String?] = []) -> String {
+    /// right-aligned by `numeric`. `groups` (title and how many columns, left to right; an
+    /// empty title spans columns without one) is a row above the header that names groups of
+    /// columns.
+    static func table(
+        _ header: [String], _ rows: [[String]], numeric: Set<Int> = [], rowClasses: [String?] = [],
+        groups: [(title: String, columns: Int)] = []
+    ) -> String {
         func cells(_ row: [String], tag: String) -> String {
             row.enumerated().map { index, cell in
                 "<\(tag)\(numeric.contains(index) ? " class=\"num\"" : "")>\(cell)</\(tag)>"
             }.joined()
         }
-        var html = "<table><thead><tr>\(cells(header.map(XMLText.escape), tag: "th"))</tr></thead><tbody>"
+        var html = "<table><thead>"
+        if !groups.isEmpty {
+            html +=
+                "<tr>"
+                + groups.map { group in
+                    "<th colspan=\"\(group.columns)\"\(group.title.isEmpty ? "" : " class=\"group\"")>\(XMLText.escape(group.title))</th>"
+                }.joined() + "</tr>"
+        }
+        html += "<tr>\(cells(header.map(XMLText.escape), tag: "th"))</tr></thead><tbody>"
         for (index, row) in rows.enumerated() {
             let rowClass = index < rowClasses.count ? rowClasses[index].map { " class=\"\($0)\"" } ?? "" : ""
             html += "<tr\(rowClass)>\(cells(row, tag: "td"))</tr>"
@@ -73,6 +86,7 @@ enum HTMLPage {
         table { border-collapse: collapse; margin: 8px 0 16px; }
         th, td { padding: 4px 10px; border-bottom: 1px solid var(--grid); text-align: left; vertical-align: top; }
         th { color: var(--muted); font-weight: 600; }
+        th.group { text-align: center; font-weight: 500; border-bottom: 1px solid var(--muted); }
         td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
         tr.passed td:last-child, .ok-text { color: var(--ok); }
         tr.failed td, tr.regressed td { color: var(--bad); }

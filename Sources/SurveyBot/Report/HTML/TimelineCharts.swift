@@ -60,6 +60,20 @@ struct TimelineCharts {
         RunReport.stepNames(runs.map(\.report)).filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
     }
 
+    /// Whether no run has a succeeded attempt, and so no latency, though some sent attempts.
+    var noLatency: Bool {
+        !steps.isEmpty && runs.allSatisfy { run in run.report.endpoints.values.allSatisfy { $0.correctedHistogram.count == 0 } }
+    }
+
+    /// Which attempts the latency charts cover: `succeeded attempts`, and the runs of reports
+    /// of a version that counted failed attempts too.
+    private var latencyScope: String {
+        let covering = runs.filter { $0.report.endpoints.values.contains(where: \.latencyCoversFailures) }
+        if covering.isEmpty { return "succeeded attempts" }
+        if covering.count == runs.count { return "every attempt, failed ones too" }
+        return "succeeded attempts; " + covering.map { $0.label.map { "\($0)'s" } ?? "its" }.joined(separator: ", ") + " failed ones too"
+    }
+
     /// Whether any run has a timeline to draw.
     var hasTimeline: Bool { runs.contains { !($0.report.timeline?.survey.isEmpty ?? true) } }
 
@@ -110,7 +124,11 @@ struct TimelineCharts {
                     return points[position][keyPath: path]
                 }
             }
-            return (step, LineChart(title: "Latency of \(step) over time", yUnit: "ms", series: lines, xEnd: end, format: Readable.ms))
+            return (
+                step,
+                LineChart(
+                    title: "Latency of \(step) over time (\(latencyScope))", yUnit: "ms", series: lines, xEnd: end, format: Readable.ms)
+            )
         }
     }
 
@@ -128,7 +146,7 @@ struct TimelineCharts {
             }
         }
         return LineChart(
-            title: "Latency distribution (share of attempts, log scale)", yUnit: "%", series: lines, logX: true, xUnit: "ms",
+            title: "Latency distribution (share of \(latencyScope), log scale)", yUnit: "%", series: lines, logX: true, xUnit: "ms",
             format: { "\(Readable.number(($0 * 10).rounded() / 10))%" })
     }
 

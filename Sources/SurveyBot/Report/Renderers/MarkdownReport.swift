@@ -13,7 +13,9 @@ enum MarkdownReport: ReportRenderer {
                 + ReportWording.stopped(report))
         if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
-        lines.append("| step | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
+        // Which attempts p50 … max cover, where the columns begin.
+        let latency = ReportWording.latencyHeading(coversFailures: figures.survey.latencyCoversFailures)
+        lines.append("| step | calls | attempts | success | first try | retries | \(latency): p50 | p95 | p99 | max |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name in figures.steps {
             guard let calls = figures.perStep[name] else { continue }
@@ -68,6 +70,9 @@ enum MarkdownReport: ReportRenderer {
                 let reason = withReasons ? " \(error.sample.map(escape) ?? "") |" : ""
                 lines.append("| \(error.step) | \(error.kind) | \(error.count) |" + reason)
             }
+            if let timeToFail = ReportWording.timeToFail(figures) {
+                lines += ["", "**Time to fail** (failed attempts, apart from the latency): \(timeToFail)."]
+            }
         }
         if !report.thresholds.isEmpty {
             lines += ["", "## Thresholds", "", "| threshold | actual | result |", "|---|---:|---|"]
@@ -78,10 +83,13 @@ enum MarkdownReport: ReportRenderer {
             }
         }
         for name in figures.steps {
-            guard let step = report.endpoints[name], step.attempts > 0, let histogram = step.correctedHistogram.histogram else {
+            guard let step = report.endpoints[name], step.attempts > 0, let histogram = step.correctedHistogram.histogram,
+                histogram.count > 0
+            else {
                 continue
             }
-            lines += ["", "## Latency of \(name)", "", "```"]
+            let scope = step.latencyCoversFailures ? "every attempt, failed ones too" : "succeeded attempts"
+            lines += ["", "## Latency of \(name) (\(scope))", "", "```"]
             lines.append(contentsOf: LatencyChart.lines(histogram))
             lines.append("```")
         }

@@ -150,8 +150,8 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         expectSelfContained(html)
         #expect(html.contains("<h2>Regressions</h2>"))
         #expect(html.contains("<tr class=\"regressed\">"))
-        #expect(html.contains("<figure class=\"chart regressed\"><figcaption>Latency of submit over time — regressed"))
-        #expect(!html.contains("Latency of questions over time — regressed"))
+        #expect(html.contains("<figure class=\"chart regressed\"><figcaption>Latency of submit over time (succeeded attempts) — regressed"))
+        #expect(!html.contains("Latency of questions over time (succeeded attempts) — regressed"))
         for svg in charts(html) {
             #expect(svg.contains("dashed\""), "the base run is drawn dashed")
             #expect(svg.contains("class=\"data "))
