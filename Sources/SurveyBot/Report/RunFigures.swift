@@ -16,8 +16,15 @@ struct RunFigures: Sendable {
         var succeeded = 0
         var firstTrySucceeded = 0
         var failedAttempts = 0
-        /// Latency per attempt from its intended start, in milliseconds; nil without attempts.
+        /// Latency per succeeded attempt from its intended start, in milliseconds; nil when none
+        /// succeeded. A report of a version before `failed_histogram` counted failed attempts
+        /// in it too: `latencyCoversFailures`.
         var latency: RunReport.LatencySummary?
+        /// Whether `latency` counts failed attempts too (a report of an earlier version).
+        var latencyCoversFailures = false
+        /// Per failed attempt that was timed, its time to fail, in milliseconds; nil when none
+        /// was (or the report predates it).
+        var timeToFail: RunReport.LatencySummary?
         /// The run's length in seconds, for rates per second.
         var seconds: Double
 
@@ -82,8 +89,11 @@ struct RunFigures: Sendable {
                 succeeded: step.succeeded,
                 firstTrySucceeded: step.firstTrySucceeded, failedAttempts: step.failedAttempts, seconds: seconds)
             // Reports before `null` wrote zeros for a step without attempts: no figure either.
-            if step.attempts > 0 { calls.latency = step.correctedLatencyMs }
+            if step.attempts > 0 && step.correctedHistogram.count > 0 { calls.latency = step.correctedLatencyMs }
+            calls.latencyCoversFailures = step.latencyCoversFailures
+            calls.timeToFail = step.failedLatencyMs
             perStep[name] = calls
+            survey.latencyCoversFailures = survey.latencyCoversFailures || step.latencyCoversFailures
             survey.calls += step.calls
             survey.attempts += step.attempts
             survey.localResource += step.localResource ?? 0
@@ -104,7 +114,7 @@ struct RunFigures: Sendable {
         if connect.count > 0 { connections.connect = RunReport.LatencySummary(connect) }
         if handshake.count > 0 { connections.tlsHandshake = RunReport.LatencySummary(handshake) }
         self.connections = connections
-        if survey.attempts > 0 { survey.latency = RunReport.LatencySummary(merged) }
+        survey.latency = .of(merged)
         steps = report.stepNames
         self.perStep = perStep
         self.survey = survey
@@ -134,7 +144,8 @@ struct RunFigures: Sendable {
         case .completionRate: return completionRate
         case .droppedRate: return droppedRate
         case .min, .mean, .p50, .p90, .p95, .p99, .p999, .max:
-            // Without a successful attempt there is nothing to time: refusals are fast.
+            // Without a successful attempt there is nothing to time: refusals are fast (and a
+            // report of an earlier version counted them in its latency).
             guard figures.attempts > figures.failedAttempts else { return nil }
             return figures.latency?.value(metric)
         }

@@ -38,7 +38,7 @@ extension RunReport {
             runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,
             endpoints: StepReport.all(metrics), steps: metrics.steps.map(\.name),
             respondents: Respondents(metrics), answers: Answers(metrics),
-            throughput: Throughput(metrics, seconds: seconds), timeline: TimelineRecord(metrics.timeline),
+            throughput: Throughput(metrics, seconds: seconds), timeline: TimelineRecord(metrics.timeline, elapsed: facts.elapsed),
             thresholds: [], plan: PlanRecord(plan),
             localResource: LocalResource(
                 attempts: metrics.localResource, builtinServerAcceptFailures: facts.builtinServerAcceptFailures, openFiles: facts.openFiles)
@@ -217,6 +217,8 @@ extension RunReport.StepReport {
             metrics.errorSamples.isEmpty ? nil : Dictionary(uniqueKeysWithValues: metrics.errorSamples.map { ($0.key.rawValue, $0.value) })
         correctedLatencyMs = .of(metrics.correctedLatency)
         serviceTimeMs = .of(metrics.serviceTime)
+        failedHistogram = RunReport.HistogramRecord(metrics.failedLatency)
+        failedLatencyMs = .of(metrics.failedLatency)
     }
 }
 

@@ -51,6 +51,14 @@ extension RunReport {
             thresholds: [], plan: first.plan)
         merged.stoppedByThreshold = parts.lazy.compactMap(\.report.stoppedByThreshold).first
         merged.answers.given = Answers.given(adding: parts.map(\.report.answers.given))
+        if !first.keepsFailedLatencyApart {
+            // Shards of a version that counted failed attempts in the latency (the checks refuse
+            // a mixture): the merge says so as they did, by having no failed_histogram.
+            for name in merged.endpoints.keys {
+                merged.endpoints[name]?.failedHistogram = nil
+                merged.endpoints[name]?.failedLatencyMs = nil
+            }
+        }
         let local = parts.compactMap(\.report.localResource)
         let limits = local.first { $0.openFilesLimit != nil }
         merged.localResource = RunReport.LocalResource(
@@ -112,6 +120,10 @@ extension RunReport {
             }
             counts.correctedLatency = latency
             counts.serviceTime = service
+            if let record = part.failedHistogram {
+                guard let failed = record.histogram else { throw MergeError(description: "\(path): the \(step.name) histogram is damaged") }
+                counts.failedLatency = failed
+            }
             if let connections = part.connections {
                 counts.newConnections = connections.new
                 counts.reusedConnections = connections.reused

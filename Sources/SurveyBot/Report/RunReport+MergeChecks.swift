@@ -48,6 +48,14 @@ extension RunReport {
                 "shards of one run with different seeds: " + bySeed.map { "seed \($0.key) in \(files($0.members))" }.joined(separator: "; ")
                     + " (give the plan a seed, or run the shards again with this version, which derives the seed from --run-id)")
         }
+        let byLatency = groups(checkable) { $0.report.keepsFailedLatencyApart ? "apart" : "in" }
+        if byLatency.count > 1 {
+            let files = byLatency.map { group in (group.key, self.files(group.members)) }
+            problems.append(
+                "reports of different versions: the latency leaves failed attempts out in "
+                    + (files.first { $0.0 == "apart" }?.1 ?? "") + " and counts them in "
+                    + (files.first { $0.0 == "in" }?.1 ?? "") + " (run every shard with one version)")
+        }
         let byCount = groups(checkable) { String($0.shard.count) }
         if byCount.count > 1 {
             problems.append(

@@ -85,12 +85,14 @@ extension RunReport {
             problems += (step.failedStatus ?? [:]).map { count($0.value, "\(prefix).failed_status.\($0.key)") }
             for case (let summary?, let field) in [
                 (step.correctedLatencyMs, "latency_ms"), (step.serviceTimeMs, "service_latency_ms"),
+                (step.failedLatencyMs, "failed_latency_ms"),
             ] {
                 problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
                     number($0, "\(prefix).\(field)")
                 }
             }
             var histograms = [(step.correctedHistogram, "histogram"), (step.serviceTimeHistogram, "service_histogram")]
+            if let failed = step.failedHistogram { histograms.append((failed, "failed_histogram")) }
             if let connections = step.connections {
                 problems += [
                     count(connections.new, "\(prefix).connections.new"), count(connections.reused, "\(prefix).connections.reused"),

@@ -12,6 +12,13 @@ extension RunReport {
         return names + endpoints.keys.filter { !names.contains($0) }.sorted()
     }
 
+    /// Whether the report keeps failed attempts out of its latency (`failed_histogram` on its
+    /// steps), as every report since that field does; one of a version before it counted them
+    /// in `latency_ms` and `histogram` (`StepReport.latencyCoversFailures`).
+    var keepsFailedLatencyApart: Bool {
+        endpoints.isEmpty || endpoints.values.contains { $0.failedHistogram != nil }
+    }
+
     /// The steps of several reports (those of a diff, or the shards of a merge) in one order:
     /// the first report's, and each step only a later one has just before the step that follows
     /// it there (a login that only the new run has comes before its questions), else last.

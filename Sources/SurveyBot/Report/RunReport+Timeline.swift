@@ -15,10 +15,18 @@ extension RunReport {
         var endpoints: [String: [StepPoint]]
         /// The whole survey: one point per interval.
         var survey: [SurveyPoint]
+        /// When the run began and ended, in seconds from `start`, to the microsecond: the first
+        /// interval holds the run's start and the last its end, and each is rated over the part
+        /// of it between them. Absent from reports of versions before it (`started_at` and
+        /// `ended_at` say the same to the millisecond: `span`).
+        var runStartS: Double? = nil
+        var runEndS: Double? = nil
 
         enum CodingKeys: String, CodingKey {
             case start, endpoints, survey
             case intervalS = "interval_s"
+            case runStartS = "run_start_s"
+            case runEndS = "run_end_s"
         }
 
         /// One step's attempts that started in one interval.
@@ -71,11 +79,17 @@ extension RunReport {
 }
 
 extension RunReport.TimelineRecord {
-    /// The record of an engine timeline; nil when it is off.
-    init?(_ timeline: Timeline) {
+    /// The record of an engine timeline, of a run that lasted `elapsed` from the timeline's
+    /// origin (nil: not known); nil when it is off.
+    init?(_ timeline: Timeline, elapsed: Duration? = nil) {
         guard timeline.isEnabled else { return nil }
         // Every step of the run has a line, as in the report's endpoints, with or without attempts.
         var grid = TimelineGrid(interval: timeline.interval, first: timeline.start / timeline.interval, steps: timeline.steps.map(\.name))
+        if let elapsed, elapsed >= .zero {
+            let (seconds, attoseconds) = elapsed.components
+            let nanoseconds = UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+            grid.run = (timeline.origin, timeline.origin &+ nanoseconds)
+        }
         let active = timeline.respondentsActive
         for (position, point) in timeline.points.enumerated() {
             var endpoints: [String: TimelineGrid.StepBin] = [:]
@@ -113,6 +127,11 @@ extension RunReport.TimelineRecord {
     var grid: TimelineGrid? {
         guard let (interval, first) = gridPosition else { return nil }
         var grid = TimelineGrid(interval: interval, first: first, steps: endpoints.keys.sorted())
+        if let runStartS, let runEndS, runStartS >= 0, runEndS >= runStartS, runEndS < 1e9 {
+            let origin = first &* interval
+            func ns(_ seconds: Double) -> UInt64 { origin &+ UInt64((seconds * 1e9).rounded()) }
+            grid.run = (ns(runStartS), ns(runEndS))
+        }
         let count = survey.count
         guard endpoints.values.allSatisfy({ $0.count == count }) else { return nil }
         for position in 0..<count {
@@ -158,32 +177,53 @@ extension RunReport.TimelineRecord {
         return total.record
     }
 
-    /// The factor turning a count per interval into a rate per second: 1 / `interval_s`,
-    /// guarded (0 for a record without a sane interval).
-    var perSecond: Double { intervalS.isFinite && intervalS > 0 ? 1 / intervalS : 0 }
-
-    /// For each interval, the share of it the run covered: the first and last intervals of the
-    /// grid begin before the run's start and end after its end, and a rate over the whole of
-    /// one would read low. At least ¼, so that a sliver of an interval (a few attempts in a
-    /// millisecond) does not read as a burst; 1 when the run's times cannot be read.
-    func coverage(startedAt: String, endedAt: String) -> [Double] {
+    /// Where the run began and ended on the timeline, in seconds from `start`: `run_start_s`
+    /// and `run_end_s`, or for a report without them, `startedAt` and `endedAt` (the report's,
+    /// to the millisecond); nil when neither can be read or they make no sense.
+    func span(startedAt: String, endedAt: String) -> (start: Double, end: Double)? {
+        if let runStartS, let runEndS, runStartS.isFinite, runEndS.isFinite, runStartS >= 0, runEndS >= runStartS {
+            return (runStartS, runEndS)
+        }
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         guard let (interval, first) = gridPosition, let started = try? Date(startedAt, strategy: style),
             let ended = try? Date(endedAt, strategy: style)
-        else { return survey.map { _ in 1 } }
-        let length = Double(interval) / 1e9
-        let runStart = started.timeIntervalSince1970
-        let runEnd = ended.timeIntervalSince1970
-        return survey.indices.map { position in
-            let start = Double(first + UInt64(position)) * length
-            let covered = min(start + length, runEnd) - max(start, runStart)
-            return min(1, max(0.25, covered / length))
-        }
+        else { return nil }
+        let origin = Double(first &* (interval / 1_000_000)) / 1000
+        let start = started.timeIntervalSince1970 - origin
+        let end = ended.timeIntervalSince1970 - origin
+        guard start.isFinite, end.isFinite, start >= 0, end >= start else { return nil }
+        return (start, end)
     }
 
-    /// For each interval, the factor turning its counts into rates per second over the part of
-    /// it the run covered (`coverage`).
-    func perSecond(startedAt: String, endedAt: String) -> [Double] {
-        coverage(startedAt: startedAt, endedAt: endedAt).map { perSecond / $0 }
+    /// Each interval as the run covered it, in seconds from the run's start: the first begins
+    /// at the run's start and the last ends at its end, where the grid's intervals begin
+    /// before and end after them. Whole intervals from the timeline's start when the run's
+    /// times cannot be read.
+    func covered(startedAt: String, endedAt: String) -> [CoveredInterval] {
+        let length = intervalS.isFinite && intervalS > 0 ? intervalS : 0
+        let span = span(startedAt: startedAt, endedAt: endedAt) ?? (0, Double(survey.count) * length)
+        return survey.indices.map { position in
+            let begin = Double(position) * length
+            let from = max(begin, span.start) - span.start
+            let to = min(begin + length, span.end) - span.start
+            return CoveredInterval(from: from, to: max(from, to))
+        }
     }
+}
+
+/// One interval of a timeline as the run covered it, in seconds from the run's start. Every
+/// rate of the interval is its count over the time it covered (`rate`), and it is drawn over
+/// that time: the first and last intervals of a run are shorter than the others.
+struct CoveredInterval: Equatable {
+    var from: Double
+    var to: Double
+
+    /// The seconds of the interval the run covered.
+    var seconds: Double { to - from }
+    var middle: Double { (from + to) / 2 }
+
+    /// `count` per second of the interval's covered part; nil when it covered no time.
+    func rate(_ count: Int) -> Double? { rate(Double(count)) }
+
+    func rate(_ value: Double) -> Double? { seconds > 0 ? value / seconds : nil }
 }

@@ -130,15 +130,23 @@ struct RunReport: Codable, Sendable, Equatable {
         /// The failed attempts by status code, when they are not every attempt outside 2xx: a
         /// step whose `expect` accepts a 404, or refuses a 202. Absent otherwise.
         var failedStatus: [String: Int]? = nil
-        /// Per attempt, from its intended start: the latency corrected for coordinated
-        /// omission, equal to the service time in the closed model (`latency_ms`); `null` when
-        /// no attempt was sent.
+        /// Per succeeded attempt, from its intended start: the latency corrected for
+        /// coordinated omission, equal to the service time in the closed model (`latency_ms`);
+        /// `null` when no attempt succeeded. Reports without `failed_histogram` kept failed
+        /// attempts here too (`latencyCoversFailures`).
         @NullWhenAbsent var correctedLatencyMs: LatencySummary? = nil
-        /// Per attempt, from its start to its end (`service_latency_ms`); `null` when no attempt
-        /// was sent.
+        /// Per succeeded attempt, from its start to its end (`service_latency_ms`); `null` when
+        /// no attempt succeeded.
         @NullWhenAbsent var serviceTimeMs: LatencySummary? = nil
         var correctedHistogram: HistogramRecord
         var serviceTimeHistogram: HistogramRecord
+        /// Per failed attempt that was timed, its time to fail from its intended start
+        /// (`failed_latency_ms`); absent when none was.
+        var failedLatencyMs: LatencySummary? = nil
+        /// The histogram behind `failedLatencyMs`: written by every report that keeps failed
+        /// attempts out of the latency, empty when none failed; absent from reports of
+        /// versions before it.
+        var failedHistogram: HistogramRecord? = nil
         /// New and reused connections, with connect and TLS handshake times; absent from reports
         /// of versions before it.
         var connections: Connections?
@@ -159,7 +167,13 @@ struct RunReport: Codable, Sendable, Equatable {
             case correctedLatencyMs = "latency_ms"
             case serviceTimeMs = "service_latency_ms"
             case serviceTimeHistogram = "service_histogram"
+            case failedLatencyMs = "failed_latency_ms"
+            case failedHistogram = "failed_histogram"
         }
+
+        /// Whether `latency_ms` and `histogram` count failed attempts too: a report of a
+        /// version before `failed_histogram`, of a step in which attempts failed.
+        var latencyCoversFailures: Bool { failedHistogram == nil && failedAttempts > 0 }
     }
 
     /// How a step's attempts got their connections: opened for them (how long the connect

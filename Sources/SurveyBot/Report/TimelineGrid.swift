@@ -49,6 +49,9 @@ struct TimelineGrid {
     /// The steps that have a line, whether or not a bin counts any of their attempts.
     var steps: [String]
     var bins: [Bin] = []
+    /// When the run began and ended, in nanoseconds since 1970; nil when not known (a report
+    /// of a version before it). Shards run at once span from the first start to the last end.
+    var run: (start: UInt64, end: UInt64)? = nil
 
     /// Merges neighbours in pairs along the grid of twice the interval, and doubles it.
     mutating func coarsen() {
@@ -71,6 +74,11 @@ struct TimelineGrid {
     mutating func merge(_ other: TimelineGrid) {
         var other = other
         for step in other.steps where !steps.contains(step) { steps.append(step) }
+        if let mine = run, let theirs = other.run {
+            run = (min(mine.start, theirs.start), max(mine.end, theirs.end))
+        } else {
+            run = nil
+        }
         while interval < other.interval { coarsen() }
         while other.interval < interval { other.coarsen() }
         if other.bins.isEmpty { return }
@@ -119,8 +127,18 @@ struct TimelineGrid {
                 t: t(position), respondentsActive: (bin.active * 1000).rounded() / 1000, respondentsStarted: bin.started,
                 respondentsFinished: bin.finished, dropped: bin.dropped)
         }
-        return RunReport.TimelineRecord(
+        var record = RunReport.TimelineRecord(
             intervalS: seconds, start: Self.timestamp(milliseconds: first &* (interval / 1_000_000)), endpoints: endpoints, survey: survey)
+        if let run {
+            // To the microsecond, from the first interval's beginning; whole numbers until then, as a
+            // `Double` of nanoseconds since 1970 is only good to a quarter of a microsecond.
+            let origin = first &* interval
+            func s(_ nanoseconds: UInt64) -> Double {
+                (Double(Int64(bitPattern: nanoseconds &- origin)) / 1000).rounded() / 1_000_000
+            }
+            (record.runStartS, record.runEndS) = (s(run.start), s(max(run.start, run.end)))
+        }
+        return record
     }
 
     /// `2026-11-23T19:45:01.500Z` for that many milliseconds since 1970, exactly: made from

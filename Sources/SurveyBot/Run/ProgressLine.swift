@@ -32,15 +32,20 @@ final class ProgressLine: Sendable {
             let rate = Double(progress.attempts - lastAttempts) / max((now - last).seconds, 0.001)
             lastAttempts = progress.attempts
             last = now
-            let metrics = recorder.snapshot()
-            var latency = Histogram()
-            for step in metrics.perStep.values { latency.merge(step.correctedLatency) }
-            let p95 = Readable.ms(milliseconds(Double(latency.value(atPercentile: 95))))
+            let p95 = Self.p95(recorder.snapshot())
             let stopping = coordinator.isInterrupted ? " · stopping" : ""
             console.err(
                 "\r\u{1B}[K  respondents \(progress.respondentsFinished)\(total) done · \(Int(rate)) req/s · "
                     + "errors \(progress.failedAttempts) · p95 \(p95)\(stopping)")
         }
         console.err("\r\u{1B}[K")
+    }
+
+    /// The p95 so far of every step's succeeded attempts, like the report's latency: `–` until
+    /// one has succeeded, never the `0 ms` of no samples.
+    static func p95(_ metrics: RunMetrics) -> String {
+        var latency = Histogram()
+        for step in metrics.perStep.values { latency.merge(step.correctedLatency) }
+        return latency.count == 0 ? "–" : Readable.ms(milliseconds(Double(latency.value(atPercentile: 95))))
     }
 }

@@ -30,11 +30,16 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
     /// Retries not made because the step is not idempotent and the failed attempt's request may
     /// have reached the server (`JourneyStep.idempotent`): sent again, it could be stored twice.
     public var retriesUnsafe = 0
-    /// Per attempt, the corrected latency in nanoseconds: from the intended start (equal to
-    /// `serviceTime` in the closed model).
+    /// Per succeeded attempt, the corrected latency in nanoseconds: from the intended start
+    /// (equal to `serviceTime` in the closed model). Failed attempts are not in it: a refused
+    /// connection fails in microseconds, and would read as a fast server (`failedLatency`).
     public var correctedLatency = Histogram()
-    /// Per attempt, from its start to its end in nanoseconds: the raw service time.
+    /// Per succeeded attempt, from its start to its end in nanoseconds: the raw service time.
     public var serviceTime = Histogram()
+    /// Per failed attempt, its time to fail in nanoseconds, from its intended start like
+    /// `correctedLatency`. An attempt that failed before anything was timed (a host that did not
+    /// resolve: its service time is zero) is not in it.
+    public var failedLatency = Histogram()
     /// Attempts that opened a connection of their own.
     public var newConnections = 0
     /// Attempts that went over a connection kept alive from an earlier one.
@@ -84,8 +89,12 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
             errors[kind, default: 0] += 1
             if let detail = record.detail, errorSamples[kind] == nil { errorSamples[kind] = detail }
         }
-        correctedLatency.record(record.correctedLatency)
-        serviceTime.record(record.serviceTime)
+        if record.succeeded {
+            correctedLatency.record(record.correctedLatency)
+            serviceTime.record(record.serviceTime)
+        } else if record.serviceTime > .zero {
+            failedLatency.record(record.correctedLatency)
+        }
         if let connection = record.connection {
             if connection.reused {
                 reusedConnections += 1
@@ -127,6 +136,7 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         retriesUnsafe += other.retriesUnsafe
         correctedLatency.merge(other.correctedLatency)
         serviceTime.merge(other.serviceTime)
+        failedLatency.merge(other.failedLatency)
         newConnections += other.newConnections
         reusedConnections += other.reusedConnections
         connectTime.merge(other.connectTime)

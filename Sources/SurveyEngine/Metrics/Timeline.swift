@@ -16,7 +16,7 @@ public struct Timeline: Sendable, Hashable {
     /// The length of one interval in nanoseconds; 0 for a timeline that records nothing (off).
     public private(set) var interval: UInt64
     /// When the run began, in nanoseconds since 1970: attempt start times count from it.
-    private var origin: UInt64
+    public private(set) var origin: UInt64
     /// The number, on the wall-clock grid, of the interval of the first point.
     private var firstIndex: UInt64
     /// One point per interval from the first on, without gaps.
@@ -213,7 +213,8 @@ public struct TimelineStep: Sendable, Hashable, Mergeable {
     public var errors: [ErrorKind: Int] = [:]
     /// Failed attempts that got a response, by its status.
     public var failedStatuses: [Int: Int] = [:]
-    /// The corrected latency of every attempt, in nanoseconds.
+    /// The corrected latency of every succeeded attempt, in nanoseconds, like
+    /// `StepMetrics.correctedLatency`: failed attempts' time to fail is not a latency.
     public var latency = SparseHistogram()
 
     /// Nothing counted yet.
@@ -225,6 +226,7 @@ public struct TimelineStep: Sendable, Hashable, Mergeable {
         if record.attempt > 1 { retries += 1 }
         if record.succeeded {
             succeeded += 1
+            latency.record(record.correctedLatency.clampedNanoseconds)
         } else {
             failed += 1
             switch record.outcome {
@@ -232,7 +234,6 @@ public struct TimelineStep: Sendable, Hashable, Mergeable {
             case .error(let kind): errors[kind, default: 0] += 1
             }
         }
-        latency.record(record.correctedLatency.clampedNanoseconds)
     }
 
     /// Adds another interval's counts (exact).

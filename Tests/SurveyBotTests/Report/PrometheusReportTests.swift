@@ -210,8 +210,11 @@ func parsePrometheus(_ text: String, sourceLocation: Testing.SourceLocation = #_
         #expect(value("survey_bot_attempts_total", ["endpoint": "submit", "outcome": "400"]) == Double(submit.status["400"] ?? -1))
         #expect(value("survey_bot_attempts_total", ["endpoint": "submit", "outcome": "timeout"]) == Double(submit.errors["timeout"] ?? -1))
         #expect(value("survey_bot_retries_total", ["endpoint": "submit"]) == Double(submit.retries))
-        #expect(value("survey_bot_latency_seconds_count", ["endpoint": "submit"]) == Double(submit.attempts))
+        // The latency of the succeeded attempts; the failed ones' time to fail apart.
+        #expect(value("survey_bot_latency_seconds_count", ["endpoint": "submit"]) == Double(submit.attempts - submit.failedAttempts))
         #expect(value("survey_bot_latency_seconds_sum", ["endpoint": "submit"]) == submit.correctedHistogram.sum / 1e9)
+        #expect(value("survey_bot_time_to_fail_seconds_count", ["endpoint": "submit"]) == Double(submit.failedAttempts))
+        #expect(value("survey_bot_time_to_fail_seconds_sum", ["endpoint": "submit"]) == (submit.failedHistogram?.sum ?? 0) / 1e9)
         #expect(value("survey_bot_respondents_total", ["ending": "completed"]) == Double(report.respondents.completed))
         #expect(value("survey_bot_passed") == (report.passed ? 1 : 0))
         #expect(value("survey_bot_run_info", ["run_id": report.runID ?? "?"]) == 1)

@@ -75,9 +75,10 @@ enum ReportFixtures {
     static func report(
         metrics: RunMetrics = metrics(), plan: Plan = plan, shard: Shard = .whole, interrupted: Bool = false, runID: String = runID
     ) -> RunReport {
-        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        // From the timeline's origin to the last respondent's end, 2.9 s later, and a little more.
+        let start = Date(timeIntervalSince1970: 1_795_000_000.25)
         let facts = RunReport.RunFacts(
-            plan: plan, startedAt: start, endedAt: start.addingTimeInterval(2.5), elapsed: .milliseconds(2500), seed: 42,
+            plan: plan, startedAt: start, endedAt: start.addingTimeInterval(3), elapsed: .seconds(3), seed: 42,
             shard: shard, stoppedBy: interrupted ? .signal : .completed, runID: runID)
         return RunReport.make(metrics: metrics, facts: facts)
     }

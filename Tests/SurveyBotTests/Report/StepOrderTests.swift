@@ -22,7 +22,7 @@ import Testing
         #expect(old.steps == nil)
         #expect(old.stepNames == ["login", "questions", "submit"])
         #expect(
-            TextReport.render(old).components(separatedBy: "\n").dropFirst(2).prefix(3).map { $0.prefix(11) } == [
+            TextReport.render(old).components(separatedBy: "\n").dropFirst(3).prefix(3).map { $0.prefix(11) } == [
                 "  login    ", "  questions", "  submit   ",
             ])
     }

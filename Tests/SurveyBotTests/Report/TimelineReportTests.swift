@@ -139,11 +139,83 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
     @Test func theMarkdownReportDrawsTheTimelineForGitHubWithATextFallback() {
         let markdown = MarkdownReport.render(ReportFixtures.report())
         #expect(markdown.components(separatedBy: "```mermaid\nxychart-beta\n").count - 1 == 3)
-        #expect(markdown.contains("    line [96, 107, 94, 0]"))  // 47 attempts in the half of interval 2 the run covered
-        #expect(markdown.contains("x-axis \"seconds from start\" 0 --> 4"))
-        #expect(markdown.contains("`▇█▇▁` attempts per second, every 1 s (peak 107)"))
+        #expect(markdown.contains("    bar [128, 107, 47, 0]"))  // 96 attempts in the 0.75 s of interval 0 the run covered
+        #expect(markdown.contains("`█▆▃▁` attempts per second, every 1 s (peak 128)"))
         #expect(markdown.contains("p95 of submit, every 1 s"))
         #expect(!markdown.contains("NaN") && !markdown.contains("Infinity") && !markdown.contains("nan,") && !markdown.contains("inf,"))
+    }
+
+    /// Mermaid spreads a chart's values evenly, whatever a numeric axis says: each value is an
+    /// interval of the list, labelled with the middle of the part of it the run covered.
+    @Test func theXAxisListsTheIntervalsAtTheirTimes() {
+        let markdown = MarkdownReport.render(ReportFixtures.report())
+        #expect(
+            markdown.contains("    x-axis \"seconds from the run's start (middle of each interval)\" [\"0.4\", \"1.3\", \"2.3\", \"2.9\"]"))
+        #expect(!markdown.contains("-->"))
+    }
+
+    /// One line of attempts per second, the timeline's: not a second one of whole seconds that
+    /// disagrees with it.
+    @Test func attemptsPerSecondAreShownOnce() {
+        let markdown = MarkdownReport.render(ReportFixtures.report())
+        #expect(markdown.components(separatedBy: "` attempts per second").count - 1 == 1, "\(markdown)")
+        // Without a timeline, the seconds of the run instead: once too.
+        var report = ReportFixtures.report()
+        report.timeline = nil
+        let without = MarkdownReport.render(report)
+        #expect(without.components(separatedBy: "` attempts per second").count - 1 == 1)
+    }
+
+    /// The seconds of a report without a timeline: the last is rated over the part the run covered.
+    @Test func withoutATimelineTheLastSecondIsRatedOverWhatItCovered() {
+        var report = ReportFixtures.report()
+        report.timeline = nil
+        report.durationS = 2.5
+        report.throughput.timeline = [100, 100, 50]
+        report.throughput.failuresTimeline = [0, 0, 0]
+        #expect(MarkdownReport.perSecondSparkline(report) == "███")
+        report.durationS = 3
+        #expect(MarkdownReport.perSecondSparkline(report) == "██▄")
+    }
+
+    /// An interval without a succeeded attempt has no p95: a blank, not the lowest bar.
+    @Test func anIntervalWithoutLatencyIsABlankNotAZero() throws {
+        var report = ReportFixtures.report()
+        var points = try #require(report.timeline?.endpoints["submit"])
+        points[1].p95 = nil
+        report.timeline?.endpoints["submit"] = points
+        let markdown = MarkdownReport.render(report)
+        // Interval 1 without a p95, and interval 3, in which no attempt started: blanks.
+        let line = try #require(markdown.components(separatedBy: "\n").first { $0.contains("` p95 of submit, every 1 s") })
+        #expect(Array(line)[2] == " " && Array(line)[4] == " ", "\(line)")
+        #expect(Array(line)[1] != " " && Array(line)[3] != " ", "\(line)")
+        #expect(markdown.contains("    bar [2.31, 0, 2.31, 0]"), "no bar where there is no p95")
+    }
+
+    /// A long timeline is shown coarser: no more intervals than Mermaid can label side by side.
+    @Test func aLongTimelineIsShownInAtMostTwentyIntervals() throws {
+        let origin: UInt64 = 1_795_000_000_250_000_000
+        var metrics = RunMetrics()
+        metrics.timeline = Timeline(interval: 1_000_000_000, origin: origin)
+        for second in 0..<100 {
+            metrics.add(
+                AttemptRecord(
+                    step: .submit, attempt: 1, outcome: .status(200), succeeded: true, serviceTime: .milliseconds(2),
+                    start: UInt64(second) * 1_000_000_000 + 10))
+        }
+        let start = Date(timeIntervalSince1970: 1_795_000_000.25)
+        let report = RunReport.make(
+            metrics: metrics,
+            facts: RunReport.RunFacts(
+                plan: ReportFixtures.plan, startedAt: start, endedAt: start.addingTimeInterval(100), elapsed: .seconds(100), seed: 1,
+                shard: .whole, runID: "long"))
+        #expect(report.timeline?.survey.count == 100)
+        let markdown = MarkdownReport.render(report)
+        #expect(markdown.contains("attempts per second, every 8 s (peak 1)"), "\(markdown)")
+        let bars = try #require(markdown.components(separatedBy: "\n").first { $0.hasPrefix("    bar [") })
+        #expect(bars.components(separatedBy: ",").count == 13)
+        // Each rated over what it covered: 8 attempts in the first 7.75 s, 4 in the last 4.25 s.
+        #expect(bars == "    bar [1.03, " + Array(repeating: "1", count: 11).joined(separator: ", ") + ", 0.941]")
     }
 
     /// A fast step's p95 keeps its digits: rounded to 0.1 ms it drew as a flat zero.
@@ -153,7 +225,7 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         for index in points.indices { points[index].p95 = 0.045 }
         report.timeline?.endpoints["submit"] = points
         let markdown = MarkdownReport.render(report)
-        #expect(markdown.contains("    line [0.045, 0.045, 0.045, 0.045]"), "\(markdown)")
+        #expect(markdown.contains("    bar [0.045, 0.045, 0.045, 0.045]"), "\(markdown)")
     }
 
     @Test func aReportWithoutTimelineHasNoCharts() {
@@ -165,16 +237,71 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
 }
 
 @Suite struct TimelineCoverageTests {
-    @Test func ratesOfTheFirstAndLastIntervalsAreOverThePartTheRunCovered() throws {
-        // The fixture ran from :40.000 to :42.500 on a grid of whole seconds.
+    @Test func theReportSaysWhereTheRunBeganAndEndedOnItsTimeline() throws {
+        // The fixture's run began 0.25 s into the timeline's first second and lasted 3 s.
         let report = ReportFixtures.report()
         let timeline = try #require(report.timeline)
-        #expect(timeline.coverage(startedAt: report.startedAt, endedAt: report.endedAt) == [1, 1, 0.5, 0.25])
-        #expect(timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt) == [1, 1, 2, 4])
-        // Times that cannot be read: whole intervals.
-        #expect(timeline.coverage(startedAt: "soon", endedAt: report.endedAt) == [1, 1, 1, 1])
+        #expect(timeline.runStartS == 0.25 && timeline.runEndS == 3.25)
+        let text = try report.jsonText()
+        #expect(text.contains("\"run_start_s\" : 0.25,") && text.contains("\"run_end_s\" : 3.25,"))
+        #expect(try JSONDecoder().decode(RunReport.self, from: Data(text.utf8)).timeline == timeline)
+    }
+
+    @Test func ratesOfTheFirstAndLastIntervalsAreOverThePartTheRunCovered() throws {
+        let report = ReportFixtures.report()
+        let timeline = try #require(report.timeline)
+        let covered = timeline.covered(startedAt: report.startedAt, endedAt: report.endedAt)
+        #expect(covered.map(\.from) == [0, 0.75, 1.75, 2.75])
+        #expect(covered.map(\.seconds) == [0.75, 1, 1, 0.25])
         let csv = CSVReport.render(report).components(separatedBy: "\n")
-        // Interval 2 (4 questions attempts in the half second the run covered): 8 per second.
-        #expect(csv[5].hasPrefix("2026-11-18T11:06:42.000Z,2,1,questions,4,4,0,0,8,0,"))
+        // Interval 0: 10 questions attempts in the 0.75 s the run covered.
+        #expect(csv[1].hasPrefix("2026-11-18T11:06:40.000Z,0,1,questions,10,8,2,2,13.333,2.667,"))
+        #expect(csv[1].hasSuffix(",0.75"))
+    }
+
+    /// The run: at 950 attempts a second, a run that ended 80 ms into its last
+    /// interval. Rated over the whole interval that is 76/s; with a floor of a quarter of an
+    /// interval, 304/s; over the 80 ms the run covered, 950/s — in every format.
+    @Test func aShortLastIntervalIsRatedOverWhatItCovered() throws {
+        var report = ReportFixtures.report()
+        report.timeline?.runEndS = 3.08
+        var questions = try #require(report.timeline?.endpoints["questions"])
+        questions[3].attempts = 76
+        questions[3].succeeded = 76
+        report.timeline?.endpoints["questions"] = questions
+        let csv = CSVReport.render(report).components(separatedBy: "\n")
+        #expect(csv[7].hasPrefix("2026-11-18T11:06:43.000Z,3,1,questions,76,76,0,0,950,0,"), "\(csv[7])")
+        #expect(csv[7].hasSuffix(",0.08"))
+        let charts = TimelineCharts(runs: [TimelineCharts.Run(report: report, label: nil, dashed: false)])
+        let succeeded = try #require(charts.attempts.series.first?.points.last)
+        #expect(succeeded.y.map { ($0 * 1000).rounded() / 1000 } == 950 && succeeded.to == 2.83)
+        #expect(charts.attempts.xAxis.domain == (0, 2.83))
+        #expect(MarkdownReport.render(report).contains(", 950]") && MarkdownReport.render(report).contains("\"2.8\"]"))
+    }
+
+    /// Shards that ran at once: the merge spans the first one's start to the last one's end,
+    /// and without every shard's span, none (their times say it then).
+    @Test func aMergeSpansItsShards() throws {
+        let first = ReportFixtures.report(shard: Shard(index: 1, count: 2))
+        var second = ReportFixtures.report(shard: Shard(index: 2, count: 2))
+        second.timeline?.runStartS = 0.5
+        second.timeline?.runEndS = 3.75
+        let merged = try #require(RunReport.merged([("a.json", first), ("b.json", second)]).timeline)
+        #expect(merged.runStartS == 0.25 && merged.runEndS == 3.75)
+        second.timeline?.runEndS = nil
+        let without = try #require(RunReport.merged([("a.json", first), ("b.json", second)]).timeline)
+        #expect(without.runStartS == nil && without.runEndS == nil)
+    }
+
+    /// A report written before `run_start_s` and `run_end_s`: its `started_at` and `ended_at`
+    /// say where the run began and ended, to the millisecond.
+    @Test func aReportWithoutTheRunsSpanUsesItsStartAndEndTimes() throws {
+        var report = ReportFixtures.report()
+        report.timeline?.runStartS = nil
+        report.timeline?.runEndS = nil
+        let timeline = try #require(report.timeline)
+        #expect(timeline.covered(startedAt: report.startedAt, endedAt: report.endedAt).map(\.seconds) == [0.75, 1, 1, 0.25])
+        // Times that cannot be read: whole intervals from the timeline's start.
+        #expect(timeline.covered(startedAt: "soon", endedAt: report.endedAt).map(\.seconds) == [1, 1, 1, 1])
     }
 }

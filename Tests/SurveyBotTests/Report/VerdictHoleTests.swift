@@ -112,8 +112,15 @@ import Testing
             return
         }
         #expect(written.first?["actual"] == JSONValue.null)
-        // The step's own figures still show the latency of the failed attempts.
-        #expect(report.endpoints["submit"]?.correctedLatencyMs != nil)
+        // Nor do the step's own figures show the refusals' 50 µs as its latency, in any format:
+        // that is their time to fail, shown apart.
+        let submit = try #require(report.endpoints["submit"])
+        #expect(submit.correctedLatencyMs == nil && submit.serviceTimeMs == nil)
+        #expect(submit.failedLatencyMs?.p50 == 0.05)
+        #expect(
+            TextReport.render(report).contains(
+                "  submit          12        12       0%         0%        0        –        –        –        –"))
+        #expect(TextReport.render(report).contains("  time to fail: submit p50 0.05 ms, p95 0.05 ms, max 0.05 ms (12 failed attempts)"))
     }
 
     @Test func droppedArrivalsAreAThresholdMetric() throws {

@@ -26,7 +26,9 @@ private func attempt(
         #expect(second.attempts == 2 && second.succeeded == 0 && second.failed == 2 && second.retries == 2)
         #expect(second.errors == [.timeout: 1])
         #expect(second.failedStatuses == [400: 1])
-        #expect(second.latency.max == 40_000_000)
+        // The latency is of succeeded attempts: the failed ones' time to fail is not one.
+        #expect(second.latency.isEmpty)
+        #expect(first.latency.max == 3_000_000)
         // An attempt never sent is in no count of the timeline.
         #expect(timeline.points[1][.questions].attempts == 0)
     }

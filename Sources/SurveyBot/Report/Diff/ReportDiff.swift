@@ -232,6 +232,16 @@ struct ReportDiff {
         let blind = tooFewSamples.count
         if blind > 0 { text += "; \(blind) figure\(blind == 1 ? "" : "s") had too few samples to judge" }
         if differentPlans { text += "; the reports ran different plans (their plan_digest differs)" }
+        let unjudged = RunReport.stepNames([baseReport, newReport]).filter { name in
+            guard let base = baseReport.endpoints[name], let new = newReport.endpoints[name] else { return false }
+            return base.latencyCoversFailures != new.latencyCoversFailures
+        }
+        if !unjudged.isEmpty {
+            let role = baseReport.keepsFailedLatencyApart ? "new" : "base"
+            text +=
+                "; latency of \(unjudged.joined(separator: ", ")) not judged: the \(role) report counts failed attempts in it "
+                + "(written by a version before failed attempts were kept apart)"
+        }
         return text
     }
 }
@@ -276,23 +286,27 @@ extension ReportDiff {
                     $0 < 1 ? $0 / (1 - $0) : .infinity
                 }
             }
-            // Latencies only where both runs sent attempts: a step that sent none has none.
+            // Latencies only where both runs have one: a step none of whose attempts succeeded
+            // has none. Where one report counted failed attempts in its latency (a version before
+            // `failed_histogram`) and the other did not, the two are shown but not judged.
             if before.correctedLatencyMs != nil && after.correctedLatencyMs != nil {
+                let comparable = before.latencyCoversFailures == after.latencyCoversFailures
                 func histogram(_ step: RunReport.StepReport) -> Histogram { step.correctedHistogram.histogram ?? Histogram() }
-                add("mean", .ms, .lowerIsBetter) { e, _ in
+                func samples(_ step: RunReport.StepReport) -> Int { Int(clamping: step.correctedHistogram.count) }
+                add("mean", .ms, .lowerIsBetter, gated: comparable) { e, _ in
                     .mean(value: e.correctedLatencyMs?.mean ?? 0, histogram: histogram(e), confidence: confidence)
                 }
                 for (metric, quantile) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("p999", 0.999)] {
-                    add(metric, .ms, .lowerIsBetter) { e, _ in
+                    add(metric, .ms, .lowerIsBetter, gated: comparable) { e, _ in
                         let value = e.correctedLatencyMs?.value(Threshold.Metric(rawValue: metric) ?? .p50) ?? 0
                         return .percentile(quantile, value: value, histogram: histogram(e), confidence: confidence)
                     }
                 }
                 add("min", .ms, .lowerIsBetter, gated: false) { e, _ in
-                    DiffFigure(value: e.correctedLatencyMs?.min ?? 0, samples: e.attempts, evidence: .none)
+                    DiffFigure(value: e.correctedLatencyMs?.min ?? 0, samples: samples(e), evidence: .none)
                 }
                 add("max", .ms, .lowerIsBetter, gated: false) { e, _ in
-                    DiffFigure(value: e.correctedLatencyMs?.max ?? 0, samples: e.attempts, evidence: .none)
+                    DiffFigure(value: e.correctedLatencyMs?.max ?? 0, samples: samples(e), evidence: .none)
                 }
             }
             add("attempts_per_s", .perSecond, .higherIsBetter, gated: false) { e, report in

@@ -36,14 +36,27 @@ enum HTMLPage {
     }
 
     /// A table: a header row and rows of cells (already escaped HTML). Numeric columns are
-    /// right-aligned by `numeric`.
-    static func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = [], rowClasses: [String?] = []) -> String {
+    /// right-aligned by `numeric`. `groups` (title and how many columns, left to right; an
+    /// empty title spans columns without one) is a row above the header that names groups of
+    /// columns.
+    static func table(
+        _ header: [String], _ rows: [[String]], numeric: Set<Int> = [], rowClasses: [String?] = [],
+        groups: [(title: String, columns: Int)] = []
+    ) -> String {
         func cells(_ row: [String], tag: String) -> String {
             row.enumerated().map { index, cell in
                 "<\(tag)\(numeric.contains(index) ? " class=\"num\"" : "")>\(cell)</\(tag)>"
             }.joined()
         }
-        var html = "<table><thead><tr>\(cells(header.map(XMLText.escape), tag: "th"))</tr></thead><tbody>"
+        var html = "<table><thead>"
+        if !groups.isEmpty {
+            html +=
+                "<tr>"
+                + groups.map { group in
+                    "<th colspan=\"\(group.columns)\"\(group.title.isEmpty ? "" : " class=\"group\"")>\(XMLText.escape(group.title))</th>"
+                }.joined() + "</tr>"
+        }
+        html += "<tr>\(cells(header.map(XMLText.escape), tag: "th"))</tr></thead><tbody>"
         for (index, row) in rows.enumerated() {
             let rowClass = index < rowClasses.count ? rowClasses[index].map { " class=\"\($0)\"" } ?? "" : ""
             html += "<tr\(rowClass)>\(cells(row, tag: "td"))</tr>"
@@ -73,6 +86,7 @@ enum HTMLPage {
         table { border-collapse: collapse; margin: 8px 0 16px; }
         th, td { padding: 4px 10px; border-bottom: 1px solid var(--grid); text-align: left; vertical-align: top; }
         th { color: var(--muted); font-weight: 600; }
+        th.group { text-align: center; font-weight: 500; border-bottom: 1px solid var(--muted); }
         td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
         tr.passed td:last-child, .ok-text { color: var(--ok); }
         tr.failed td, tr.regressed td { color: var(--bad); }
@@ -91,10 +105,14 @@ enum HTMLPage {
         svg .tick { fill: var(--muted); font-size: 11px; }
         svg .data { fill: none; stroke-width: 1.8; stroke-linejoin: round; stroke-linecap: round; }
         svg .data.dashed { stroke-dasharray: 6 4; }
+        svg .data.marker { stroke-width: 1; }
         svg .band { fill: transparent; }
         svg .band:hover { fill: var(--grid); fill-opacity: 0.35; }
         svg .s0 { stroke: var(--s0); } svg .s1 { stroke: var(--s1); } svg .s2 { stroke: var(--s2); } svg .s3 { stroke: var(--s3); }
         svg .s4 { stroke: var(--s4); } svg .s5 { stroke: var(--s5); } svg .s6 { stroke: var(--s6); } svg .s7 { stroke: var(--s7); }
+        svg .marker.s0 { fill: var(--s0); } svg .marker.s1 { fill: var(--s1); } svg .marker.s2 { fill: var(--s2); }
+        svg .marker.s3 { fill: var(--s3); } svg .marker.s4 { fill: var(--s4); } svg .marker.s5 { fill: var(--s5); }
+        svg .marker.s6 { fill: var(--s6); } svg .marker.s7 { fill: var(--s7); }
         .swatch.s0 { background-color: var(--s0); } .swatch.s1 { background-color: var(--s1); } .swatch.s2 { background-color: var(--s2); }
         .swatch.s3 { background-color: var(--s3); } .swatch.s4 { background-color: var(--s4); } .swatch.s5 { background-color: var(--s5); }
         .swatch.s6 { background-color: var(--s6); } .swatch.s7 { background-color: var(--s7); }

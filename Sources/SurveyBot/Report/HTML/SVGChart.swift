@@ -1,21 +1,38 @@
 import Foundation
 import SurveyEngine
 
-/// One line of a chart: a name for the legend, a colour of the palette, and a value (or none)
-/// at each x.
+/// A value of a chart over the span of x it was measured over (an interval of a timeline, from
+/// its start to its end; a bin of a distribution); nil where there is none.
+struct ChartPoint: Equatable {
+    var from: Double
+    var to: Double
+    var y: Double?
+
+    init(from: Double, to: Double, y: Double?) {
+        self.from = from
+        self.to = to
+        self.y = y
+    }
+}
+
+/// One line of a chart: a name for the legend, a colour of the palette, and its values, each
+/// over its span of x.
 struct ChartSeries {
     var name: String
     /// The palette colour, `s0` … `s7` in the page's CSS.
     var colour: Int
     /// Drawn dashed: the base run in a diff.
     var dashed = false
-    var points: [(x: Double, y: Double?)]
+    var points: [ChartPoint]
 }
 
-/// A line chart as inline SVG: nice ticks with units on both axes, grid lines, one path per
-/// series (class `data`), and for each x a transparent band whose `<title>` the browser shows
-/// as a tooltip, listing every series' value there. Sized by its `viewBox`, so it scales
-/// with the page; the legend is HTML above it, where labels flow and cannot overlap.
+/// A step chart as inline SVG: each value drawn level over the span it was measured over (a
+/// rate over the time its interval covered, not a line between the middles of intervals of
+/// different lengths), nice ticks with units on both axes, grid lines, one path per series
+/// (class `data`), a marker on a value without neighbours, and for each span a transparent band
+/// whose `<title>` the browser shows as a tooltip, listing every series' value there. Sized by
+/// its `viewBox`, so it scales with the page; the legend is HTML above it, where labels flow
+/// and cannot overlap.
 struct LineChart {
     var title: String
     /// The unit of the y axis: `ms`, `/s`, or none.
@@ -24,8 +41,9 @@ struct LineChart {
     /// A logarithmic x axis (latency distributions) instead of seconds from the start.
     var logX = false
     var xUnit = "s"
-    /// The least the x axis reaches (a linear one): the timeline's end, so that every chart of a
-    /// run spans the same seconds, whichever intervals its series have points in.
+    /// Where a linear x axis ends: the end of the longest run, so that every chart of a run
+    /// spans the same seconds, whichever intervals its series have values in, and no chart
+    /// runs past the run's end.
     var xEnd: Double?
     /// How a value reads in a tooltip.
     var format: (Double) -> String = { Readable.number($0) }
@@ -33,29 +51,39 @@ struct LineChart {
     static let width = 640.0
     static let height = 220.0
     static let margin = (left: 58.0, right: 28.0, top: 10.0, bottom: 30.0)
+    /// The radius of the marker of a value without neighbours.
+    static let markerRadius = 3.0
 
     /// Whether any series has a value to draw.
     var hasData: Bool { series.contains { $0.points.contains { $0.y != nil } } }
 
-    /// The x and y ticks the chart shows.
-    var ticks: (x: [Double], y: [Double]) {
-        let xs = series.flatMap { $0.points.filter { $0.y != nil }.map(\.x) }
-        let ys = series.flatMap { $0.points.compactMap(\.y) }
-        let x =
-            logX
-            ? NiceTicks.logTicks(low: xs.min() ?? 1, high: xs.max() ?? 10)
-            : NiceTicks.ticks(low: min(0, xs.min() ?? 0), high: max(xs.max() ?? 1, xEnd ?? 0), count: 6)
-        let y = NiceTicks.ticks(low: 0, high: ys.max() ?? 1, count: 4)
-        return (x, y)
+    /// The x axis's domain, and its ticks: a linear axis from 0 to its end (`xEnd`, or the last
+    /// value's), with ticks inside it; a log axis from the tick below the first value to the
+    /// tick above the last.
+    var xAxis: (domain: (Double, Double), ticks: [Double]) {
+        let drawn = series.flatMap { $0.points.filter { $0.y != nil } }
+        if logX {
+            let ticks = NiceTicks.logTicks(low: drawn.map(\.from).min() ?? 1, high: drawn.map(\.to).max() ?? 10)
+            return ((ticks.first ?? 1, ticks.last ?? 10), ticks)
+        }
+        let end = xEnd ?? drawn.map(\.to).max() ?? 1
+        let high = end.isFinite && end > 0 ? end : 1
+        let ticks = NiceTicks.ticks(low: 0, high: high, count: 6).filter { $0 <= high * (1 + 1e-9) }
+        return ((0, high), ticks)
+    }
+
+    /// The y ticks: from 0 to the highest value.
+    var yTicks: [Double] {
+        NiceTicks.ticks(low: 0, high: series.flatMap { $0.points.compactMap(\.y) }.max() ?? 1, count: 4)
     }
 
     /// The chart: a `<figure>` with its title, legend and SVG.
     func html() -> String {
-        let (xTicks, yTicks) = ticks
+        let (domain, xTicks) = xAxis
+        let yTicks = yTicks
         let margin = Self.margin
         let plot = (left: margin.left, right: Self.width - margin.right, top: margin.top, bottom: Self.height - margin.bottom)
-        let x = ChartScale(
-            logX ? .log : .linear, domain: (xTicks.first ?? 0, xTicks.last ?? 1), range: (plot.left, plot.right))
+        let x = ChartScale(logX ? .log : .linear, domain: domain, range: (plot.left, plot.right))
         let y = ChartScale(domain: (yTicks.first ?? 0, yTicks.last ?? 1), range: (plot.bottom, plot.top))
         var svg: [String] = []
         svg.append(
@@ -77,11 +105,16 @@ struct LineChart {
         }
         svg.append("<line class=\"axis\" x1=\"\(plot.left)\" x2=\"\(plot.right)\" y1=\"\(plot.bottom)\" y2=\"\(plot.bottom)\"/>")
         for line in series {
-            let path = SVGPath.line(line.points.map { point in point.y.map { (x.position(point.x), y.position($0)) } })
-            guard !path.isEmpty else { continue }
-            svg.append(
-                "<path class=\"data s\(line.colour)\(line.dashed ? " dashed" : "")\" d=\"\(path)\"><title>\(XMLText.escape(line.name))</title></path>"
-            )
+            let points = line.points.map { point in point.y.map { (x.position(point.from), x.position(point.to), y.position($0)) } }
+            let title = "<title>\(XMLText.escape(line.name))</title>"
+            let path = SVGPath.steps(points)
+            if !path.isEmpty {
+                svg.append("<path class=\"data s\(line.colour)\(line.dashed ? " dashed" : "")\" d=\"\(path)\">\(title)</path>")
+            }
+            let markers = SVGPath.markers(points, radius: Self.markerRadius)
+            if !markers.isEmpty {
+                svg.append("<path class=\"data marker s\(line.colour)\" d=\"\(markers)\">\(title)</path>")
+            }
         }
         svg.append(contentsOf: bands(x: x, plot: plot))
         svg.append("</svg>")
@@ -92,23 +125,27 @@ struct LineChart {
             + "<ul class=\"legend\">\(legend.joined())</ul>\n\(svg.joined(separator: "\n"))\n</figure>"
     }
 
-    /// For each x, a transparent band as wide as the space to its neighbours, whose title lists
-    /// every series' value there: the tooltip, with no script.
+    /// A transparent band between each two neighbouring edges of the series' spans, whose title
+    /// lists every series' value there: the tooltip, with no script. In a diff the two runs'
+    /// intervals cut each other into narrower bands, each naming both values.
     private func bands(x: ChartScale, plot: (left: Double, right: Double, top: Double, bottom: Double)) -> [String] {
-        var values: [Double: [String]] = [:]
-        for line in series {
-            var seen = Set<Double>()
-            for point in line.points where seen.insert(point.x).inserted {
-                values[point.x, default: []].append("\(line.name): \(point.y.map(format) ?? "–")")
+        let edges = Set(series.flatMap { $0.points.filter { $0.y != nil }.flatMap { [$0.from, $0.to] } }).sorted()
+        guard edges.count >= 2 else { return [] }
+        // Each series' values are in order of x: a cursor per series walks them with the bands.
+        var cursors = Array(repeating: 0, count: series.count)
+        return zip(edges, edges.dropFirst()).compactMap { from, to -> String? in
+            let middle = (from + to) / 2
+            let values = series.indices.compactMap { index -> String? in
+                let points = series[index].points
+                while cursors[index] < points.count && points[cursors[index]].to <= middle { cursors[index] += 1 }
+                guard cursors[index] < points.count, points[cursors[index]].from <= middle else { return nil }
+                return "\(series[index].name): \(points[cursors[index]].y.map(format) ?? "–")"
             }
-        }
-        let xs = values.keys.sorted()
-        return xs.indices.map { index in
-            let here = x.position(xs[index])
-            let left = index > 0 ? (x.position(xs[index - 1]) + here) / 2 : max(plot.left, here - 4)
-            let right = index + 1 < xs.count ? (x.position(xs[index + 1]) + here) / 2 : min(plot.right, here + 4)
-            let heading = NiceTicks.label(xs[index], unit: xUnit)
-            let text = ([heading] + (values[xs[index]] ?? [])).joined(separator: "\n")
+            guard !values.isEmpty else { return nil }
+            let left = max(plot.left, x.position(from))
+            let right = min(plot.right, x.position(to))
+            let heading = "\(Readable.number(from))–\(Readable.number(to)) \(xUnit)"
+            let text = ([heading] + values).joined(separator: "\n")
             return
                 "<rect class=\"band\" x=\"\(SVGPath.coordinate(left))\" y=\"\(plot.top)\" width=\"\(SVGPath.coordinate(max(right - left, 1)))\" "
                 + "height=\"\(plot.bottom - plot.top)\"><title>\(XMLText.escape(text))</title></rect>"
@@ -118,8 +155,8 @@ struct LineChart {
 
 extension LineChart {
     /// The distribution of a histogram's values on a log scale: the share of values (%) in
-    /// each of 10 bins per decade of milliseconds, as a step line.
-    static func distribution(_ histogram: Histogram) -> [(x: Double, y: Double?)] {
+    /// each of 10 bins per decade of milliseconds, each over its bin.
+    static func distribution(_ histogram: Histogram) -> [ChartPoint] {
         guard histogram.count > 0 else { return [] }
         var bins: [Int: UInt64] = [:]
         for bucket in histogram.buckets {
@@ -128,12 +165,10 @@ extension LineChart {
             bins[Int((log10(ms) * 10).rounded(.down)), default: 0] += bucket.count
         }
         guard let low = bins.keys.min(), let high = bins.keys.max() else { return [] }
-        var points: [(x: Double, y: Double?)] = []
-        for bin in low...high {
-            let share = Double(bins[bin] ?? 0) / Double(histogram.count) * 100
-            points.append((pow(10, Double(bin) / 10), share))
-            points.append((pow(10, Double(bin + 1) / 10), share))
+        return (low...high).map { bin in
+            ChartPoint(
+                from: pow(10, Double(bin) / 10), to: pow(10, Double(bin + 1) / 10),
+                y: Double(bins[bin] ?? 0) / Double(histogram.count) * 100)
         }
-        return points
     }
 }

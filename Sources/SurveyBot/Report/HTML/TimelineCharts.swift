@@ -16,37 +16,43 @@ struct TimelineCharts {
         run.label.map { "\($0) \(text)" } ?? text
     }
 
-    /// One series per run of `value` at each interval (nil: no point there); `value` gets the
-    /// timeline, the interval's position, and the factor turning its counts into rates per second
-    /// over the part of it the run covered.
+    /// One series per run of `value` at each interval (nil: no value there), drawn over the part
+    /// of the interval the run covered, in seconds from the run's start; `value` gets the
+    /// timeline, the interval's position, and the interval as covered, whose `rate` turns a
+    /// count into a rate per second over that part.
     private func series(
-        _ text: String, colour: Int, value: (RunReport.TimelineRecord, Int, Double) -> Double?
+        _ text: String, colour: Int, value: (RunReport.TimelineRecord, Int, CoveredInterval) -> Double?
     ) -> [ChartSeries] {
         runs.compactMap { run in
             guard let timeline = run.report.timeline else { return nil }
-            let rates = timeline.perSecond(startedAt: run.report.startedAt, endedAt: run.report.endedAt)
-            // At the middle of its interval: a rate over [t, t + interval) is drawn where it was measured.
-            let half = timeline.intervalS.isFinite && timeline.intervalS > 0 ? timeline.intervalS / 2 : 0
-            let points = timeline.survey.indices.map { position in
-                (x: timeline.survey[position].t + half, y: value(timeline, position, rates[position]))
+            let covered = timeline.covered(startedAt: run.report.startedAt, endedAt: run.report.endedAt)
+            let points = covered.indices.map { position in
+                let part = covered[position]
+                return ChartPoint(from: part.from, to: part.to, y: part.seconds > 0 ? value(timeline, position, part) : nil)
             }
             return ChartSeries(name: name(text, run), colour: colour, dashed: run.dashed, points: points)
         }
     }
 
-    /// The sum over steps of `count` at an interval, times `perSecond`.
+    /// The sum over steps of `count` at an interval, per second of the part of it the run covered.
     private static func rate(
-        _ timeline: RunReport.TimelineRecord, _ position: Int, _ perSecond: Double, _ count: (RunReport.TimelineRecord.StepPoint) -> Int
-    ) -> Double {
+        _ timeline: RunReport.TimelineRecord, _ position: Int, _ part: CoveredInterval,
+        _ count: (RunReport.TimelineRecord.StepPoint) -> Int
+    ) -> Double? {
         let total = timeline.endpoints.values.reduce(0) { sum, points in
             position < points.count ? sum &+ count(points[position]) : sum
         }
-        return Double(total) * perSecond
+        return part.rate(total)
     }
 
-    /// Where the longest timeline ends, in seconds from its start: every chart over time spans it.
+    /// Where the longest run ended, in seconds from its start: every chart over time spans it,
+    /// and none goes past it.
     private var end: Double? {
-        runs.compactMap { run in run.report.timeline.map { Double($0.survey.count) * $0.intervalS } }.filter(\.isFinite).max()
+        runs.compactMap { run in
+            run.report.timeline.map { timeline in
+                timeline.covered(startedAt: run.report.startedAt, endedAt: run.report.endedAt).last?.to ?? 0
+            }
+        }.filter(\.isFinite).max()
     }
 
     /// The steps with attempts in any run, in the journey's order.
@@ -54,8 +60,29 @@ struct TimelineCharts {
         RunReport.stepNames(runs.map(\.report)).filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
     }
 
+    /// Whether no run has a succeeded attempt, and so no latency, though some sent attempts.
+    var noLatency: Bool {
+        !steps.isEmpty && runs.allSatisfy { run in run.report.endpoints.values.allSatisfy { $0.correctedHistogram.count == 0 } }
+    }
+
+    /// Which attempts the latency charts cover: `succeeded attempts`, and the runs of reports
+    /// of a version that counted failed attempts too.
+    private var latencyScope: String {
+        let covering = runs.filter { $0.report.endpoints.values.contains(where: \.latencyCoversFailures) }
+        if covering.isEmpty { return "succeeded attempts" }
+        if covering.count == runs.count { return "every attempt, failed ones too" }
+        return "succeeded attempts; " + covering.map { $0.label.map { "\($0)'s" } ?? "its" }.joined(separator: ", ") + " failed ones too"
+    }
+
     /// Whether any run has a timeline to draw.
     var hasTimeline: Bool { runs.contains { !($0.report.timeline?.survey.isEmpty ?? true) } }
+
+    /// Why there is nothing to chart over time though there is a timeline: every run lasted
+    /// less than two intervals, whose charts would be a dot each. HTML; nil when some run has
+    /// more.
+    var tooShort: String? {
+        ReportWording.tooShortToChart(runs.map(\.report)) { "<code>\($0)</code>" }
+    }
 
     /// Requests per second by outcome.
     var attempts: LineChart {
@@ -78,8 +105,8 @@ struct TimelineCharts {
         guard !kinds.isEmpty else { return nil }
         let colours = [1, 3, 4, 5, 6, 7]
         let lines = kinds.enumerated().flatMap { index, kind in
-            series(kind, colour: colours[index]) { timeline, position, perSecond in
-                Self.rate(timeline, position, perSecond) { $0.errors[kind] ?? 0 }
+            series(kind, colour: colours[index]) { timeline, position, part in
+                Self.rate(timeline, position, part) { $0.errors[kind] ?? 0 }
             }
         }
         return LineChart(
@@ -97,7 +124,11 @@ struct TimelineCharts {
                     return points[position][keyPath: path]
                 }
             }
-            return (step, LineChart(title: "Latency of \(step) over time", yUnit: "ms", series: lines, xEnd: end, format: Readable.ms))
+            return (
+                step,
+                LineChart(
+                    title: "Latency of \(step) over time (\(latencyScope))", yUnit: "ms", series: lines, xEnd: end, format: Readable.ms)
+            )
         }
     }
 
@@ -115,7 +146,7 @@ struct TimelineCharts {
             }
         }
         return LineChart(
-            title: "Latency distribution (share of attempts, log scale)", yUnit: "%", series: lines, logX: true, xUnit: "ms",
+            title: "Latency distribution (share of \(latencyScope), log scale)", yUnit: "%", series: lines, logX: true, xUnit: "ms",
             format: { "\(Readable.number(($0 * 10).rounded() / 10))%" })
     }
 
@@ -134,9 +165,9 @@ struct TimelineCharts {
     var retries: LineChart {
         let steps = steps
         let lines = steps.flatMap { step in
-            series("\(step) retries", colour: Self.colour(of: step, among: steps)) { timeline, position, perSecond in
+            series("\(step) retries", colour: Self.colour(of: step, among: steps)) { timeline, position, part in
                 guard let points = timeline.endpoints[step], position < points.count else { return nil }
-                return Double(points[position].retries) * perSecond
+                return part.rate(points[position].retries)
             }
         }
         return LineChart(
@@ -146,13 +177,14 @@ struct TimelineCharts {
 
     /// Respondents under way, and arrivals dropped per second when there were any.
     var respondents: LineChart {
-        // The mean over the part of the interval the run covered, like the rates.
-        var lines = series("respondents active", colour: 5) { timeline, position, perSecond in
-            timeline.perSecond > 0 ? timeline.survey[position].respondentsActive * perSecond / timeline.perSecond : nil
+        // The mean over the part of the interval the run covered, like the rates: the timeline's
+        // is over the whole interval.
+        var lines = series("respondents active", colour: 5) { timeline, position, part in
+            part.rate(timeline.survey[position].respondentsActive * timeline.intervalS)
         }
         if runs.contains(where: { $0.report.respondents.dropped > 0 }) {
-            lines += series("dropped /s", colour: 1) { timeline, position, perSecond in
-                Double(timeline.survey[position].dropped) * perSecond
+            lines += series("dropped /s", colour: 1) { timeline, position, part in
+                part.rate(timeline.survey[position].dropped)
             }
         }
         return LineChart(title: "Respondents active", yUnit: "", series: lines, xEnd: end)

@@ -9,14 +9,16 @@ enum CSVReport: ReportRenderer {
     static let columns = [
         "interval_start", "t_s", "interval_s", "endpoint", "attempts", "succeeded", "failed", "retries", "attempts_per_s",
         "failures_per_s", "p50_ms", "p95_ms", "p99_ms", "max_ms", "errors", "respondents_active", "respondents_started", "dropped",
+        "covered_s",
     ]
 
     static func render(_ report: RunReport) -> String {
         var lines = [columns.joined(separator: ",")]
         guard let timeline = report.timeline else { return lines.joined(separator: "\n") + "\n" }
-        let rates = timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt)
+        let covered = timeline.covered(startedAt: report.startedAt, endedAt: report.endedAt)
         for position in timeline.survey.indices {
-            let perSecond = rates[position]
+            // Rates and respondents active over the part of the interval the run covered.
+            let part = covered[position]
             let survey = timeline.survey[position]
             let start = timeline.gridPosition.map { grid in
                 TimelineGrid.timestamp(milliseconds: (grid.first + UInt64(position)) * (grid.interval / 1_000_000))
@@ -27,9 +29,10 @@ enum CSVReport: ReportRenderer {
                 let errors = point.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
                 let fields: [String] = [
                     start ?? "", number(point.t), number(timeline.intervalS), name, String(point.attempts), String(point.succeeded),
-                    String(point.failed), String(point.retries), number(Double(point.attempts) * perSecond),
-                    number(Double(point.failed) * perSecond), number(point.p50), number(point.p95), number(point.p99), number(point.max),
-                    errors, number(survey.respondentsActive), String(survey.respondentsStarted), String(survey.dropped),
+                    String(point.failed), String(point.retries), number(part.rate(point.attempts)), number(part.rate(point.failed)),
+                    number(point.p50), number(point.p95), number(point.p99), number(point.max), errors,
+                    number(part.rate(survey.respondentsActive * timeline.intervalS)), String(survey.respondentsStarted),
+                    String(survey.dropped), number(part.seconds),
                 ]
                 lines.append(fields.map(quoted).joined(separator: ","))
             }

@@ -72,16 +72,26 @@ enum HTMLReport: ReportRenderer {
             if regressed(key) { html = html.replacingFirst("<figure class=\"chart\">", with: "<figure class=\"chart regressed\">") }
             figures.append(html)
         }
-        add(charts.attempts, key: "attempts")
-        if let errors = charts.errors {
-            add(errors, key: "errors")
-        }
-        for (step, chart) in charts.latency { add(chart, key: "latency.\(step)") }
-        add(charts.distribution, key: "distribution")
-        add(charts.retries, key: "retries")
-        add(charts.respondents, key: "respondents")
         var html = "<h2>Over time</h2>"
+        if let tooShort = charts.tooShort {
+            // The distribution is of the whole run, not over time: it still shows.
+            html += "<p class=\"note\">\(tooShort.prefix(1).uppercased() + tooShort.dropFirst()).</p>"
+            add(charts.distribution, key: "distribution")
+        } else {
+            add(charts.attempts, key: "attempts")
+            if let errors = charts.errors {
+                add(errors, key: "errors")
+            }
+            for (step, chart) in charts.latency { add(chart, key: "latency.\(step)") }
+            add(charts.distribution, key: "distribution")
+            add(charts.retries, key: "retries")
+            add(charts.respondents, key: "respondents")
+        }
         if charts.errors == nil { html += "<p class=\"note\">No attempt failed.</p>" }
+        if charts.noLatency {
+            html +=
+                "<p class=\"note\">No attempt succeeded: there is no latency to chart (the failed attempts' time to fail is under Errors).</p>"
+        }
         return html + "<div class=\"charts\">\n" + figures.joined(separator: "\n") + "\n</div>"
     }
 
@@ -98,10 +108,11 @@ enum HTMLReport: ReportRenderer {
                 Readable.ms(latency?.p99), Readable.ms(latency?.max),
             ].map(XMLText.escape)
         }
+        let latency = ReportWording.latencyHeading(coversFailures: figures.survey.latencyCoversFailures)
         html.append(
             HTMLPage.table(
                 ["step", "calls", "attempts", "success", "first try", "retries", "p50", "p95", "p99", "max"], rows,
-                numeric: Set(1...9)))
+                numeric: Set(1...9), groups: [("", 6), (latency, 4)]))
         html.append("<p><strong>Respondents:</strong> \(XMLText.escape(ReportWording.respondents(report))).</p>")
         html.append("<p><strong>Answers:</strong> \(XMLText.escape(ReportWording.answers(report))).</p>")
         if let notRetried = ReportWording.notRetried(report) {
@@ -122,6 +133,10 @@ enum HTMLReport: ReportRenderer {
                     errors.map { error in
                         ([error.step, error.kind, String(error.count)] + (withReasons ? [error.sample ?? ""] : [])).map(XMLText.escape)
                     }, numeric: [2]))
+            if let timeToFail = ReportWording.timeToFail(figures) {
+                html.append(
+                    "<p><strong>Time to fail</strong> (failed attempts, apart from the latency): \(XMLText.escape(timeToFail)).</p>")
+            }
         }
         return html.joined(separator: "\n")
     }

@@ -13,7 +13,9 @@ enum MarkdownReport: ReportRenderer {
                 + ReportWording.stopped(report))
         if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
-        lines.append("| step | calls | attempts | success | first try | retries | p50 | p95 | p99 | max |")
+        // Which attempts p50 … max cover, where the columns begin.
+        let latency = ReportWording.latencyHeading(coversFailures: figures.survey.latencyCoversFailures)
+        lines.append("| step | calls | attempts | success | first try | retries | \(latency): p50 | p95 | p99 | max |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name in figures.steps {
             guard let calls = figures.perStep[name] else { continue }
@@ -41,19 +43,17 @@ enum MarkdownReport: ReportRenderer {
             lines.append("")
         }
         lines.append("**Throughput:** \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
-        if !report.throughput.timeline.isEmpty {
-            lines.append("")
-            lines.append("`\(Readable.sparkline(report.throughput.timeline))` attempts per second")
+        // One line of attempts per second: the timeline's, below, when there is one.
+        if report.timeline?.survey.isEmpty ?? true, let sparkline = perSecondSparkline(report) {
+            lines += ["", "`\(sparkline)` attempts per second"]
         }
         if let connections = ReportWording.connections(figures) {
             lines += ["", "**Connections:** \(connections)."]
         }
-        if let timeline = report.timeline, !timeline.survey.isEmpty {
-            lines +=
-                ["", "## Over time", ""]
-                + overTime(
-                    timeline, steps: figures.steps.filter { figures.perStep[$0]?.attempts ?? 0 > 0 },
-                    rates: timeline.perSecond(startedAt: report.startedAt, endedAt: report.endedAt))
+        if let tooShort = ReportWording.tooShortToChart([report]) {
+            lines += ["", "## Over time", "", tooShort.prefix(1).uppercased() + tooShort.dropFirst() + "."]
+        } else if let timeline = report.timeline, !timeline.survey.isEmpty {
+            lines += ["", "## Over time", ""] + overTime(report, timeline: timeline, steps: figures.steps)
         }
         let errors = ReportWording.errors(report)
         if !errors.isEmpty {
@@ -66,6 +66,9 @@ enum MarkdownReport: ReportRenderer {
                 let reason = withReasons ? " \(error.sample.map(escape) ?? "") |" : ""
                 lines.append("| \(error.step) | \(error.kind) | \(error.count) |" + reason)
             }
+            if let timeToFail = ReportWording.timeToFail(figures) {
+                lines += ["", "**Time to fail** (failed attempts, apart from the latency): \(timeToFail)."]
+            }
         }
         if !report.thresholds.isEmpty {
             lines += ["", "## Thresholds", "", "| threshold | actual | result |", "|---|---:|---|"]
@@ -76,48 +79,82 @@ enum MarkdownReport: ReportRenderer {
             }
         }
         for name in figures.steps {
-            guard let step = report.endpoints[name], step.attempts > 0, let histogram = step.correctedHistogram.histogram else {
+            guard let step = report.endpoints[name], step.attempts > 0, let histogram = step.correctedHistogram.histogram,
+                histogram.count > 0
+            else {
                 continue
             }
-            lines += ["", "## Latency of \(name)", "", "```"]
+            let scope = step.latencyCoversFailures ? "every attempt, failed ones too" : "succeeded attempts"
+            lines += ["", "## Latency of \(name) (\(scope))", "", "```"]
             lines.append(contentsOf: LatencyChart.lines(histogram))
             lines.append("```")
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The most intervals a Markdown chart shows: Mermaid labels every one of them, and no
+    /// more fit side by side. A longer timeline is shown coarser, neighbours merged exactly.
+    static let maxChartIntervals = 20
+
     /// Mermaid `xychart-beta` charts of the timeline, which GitHub draws in job summaries and
     /// comments — attempts per second, and each step's p95 — each after a text fallback (a
-    /// sparkline) that every viewer shows. An interval without attempts is drawn as 0.
-    static func overTime(_ timeline: RunReport.TimelineRecord, steps: [String], rates: [Double]) -> [String] {
-        let end = Readable.number(Double(timeline.survey.count) * timeline.intervalS)
-        func chart(_ title: String, unit: String, _ values: [Double]) -> [String] {
+    /// sparkline) that every viewer shows, both of the same values: one bar per interval, each
+    /// rated over the part of it the run covered. Mermaid spreads a chart's values evenly
+    /// whatever the axis says, so the x axis is a list of the intervals, each labelled with the
+    /// middle of that part, in seconds from the run's start. An interval without a succeeded
+    /// attempt has no p95: no bar, and a blank in the sparkline.
+    static func overTime(_ report: RunReport, timeline: RunReport.TimelineRecord, steps: [String]) -> [String] {
+        let timeline = coarsened(timeline, to: maxChartIntervals)
+        let covered = timeline.covered(startedAt: report.startedAt, endedAt: report.endedAt)
+        let decimals = timeline.intervalS >= 10 ? 0 : timeline.intervalS >= 1 ? 1 : timeline.intervalS >= 0.1 ? 2 : 3
+        let labels = covered.map { "\"\(Readable.number(Double($0.middle.formattedDecimals(decimals)) ?? $0.middle))\"" }
+        func chart(_ title: String, unit: String, _ values: [Double?]) -> [String] {
             // Readable's precision, not a fixed 0.1: a fast step's p95 of 0.045 ms is not 0.
-            let numbers = values.map(Readable.number).joined(separator: ", ")
+            let numbers = values.map { $0.map(Readable.number) ?? "0" }.joined(separator: ", ")
             return [
-                "```mermaid", "xychart-beta", "    title \"\(title)\"", "    x-axis \"seconds from start\" 0 --> \(end)",
-                "    y-axis \"\(unit)\"", "    line [\(numbers)]", "```",
+                "```mermaid", "xychart-beta", "    title \"\(title)\"",
+                "    x-axis \"seconds from the run's start (middle of each interval)\" [\(labels.joined(separator: ", "))]",
+                "    y-axis \"\(unit)\"", "    bar [\(numbers)]", "```",
             ]
         }
-        func sparkline(_ values: [Double]) -> String {
-            Readable.sparkline(values.map { Int(($0 * 100).rounded()) })
+        let every = "every \(Readable.number(timeline.intervalS)) s"
+        let attempts = covered.indices.map { position in
+            covered[position].rate(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) })
         }
-        let interval = Readable.number(timeline.intervalS)
-        let attempts = timeline.survey.indices.map { position in
-            Double(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) }) * rates[position]
-        }
-        var lines = [
-            "`\(sparkline(attempts))` attempts per second, every \(interval) s (peak \(Readable.number((attempts.max() ?? 0).rounded())))",
-            "",
-        ]
+        let peak = Readable.number((attempts.compactMap { $0 }.max() ?? 0).rounded())
+        var lines = ["`\(Readable.sparkline(attempts))` attempts per second, \(every) (peak \(peak))", ""]
         lines += chart("Attempts per second", unit: "attempts/s", attempts)
         for step in steps {
-            guard let points = timeline.endpoints[step] else { continue }
-            let p95 = points.map { $0.p95 ?? 0 }
-            lines += ["", "`\(sparkline(p95))` p95 of \(step), every \(interval) s (highest \(Readable.ms(p95.max() ?? 0)))", ""]
+            guard let points = timeline.endpoints[step], points.contains(where: { $0.p95 != nil }) else { continue }
+            let p95 = points.map(\.p95)
+            let highest = Readable.ms(p95.compactMap { $0 }.max() ?? 0)
+            lines += ["", "`\(Readable.sparkline(p95))` p95 of \(step), \(every) (highest \(highest))", ""]
             lines += chart("p95 of \(step) (ms)", unit: "ms", p95)
         }
         return lines
+    }
+
+    /// `timeline` with neighbouring intervals merged (exactly: counts add, histograms merge)
+    /// until it has at most `count`; as it is when it has no more, or is not on its grid.
+    static func coarsened(_ timeline: RunReport.TimelineRecord, to count: Int) -> RunReport.TimelineRecord {
+        guard timeline.survey.count > count, var grid = timeline.grid else { return timeline }
+        while grid.bins.count > count { grid.coarsen() }
+        var record = grid.record
+        // The run's span, when the report did not say it, is still read from its times.
+        if timeline.runStartS == nil { (record.runStartS, record.runEndS) = (nil, nil) }
+        return record
+    }
+
+    /// Attempts per second of a report without a timeline: its `throughput.timeline`, each
+    /// second rated over the part of it the run covered (the last one is shorter); nil when
+    /// it has none.
+    static func perSecondSparkline(_ report: RunReport) -> String? {
+        let counts = report.throughput.timeline
+        guard !counts.isEmpty else { return nil }
+        let values = counts.indices.map { second in
+            CoveredInterval(from: Double(second), to: min(Double(second + 1), max(Double(second), report.durationS))).rate(counts[second])
+        }
+        return Readable.sparkline(values)
     }
 
     /// The verdict with its mark, a threshold's text as code: `❌ failed: stopped by

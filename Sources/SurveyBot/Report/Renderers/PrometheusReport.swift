@@ -81,12 +81,25 @@ enum PrometheusReport: ReportRenderer {
             "Attempts not made because survey-bot ran out of descriptors or local ports (not sent).", local)
 
         var latency: [Sample] = []
+        var timeToFail: [Sample] = []
         for (name, step) in steps {
             latency += histogramSamples(step.correctedHistogram.histogram ?? Histogram(), endpoint: name)
+            // A report of a version before failed attempts were kept apart has none.
+            if let failed = step.failedHistogram?.histogram { timeToFail += histogramSamples(failed, endpoint: name) }
         }
+        let counted = report.endpoints.values.contains(where: \.latencyCoversFailures)
         text.family(
             "survey_bot_latency_seconds", .histogram,
-            "Latency of each attempt from its intended start (corrected for coordinated omission), in seconds.", latency)
+            counted
+                ? "Latency of each attempt, failed ones too (a report of an earlier version), from its intended start, in seconds."
+                : "Latency of each succeeded attempt from its intended start (corrected for coordinated omission), in seconds; "
+                    + "failed attempts are in survey_bot_time_to_fail_seconds.", latency)
+        if !timeToFail.isEmpty {
+            text.family(
+                "survey_bot_time_to_fail_seconds", .histogram,
+                "Time to fail of each failed attempt from its intended start, in seconds (not an attempt that failed before anything "
+                    + "was timed: a host that did not resolve).", timeToFail)
+        }
 
         let respondents = report.respondents
         var endings: [Sample] = [

@@ -50,6 +50,18 @@ enum Readable {
         result.actual.map { value($0, unit: result.threshold.metric.unit) } ?? "no samples"
     }
 
+    /// One character per value, from ▁ to █, scaled to the highest; a blank where there is no
+    /// value (never ▁, which reads as a low one).
+    static func sparkline(_ values: [Double?]) -> String {
+        let bars = Array("▁▂▃▄▅▆▇█")
+        let top = values.compactMap { $0 }.filter(\.isFinite).max() ?? 0
+        return String(
+            values.map { value in
+                guard let value, value.isFinite else { return " " }
+                return top > 0 ? bars[min(bars.count - 1, max(0, Int(value / top * Double(bars.count - 1))))] : bars[0]
+            })
+    }
+
     /// One character per value, from ▁ to █.
     static func sparkline(_ values: [Int]) -> String {
         let bars = Array("▁▂▃▄▅▆▇█")

@@ -134,6 +134,42 @@ enum ReportWording {
         }
     }
 
+    /// Which attempts the latency figures of a table or chart cover, the heading over them:
+    /// `latency of succeeded attempts`, or for a report of a version that counted failed
+    /// attempts in its latency, `latency of every attempt, failed ones too`.
+    static func latencyHeading(coversFailures: Bool) -> String {
+        coversFailures ? "latency of every attempt, failed ones too" : "latency of succeeded attempts"
+    }
+
+    /// `questions p50 0.103 ms, p95 0.122 ms, max 0.148 ms (60 failed attempts)`: each step's
+    /// time to fail, shown apart from the latency, which is of succeeded attempts; nil when no
+    /// failed attempt was timed (none failed, a host that did not resolve fails before
+    /// anything is timed, or a report of a version before it).
+    static func timeToFail(_ figures: RunFigures) -> String? {
+        let steps = figures.steps.compactMap { name -> String? in
+            guard let calls = figures.perStep[name], let time = calls.timeToFail else { return nil }
+            let failed = calls.failedAttempts
+            return "\(name) p50 \(Readable.ms(time.p50)), p95 \(Readable.ms(time.p95)), max \(Readable.ms(time.max)) "
+                + "(\(failed) failed attempt\(failed == 1 ? "" : "s"))"
+        }
+        return steps.isEmpty ? nil : steps.joined(separator: "; ")
+    }
+
+    /// `the run lasted 0.22 s, within one interval of 1 s: too short to chart over time` when
+    /// every report with a timeline has fewer than two intervals (a dot each, for charts over
+    /// time), and one has; nil otherwise. Two reports are `the runs`; `code` marks a plan key.
+    static func tooShortToChart(_ reports: [RunReport], code: (String) -> String = { "`\($0)`" }) -> String? {
+        let timelines = reports.compactMap { report in report.timeline.map { (report, $0) } }.filter { !$0.1.survey.isEmpty }
+        guard !timelines.isEmpty, timelines.allSatisfy({ $0.1.survey.count < 2 }) else { return nil }
+        let interval = Readable.number(timelines.map(\.1.intervalS).max() ?? 0)
+        let lasted = timelines.map { Readable.number($0.0.durationS) + " s" }
+        let who =
+            timelines.count == 1
+            ? "the run lasted \(lasted[0]), within one interval of \(interval) s"
+            : "the runs lasted \(lasted.joined(separator: " and ")), each within one interval of \(interval) s"
+        return who + ": too short to chart over time (\(code("report.interval")) sets shorter intervals)"
+    }
+
     /// `25 new, 195 reused; connect p50 0.08 ms, p95 0.2 ms; TLS handshake p50 2.1 ms, p95 3 ms;
     /// TLSv1.3 TLS_AES_256_GCM_SHA384`; nil for reports that do not count connections.
     static func connections(_ figures: RunFigures) -> String? {

@@ -11,6 +11,9 @@ enum TextReport: ReportRenderer {
             "\(report.name): \(partial)\(verdict(report)) in \(Readable.number(report.durationS)) s against \(report.target)"
                 + ReportWording.stopped(report))
         let header = "  step        calls  attempts  success  first try  retries      p50      p95      p99      max"
+        // Which attempts p50 … max cover, over them.
+        let latency = ReportWording.latencyHeading(coversFailures: figures.survey.latencyCoversFailures)
+        lines.append(String(repeating: " ", count: max(0, header.count - latency.count)) + latency)
         lines.append(header)
         for name in figures.steps {
             guard let calls = figures.perStep[name] else { continue }
@@ -31,6 +34,7 @@ enum TextReport: ReportRenderer {
             "\(error.step) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
         }
         if !errors.isEmpty { lines.append("  errors: " + errors.joined(separator: ", ")) }
+        if let timeToFail = ReportWording.timeToFail(figures) { lines.append("  time to fail: " + timeToFail) }
         if let notRetried = ReportWording.notRetried(report) { lines.append("  not retried: " + notRetried) }
         if let connections = ReportWording.connections(figures) { lines.append("  connections: " + connections) }
         lines.append("  throughput: \(Readable.number(report.throughput.attemptsPerS)) attempts/s")

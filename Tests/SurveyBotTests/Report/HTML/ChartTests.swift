@@ -50,10 +50,13 @@ import Testing
         #expect(!linear.position(.nan).isNaN)
     }
 
-    @Test func pathsBreakAtMissingPointsAndShowLonePoints() {
-        #expect(SVGPath.line([(0, 10), (5, 20.25), nil, (15, 30), (20, 40)]) == "M0 10 L5 20.3 M15 30 L20 40")
-        #expect(SVGPath.line([nil, (3, 4), nil]) == "M0 4 h6")
-        #expect(SVGPath.line([nil, nil]) == "")
+    @Test func stepsBreakAtMissingValuesAndMarkLoneValues() {
+        let points: [(from: Double, to: Double, y: Double)?] = [(0, 5, 10), (5, 10, 20.25), nil, (15, 20, 30), nil, (25, 25.5, 40)]
+        #expect(SVGPath.steps(points) == "M0 10 L5 10 L5 20.3 L10 20.3 M15 30 L20 30 M25 40 L25.5 40")
+        // The values without a neighbour, however narrow, get a dot in their middle.
+        #expect(SVGPath.markers(points, radius: 3) == "M14.5 30 a3 3 0 1 0 6 0 a3 3 0 1 0 -6 0 M22.3 40 a3 3 0 1 0 6 0 a3 3 0 1 0 -6 0")
+        #expect(SVGPath.markers([(0, 1, 2)], radius: 3) == "M-2.5 2 a3 3 0 1 0 6 0 a3 3 0 1 0 -6 0")
+        #expect(SVGPath.steps([nil, nil]) == "" && SVGPath.markers([nil, nil], radius: 3) == "")
         #expect(SVGPath.coordinate(.nan) == "0")
         #expect(SVGPath.bars([(0, 10, 5)], baseline: 20) == "M0 20 V5 h10 V20 Z")
     }
@@ -62,16 +65,43 @@ import Testing
         let chart = LineChart(
             title: "Latency <p95>", yUnit: "ms",
             series: [
-                ChartSeries(name: "p50", colour: 0, points: [(0, 1), (1, 2), (2, nil)]),
-                ChartSeries(name: "p95", colour: 4, dashed: true, points: [(0, 3), (1, 5), (2, 4)]),
-            ])
+                ChartSeries(
+                    name: "p50", colour: 0,
+                    points: [.init(from: 0, to: 1, y: 1), .init(from: 1, to: 2, y: 2), .init(from: 2, to: 2.5, y: nil)]),
+                ChartSeries(
+                    name: "p95", colour: 4, dashed: true,
+                    points: [.init(from: 0, to: 1, y: 3), .init(from: 1, to: 2, y: 5), .init(from: 2, to: 2.5, y: 4)]),
+            ], xEnd: 2.5)
         let html = chart.html()
         #expect(html.components(separatedBy: "class=\"data ").count - 1 == 2)
         #expect(html.contains("class=\"data s4 dashed\""))
         #expect(html.components(separatedBy: "<rect class=\"band\"").count - 1 == 3)
+        #expect(html.contains("<title>2–2.5 s\np50: –\np95: 4</title>"))
         #expect(html.contains("Latency &lt;p95&gt;"))
         #expect(html.contains(">6 ms</text>") && html.contains(">2 s</text>"))
         #expect(!html.contains("NaN") && !html.contains("inf"))
+    }
+
+    /// A linear axis ends where the run ended, not at the next round number past it: a 6 s run
+    /// is not drawn on an axis of 8 s.
+    @Test func theTimeAxisEndsWhereTheRunEnded() {
+        let points = (0..<7).map { ChartPoint(from: Double($0), to: min(Double($0) + 1, 6.003), y: 950) }
+        let chart = LineChart(title: "t", yUnit: "/s", series: [ChartSeries(name: "a", colour: 0, points: points)], xEnd: 6.003)
+        let (domain, ticks) = chart.xAxis
+        #expect(domain.0 == 0 && domain.1 == 6.003)
+        #expect(ticks == [0, 2, 4, 6])
+        #expect(chart.html().contains("L612 "), "the last value reaches the axis' end, at the plot's right edge")
+        #expect(!chart.html().contains(">8 s<"))
+    }
+
+    /// A value alone between gaps — the only interval of a short run, a step called once — is a
+    /// dot, not a dash a few pixels wide.
+    @Test func aLoneValueIsAMarker() {
+        let chart = LineChart(
+            title: "t", yUnit: "ms",
+            series: [ChartSeries(name: "a", colour: 3, points: [.init(from: 0, to: 0.2, y: 2), .init(from: 0.2, to: 6, y: nil)])],
+            xEnd: 6)
+        #expect(chart.html().contains("<path class=\"data marker s3\" d=\"M"))
     }
 
     @Test func aDistributionIsTheShareOfValuesPerLogBin() throws {
@@ -81,6 +111,7 @@ import Testing
         let points = LineChart.distribution(histogram)
         #expect(points.first?.y == 75)
         #expect(points.last?.y == 25)
-        #expect(points.compactMap(\.y).reduce(0, +) == 200)  // each bin is two points of a step
+        #expect(points.compactMap(\.y).reduce(0, +) == 100)
+        #expect(points.first?.from == 1 && points.last?.to ?? 0 > 10)
     }
 }

@@ -91,9 +91,9 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         }
     }
 
-    /// Every chart over time spans the whole timeline, even one whose step had no attempt
-    /// in the last intervals: side by side, their axes agree.
-    @Test func everyChartOverTimeSpansTheWholeTimeline() throws {
+    /// Every chart over time spans the whole run, even one whose step had no attempt in the
+    /// last intervals: side by side, their axes agree, and end where the run ended.
+    @Test func everyChartOverTimeSpansTheWholeRun() throws {
         var report = ReportFixtures.report()
         var questions = try #require(report.timeline?.endpoints["questions"])
         for index in questions.indices.dropFirst() {
@@ -103,10 +103,25 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         report.timeline?.endpoints["questions"] = questions
         let charts = TimelineCharts(runs: [TimelineCharts.Run(report: report, label: nil, dashed: false)])
         let overTime = [charts.attempts, charts.retries, charts.respondents] + charts.latency.map(\.chart)
-        let axes = overTime.map(\.ticks.x)
+        let axes = overTime.map { $0.xAxis.ticks }
         #expect(Set(axes).count == 1, "\(axes)")
-        let end = try #require(report.timeline.map { Double($0.survey.count) * $0.intervalS })
-        #expect((axes.first?.last ?? 0) >= end)
+        // The fixture's run lasted 3 s: its axis ends there, and so does each series.
+        #expect(overTime.allSatisfy { $0.xAxis.domain == (0, 3) })
+        #expect(axes.first == [0, 0.5, 1, 1.5, 2, 2.5, 3])
+        #expect(charts.attempts.series.first?.points.last?.to == 3)
+    }
+
+    /// Each interval is drawn over the part of it the run covered, in seconds from the run's
+    /// start, and rated over that part: the first and last intervals do not collapse.
+    @Test func intervalsAreDrawnOverThePartTheRunCovered() throws {
+        let report = ReportFixtures.report()
+        let charts = TimelineCharts(runs: [TimelineCharts.Run(report: report, label: nil, dashed: false)])
+        let succeeded = try #require(charts.attempts.series.first)
+        #expect(succeeded.points.map(\.from) == [0, 0.75, 1.75, 2.75])
+        #expect(succeeded.points.map(\.to) == [0.75, 1.75, 2.75, 3])
+        let timeline = try #require(report.timeline)
+        let first = timeline.endpoints.values.map { $0[0].succeeded }.reduce(0, +)
+        #expect(succeeded.points.first?.y == Double(first) / 0.75)
     }
 
     @Test func aReportWithoutTimelineSaysSoAndStillHasItsTables() {
@@ -135,11 +150,61 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         expectSelfContained(html)
         #expect(html.contains("<h2>Regressions</h2>"))
         #expect(html.contains("<tr class=\"regressed\">"))
-        #expect(html.contains("<figure class=\"chart regressed\"><figcaption>Latency of submit over time — regressed"))
-        #expect(!html.contains("Latency of questions over time — regressed"))
+        #expect(html.contains("<figure class=\"chart regressed\"><figcaption>Latency of submit over time (succeeded attempts) — regressed"))
+        #expect(!html.contains("Latency of questions over time (succeeded attempts) — regressed"))
         for svg in charts(html) {
             #expect(svg.contains("dashed\""), "the base run is drawn dashed")
             #expect(svg.contains("class=\"data "))
         }
+    }
+}
+
+/// A run that lasted less than two intervals: the smoke plan's 0.2 s.
+private func shortReport() -> RunReport {
+    var report = ReportFixtures.report()
+    report.durationS = 0.215
+    guard var timeline = report.timeline else { return report }
+    timeline.runEndS = 0.465
+    timeline.survey = Array(timeline.survey.prefix(1))
+    timeline.endpoints = timeline.endpoints.mapValues { Array($0.prefix(1)) }
+    report.timeline = timeline
+    return report
+}
+
+@Suite struct ShortRunChartTests {
+    /// Charts over time of a run within one interval would be a dot each: the page says the run
+    /// was too short instead, and keeps the distribution, which is not over time.
+    @Test func aRunWithinOneIntervalIsTooShortToChartOverTime() {
+        let html = HTMLReport.render(shortReport())
+        expectWellFormed(html)
+        #expect(
+            html.contains(
+                "The run lasted 0.215 s, within one interval of 1 s: too short to chart over time (<code>report.interval</code> sets shorter intervals)."
+            ))
+        #expect(charts(html).count == 1)
+        #expect(html.contains("Latency distribution") && !html.contains("Attempts per second"))
+        let markdown = MarkdownReport.render(shortReport())
+        #expect(markdown.contains("## Over time\n\nThe run lasted 0.215 s, within one interval of 1 s: too short to chart over time"))
+        #expect(!markdown.contains("mermaid"))
+    }
+
+    @Test func aDiffOfTwoShortRunsSaysSo() {
+        let diff = ReportDiff(base: shortReport(), new: shortReport(), tolerances: .init())
+        let html = HTMLDiff.render(diff)
+        expectWellFormed(html)
+        #expect(html.contains("The runs lasted 0.215 s and 0.215 s, each within one interval of 1 s: too short to chart over time"))
+        #expect(charts(html).count == 1)
+    }
+
+    /// A diff whose base lasted one interval draws it over that interval, with a dot: not a
+    /// dash of a few pixels.
+    @Test func aShortBaseInADiffIsDrawnWithAMarker() {
+        let diff = ReportDiff(base: shortReport(), new: ReportFixtures.report(), tolerances: .init())
+        let html = HTMLDiff.render(diff)
+        expectWellFormed(html)
+        #expect(!html.contains("too short to chart"))
+        let overTime = charts(html).filter { $0.contains("aria-label=\"Attempts per second") || $0.contains("over time\"") }
+        #expect(!overTime.isEmpty)
+        for svg in overTime { #expect(svg.contains("class=\"data marker "), "\(svg.prefix(100))") }
     }
 }
