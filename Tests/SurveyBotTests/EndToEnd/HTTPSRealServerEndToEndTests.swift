@@ -134,11 +134,11 @@ struct HTTPSRealServerEndToEndTests {
         #expect(questions.errors == ["timeout": 4])
         #expect(questions.errorSamples == nil)
         #expect(report.respondents.abandoned == 4)
-        // Each attempt waited out its 300 ms (deadlines are checked every 5 ms); the upper bound
-        // only allows for a busy machine.
+        // Each attempt waited out its 300 ms, never less. How much later its loop got to it
+        // depends on the machine's load, so no upper bound is claimed: the kind says the
+        // timeout ended it, and an attempt it never ended would have kept the run past its wait.
         let service = try #require(questions.serviceTimeMs)
         #expect(service.min >= 300)
-        #expect(service.max < 2_300)
         #expect(questions.connections?.new == 4)
         #expect(questions.connections?.tls == nil, "no handshake finished")
     }
