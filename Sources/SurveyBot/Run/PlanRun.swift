@@ -52,8 +52,9 @@ final class PlanRun {
     /// The `--metrics-listen` server while it runs.
     private var metricsListener: MetricsListener?
     /// Called once the run's loops, server and metrics are up, just before the first respondent
-    /// starts, with the port live metrics are served on, if they are: tests scrape from here.
-    var onStart: (@Sendable (_ metricsPort: Int?) -> Void)?
+    /// starts, with the port live metrics are served on, if they are, and the run's coordinator:
+    /// tests scrape from here, and end the run (`endEarly()`) once they have seen what they need.
+    var onStart: (@Sendable (_ metricsPort: Int?, _ coordinator: RunCoordinator) -> Void)?
 
     init(plan: Plan, path: String, options: Options, console: Console) {
         self.plan = plan
@@ -190,7 +191,7 @@ final class PlanRun {
             if !options.quiet, let listener = metricsListener { console.printError("metrics: http://\(listener.address)/metrics") }
         }
         rawWriter?.begin(at: startedAt)
-        onStart?(metricsListener?.port)
+        onStart?(metricsListener?.port, coordinator)
         let warning = LocalResourceWarning(console: console)
         let builtinServer = self.builtinServer
         let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }

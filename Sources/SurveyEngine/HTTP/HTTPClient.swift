@@ -37,14 +37,16 @@ public final class HTTPClient: Transport {
         try self.init(target: target, group: group, configuration: configuration, openSocket: Sockets.openTCP)
     }
 
-    /// A client whose connections get their sockets from `openSocket`: tests make it fail as an
-    /// exhausted process would.
+    /// A client whose connections get their sockets from `openSocket` and whose host is looked
+    /// up by `resolve`: tests make the first fail as an exhausted process would, and count the
+    /// second's calls.
     init(
-        target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration, openSocket: @escaping Sockets.Opener
+        target: HTTPTarget, group: EventLoopGroup, configuration: HTTPClientConfiguration, openSocket: @escaping Sockets.Opener,
+        resolve: (_ host: String, _ port: Int) -> Result<[SocketAddress], SocketAddress.ResolutionError> = SocketAddress.resolve
     ) throws(TLSSetupError) {
         self.target = target
         self.group = group
-        resolution = SocketAddress.resolve(host: target.host, port: target.port)
+        resolution = resolve(target.host, target.port)
         let address = try? resolution.get().first
         let tls = target.scheme == .https ? try TLSClientContext(configuration.tls) : nil
         pools = group.loops.map {

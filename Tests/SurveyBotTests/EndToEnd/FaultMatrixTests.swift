@@ -127,9 +127,10 @@ private let cases: [FaultCase] = [
 
         #expect(elapsed < .seconds(boundSeconds(timeout: timeout)), "took \(elapsed)")
         let report = try RunReport.read(path: directory.path + "/fault-latest.json")
-        // No thresholds: the implicit survey.completion_rate > 0 is the verdict — a run that ends
-        // and writes its report passes if any respondent completed, however its requests fared.
-        #expect(status == (report.respondents.completed > 0 ? 0 : 1), "exit \(status): \(run.standardError)")
+        // Every attempt of the step fails, and every respondent needs it: none can complete. No
+        // thresholds, so the implicit survey.completion_rate > 0 is the verdict, and it fails.
+        #expect(report.respondents.completed == 0, "\(report.respondents)")
+        #expect(status == 1, "exit \(status): \(run.standardError)")
         #expect(report.thresholds.map(\.threshold.implicit) == [true])
         let step = try #require(report.endpoints[fault.step])
         #expect(step.attempts == fault.attempts)

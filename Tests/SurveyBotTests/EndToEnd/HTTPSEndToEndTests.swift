@@ -53,7 +53,7 @@ private let plan = """
         // One attempt each: a certificate failure is not transient, so the default policy does not retry it.
         #expect(questions.attempts == 12)
         #expect(questions.errors == ["tls_certificate": 12])
-        #expect(questions.errorSamples?["tls_certificate"]?.contains("self") == true)
+        #expect(questions.errorSamples == ["tls_certificate": "self-signed certificate"])
         #expect(report.respondents.abandoned == 12)
         #expect(status == 1, "no thresholds, and none completed: the implicit survey.completion_rate > 0 failed")
     }

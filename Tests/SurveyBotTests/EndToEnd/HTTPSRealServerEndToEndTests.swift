@@ -134,12 +134,12 @@ struct HTTPSRealServerEndToEndTests {
         #expect(questions.errors == ["timeout": 4])
         #expect(questions.errorSamples == nil)
         #expect(report.respondents.abandoned == 4)
-        // Each attempt waited out its 300 ms (deadlines are checked every 5 ms): its time to fail,
-        // not a latency, as none succeeded. The upper bound only allows for a busy machine.
+        // Each attempt waited out its 300 ms, never less: its time to fail, not a latency, as none
+        // succeeded. How much later its loop got to it depends on the machine's load, so no upper
+        // bound is claimed: the kind says the timeout ended it.
         #expect(questions.correctedLatencyMs == nil && questions.serviceTimeMs == nil)
         let timeToFail = try #require(questions.failedLatencyMs)
         #expect(timeToFail.min >= 300)
-        #expect(timeToFail.max < 2_300)
         #expect(questions.connections?.new == 4)
         #expect(questions.connections?.tls == nil, "no handshake finished")
     }

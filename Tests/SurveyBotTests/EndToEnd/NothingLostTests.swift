@@ -7,8 +7,10 @@ import Testing
 
 @Suite struct NothingLostTests {
     /// `kill` (SIGTERM) and a closed terminal (SIGHUP) stop a run as Ctrl-C does: a partial
-    /// report, and 128 + the signal's number as the exit status (143, 129), as a shell reports a
-    /// process the signal ended.
+    /// report that is a true account of what the server saw, and 128 + the signal's number as the
+    /// exit status (143, 129), as a shell reports a process the signal ended. The server is one of
+    /// its own, not the builtin one, so that its count outlives the run (as for SIGINT in
+    /// `RunEndToEndTests`).
     @Test(arguments: [SIGTERM, SIGHUP])
     func sigtermAndSighupWriteAPartialReportLikeSigint(signal: Int32) async throws {
         let directory = try TemporaryDirectory()
@@ -16,7 +18,6 @@ import Testing
             "term.plan",
             """
             name: term
-            target: builtin
             respondents: 100000
             concurrency: 4
             think: 1s
@@ -25,34 +26,36 @@ import Testing
             report:
               formats: [json, junit]
             """)
-        // Not quiet: the start-up line names the builtin server, whose stats tell when the four
-        // first respondents have asked for their questions. Thinking 1 s before each of ten
-        // answers, none of them can finish for 9 s more, nor a fifth start.
-        let run = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path])
-        #expect(await run.waitForError(" — "), "\(run.standardError)")
-        let url = try #require(builtinServerURL(in: run.standardError), "\(run.standardError)")
-        let underWay = try await eventually { try await fetchStats(url).requests("questions") >= 4 }
+        let (server, url) = try await startServer(["--latency", "20ms"])
+        // Each respondent thinks 1 s before each of its ten answers. The signal goes once the
+        // server has seen the four first respondents ask for their questions and one submit:
+        // the run is under way (its signal handling too), and for the next 9 s none of the four
+        // can have finished its survey, nor a fifth have started.
+        let run = try ChildProcess(surveyBot: ["run", plan, "--target", url, "--out", directory.path, "--quiet"])
+        let underWay = try await eventually {
+            let stats = try await fetchStats(url)
+            return stats.requests("questions") >= 4 && stats.requests("submit") >= 1
+        }
         #expect(underWay, "the run never got going: \(run.standardError)")
         run.signal(signal)
-        #expect(await run.wait(seconds: 30) == 128 + signal, "\(run.standardError)")
+        let status = await run.wait(seconds: 30)
+        let stats = try await fetchStats(url)
+        server.signal(SIGTERM)
+        _ = await server.wait(seconds: 10)
+        #expect(status == 128 + signal, "\(run.standardError)")
         let report = try RunReport.read(path: directory.path + "/term-latest.json")
         #expect(report.interrupted)
-        // Four at most are under way at any moment (concurrency 4), and those are the ones the
-        // signal interrupts. On a quiet machine they are the first four; on a loaded one an
-        // earlier respondent may have given up first, so only the interrupted are counted.
-        #expect(report.respondents.started >= 4)
-        let interrupted = report.respondents.abandonedReasons["interrupted"] ?? 0
-        #expect((1...4).contains(interrupted), "\(report.respondents)")
+        #expect(report.respondents.started == 4, "\(report.respondents)")
+        #expect(report.respondents.abandonedReasons == ["interrupted": 4], "\(report.respondents)")
+        // Every attempt the server saw is in the report, and the answers it accepted are the
+        // answers the report keeps.
+        #expect(report.endpoints["questions"]?.attempts == stats.requests("questions"))
+        #expect(report.endpoints["submit"]?.attempts == stats.requests("submit"))
+        #expect(report.answers.submitted == report.endpoints["submit"]?.succeeded)
+        #expect(report.answers.submitted == stats.endpoints["submit"]?["200"])
+        #expect(report.answers.submitted > 0)
         let junit = try String(contentsOfFile: directory.path + "/term-latest.xml", encoding: .utf8)
         #expect(junit.contains("the run was interrupted before its end"))
-    }
-
-    /// The URL in `running NAME against builtin server at URL — …`.
-    private func builtinServerURL(in text: String) -> String? {
-        guard let start = text.range(of: "builtin server at ")?.upperBound,
-            let end = text[start...].range(of: " — ")?.lowerBound
-        else { return nil }
-        return String(text[start..<end])
     }
 
     /// Kills runs with SIGKILL at moments spread over their life, report writing included:

@@ -39,7 +39,9 @@ import Testing
         let run = try ChildProcess(surveyBot: ["run", withSession, "--out", directory.path, "--quiet"], environment: environment)
         #expect(await run.wait(seconds: 60) == 0, "\(run.standardError)")
         let refused = try ChildProcess(surveyBot: ["run", without, "--out", directory.path, "--quiet"], environment: environment)
-        _ = await refused.wait(seconds: 60)
+        // Every respondent's questions refused: none completes, and the implicit
+        // survey.completion_rate > 0 fails the run.
+        #expect(await refused.wait(seconds: 60) == 1, "\(refused.standardError)")
 
         let stats = try await fetchStats(url)
         // Two respondents, each 1 questions call and 3 submits, all on the one session.

@@ -96,7 +96,15 @@ private func slower(by scale: Double) -> RunReport {
         #expect(markdown.out.contains("| submit | p95 |"))
         let json = await runCommand(["diff", a, b, "--format", "json"])
         let value = try JSONValue.parse(Array(json.out.utf8)).get()
-        #expect(value["regressions"] != .integer(0))
+        // The JSON counts the regressions the diff finds, the rows it marks regressed.
+        let regressions = ReportDiff(base: base, new: slower(by: 1.3), tolerances: .init()).regressions
+        #expect(regressions.map { "\($0.scope) \($0.metric)" } == ["submit mean", "submit p50", "submit p90", "submit p95"])
+        #expect(value["regressions"] == .integer(regressions.count))
+        guard case .array(let rows)? = value["rows"] else {
+            Issue.record("no rows: \(json.out)")
+            return
+        }
+        #expect(rows.filter { $0["verdict"] == .string("regressed") }.count == regressions.count)
         let tolerated = await runCommand(["diff", a, b, "--tolerance", "60%"])
         #expect(tolerated.status == .success)
     }
@@ -111,7 +119,13 @@ private func slower(by scale: Double) -> RunReport {
         #expect(result.err.contains("report schema 'survey-bot.report/9' is not 'survey-bot.report/1'"))
         let tolerance = await runCommand(["diff", a, a, "--tolerance", "p98=20%"])
         #expect(tolerance.status == .validationFailure)
-        #expect(tolerance.err.contains("unknown metric 'p98' (did you mean 'p99'?)") || tolerance.err.contains("unknown metric 'p98'"))
+        // p90, p95 and p99 are each one edit away: the first of them in the list of metrics is offered.
+        #expect(tolerance.err.contains("--tolerance p98=20%: unknown metric 'p98' (did you mean 'p90'?)"), "\(tolerance.err)")
+        let misspelt = await runCommand(["diff", a, a, "--tolerance", "submit.sucess_rate=1%"])
+        #expect(misspelt.status == .validationFailure)
+        #expect(
+            misspelt.err.contains("--tolerance submit.sucess_rate=1%: unknown metric 'sucess_rate' (did you mean 'success_rate'?)"),
+            "\(misspelt.err)")
         let one = await runCommand(["diff", a])
         #expect(one.status == .validationFailure)
     }

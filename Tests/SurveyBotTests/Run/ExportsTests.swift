@@ -80,37 +80,46 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         }
     }
 
-    /// Scraped twice during a run, the counts grow; any other path is 404; the run's report is
-    /// not changed by being watched.
+    /// Scraped twice during a run, the counts grow; any other path is 404; no verdict is served
+    /// before the run's end. The run goes on until the test has scraped, which then ends it as
+    /// an `abort` threshold would (`endEarly()`), rather than racing a duration of the run.
     @Test func liveMetricsAreServedWhileTheRunGoesOn() async throws {
         let directory = try TemporaryDirectory()
         var options = PlanRun.Options(quiet: true)
         options.metricsListen = MetricsListener.Address(host: "127.0.0.1", port: 0)
         options.metricsInterval = .milliseconds(20)
+        // The duration only bounds a run the test failed to end.
         let session = try session(
             lines(
-                "name: live", "respondents: 1000000", "concurrency: 2", "duration: 2s", "seed: 3", "builtin:", "  questions: 4",
+                "name: live", "respondents: 1000000", "concurrency: 2", "duration: 120s", "seed: 3", "builtin:", "  questions: 4",
                 "  latency: 1ms"),
             directory: directory, options: options)
-        let port = Mutex<Int?>(nil)
-        session.onStart = { metricsPort in port.withLock { $0 = metricsPort } }
-        let scraping = Task { () throws -> [(status: Int, body: String)] in
-            guard await eventually(within: 10, { port.withLock { $0 } != nil }), let port = port.withLock({ $0 }) else { return [] }
-            var results: [(status: Int, body: String)] = []
-            results.append(try await scrape(port: port))
-            try await Task.sleep(for: .milliseconds(400))
-            results.append(try await scrape(port: port))
-            results.append(try await scrape(port: port, path: "/other"))
-            return results
+        let started = Mutex<(port: Int?, coordinator: RunCoordinator)?>(nil)
+        session.onStart = { metricsPort, coordinator in started.withLock { $0 = (metricsPort, coordinator) } }
+        func attempts(_ text: String) -> Double {
+            parsePrometheus(text).filter { $0.name == "survey_bot_attempts_total" }.map(\.value).reduce(0, +)
         }
-        #expect(await session.run() == .success)
+        let scraping = Task { () throws -> [(status: Int, body: String)] in
+            guard await eventually(within: 60, { started.withLock { $0 } != nil }), let (port, coordinator) = started.withLock({ $0 })
+            else { return [] }
+            defer { coordinator.endEarly() }
+            guard let port else { return [] }
+            let first = try await scrape(port: port)
+            var second = first
+            // Scraped again until the counts have grown: the listener renders every 20 ms, and
+            // the run goes on until this task ends it.
+            _ = try await eventually(within: 60) {
+                second = try await scrape(port: port)
+                return attempts(second.body) > attempts(first.body)
+            }
+            return [first, second, try await scrape(port: port, path: "/other")]
+        }
+        // Ended early, the run fails, as one an abort threshold stops does, whatever its figures.
+        #expect(await session.run() == .failure)
         let results = try await scraping.value
         try #require(results.count == 3)
         #expect(results[0].status == 200 && results[1].status == 200)
         #expect(results[2].status == 404)
-        func attempts(_ text: String) -> Double {
-            parsePrometheus(text).filter { $0.name == "survey_bot_attempts_total" }.map(\.value).reduce(0, +)
-        }
         let first = attempts(results[0].body)
         let second = attempts(results[1].body)
         #expect(second > first, "the counts did not grow: \(first) then \(second)")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import SurveyEngine
@@ -259,16 +260,29 @@ private func deadPort() async throws -> Int {
     }
 
     @Test func resolvesHostNamesOnce() async throws {
-        try await withServer(handler: { _ in ok("named") }) { server, _, _, group in
-            let target = HTTPTarget(scheme: .http, host: "localhost", port: server.port)
-            let client = try HTTPClient(target: target, group: group)
-            let addresses = try client.resolution.get()
-            #expect(addresses.allSatisfy { $0.isLoopback })
-            // localhost may resolve to ::1 first, where nothing listens: only IPv4 is served here.
-            if addresses.first?.description.hasPrefix("127.") == true {
-                expectStatus(await client.send(get("/", target)), 200, body: "named")
-            }
-            await client.shutdown()
+        // The server listens on the address localhost resolves to first, ::1 or 127.0.0.1, so
+        // that the client's requests always have somewhere to go.
+        let first = try #require(try SocketAddress.resolve(host: "localhost", port: 0).get().first)
+        #expect(first.isLoopback)
+        // Its numeric form is `127.0.0.1:port` or `[::1]:port`.
+        let numeric = first.description
+        let ip = first.family == AF_INET6 ? String(numeric.dropFirst().prefix { $0 != "]" }) : String(numeric.prefix { $0 != ":" })
+        let group = EventLoopGroup(threads: 1)
+        // Each answer closes its connection: every request opens a new one.
+        let server = try HTTPServer(host: ip, port: 0, group: group) { _ in ok("named", close: true) }
+        let target = HTTPTarget(scheme: .http, host: "localhost", port: server.port)
+        let lookups = Atomic<Int>(0)
+        let client = try HTTPClient(
+            target: target, group: group, configuration: .init(), openSocket: Sockets.openTCP,
+            resolve: { host, port in
+                lookups.add(1, ordering: .relaxed)
+                return SocketAddress.resolve(host: host, port: port)
+            })
+        try await tearingDown(client, server, group) {
+            #expect(lookups.load(ordering: .relaxed) == 1, "resolved when the client is made")
+            for _ in 0..<3 { expectStatus(await client.send(get("/", target)), 200, body: "named") }
+            #expect(server.connectionsAccepted == 3)
+            #expect(lookups.load(ordering: .relaxed) == 1, "three connections, one lookup")
         }
     }
 }

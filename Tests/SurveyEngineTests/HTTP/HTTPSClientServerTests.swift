@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import SurveyEngine
@@ -146,8 +147,20 @@ import Testing
     @Test func aServerThatWantsAClientCertificateGetsOne() async throws {
         let clientIdentity = try TLSIdentity.selfSigned(names: ["survey-bot"])
         let options = TLSServerContext.Options(trustedClientCertificates: [clientIdentity.certificatePEM])
-        try await withServer(serverOptions: options) { server, client in
-            #expect(failureOf(await client.send(request(client))) != nil, "no certificate given")
+        let handled = Atomic<Int>(0)
+        let counting: HTTPServer.Handler = { _ in
+            handled.add(1, ordering: .relaxed)
+            return .respond(EncodedResponse(HTTPServerResponse(status: 200)))
+        }
+        try await withServer(serverOptions: options, handler: counting) { server, client in
+            // No certificate given. TLS 1.3: the client's side of the handshake is over before the
+            // server checks, so the request goes out, and the server's alert is what comes back.
+            let failure = try #require(failureOf(await client.send(request(client))), "no certificate given")
+            #expect(failure.kind == .tlsHandshake)
+            #expect(failure.detail == "tlsv13 alert certificate required")
+            #expect(failure.requestSent)
+            #expect(server.connectionsAccepted == 1)
+            #expect(handled.load(ordering: .relaxed) == 0, "the server refused the connection before any request")
         }
         try await withServer(
             serverOptions: options,

@@ -250,7 +250,10 @@ struct HTTPSAgainstNginxTests {
         #expect(server.seen.clientHellos.map(isClientHello) == [true])
     }
 
-    @Test func aHandshakeThatNeverFinishesTimesOutWhenTheTimeoutIsUp() async throws {
+    /// An attempt the timeout never ended would wait for the quiet peer for ever: the time
+    /// limit turns that into a failure rather than a test that never ends.
+    @Test(.timeLimit(.minutes(1)))
+    func aHandshakeThatNeverFinishesTimesOutWhenTheTimeoutIsUp() async throws {
         let server = try UnfinishedHandshakeServer(.stayQuiet)
         defer { server.stop() }
         let timeout = Duration.milliseconds(300)
@@ -259,13 +262,13 @@ struct HTTPSAgainstNginxTests {
         #expect(failure.kind == .timeout)
         #expect(failure.detail == nil)
         #expect(!failure.requestSent)
-        // Connected, then stuck in the handshake until the timeout was up. The service time is
-        // the loop thread's own measure (deadlines are checked every 5 ms); the test's task may
-        // resume much later on a busy machine, so its wall clock proves nothing. The upper
-        // bound only allows for a loop thread kept off the CPU.
+        // Connected, then stuck in the handshake until the timeout was up: never less. The
+        // service time is the loop thread's own measure (deadlines are checked every 5 ms). How
+        // much later than the timeout the loop got to it depends on the machine's load, not on
+        // the client, so no upper bound is claimed: the kind says the timeout ended it.
         #expect(outcome.connection?.connectTime != nil)
         #expect(outcome.connection?.tls == nil && outcome.connection?.tlsHandshakeTime == nil)
-        #expect(outcome.serviceTime >= timeout && outcome.serviceTime < timeout + .seconds(1), "\(outcome.serviceTime)")
+        #expect(outcome.serviceTime >= timeout, "\(outcome.serviceTime)")
         #expect(server.seen.clientHellos.map(isClientHello) == [true])
         // The client closed its socket when it gave up.
         #expect(await eventually(within: 10) { server.seen.clientsGone == 1 })

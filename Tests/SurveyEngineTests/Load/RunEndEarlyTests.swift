@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import Testing
 
@@ -93,8 +92,14 @@ private final class CountingTransport: Transport {
 
     @Test func endingEarlyWithoutADurationLetsAttemptsRunTheirTimeout() async throws {
         // Without a duration the grace is the timeout: a hanging attempt ends at its own 300 ms.
+        // The run is ended as the first request arrives (on the server's loop thread): that
+        // attempt is in flight, and with one respondent at a time no other starts.
         let group = EventLoopGroup(threads: 1)
-        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in .hang }
+        let ending = Mutex<RunCoordinator?>(nil)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
+            ending.withLock { $0 }?.endEarly()
+            return .hang
+        }
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
         let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .milliseconds(300)))
         var result: RunResult?
@@ -102,14 +107,17 @@ private final class CountingTransport: Transport {
             let configuration = RunConfiguration(
                 load: .closed(respondents: 50), concurrency: 1, seed: 5, client: HTTPClientConfiguration(timeout: .milliseconds(300)))
             let run = try RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops)
-            // Ended from a Dispatch queue, not a task: on a loaded machine, tasks of other tests
-            // can hold the cooperative pool past the whole run.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { run.endEarly() }
+            ending.withLock { $0 = run }
             result = await run.run()
         }
         let run = try #require(result)
         #expect(run.stoppedBy == .endedEarly)
-        #expect(run.metrics.respondentsStarted < 50)
-        #expect(run.metrics[.questions].errors[.timeout, default: 0] >= 1)
+        #expect(run.metrics.respondentsStarted == 1)
+        #expect(run.metrics.respondentsCutShort == 1)
+        #expect(run.metrics[.questions].errors == [.timeout: 1])
+        // Measured on the loop's thread from the attempt's start: it ran its whole timeout (the
+        // deadline sweep ends it at 300 ms or a little after, never before), not cut at the end.
+        let serviceTime = Duration.nanoseconds(Int64(run.metrics[.questions].serviceTime.min))
+        #expect(serviceTime >= .milliseconds(300), "the attempt took \(serviceTime)")
     }
 }

@@ -53,11 +53,15 @@ private func quantile(_ sorted: [Double], _ q: Double) -> Double { sorted[Int(Do
     }
 
     @Test func uniformDrawsAsBeforeDistributions() {
-        // A seed repeats the pauses of runs made before `think` took distributions.
-        let range = DurationRange(.milliseconds(200), .seconds(1))
-        var a = SplitMix64(seed: 7)
-        var b = SplitMix64(seed: 7)
-        for _ in 0..<100 { #expect(ThinkTime.uniform(range).sample(using: &a) == range.sample(using: &b)) }
+        // A seed repeats the pauses of runs made before `think` took distributions, which drew
+        // `DurationRange.sample` directly: seed 7's first eight draws of 200ms..1s, in
+        // nanoseconds, pinned. They were computed apart from survey-bot, with SplitMix64 and the
+        // standard library's bounded draw (Lemire's, as `Int64.random(in:using:)` makes it)
+        // written out in Python.
+        var random = SplitMix64(seed: 7)
+        let drawn = (0..<8).map { _ in ThinkTime.uniform(DurationRange(.milliseconds(200), .seconds(1))).sample(using: &random) }
+        let pinned: [Int64] = [511_863_799, 213_430_635, 920_608_545, 666_344_235, 561_953_516, 399_545_218, 574_362_403, 462_461_391]
+        #expect(drawn == pinned.map { Duration.nanoseconds($0) })
     }
 
     @Test func aSeedRepeatsEveryDistribution() {
