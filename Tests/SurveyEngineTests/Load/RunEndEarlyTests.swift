@@ -117,7 +117,9 @@ private final class CountingTransport: Transport {
         #expect(run.metrics[.questions].errors == [.timeout: 1])
         // Measured on the loop's thread from the attempt's start: it ran its whole timeout (the
         // deadline sweep ends it at 300 ms or a little after, never before), not cut at the end.
-        let serviceTime = Duration.nanoseconds(Int64(run.metrics[.questions].serviceTime.min))
-        #expect(serviceTime >= .milliseconds(300), "the attempt took \(serviceTime)")
+        // A failed attempt's time is its time to fail, kept apart from latencies.
+        #expect(run.metrics[.questions].serviceTime.count == 0)
+        let timeToFail = Duration.nanoseconds(Int64(run.metrics[.questions].failedLatency.min))
+        #expect(timeToFail >= .milliseconds(300), "the attempt took \(timeToFail)")
     }
 }
