@@ -45,7 +45,7 @@ import Testing
         let bot = try executablePath()
         let plan = repositoryPath("plans/smoke.plan")
         var outcomes: [(signal: String, status: Int32, report: Bool, stderr: String)] = []
-        // 24 runs, four at a time: a run lasts about a second.
+        // 24 runs, four at a time: a run lasts about two seconds.
         for batch in 0..<6 {
             var runs: [(String, TemporaryDirectory, ChildProcess)] = []
             for index in 0..<4 {
@@ -54,8 +54,8 @@ import Testing
                 let run = try ChildProcess(
                     "/usr/bin/timeout",
                     [
-                        "--preserve-status", "-s", signal, "1", bot, "run", plan, "--duration", "3s", "--respondents", "100000", "--out",
-                        directory.path, "--quiet",
+                        "--preserve-status", "-s", signal, "2", bot, "run", plan, "--duration", "4s", "--respondents", "100000", "--out",
+                        directory.path,
                     ])
                 runs.append((signal, directory, run))
             }
@@ -65,11 +65,15 @@ import Testing
                 outcomes.append((signal, status, report, run.standardError))
             }
         }
+        // A run the signal met before it started (a machine so busy that starting took the whole
+        // 2 s) has no report to write: it says nothing, and ends as the signal's default would.
+        let started = outcomes.filter { $0.stderr.contains("running smoke against") }
         for outcome in outcomes {
             #expect(outcome.status == (outcome.signal == "INT" ? 130 : 143), "\(outcome.signal): \(outcome.stderr)")
-            #expect(outcome.report, "SIG\(outcome.signal) left no report: \(outcome.stderr)")
             #expect(!outcome.stderr.contains("again: exiting without a report"), "\(outcome.stderr)")
         }
+        for outcome in started { #expect(outcome.report, "SIG\(outcome.signal) left no report: \(outcome.stderr)") }
         #expect(outcomes.count == 24)
+        #expect(started.count >= 20, "only \(started.count) of 24 runs started within 2 s: too busy a machine to tell")
     }
 }
