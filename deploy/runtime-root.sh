@@ -124,7 +124,10 @@ openssl x509 -req -in "$ca/server.csr" -CA "$ca/ca.crt" -CAkey "$ca/ca.key" -CAc
     -extfile "$ca/ext" -out "$ca/server.crt" 2>/dev/null
 mkdir -p "$root/srv"
 cp "$ca/server.crt" "$ca/server.key" "$root/srv/"
-in_root survey-bot serve --port 0 --tls-cert /srv/server.crt --tls-key /srv/server.key >"$work/serve.out" 2>"$work/serve.err" &
+# Started without the function's subshell (and chroot and env exec the server in place), so
+# that the PID kept is the server's own and the cleanup ends it.
+chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    survey-bot serve --port 0 --tls-cert /srv/server.crt --tls-key /srv/server.key >"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
 for _ in $(seq 50); do grep -q '^listening on' "$work/serve.out" && break; sleep 0.1; done
 url=$(sed -n 's/^listening on //p' "$work/serve.out")
