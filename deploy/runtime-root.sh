@@ -57,8 +57,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/survey-bot-root.XXXXXX")
 root="$work/root"
 serve_pid=""
 cleanup() {
-    [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-    for m in proc dev/pts dev; do mountpoint -q "$root/$m" 2>/dev/null && umount "$root/$m"; done
+    set +e # every step of it, whatever failed before (a wait on a killed serve returns 143)
+    if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; fi
+    for m in proc dev/pts dev; do
+        if mountpoint -q "$root/$m"; then umount "$root/$m" || umount -l "$root/$m"; fi
+    done
     if [ "${KEEP:-0}" = 1 ]; then echo "kept $root"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -124,9 +127,8 @@ openssl x509 -req -in "$ca/server.csr" -CA "$ca/ca.crt" -CAkey "$ca/ca.key" -CAc
     -extfile "$ca/ext" -out "$ca/server.crt" 2>/dev/null
 mkdir -p "$root/srv"
 cp "$ca/server.crt" "$ca/server.key" "$root/srv/"
-# Started without the function's subshell (and chroot and env exec the server in place), so
-# that the PID kept is the server's own and the cleanup ends it.
-chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+# chroot, not in_root: chroot and env exec, so that $! is survey-bot serve itself, to end by PID.
+chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root \
     survey-bot serve --port 0 --tls-cert /srv/server.crt --tls-key /srv/server.key >"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
 for _ in $(seq 50); do grep -q '^listening on' "$work/serve.out" && break; sleep 0.1; done
