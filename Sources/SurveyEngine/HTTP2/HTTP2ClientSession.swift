@@ -186,11 +186,12 @@ struct HTTP2ClientSession: Sendable {
             guard case .continuation(let stream, let fragment, let endHeaders) = frame, stream == continuing.stream else {
                 throw HTTP2Failure(.protocolError, "a frame other than CONTINUATION inside stream \(continuing.stream)'s header block")
             }
-            self.continuing?.block.append(contentsOf: fragment)
-            if endHeaders {
-                self.continuing = nil
-                try headerBlock(stream, continuing.block + fragment, endStream: continuing.endStream, events: &events)
+            guard endHeaders else {
+                self.continuing?.block.append(contentsOf: fragment)
+                return
             }
+            self.continuing = nil
+            try headerBlock(stream, continuing.block + fragment, endStream: continuing.endStream, events: &events)
             return
         }
         switch frame {

@@ -256,29 +256,9 @@ import Testing
     func run(
         _ name: String, _ handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction, environment: [String: String] = [:],
         edit: (String) -> String = { $0 }
-    )
-        async throws -> (RunReport, Int32)
-    {
-        let directory = try TemporaryDirectory()
-        let group = EventLoopGroup(threads: 1)
-        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, credentials: true, handler: handler)
-        var outcome: (RunReport, Int32)?
-        try await tearingDown(
-            after: {
-                let plan = try directory.write(
-                    "\(name).plan", edit(try String(contentsOfFile: repositoryPath("plans/\(name).plan"), encoding: .utf8)))
-                var env = ProcessInfo.processInfo.environment
-                env["LIMESURVEY_URL"] = "http://127.0.0.1:\(server.port)"
-                env.merge(environment) { _, new in new }
-                let run = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path, "--quiet"], environment: env)
-                let status = await run.wait(seconds: 60)
-                outcome = (try RunReport.read(path: directory.path + "/\(name)-latest.json"), status)
-            },
-            {
-                await server.shutdown()
-                group.shutdown()
-            })
-        return try #require(outcome)
+    ) async throws -> (RunReport, Int32) {
+        try await runExamplePlan(
+            name, handler, environment: ["LIMESURVEY_URL": "http://127.0.0.1:PORT"].merging(environment) { _, new in new }, edit: edit)
     }
 
     @Test func remoteControlStoresOneCompleteRowPerRespondentWithEveryAnswer() async throws {

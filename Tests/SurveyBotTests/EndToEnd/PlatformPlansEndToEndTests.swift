@@ -19,28 +19,10 @@ import Testing
                     body: Array(body.utf8))))
     }
 
-    /// Runs `plans/<name>.plan` as written against `handler`, its target and ids from `environment`.
     func run(_ name: String, _ handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction, environment: [String: String])
         async throws -> (RunReport, Int32)
     {
-        let directory = try TemporaryDirectory()
-        let group = EventLoopGroup(threads: 1)
-        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, credentials: true, handler: handler)
-        var outcome: (RunReport, Int32)?
-        try await tearingDown(
-            after: {
-                var env = ProcessInfo.processInfo.environment
-                for (key, value) in environment { env[key] = value.replacingOccurrences(of: "PORT", with: String(server.port)) }
-                let run = try ChildProcess(
-                    surveyBot: ["run", repositoryPath("plans/\(name).plan"), "--out", directory.path, "--quiet"], environment: env)
-                let status = await run.wait(seconds: 60)
-                outcome = (try RunReport.read(path: directory.path + "/\(name)-latest.json"), status)
-            },
-            {
-                await server.shutdown()
-                group.shutdown()
-            })
-        return try #require(outcome)
+        try await runExamplePlan(name, handler, environment: environment)
     }
 
     // MARK: Qualtrics

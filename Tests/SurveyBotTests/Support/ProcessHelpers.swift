@@ -1,5 +1,8 @@
 import Foundation
+import Testing
 
+@testable import SurveyBot
+@testable import SurveyEngine
 @testable import SurveyTestSupport
 
 /// Why an end-to-end test cannot run the executable.
@@ -71,3 +74,31 @@ let canMountPrivately: Bool = {
     probe.waitUntilExit()
     return probe.terminationStatus == 0
 }()
+
+/// Runs `plans/<name>.plan` (changed by `edit`) against `handler`, served on loopback with
+/// credentials kept, the environment given plus `environment`, in which `PORT` stands for the
+/// server's port; the report and the exit status.
+func runExamplePlan(
+    _ name: String, _ handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction, environment: [String: String],
+    edit: (String) -> String = { $0 }
+) async throws -> (RunReport, Int32) {
+    let directory = try TemporaryDirectory()
+    let group = EventLoopGroup(threads: 1)
+    let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, credentials: true, handler: handler)
+    var outcome: (RunReport, Int32)?
+    try await tearingDown(
+        after: {
+            let plan = try directory.write(
+                "\(name).plan", edit(try String(contentsOfFile: repositoryPath("plans/\(name).plan"), encoding: .utf8)))
+            var env = ProcessInfo.processInfo.environment
+            for (key, value) in environment { env[key] = value.replacingOccurrences(of: "PORT", with: String(server.port)) }
+            let run = try ChildProcess(surveyBot: ["run", plan, "--out", directory.path, "--quiet"], environment: env)
+            let status = await run.wait(seconds: 60)
+            outcome = (try RunReport.read(path: directory.path + "/\(name)-latest.json"), status)
+        },
+        {
+            await server.shutdown()
+            group.shutdown()
+        })
+    return try #require(outcome)
+}
