@@ -91,6 +91,7 @@ enum {
 
 static const uint64_t OPTION_IGNORE_UNEXPECTED_EOF = 0x80;  // SSL_OP_IGNORE_UNEXPECTED_EOF, 3.0 on
 static const unsigned char alpn_http11[] = "\x08http/1.1";
+static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
 
 // MARK: The functions resolved, as (return type, name, parameters)
 
@@ -419,6 +420,20 @@ static int select_http11(SSL *connection, const unsigned char **chosen, unsigned
     return TLSEXT_OK;
 }
 
+// A server that speaks HTTP/2 too picks h2 when the client offers it, else http/1.1.
+static int select_h2(SSL *connection, const unsigned char **chosen, unsigned char *length, const unsigned char *offered,
+    unsigned int offered_length, void *argument) {
+    (void)connection;
+    (void)argument;
+    unsigned char *choice = NULL;
+    if (ssl.SSL_select_next_proto(&choice, length, alpn_h2_http11, sizeof alpn_h2_http11 - 1, offered, offered_length)
+        != NPN_NEGOTIATED) {
+        return TLSEXT_NOACK;
+    }
+    *chosen = choice;
+    return TLSEXT_OK;
+}
+
 SSL_CTX *ctls_context_new(int server) {
     SSL_CTX *context = ssl.SSL_CTX_new(server ? ssl.TLS_server_method() : ssl.TLS_client_method());
     if (context == NULL) return NULL;
@@ -447,6 +462,13 @@ failed:
 }
 
 void ctls_context_free(SSL_CTX *context) { ssl.SSL_CTX_free(context); }
+
+int ctls_context_set_alpn(SSL_CTX *context, const unsigned char *protocols, unsigned int length) {
+    // The only call of its kind that returns 0 on success.
+    return ssl.SSL_CTX_set_alpn_protos(context, protocols, length) == 0;
+}
+
+void ctls_context_select_h2(SSL_CTX *context) { ssl.SSL_CTX_set_alpn_select_cb(context, select_h2, NULL); }
 
 int ctls_context_set_versions(SSL_CTX *context, int minimum, int maximum) {
     if (minimum != 0 && !ssl.SSL_CTX_ctrl(context, CTRL_MIN_VERSION, minimum, NULL)) return 0;

@@ -120,16 +120,23 @@ final class NginxServer {
     /// Starts nginx with `identity`'s certificate and key and `protocols` (its `ssl_protocols`:
     /// 1.22's default leaves TLS 1.3 out, later versions' include it) and waits until it
     /// listens; with `clientCA`, `ssl_verify_client on` with that CA.
+    /// With `http2`, nginx also speaks h2, which it picks by ALPN whenever a client offers it.
     static func start(
         identity: TLSIdentity, protocols: String = "TLSv1.2 TLSv1.3", requiringClientCertificatesFrom clientCA: TLSIdentity? = nil,
-        questions: String = NginxServer.questions
+        questions: String = NginxServer.questions, http2: Bool = false
     ) async throws -> NginxServer {
         let files = try TemporaryDirectory()
         let server = try files.write(identity, as: "server")
         return try await start(
-            in: files, certificate: server.certificate, key: server.key,
+            in: files, tls: (server.certificate, server.key),
             clientCA: try clientCA.map { try files.write("client-ca.pem", $0.certificatePEM) }, protocols: protocols,
-            questions: questions)
+            questions: questions, http2: http2)
+    }
+
+    /// Starts nginx speaking HTTP/2 in cleartext (h2c, prior knowledge only: nginx does not
+    /// upgrade from HTTP/1.1), and waits until it listens.
+    static func startCleartextHTTP2(questions: String = NginxServer.questions) async throws -> NginxServer {
+        try await start(in: try TemporaryDirectory(), tls: nil, clientCA: nil, protocols: "", questions: questions, http2: true)
     }
 
     /// Starts nginx with the certificate and key in the PEM files `certificate` and `key` and
@@ -138,15 +145,18 @@ final class NginxServer {
         async throws -> NginxServer
     {
         try await start(
-            in: try TemporaryDirectory(), certificate: certificate, key: key, clientCA: nil, protocols: protocols, questions: questions)
+            in: try TemporaryDirectory(), tls: (certificate, key), clientCA: nil, protocols: protocols, questions: questions, http2: false)
     }
 
     private static func start(
-        in files: TemporaryDirectory, certificate: String, key: String, clientCA: String?, protocols: String, questions: String
+        in files: TemporaryDirectory, tls: (certificate: String, key: String)?, clientCA: String?, protocols: String, questions: String,
+        http2: Bool
     ) async throws -> NginxServer {
         guard let nginx = Installed.nginx else { throw PeerFailure(description: "nginx is not installed") }
         let directory = files.path
         let clientVerification = clientCA.map { "ssl_verify_client on; ssl_client_certificate \($0);" } ?? ""
+        let security =
+            tls.map { "ssl_certificate \($0.certificate);\nssl_certificate_key \($0.key);\nssl_protocols \(protocols);" } ?? ""
         try files.write("questions.json", questions)
         // nginx cannot be told to pick a port: one that was free a moment ago, another if it was taken since.
         for _ in 0..<3 {
@@ -161,7 +171,7 @@ final class NginxServer {
                 error_log \(directory)/error.log info;
                 events { worker_connections 256; }
                 http {
-                    log_format requests '$request_method $uri $status $ssl_protocol $ssl_session_reused $ssl_client_verify';
+                    log_format requests '$request_method $uri $status $ssl_protocol $ssl_session_reused $ssl_client_verify $server_protocol $connection';
                     access_log \(directory)/access.log requests;
                     client_body_temp_path \(directory)/body;
                     proxy_temp_path \(directory)/proxy;
@@ -169,10 +179,8 @@ final class NginxServer {
                     uwsgi_temp_path \(directory)/uwsgi;
                     scgi_temp_path \(directory)/scgi;
                     server {
-                        listen 127.0.0.1:\(port) ssl;
-                        ssl_certificate \(certificate);
-                        ssl_certificate_key \(key);
-                        ssl_protocols \(protocols);
+                        listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl")\(http2 ? " http2" : "");
+                        \(security)
                         \(clientVerification)
                         location = /questions {
                             default_type application/json;
@@ -207,6 +215,12 @@ final class NginxServer {
     /// The requests nginx logged so far, one line each: method, path, status, TLS protocol,
     /// whether the session was resumed ("r" or "."), and the client certificate's verdict.
     var requests: [String] {
+        protocolLog.map { $0.split(separator: " ").dropLast(2).joined(separator: " ") }
+    }
+
+    /// The requests nginx logged so far as `requests` has them, then the request's protocol
+    /// (`HTTP/2.0`) and nginx's serial number of its connection.
+    var protocolLog: [String] {
         let log = (try? String(contentsOfFile: "\(files.path)/access.log", encoding: .utf8)) ?? ""
         return log.split(separator: "\n").map(String.init)
     }
@@ -214,6 +228,11 @@ final class NginxServer {
     /// Waits until nginx has logged `count` requests (it logs after it answers), at most 10 s.
     func waitForRequests(_ count: Int) async -> [String] {
         await process.waitFor { _ in requests.count >= count ? requests : nil } ?? requests
+    }
+
+    /// `waitForRequests`, as `protocolLog` has them.
+    func waitForProtocolLog(_ count: Int) async -> [String] {
+        await process.waitFor { _ in protocolLog.count >= count ? protocolLog : nil } ?? protocolLog
     }
 
     func stop() { process.stop() }

@@ -64,6 +64,11 @@ const char *ctls_verify_reason(long code);
 /// a client session cache or a server session id context. NULL when out of memory.
 struct ssl_ctx_st *ctls_context_new(int server);
 void ctls_context_free(struct ssl_ctx_st *context);
+/// The protocols a client offers by ALPN, in wire form (each a length byte and its name), in
+/// the order preferred: 1 on success.
+int ctls_context_set_alpn(struct ssl_ctx_st *context, const unsigned char *protocols, unsigned int length);
+/// A server picks h2 when the client offers it, else http/1.1 (the default picks http/1.1 only).
+void ctls_context_select_h2(struct ssl_ctx_st *context);
 /// Protocol bounds as TLS version numbers (0x0303 is 1.2, 0x0304 is 1.3); 0 leaves a bound open.
 int ctls_context_set_versions(struct ssl_ctx_st *context, int minimum, int maximum);
 /// 0 verifies nothing, 1 verifies the peer's certificate, 3 also requires one (servers).

@@ -14,6 +14,9 @@ enum PlanOptions {
             help: "Seed for answer choice, question order, think times, retry jitter, random data rows and builtin faults."),
         OptionSpec(
             "threads", value: "n", help: "Event loops (threads) of the run, like wrk's -t (engine.threads).", default: "one per core"),
+        OptionSpec(
+            "http", value: "version",
+            help: "HTTP version: auto (h2 or http/1.1 by ALPN over TLS), 1.1, or 2 (h2 over TLS, h2c over http://).", default: "auto"),
         OptionSpec("set", value: "key.path=value", help: "Set any plan key, like retry.submit.attempts=4.", repeatable: true),
         OptionSpec(
             "insecure", help: "Accept any TLS certificate (tls.verify: false), with a warning: for a staging server's self-signed one."),
@@ -22,7 +25,7 @@ enum PlanOptions {
     /// Options that set one plan key each, by its path.
     private static let direct: [String: String] = [
         "concurrency": "concurrency", "respondents": "respondents", "rate": "rate", "duration": "duration", "target": "target",
-        "seed": "seed", "threads": "engine.threads",
+        "seed": "seed", "threads": "engine.threads", "http": "http",
     ]
 
     /// The overrides given on the command line, in the order given.

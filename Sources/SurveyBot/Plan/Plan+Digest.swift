@@ -15,7 +15,7 @@ extension Plan {
     /// Keys added after digests were first written, digested only when a plan gives them: a
     /// plan without them keeps the digest it had, so that `diff` across an upgrade does not
     /// call one plan two.
-    static let digestedWhenGiven: Set<String> = ["journey", "builtin.api"]
+    static let digestedWhenGiven: Set<String> = ["journey", "builtin.api", "http", "connections"]
 
     /// The keys of the plan format the digest leaves out on purpose.
     static let digestLeavesOut: Set<String> = [
@@ -106,6 +106,8 @@ extension Plan {
         entries["builtin.tls"] = builtin.tls == .off ? "false" : "true"
         entries["builtin.login"] = String(builtin.login)
         if builtin.api != .contract { entries["builtin.api"] = builtin.api.rawValue }
+        if run.client.version != .auto { entries["http"] = run.client.version.rawValue }
+        if run.client.sharing != .perRequest { entries["connections"] = run.client.sharing.rawValue }
         return entries.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
     }
 

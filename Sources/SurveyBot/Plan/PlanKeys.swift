@@ -61,6 +61,19 @@ enum PlanKeys {
             "the largest response body read, kept in memory; a longer one, declared or as it arrives, fails the attempt as "
                 + "`response_too_large`"),
         .value(
+            "http", .word, default: HTTPVersion.auto, into: \.run.client.version,
+            "the HTTP version: `auto` offers h2 and http/1.1 over TLS by ALPN and speaks what the server picks (HTTP/1.1 over "
+                + "plain http), as the app's URLSession and browsers do; `1.1` speaks HTTP/1.1 only; `2` speaks HTTP/2 only — "
+                + "over TLS a server that does not pick h2 fails every attempt as `protocol_error`, over `http://` it is h2c "
+                + "with prior knowledge (also `--http`)"),
+        .value(
+            "connections", .word, default: ConnectionSharing.perRequest, into: \.run.client.sharing,
+            "how respondents hold connections: `per_request` gives each request in flight a connection to itself (as each "
+                + "device has its own), kept alive for the next request of a respondent on the same thread, one HTTP/2 stream "
+                + "at a time; `shared` multiplexes the requests of a thread's respondents as HTTP/2 streams on as few "
+                + "connections as the server's stream limit allows (a proxy or CDN in front of the server; h2load's `-m`). "
+                + "HTTP/1.1 cannot share: one request per connection at a time either way"),
+        .value(
             "think", .thinkTime, default: .zero, into: \.run.think,
             "the pause before each submit: uniform over a range (`200ms..1s`; one duration is fixed), `normal(mean, deviation)` "
                 + "(a negative draw is drawn again), `exponential(mean)`, or `lognormal(median, p90)`; seeded"),

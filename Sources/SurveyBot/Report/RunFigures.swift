@@ -70,6 +70,8 @@ struct RunFigures: Sendable {
         var tlsResumed = 0
         /// Requests sent again on a new connection after their kept-alive one was found closed.
         var reconnects = 0
+        /// Attempts and the connections they opened, by protocol.
+        var protocols: [String: RunReport.ProtocolUse] = [:]
     }
 
     /// The figures of a report: its counts and histograms, read once.
@@ -109,6 +111,9 @@ struct RunFigures: Sendable {
                 connections.tls.merge(part.tls ?? [:], uniquingKeysWith: +)
                 connections.tlsResumed += part.tlsResumed ?? 0
                 connections.reconnects += part.reconnects ?? 0
+                connections.protocols.merge(part.protocols ?? [:]) {
+                    RunReport.ProtocolUse(attempts: $0.attempts + $1.attempts, connections: $0.connections + $1.connections)
+                }
             }
         }
         if connect.count > 0 { connections.connect = RunReport.LatencySummary(connect) }

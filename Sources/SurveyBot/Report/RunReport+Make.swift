@@ -235,5 +235,12 @@ extension RunReport.Connections {
         tls = metrics.tlsParameters.isEmpty ? nil : metrics.tlsParameters
         tlsResumed = metrics.tlsParameters.isEmpty ? nil : metrics.tlsResumed
         reconnects = metrics.reconnects
+        protocols =
+            metrics.protocols.isEmpty
+            ? nil
+            : Dictionary(
+                uniqueKeysWithValues: metrics.protocols.map {
+                    ($0.key.rawValue, RunReport.ProtocolUse(attempts: $0.value.attempts, connections: $0.value.connections))
+                })
     }
 }

@@ -139,6 +139,12 @@ extension RunReport {
                 counts.tlsParameters = connections.tls ?? [:]
                 counts.tlsResumed = connections.tlsResumed ?? 0
                 counts.reconnects = connections.reconnects ?? 0
+                for (name, use) in connections.protocols ?? [:] {
+                    guard let wire = WireProtocol(rawValue: name) else {
+                        throw MergeError(description: "\(path): the \(step.name) connections name an unknown protocol '\(name)'")
+                    }
+                    counts.protocols[wire] = ProtocolCount(attempts: use.attempts, connections: use.connections)
+                }
             }
             for (name, sample) in part.errorSamples ?? [:] {
                 if let kind = ErrorKind(name: name) { counts.errorSamples[kind] = sample }

@@ -100,6 +100,12 @@ extension RunReport {
                     count(connections.reconnects ?? 0, "\(prefix).connections.reconnects"),
                 ]
                 problems += (connections.tls ?? [:]).map { count($0.value, "\(prefix).connections.tls.\($0.key)") }
+                for (name, use) in connections.protocols ?? [:] {
+                    problems += [
+                        count(use.attempts, "\(prefix).connections.protocols.\(name).attempts"),
+                        count(use.connections, "\(prefix).connections.protocols.\(name).connections"),
+                    ]
+                }
                 if let record = connections.connectHistogram { histograms.append((record, "connections.connect_histogram")) }
                 if let record = connections.tlsHandshakeHistogram { histograms.append((record, "connections.tls_handshake_histogram")) }
             }

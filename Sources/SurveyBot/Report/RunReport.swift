@@ -194,15 +194,24 @@ struct RunReport: Codable, Sendable, Equatable {
         /// Requests sent again on a new connection because their kept-alive one was found
         /// closed by the server before any byte of a response (counted in `new`, not as attempts).
         var reconnects: Int?
+        /// Attempts and the connections they opened, by protocol (`http/1.1`, `h2`, `h2c`).
+        /// Absent from reports of versions before HTTP/2.
+        var protocols: [String: ProtocolUse]?
 
         enum CodingKeys: String, CodingKey {
-            case new, reused, tls, reconnects
+            case new, reused, tls, reconnects, protocols
             case tlsResumed = "tls_resumed"
             case connectMs = "connect_ms"
             case connectHistogram = "connect_histogram"
             case tlsHandshakeMs = "tls_handshake_ms"
             case tlsHandshakeHistogram = "tls_handshake_histogram"
         }
+    }
+
+    /// How much a step used one protocol.
+    struct ProtocolUse: Codable, Sendable, Equatable {
+        var attempts: Int
+        var connections: Int
     }
 
     struct LatencySummary: Codable, Sendable, Equatable {

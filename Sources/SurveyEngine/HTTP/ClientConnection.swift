@@ -39,6 +39,9 @@ final class ClientConnection: EventHandler, Slotted {
     private var resumptionKept = false
     /// This exchange is a request sent again on a new connection (`ConnectionPool.reconnect`).
     private var reconnect = false
+    /// The connection as an `HTTP2Connection` handed it over, its TLS handshake done: what its
+    /// first attempt reports.
+    private var handedOver: ConnectionInfo?
 
     /// The most request buffer an idle connection keeps.
     private static let keptOutputCapacity = 16 * 1024
@@ -50,6 +53,14 @@ final class ClientConnection: EventHandler, Slotted {
         self.pool = pool
         stream = SocketStream(fd: fd, tls: nil)
         parser = HTTPMessageParser(role: .response, maxHeadBytes: pool.maxHeadBytes, maxBodyBytes: pool.maxBodyBytes)
+    }
+
+    /// A connection whose TLS handshake an `HTTP2Connection` made, and which agreed on http/1.1:
+    /// `info` is its connect and handshake, as its first attempt reports them.
+    convenience init(fd: Int32, pool: ConnectionPool, handshaken stream: SocketStream, info: ConnectionInfo) {
+        self.init(fd: fd, pool: pool)
+        self.stream = stream
+        handedOver = info
     }
 
     /// Starts an exchange; `reconnect` says it is a request sent again after its kept-alive
@@ -69,6 +80,12 @@ final class ClientConnection: EventHandler, Slotted {
         encode(request)
         if phase == .idle {
             info = .reused
+            phase = .busy
+            flush()
+        } else if let handed = handedOver {
+            handedOver = nil
+            info = handed
+            guard watch(Self.readable) else { return }
             phase = .busy
             flush()
         } else {

@@ -4,8 +4,14 @@ import CEpoll
     import Glibc
 #endif
 
-/// One loop's share of a client: its idle connections and the ones waiting for a response.
-/// Touched only on its loop's thread.
+/// One loop's share of a client: its idle connections and the ones waiting for a response, of
+/// HTTP/1.1 (`ClientConnection`) and of HTTP/2 (`HTTP2Connection`). Touched only on its loop's
+/// thread.
+///
+/// Which version a new connection speaks is `negotiated`: known from the start for plain http
+/// (HTTP/1.1, or h2c when the plan requires HTTP/2) and when TLS must offer http/1.1 alone;
+/// otherwise learned from the first handshake, whose connection is an `HTTP2Connection` that
+/// hands itself to HTTP/1.1 when the server picks it.
 final class ConnectionPool: @unchecked Sendable {
     unowned let loop: EventLoop
     let address: SocketAddress?
@@ -23,6 +29,15 @@ final class ConnectionPool: @unchecked Sendable {
     let openSocket: Sockets.Opener
     var idle: [ClientConnection] = []
     var busy: [ClientConnection] = []
+    /// Which HTTP version the client speaks, and how its respondents hold connections.
+    let version: HTTPVersion
+    let sharing: ConnectionSharing
+    /// The protocol new connections speak; nil until the first TLS handshake says.
+    var negotiated: WireProtocol?
+    /// HTTP/2 connections carrying attempts, sent or waiting for a stream.
+    var h2Busy: [HTTP2Connection] = []
+    /// HTTP/2 connections that can take another attempt, the last one first.
+    private var h2Ready: [HTTP2Connection] = []
     private var sweepScheduled = false
 
     /// How often deadlines are checked: a timeout fires at most this late.
@@ -41,10 +56,18 @@ final class ConnectionPool: @unchecked Sendable {
         connectTimeout = min(configuration.connectTimeout?.clampedNanoseconds ?? timeout, timeout)
         maxBodyBytes = configuration.maxBodyBytes
         maxHeadBytes = configuration.maxHeadBytes
+        version = configuration.version
+        sharing = configuration.sharing
+        switch (tls == nil, configuration.version) {
+        case (true, .http2): negotiated = .h2c
+        case (true, _), (false, .http1): negotiated = .http1
+        case (false, _): negotiated = nil
+        }
     }
 
     /// Sends `request` on the last idle connection that the peer has not closed, or on a new one.
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
+        guard negotiated == .http1 else { return startHTTP2(request, continuation, started: MonotonicClock.now(), reconnect: false) }
         var reusable: ClientConnection?
         while let candidate = idle.popLast() {
             if candidate.isStillOpen() {
@@ -68,29 +91,124 @@ final class ConnectionPool: @unchecked Sendable {
         _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, on reusable: ClientConnection?,
         started: UInt64, reconnect: Bool
     ) {
-        guard let address else {
-            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
-            return
-        }
         let connection: ClientConnection
         if let reusable {
             connection = reusable
+        } else if negotiatesByALPN {
+            // Over TLS with h2 on offer, a new connection negotiates as an HTTP/2 one, which hands
+            // itself back to HTTP/1.1 when the server picks it.
+            return startHTTP2(request, continuation, started: started, reconnect: reconnect, fresh: true)
         } else {
-            let (fd, error) = openSocket(address.family)
-            guard fd >= 0 else {
-                // Out of descriptors or memory, as good as always: the request never left, and
-                // the server had no part in it.
-                let kind: ErrorKind = Sockets.isLocalResource(error, atConnect: false) ? .localResource : .connectionRefused
-                continuation.resume(
-                    returning: .failure(kind, requestSent: false, serviceTime: .zero, detail: Sockets.describe(error, call: "socket()")))
-                return
-            }
-            Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+            guard let fd = openSocket(for: continuation) else { return }
             connection = ClientConnection(fd: fd, pool: self)
         }
         busy.appendSlotted(connection)
         scheduleSweep()
         connection.begin(request, continuation, started: started, reconnect: reconnect)
+    }
+
+    /// Whether new connections negotiate by ALPN with h2 on offer.
+    private var negotiatesByALPN: Bool { tls != nil && version != .http1 }
+
+    /// A new socket for a connection; nil when none could be had, the attempt then failed.
+    private func openSocket(for continuation: UnsafeContinuation<TransportResult, Never>) -> Int32? {
+        guard let address else {
+            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
+            return nil
+        }
+        let (fd, error) = openSocket(address.family)
+        guard fd >= 0 else {
+            // Out of descriptors or memory, as good as always: the request never left, and the
+            // server had no part in it.
+            let kind: ErrorKind = Sockets.isLocalResource(error, atConnect: false) ? .localResource : .connectionRefused
+            continuation.resume(
+                returning: .failure(kind, requestSent: false, serviceTime: .zero, detail: Sockets.describe(error, call: "socket()")))
+            return nil
+        }
+        Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+        return fd
+    }
+
+    // MARK: HTTP/2
+
+    /// Sends `request` over HTTP/2: on the connection that last had room for it, or a new one
+    /// (`fresh`: a new one in any case).
+    private func startHTTP2(
+        _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool,
+        fresh: Bool = false
+    ) {
+        if !fresh {
+            while let candidate = h2Ready.last {
+                guard candidate.hasCapacity else {
+                    noLongerReady(candidate)
+                    continue
+                }
+                candidate.begin(request, continuation, started: started, reconnect: reconnect)
+                if !candidate.hasCapacity { noLongerReady(candidate) }
+                return
+            }
+        }
+        guard let fd = openSocket(for: continuation) else { return }
+        let connection = HTTP2Connection(fd: fd, pool: self, capacity: sharing == .shared ? Int.max : 1)
+        connection.begin(request, continuation, started: started, reconnect: reconnect)
+        if connection.hasCapacity { ready(connection) }
+    }
+
+    /// Starts again an attempt that never left (its connection went away or turned to
+    /// HTTP/1.1 before sending it), keeping its start.
+    func restart(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
+        if negotiated == .http1 {
+            send(request, continuation, on: nil, started: started, reconnect: reconnect)
+        } else {
+            startHTTP2(request, continuation, started: started, reconnect: reconnect)
+        }
+    }
+
+    /// Sends again, together on a new connection, requests a GOAWAY left unprocessed: counted
+    /// as reconnects, like HTTP/1.1's request sent again after an idle close.
+    func reconnect(_ requests: [(HTTPRequest, UnsafeContinuation<TransportResult, Never>, UInt64)]) {
+        guard let (request, continuation, started) = requests.first else { return }
+        startHTTP2(request, continuation, started: started, reconnect: true, fresh: true)
+        for (request, continuation, started) in requests.dropFirst() {
+            startHTTP2(request, continuation, started: started, reconnect: true)
+        }
+    }
+
+    /// Takes over the socket of an HTTP/2 connection whose TLS handshake agreed on http/1.1,
+    /// with its first attempt.
+    func adopt(fd: Int32, stream: SocketStream, info: ConnectionInfo, _ exchange: HTTP2Connection.Exchange) {
+        let connection = ClientConnection(fd: fd, pool: self, handshaken: stream, info: info)
+        busy.appendSlotted(connection)
+        scheduleSweep()
+        connection.begin(exchange.request, exchange.continuation, started: exchange.started, reconnect: exchange.reconnect)
+    }
+
+    /// HTTP/2 connections open, busy or ready.
+    var openHTTP2Count: Int {
+        let ready = h2Ready.filter { !$0.isClosed && !$0.isBusy }.count
+        return h2Busy.count + ready
+    }
+
+    func enterBusy(_ connection: HTTP2Connection) {
+        h2Busy.appendSlotted(connection)
+        scheduleSweep()
+    }
+
+    func leaveBusy(_ connection: HTTP2Connection) {
+        h2Busy.removeSlotted(connection)
+    }
+
+    /// Lists a connection that can take another attempt (once).
+    func ready(_ connection: HTTP2Connection) {
+        guard !connection.listedReady else { return }
+        connection.listedReady = true
+        h2Ready.append(connection)
+    }
+
+    func noLongerReady(_ connection: HTTP2Connection) {
+        guard connection.listedReady else { return }
+        connection.listedReady = false
+        if let index = h2Ready.lastIndex(where: { $0 === connection }) { h2Ready.remove(at: index) }
     }
 
     /// Takes a connection off the busy list.
@@ -115,7 +233,12 @@ final class ConnectionPool: @unchecked Sendable {
                 if index < busy.count { busy[index].checkDeadline(now: now) }
                 index -= 1
             }
-            if !busy.isEmpty { scheduleSweep() }
+            index = h2Busy.count - 1
+            while index >= 0 {
+                if index < h2Busy.count { h2Busy[index].checkDeadlines(now: now) }
+                index -= 1
+            }
+            if !busy.isEmpty || !h2Busy.isEmpty { scheduleSweep() }
         }
     }
 
@@ -125,5 +248,9 @@ final class ConnectionPool: @unchecked Sendable {
         for connection in busy { connection.fail(.connectionClosed) }
         resumption = nil
         busy.removeAll()
+        for connection in h2Busy { connection.failAll(.connectionClosed, detail: nil) }
+        for connection in h2Ready { connection.close() }
+        h2Busy.removeAll()
+        h2Ready.removeAll()
     }
 }

@@ -48,7 +48,8 @@ public final class HTTPClient: Transport {
         self.group = group
         resolution = resolve(target.host, target.port)
         let address = try? resolution.get().first
-        let tls = target.scheme == .https ? try TLSClientContext(configuration.tls) : nil
+        let tls =
+            target.scheme == .https ? try TLSClientContext(configuration.tls, offering: configuration.version.applicationProtocols) : nil
         pools = group.loops.map {
             ConnectionPool(loop: $0, address: address, host: target.host, tls: tls, configuration: configuration, openSocket: openSocket)
         }
@@ -85,7 +86,7 @@ public final class HTTPClient: Transport {
         var total = 0
         for (loop, pool) in zip(group.loops, pools) {
             total += await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-                loop.execute { continuation.resume(returning: pool.idle.count + pool.busy.count) }
+                loop.execute { continuation.resume(returning: pool.idle.count + pool.busy.count + pool.openHTTP2Count) }
             }
         }
         return total

@@ -12,6 +12,10 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     var maxHeadBytes = 64 * 1024
     /// How `https://` targets are verified and whom the client says it is; unused for `http://`.
     public var tls: TLSConfiguration
+    /// Which HTTP version the client speaks (a plan's `http`).
+    public var version: HTTPVersion = .auto
+    /// How respondents hold connections (a plan's `connections`).
+    public var sharing: ConnectionSharing = .perRequest
 
     /// Limits: 5 s for the whole attempt, the connect within it, and a 1 MiB body; TLS verified
     /// against the system's certificates; unless given.
@@ -24,4 +28,38 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
         self.maxBodyBytes = maxBodyBytes
         self.tls = tls
     }
+}
+
+/// Which HTTP version a client speaks.
+public enum HTTPVersion: String, Sendable, Hashable, CaseIterable {
+    /// Over TLS, h2 or http/1.1, whichever the server picks by ALPN; over plain http, HTTP/1.1
+    /// (what URLSession and browsers do).
+    case auto
+    /// HTTP/1.1 only; over TLS, ALPN offers http/1.1 alone.
+    case http1 = "1.1"
+    /// HTTP/2 only: over TLS, ALPN offers h2 alone and a server that does not pick it fails
+    /// every attempt as a `protocol_error`; over plain http, h2c with prior knowledge (RFC 9113 §3.3).
+    case http2 = "2"
+
+    /// The ALPN protocols a client offers over TLS, preferred first.
+    var applicationProtocols: [String] {
+        switch self {
+        case .auto: ["h2", "http/1.1"]
+        case .http1: ["http/1.1"]
+        case .http2: ["h2"]
+        }
+    }
+}
+
+/// How respondents hold connections.
+public enum ConnectionSharing: String, Sendable, Hashable, CaseIterable {
+    /// Each request in flight has a connection to itself, as each device running the app has its
+    /// own: kept alive after its response, then taken by the next request of a respondent on
+    /// the same event loop. Under HTTP/2, one stream at a time on each connection.
+    case perRequest = "per_request"
+    /// Under HTTP/2, the requests of the respondents on one event loop go out as streams of as
+    /// few connections as the server's limit of concurrent streams allows (what a proxy or a
+    /// CDN in front of a server does, and h2load's `-m`). HTTP/1.1 cannot share: one request in
+    /// flight per connection, as `perRequest`.
+    case shared
 }

@@ -17,13 +17,31 @@ struct HTTP2ClientSession: Sendable {
         var maxHeaderListSize = 64 << 10
         /// The connection's receive window, raised from RFC 9113's 65,535 by a WINDOW_UPDATE.
         var connectionWindow = 4 << 20
+        /// The largest response body read: a longer one resets its stream (`tooLarge`).
+        var maxBodyBytes = 1 << 20
+        /// The largest header block read, CONTINUATIONs included, before HPACK decodes it.
+        var maxHeaderBlockBytes = 256 << 10
+        /// PING and SETTINGS frames taken between two responses before the peer is told to calm
+        /// down: each calls for an answer, and a peer that sends them without end would keep the
+        /// connection busy answering.
+        var maxControlFrames = 10_000
     }
 
     /// A response, whole.
     struct Response: Sendable, Equatable {
         var status: Int
         var headers: [HPACK.Field]
+        /// The body, when the request asked to keep it; else empty.
         var body: [UInt8]
+        /// Bytes of body received, kept or not.
+        var bodyBytes: Int
+
+        init(status: Int, headers: [HPACK.Field], body: [UInt8], bodyBytes: Int? = nil) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.bodyBytes = bodyBytes ?? body.count
+        }
     }
 
     /// What became of a stream, or of the connection.
@@ -35,6 +53,8 @@ struct HTTP2ClientSession: Sendable {
         /// The peer is going away: streams above `lastStream` were not processed and may go
         /// out again on a new connection (§6.8); those at or below it are still answered.
         case goAway(lastStream: UInt32, error: HTTP2Error, unprocessed: [UInt32])
+        /// The response's body went past `Settings.maxBodyBytes`: the stream was cancelled.
+        case tooLarge(stream: UInt32)
     }
 
     private struct Stream: Sendable {
@@ -46,6 +66,9 @@ struct HTTP2ClientSession: Sendable {
         var status: Int?
         var headers: [HPACK.Field] = []
         var body: [UInt8] = []
+        var bodyBytes = 0
+        /// Whether the body is kept, or only counted.
+        var keepBody: Bool
         /// Bytes read since the window was last given back.
         var unacknowledged = 0
     }
@@ -67,6 +90,10 @@ struct HTTP2ClientSession: Sendable {
     private var continuing: (stream: UInt32, block: [UInt8], endStream: Bool)?
     /// Whether the peer acknowledged this end's SETTINGS.
     private(set) var settingsAcknowledged = false
+    /// Whether the peer's SETTINGS have come (its limit of concurrent streams is known).
+    private(set) var peerSettingsReceived = false
+    /// PING and SETTINGS frames since the last response.
+    private var controlFrames = 0
     /// Set once the peer sent GOAWAY: no new stream.
     private(set) var goingAway = false
 
@@ -80,6 +107,10 @@ struct HTTP2ClientSession: Sendable {
 
     /// Whether another request may go out now: under the peer's limit, and not going away.
     var canOpenStream: Bool { !goingAway && streams.count < peerMaxConcurrentStreams && nextStream < 0x7FFF_FFFF }
+
+    /// The streams this end may have open at once: the peer's limit, or 100 before its SETTINGS
+    /// say (the least RFC 9113 §6.5.2 recommends a peer allow).
+    var streamLimit: Int { peerSettingsReceived ? peerMaxConcurrentStreams : min(peerMaxConcurrentStreams, 100) }
 
     /// The connection's first bytes: the preface, this end's SETTINGS, and the connection window raised.
     mutating func start(into output: inout [UInt8]) {
@@ -102,13 +133,19 @@ struct HTTP2ClientSession: Sendable {
         method: String, scheme: String, authority: String, path: String, headers: [HPACK.Field], body: [UInt8],
         into output: inout [UInt8]
     ) -> UInt32 {
-        let id = nextStream
-        nextStream += 2
         var fields = [
             HPACK.Field(":method", method), HPACK.Field(":scheme", scheme), HPACK.Field(":authority", authority),
             HPACK.Field(":path", path),
         ]
         fields += headers
+        return send(fields, body: body, keepBody: true, into: &output)
+    }
+
+    /// Sends a request of `fields`, pseudo-header fields first, on a new stream; its body is
+    /// kept only when `keepBody`.
+    mutating func send(_ fields: [HPACK.Field], body: [UInt8], keepBody: Bool, into output: inout [UInt8]) -> UInt32 {
+        let id = nextStream
+        nextStream += 2
         var block: [UInt8] = []
         encoder.encode(fields, into: &block)
         let endStream = body.isEmpty
@@ -124,7 +161,7 @@ struct HTTP2ClientSession: Sendable {
             }
             offset = end
         } while offset < block.count
-        var stream = Stream(sendWindow: peerInitialWindow, receiveWindow: settings.initialWindowSize)
+        var stream = Stream(sendWindow: peerInitialWindow, receiveWindow: settings.initialWindowSize, keepBody: keepBody)
         stream.pending = body
         streams[id] = stream
         flush(id, into: &output)
@@ -186,6 +223,10 @@ struct HTTP2ClientSession: Sendable {
             guard case .continuation(let stream, let fragment, let endHeaders) = frame, stream == continuing.stream else {
                 throw HTTP2Failure(.protocolError, "a frame other than CONTINUATION inside stream \(continuing.stream)'s header block")
             }
+            guard continuing.block.count + fragment.count <= settings.maxHeaderBlockBytes else {
+                throw HTTP2Failure(
+                    .enhanceYourCalm, "stream \(continuing.stream)'s header block went past \(settings.maxHeaderBlockBytes) bytes")
+            }
             guard endHeaders else {
                 self.continuing?.block.append(contentsOf: fragment)
                 return
@@ -193,6 +234,16 @@ struct HTTP2ClientSession: Sendable {
             self.continuing = nil
             try headerBlock(stream, continuing.block + fragment, endStream: continuing.endStream, events: &events)
             return
+        }
+        switch frame {
+        case .settings, .ping:
+            controlFrames += 1
+            if controlFrames > settings.maxControlFrames {
+                throw HTTP2Failure(
+                    .enhanceYourCalm, "more than \(settings.maxControlFrames) PING and SETTINGS frames with no response between")
+            }
+        default:
+            break
         }
         switch frame {
         case .settings(let values, let ack):
@@ -218,6 +269,7 @@ struct HTTP2ClientSession: Sendable {
                 case .enablePush, .maxHeaderListSize: break
                 }
             }
+            peerSettingsReceived = true
             HTTP2Frame.settings([], ack: true).write(into: &output)
             for id in streams.keys.sorted() { flush(id, into: &output) }
         case .ping(let data, let ack):
@@ -242,6 +294,9 @@ struct HTTP2ClientSession: Sendable {
             }
         case .headers(let stream, let fragment, let endStream, let endHeaders):
             if endHeaders {
+                guard fragment.count <= settings.maxHeaderBlockBytes else {
+                    throw HTTP2Failure(.enhanceYourCalm, "stream \(stream)'s header block went past \(settings.maxHeaderBlockBytes) bytes")
+                }
                 try headerBlock(stream, fragment, endStream: endStream, events: &events)
             } else {
                 continuing = (stream, fragment, endStream)
@@ -259,11 +314,22 @@ struct HTTP2ClientSession: Sendable {
             guard state.status != nil else { throw HTTP2Failure(.protocolError, "DATA on stream \(stream) before its HEADERS") }
             state.receiveWindow -= data.count
             guard state.receiveWindow >= 0 else { throw HTTP2Failure(.flowControlError, "stream \(stream) sent beyond its window") }
-            state.body.append(contentsOf: data)
+            state.bodyBytes += data.count
+            guard state.bodyBytes <= settings.maxBodyBytes else {
+                streams[stream] = nil
+                HTTP2Frame.resetStream(stream: stream, error: .cancel).write(into: &output)
+                events.append(.tooLarge(stream: stream))
+                return
+            }
+            if state.keepBody { state.body.append(contentsOf: data) }
             state.unacknowledged += data.count
             if endStream {
                 streams[stream] = nil
-                events.append(.response(stream: stream, Response(status: state.status ?? 0, headers: state.headers, body: state.body)))
+                controlFrames = 0
+                events.append(
+                    .response(
+                        stream: stream,
+                        Response(status: state.status ?? 0, headers: state.headers, body: state.body, bodyBytes: state.bodyBytes)))
                 return
             }
             if state.unacknowledged >= settings.initialWindowSize / 2 {
@@ -314,7 +380,9 @@ struct HTTP2ClientSession: Sendable {
         }
         if endStream, let status = state.status {
             streams[stream] = nil
-            events.append(.response(stream: stream, Response(status: status, headers: state.headers, body: state.body)))
+            controlFrames = 0
+            events.append(
+                .response(stream: stream, Response(status: status, headers: state.headers, body: state.body, bodyBytes: state.bodyBytes)))
             return
         }
         streams[stream] = state

@@ -53,8 +53,11 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
     /// New https connections that resumed an earlier session instead of a full handshake.
     public var tlsResumed = 0
     /// Attempts sent again on a new connection because their kept-alive one was found closed
-    /// by the server before any byte of a response: not a retry of the plan's, not a failure.
+    /// by the server before any byte of a response, or left unprocessed by an HTTP/2 GOAWAY:
+    /// not a retry of the plan's, not a failure.
     public var reconnects = 0
+    /// By the protocol they went over: attempts, and the connections they opened.
+    public var protocols: [WireProtocol: ProtocolCount] = [:]
     /// For each error kind with more to say than its name, the first thing said: why a
     /// certificate was refused, which alert ended a handshake.
     public var errorSamples: [ErrorKind: String] = [:]
@@ -104,8 +107,11 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
                 if let time = connection.tlsHandshakeTime { tlsHandshakeTime.record(time) }
                 if let tls = connection.tls { tlsParameters[tls, default: 0] += 1 }
                 if connection.tlsResumed { tlsResumed += 1 }
-                if connection.reconnected { reconnects += 1 }
+                protocols[connection.wire, default: ProtocolCount()].connections += 1
             }
+            // Under HTTP/2 several requests sent again after a GOAWAY share one new connection.
+            if connection.reconnected { reconnects += 1 }
+            protocols[connection.wire, default: ProtocolCount()].attempts += 1
         }
     }
 
@@ -144,6 +150,23 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         tlsParameters.merge(other.tlsParameters, uniquingKeysWith: +)
         tlsResumed += other.tlsResumed
         reconnects += other.reconnects
+        protocols.merge(other.protocols) {
+            ProtocolCount(attempts: $0.attempts + $1.attempts, connections: $0.connections + $1.connections)
+        }
         errorSamples.merge(other.errorSamples) { first, _ in first }
+    }
+}
+
+/// How much a step used one protocol (`WireProtocol`).
+public struct ProtocolCount: Sendable, Hashable {
+    /// Attempts that went over it.
+    public var attempts = 0
+    /// Connections of it that attempts opened.
+    public var connections = 0
+
+    /// Counts.
+    public init(attempts: Int = 0, connections: Int = 0) {
+        self.attempts = attempts
+        self.connections = connections
     }
 }

@@ -4,31 +4,46 @@ import CTLS
 /// `TLSConfiguration` and shared by every event-loop thread (OpenSSL ≥ 1.1 allows that once the
 /// context is set up; each connection's `TLSConnection` stays on its own loop).
 ///
-/// Every connection offers ALPN `http/1.1` and TLS 1.2 at least, and releases its ~34 KB of
-/// buffers while idle.
+/// Every connection offers the ALPN protocols it was made with (`http/1.1` unless told) and TLS
+/// 1.2 at least, and releases its ~34 KB of buffers while idle.
 public final class TLSClientContext: @unchecked Sendable {
     /// What the context was made from.
     public let configuration: TLSConfiguration
     /// The `SSL_CTX`; never changed after `init`, freed by `deinit`.
     let pointer: OpaquePointer
 
-    /// Makes the context from the configuration's PEM texts.
+    /// The protocols its connections offer by ALPN, preferred first.
+    let applicationProtocols: [String]
+
+    /// Makes the context from the configuration's PEM texts; its connections offer
+    /// `applicationProtocols` by ALPN.
     ///
     /// - Throws: `TLSSetupError` naming what and why when a trusted certificate, the client
     ///   certificate or its key cannot be used, when the key does not match the certificate, or
     ///   when OpenSSL is not installed. The error names no file: whoever read one names it.
-    public init(_ configuration: TLSConfiguration) throws(TLSSetupError) {
+    public convenience init(_ configuration: TLSConfiguration) throws(TLSSetupError) {
+        try self.init(configuration, offering: ["http/1.1"])
+    }
+
+    init(_ configuration: TLSConfiguration, offering applicationProtocols: [String]) throws(TLSSetupError) {
         if case .failure(let unavailable) = TLSLibrary.shared { throw TLSSetupError(unavailable) }
         guard let pointer = ctls_context_new(0) else {
             throw TLSSetupError("TLS context", reason: TLSSetupError.openSSLReason(or: "out of memory"))
         }
         do throws(TLSSetupError) {
             try Self.configure(pointer, configuration)
+            if applicationProtocols != ["http/1.1"] {
+                let wire = applicationProtocols.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+                guard ctls_context_set_alpn(pointer, wire, UInt32(wire.count)) != 0 else {
+                    throw TLSSetupError("ALPN protocols", reason: TLSSetupError.openSSLReason(or: "out of memory"))
+                }
+            }
         } catch {
             ctls_context_free(pointer)
             throw error
         }
         self.configuration = configuration
+        self.applicationProtocols = applicationProtocols
         self.pointer = pointer
     }
 

@@ -28,6 +28,14 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// The server's certificate did not verify (https targets): untrusted, expired, not yet
     /// valid, or for another host name.
     case tlsCertificate = "tls_certificate"
+    /// The server broke HTTP/2's rules (RFC 9113: a frame out of place, a header block HPACK
+    /// cannot read, a window past its bounds, a flood of control frames), or did not speak the
+    /// HTTP version the plan requires (`http: 2` and a server that does not pick h2). The
+    /// attempt's detail says which.
+    case protocolError = "protocol_error"
+    /// The server reset the attempt's HTTP/2 stream (RST_STREAM); the detail names the error
+    /// code (`REFUSED_STREAM`: the server did not process the request).
+    case streamReset = "stream_reset"
     /// This process ran out of a local resource before the request could leave: file
     /// descriptors (`EMFILE`, `ENFILE` at `socket()`), socket memory, or local ports
     /// (`EADDRNOTAVAIL`, `EAGAIN` at `connect()`). Not the server's doing, and not an attempt

@@ -208,6 +208,8 @@ struct ConnectionInfo: Sendable, Hashable {
     var reused: Bool
     /// Whether a new https connection resumed an earlier session (an abbreviated handshake).
     var tlsResumed: Bool
+    /// The protocol the attempt went over.
+    var wire: WireProtocol
     /// Whether this new connection carries a request sent again because the kept-alive one it
     /// first went out on was found closed by the server (`ConnectionPool.reconnect`).
     var reconnected: Bool
@@ -217,9 +219,10 @@ struct ConnectionInfo: Sendable, Hashable {
 
     init(
         reused: Bool, connectTime: Duration? = nil, tlsHandshakeTime: Duration? = nil, tls: String? = nil, tlsResumed: Bool = false,
-        reconnected: Bool = false
+        reconnected: Bool = false, wire: WireProtocol = .http1
     ) {
         self.reused = reused
+        self.wire = wire
         self.reconnected = reconnected
         connectNanoseconds = connectTime.map { max(1, $0.clampedNanoseconds) } ?? 0
         handshakeNanoseconds = tlsHandshakeTime.map { max(1, $0.clampedNanoseconds) } ?? 0
@@ -237,6 +240,18 @@ struct ConnectionInfo: Sendable, Hashable {
         get { handshakeNanoseconds == 0 ? nil : .nanoseconds(Int64(clamping: handshakeNanoseconds)) }
         set { handshakeNanoseconds = newValue.map { max(1, $0.clampedNanoseconds) } ?? 0 }
     }
+}
+
+/// The protocol an attempt went over, by its ALPN name.
+public enum WireProtocol: String, Sendable, Hashable, CaseIterable, Comparable {
+    case http1 = "http/1.1"
+    /// HTTP/2 over TLS.
+    case h2
+    /// HTTP/2 over cleartext TCP, with prior knowledge.
+    case h2c
+
+    /// By name, so that reports list the protocols in a fixed order.
+    public static func < (lhs: WireProtocol, rhs: WireProtocol) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// What came of one attempt, as the transport saw it: the response received, or why there is

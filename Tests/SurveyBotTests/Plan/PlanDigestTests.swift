@@ -45,6 +45,8 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
         "builtin.login": (["builtin.login=true"], ""),
         "journey": ([], "journey:\n  fetch:\n    request: /questions\n"),
         "builtin.api": (["builtin.api=pages"], "journey:\n  fetch:\n    request: /questions\n"),
+        "http": (["http=2"], ""),
+        "connections": (["connections=shared"], ""),
     ]
     for endpoint in ["login", "questions", "submit"] {
         let base = "retry.\(endpoint)"
@@ -75,7 +77,7 @@ private func plan(_ text: String = basePlan, set assignments: [String] = [], env
         #expect(
             keys.union(Plan.digestLeavesOut).union(Plan.digestedWhenGiven) == Self.valueKeys,
             "a new plan key must be digested or left out on purpose")
-        #expect(Plan.digestedWhenGiven == ["journey", "builtin.api"])
+        #expect(Plan.digestedWhenGiven == ["journey", "builtin.api", "http", "connections"])
         #expect(Plan.digestLeavesOut == ["engine.threads", "report.formats", "report.dir", "report.include_answers", "report.interval"])
     }
 

@@ -177,7 +177,14 @@ enum ReportWording {
         guard connections.new + connections.reused > 0 else { return nil }
         var parts = ["\(connections.new) new, \(connections.reused) reused"]
         if connections.reconnects > 0 {
-            parts[0] += " (\(connections.reconnects) requests sent again after a kept-alive connection closed)"
+            parts[0] += " (\(connections.reconnects) requests sent again after a kept-alive connection closed or went away)"
+        }
+        // Said when HTTP/2 had a part: HTTP/1.1 alone is what new and reused already tell.
+        if connections.protocols.keys.contains(where: { $0 != WireProtocol.http1.rawValue }) {
+            parts.append(
+                connections.protocols.sorted { $0.key < $1.key }.map {
+                    "\($0.key) \($0.value.attempts) attempts on \($0.value.connections) connections"
+                }.joined(separator: ", "))
         }
         if let connect = connections.connect {
             parts.append("connect p50 \(Readable.ms(connect.p50)), p95 \(Readable.ms(connect.p95))")
