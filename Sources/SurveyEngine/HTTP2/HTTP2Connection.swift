@@ -15,7 +15,7 @@ import CEpoll
 ///
 /// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`
 /// (or to the hand-over), and is in its pool's busy list while it has attempts.
-final class HTTP2Connection: EventHandler, Slotted {
+final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private enum Phase { case connecting, handshaking, open, closed }
 
     /// One attempt on this connection: waiting for a stream, or sent on one.
@@ -57,6 +57,8 @@ final class HTTP2Connection: EventHandler, Slotted {
     private var resumptionKept = false
     /// Whether any byte came from the server since the connection opened.
     private var heard = false
+    /// Whether a write waits for the end of the loop's turn (`scheduleFlush`).
+    private var flushScheduled = false
 
     /// The most bytes waiting to be written before the server counts as not reading: a server
     /// that floods PINGs and never reads their acknowledgments would grow them without end.
@@ -100,7 +102,7 @@ final class HTTP2Connection: EventHandler, Slotted {
             connect()
         case .open:
             sendWaiting()
-            flush()
+            scheduleFlush()
         default:
             break
         }
@@ -317,6 +319,19 @@ final class HTTP2Connection: EventHandler, Slotted {
         watching = wait
     }
 
+    /// Writes at the end of the loop's turn, once, whatever the requests and answers queued
+    /// meanwhile: the respondents its responses resumed send their next requests in that turn.
+    private func scheduleFlush() {
+        guard !flushScheduled, written < output.count else { return }
+        flushScheduled = true
+        pool.loop.flushBeforeWaiting(self)
+    }
+
+    func flushNow() {
+        flushScheduled = false
+        flush()
+    }
+
     private func flush() {
         guard phase == .open, written < output.count else { return }
         switch stream.write(output, from: &written) {
@@ -360,7 +375,7 @@ final class HTTP2Connection: EventHandler, Slotted {
                 for event in events { handle(event) }
                 guard phase == .open else { return }
                 sendWaiting()
-                flush()
+                scheduleFlush()
                 if stream.tls == nil && count < buffer.count { return }
             case .wait(let wait):
                 // A write waiting on a readable socket (TLS) keeps its wish.
