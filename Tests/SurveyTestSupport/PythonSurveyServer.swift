@@ -14,8 +14,9 @@ import Foundation
 /// answers by `faults`: the outcomes of a call's first attempts, 200 after them. A fault is a
 /// status (`"500"`, `"503"`) or `"close"`: a 200's head and part of its body, then the
 /// connection closed — a close after part of a response, never one a client could take for an
-/// idle connection's. With `hold`, one call's first attempt is logged (`held`) and then held
-/// until the test releases it. The server exits by itself after two minutes, and is killed by
+/// idle connection's. With `hold`, the first attempt of a call it names (`submit:3`, or one
+/// respondent's, `submit:3@0`) is logged (`held`) and then held until the test releases it (or
+/// for a minute at most). The server exits by itself after two minutes, and is killed by
 /// its PID when stopped.
 final class PythonSurveyServer {
     /// One request as the server logged it.
@@ -105,7 +106,7 @@ final class PythonSurveyServer {
                     if step == "login" and outcome == "200":
                         token = f"tok-{len(tokens)}"
                         tokens[token] = subject
-                held = hold == f"{step}:{subject}@{respondent}" and attempt == 1
+                held = attempt == 1 and hold in (f"{step}:{subject}", f"{step}:{subject}@{respondent}")
                 entry.update(attempt=attempt, outcome=outcome, **({"held": True} if held else {}))
                 # One write a line, before the answer leaves.
                 os.write(log, (json.dumps(entry) + "\n").encode())
@@ -151,8 +152,8 @@ final class PythonSurveyServer {
         self.files = files
     }
 
-    /// Starts the server with `questions` questions, `faults`, and the call to hold (`submit:2@0`:
-    /// respondent 0's submit of question 2), and waits until it listens.
+    /// Starts the server with `questions` questions, `faults`, and the calls to hold (`submit:3`:
+    /// every respondent's submit of question 3), and waits until it listens.
     static func start(questions: Int, faults: Faults = [:], hold: String? = nil) async throws -> PythonSurveyServer {
         guard let python = Installed.python3 else { throw PeerFailure(description: "python3 is not installed") }
         let files = try TemporaryDirectory()
@@ -186,12 +187,12 @@ final class PythonSurveyServer {
         }
     }
 
-    /// Waits until the server has logged a request that `matches`, at most `seconds`.
-    func waitForRequest(within seconds: Double = 30, where matches: (Request) -> Bool) async -> Bool {
-        await process.waitFor(within: seconds) { _ in (try? requests())?.contains(where: matches) == true ? true : nil } ?? false
+    /// Waits until the requests logged so far are `enough`, at most `seconds`.
+    func waitForRequests(within seconds: Double = 60, until enough: ([Request]) -> Bool) async -> Bool {
+        await process.waitFor(within: seconds) { _ in (try? requests()).map(enough) == true ? true : nil } ?? false
     }
 
-    /// Lets the held attempt be answered.
+    /// Lets the held attempts be answered.
     func release() throws {
         try files.write("release", "")
     }
