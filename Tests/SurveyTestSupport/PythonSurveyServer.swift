@@ -8,7 +8,8 @@ import Foundation
 ///
 /// It answers `GET /questions` with numbered questions, `POST /question/submit` with an empty
 /// 200, and `POST /session` (`{"member": …}`) with a token (`{"token": "tok-N"}`) that later
-/// calls carry as `Authorization: Bearer tok-N`, which it logs as the member it was issued to.
+/// calls carry as `Authorization: Bearer tok-N`, which it logs as the member it was issued to
+/// (a token it never issued is answered 401, any other path 404).
 /// A request names its respondent in `X-Respondent`; the server numbers each respondent's
 /// attempts at each call (a step, and the question of a submit or the member of a login), and
 /// answers by `faults`: the outcomes of a call's first attempts, 200 after them. A fault is a
@@ -16,7 +17,7 @@ import Foundation
 /// connection closed — a close after part of a response, never one a client could take for an
 /// idle connection's. With `hold`, the first attempt of a call it names (`submit:3`, or one
 /// respondent's, `submit:3@0`) is logged (`held`) and then held until the test releases it (or
-/// for a minute at most). The server exits by itself after two minutes, and is killed by
+/// for a minute at most). The server exits by itself after five minutes, and is killed by
 /// its PID when stopped.
 final class PythonSurveyServer {
     /// One request as the server logged it.
@@ -59,7 +60,7 @@ final class PythonSurveyServer {
         lock = threading.Lock()
         attempts, tokens = {}, {}
         log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        threading.Timer(120, lambda: os._exit(0)).start()
+        threading.Timer(300, lambda: os._exit(0)).start()
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"

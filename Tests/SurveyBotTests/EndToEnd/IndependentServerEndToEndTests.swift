@@ -72,16 +72,15 @@ struct IndependentServerEndToEndTests {
         #expect(StepCount(figures) == StepCount(requests, step: step), "\(step): report vs server", sourceLocation: sourceLocation)
     }
 
-    /// A plan against the server on `port`, each request naming its respondent, retries 5 ms
-    /// apart; the timeout is far above any loopback answer, so that only the faults fail.
+    /// A plan against the server on `port` with retries 5 ms apart, and `lines` (the load, the
+    /// API, the answers); the timeout is far above any loopback answer, so that only the faults
+    /// fail.
     static func plan(port: Int, _ lines: String) -> String {
         """
         name: indep
         target: http://127.0.0.1:\(port)
         timeout: 30s
         seed: 4
-        answers:
-          "*": yes
         retry:
           login:
             attempts: 3
@@ -123,6 +122,8 @@ struct IndependentServerEndToEndTests {
                 api:
                   headers:
                     X-Respondent: ${respondent.id}
+                answers:
+                  "*": yes
                 """))
         let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
@@ -173,6 +174,8 @@ struct IndependentServerEndToEndTests {
                 api:
                   headers:
                     X-Respondent: ${respondent.id}
+                answers:
+                  "*": yes
                 """))
         // The server holds an attempt a minute at most: a longer timeout, so that none is cut.
         let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet", "--set", "timeout=90s"])
@@ -240,8 +243,10 @@ struct IndependentServerEndToEndTests {
                   headers:
                     X-Respondent: ${respondent.id}
                     Authorization: Bearer ${session.token}
-                """
-            ).replacingOccurrences(of: "answers:\n  \"*\": yes", with: "answers:\n  1: ${row.colour}\n  \"*\": no reason"))
+                answers:
+                  1: ${row.colour}
+                  "*": no reason
+                """))
         let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
         let status = await run.wait(seconds: 60)
         let requests = try server.requests()
