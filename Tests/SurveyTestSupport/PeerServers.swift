@@ -13,6 +13,8 @@ enum Installed {
     static let setpriv = find("setpriv")
     /// `nghttpd`, nghttp2's HTTP/2 server (Debian's nghttp2-server), in /usr/sbin.
     static let nghttpd = find("nghttpd", also: ["/usr/sbin"])
+    /// `python3`, whose standard library's `http.server` serves `PythonSurveyServer`.
+    static let python3 = find("python3")
 
     private static func find(_ name: String, also extra: [String] = []) -> String? {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
