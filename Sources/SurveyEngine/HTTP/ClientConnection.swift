@@ -42,6 +42,8 @@ final class ClientConnection: EventHandler, Slotted {
     /// The connection as an `HTTP2Connection` handed it over, its TLS handshake done: what its
     /// first attempt reports.
     private var handedOver: ConnectionInfo?
+    /// Whether the pool counts it among the TLS connections being set up (`maxSettingUp`).
+    private var settingUp: Bool
 
     /// The most request buffer an idle connection keeps.
     private static let keptOutputCapacity = 16 * 1024
@@ -53,6 +55,14 @@ final class ClientConnection: EventHandler, Slotted {
         self.pool = pool
         stream = SocketStream(fd: fd, tls: nil)
         parser = HTTPMessageParser(role: .response, maxHeadBytes: pool.maxHeadBytes, maxBodyBytes: pool.maxBodyBytes)
+        settingUp = pool.tls != nil
+    }
+
+    /// Its set-up ended, well or not: the pool may let another begin.
+    private func setUpEnded() {
+        guard settingUp else { return }
+        settingUp = false
+        pool.setUpEnded()
     }
 
     /// A connection whose TLS handshake an `HTTP2Connection` made, and which agreed on http/1.1:
@@ -61,6 +71,7 @@ final class ClientConnection: EventHandler, Slotted {
         self.init(fd: fd, pool: pool)
         self.stream = stream
         handedOver = info
+        settingUp = false
     }
 
     /// Starts an exchange; `reconnect` says it is a request sent again after its kept-alive
@@ -135,7 +146,13 @@ final class ClientConnection: EventHandler, Slotted {
 
     // MARK: Connecting
 
+    /// When the connect began: an attempt that waited for a connection's set-up to end
+    /// (`ConnectionPool.maxSettingUp`) began before it.
+    private var connectBegan: UInt64 = 0
+
     private func connect() {
+        connectBegan = MonotonicClock.now()
+        connectDeadline = min(connectBegan &+ pool.connectTimeout, deadline)
         guard let address = pool.address else { return fail(.dns) }
         let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         if result == 0 {
@@ -165,7 +182,7 @@ final class ClientConnection: EventHandler, Slotted {
     /// The TCP connection is up: send the request, or for https first shake hands.
     private func connected() {
         connectedAt = MonotonicClock.now()
-        let connectTime = Duration.nanoseconds(Int64(connectedAt &- started))
+        let connectTime = Duration.nanoseconds(Int64(connectedAt &- connectBegan))
         guard let context = pool.tls else {
             info = ConnectionInfo(reused: false, connectTime: connectTime, reconnected: reconnect)
             phase = .busy
@@ -186,6 +203,7 @@ final class ClientConnection: EventHandler, Slotted {
     private func shakeHands(_ tls: TLSConnection) {
         switch tls.handshake() {
         case .done:
+            setUpEnded()
             info.tlsHandshakeTime = .nanoseconds(Int64(MonotonicClock.now() &- connectedAt))
             info.tls = "\(tls.protocolVersion) \(tls.cipher ?? "")"
             info.tlsResumed = tls.resumed
@@ -318,6 +336,8 @@ final class ClientConnection: EventHandler, Slotted {
             close()
         }
         continuation?.resume(returning: outcome)
+        // An attempt waiting for a connection's set-up to end may take this one now.
+        if reusable { pool.startPending() }
     }
 
     private func fail(_ failure: SocketStream.Failure) {
@@ -360,6 +380,7 @@ final class ClientConnection: EventHandler, Slotted {
         phase = .closed
         stream = SocketStream(fd: fd, tls: nil)
         Glibc.close(fd)
+        setUpEnded()
     }
 
     /// Fails a connect that did not succeed; a local failure says which call and why.

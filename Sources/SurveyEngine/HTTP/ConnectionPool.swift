@@ -39,6 +39,27 @@ final class ConnectionPool: @unchecked Sendable {
     /// HTTP/2 connections that can take another attempt, the last one first.
     private var h2Ready: [HTTP2Connection] = []
     private var sweepScheduled = false
+    /// TLS connections of this loop in their connect or handshake, and the attempts waiting for
+    /// one of them to finish before they may open another (`maxSettingUp`), oldest first.
+    private(set) var settingUp = 0
+    private var pending: [Pending] = []
+    private var pendingHead = 0
+    private var startingPending = false
+
+    /// An attempt waiting to open a connection.
+    private struct Pending {
+        var request: HTTPRequest
+        var continuation: UnsafeContinuation<TransportResult, Never>
+        var started: UInt64
+        var reconnect: Bool
+    }
+
+    /// The most TLS connections one loop sets up at once. A handshake holds OpenSSL's buffers
+    /// and state (about 40 KB) until it ends: ten thousand respondents starting at once would
+    /// hold 400 MB of them, though two cores finish only a few thousand handshakes a second
+    /// whatever the number begun. Beyond it an attempt waits for a handshake to end (or for a
+    /// kept-alive connection), and the wait is part of its time.
+    static let maxSettingUp = 128
 
     /// How often deadlines are checked: a timeout fires at most this late.
     private static let sweepInterval: UInt64 = 5_000_000
@@ -68,15 +89,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// Sends `request` on the last idle connection that the peer has not closed, or on a new one.
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
         guard negotiated == .http1 else { return startHTTP2(request, continuation, started: MonotonicClock.now(), reconnect: false) }
-        var reusable: ClientConnection?
-        while let candidate = idle.popLast() {
-            if candidate.isStillOpen() {
-                reusable = candidate
-                break
-            }
-            candidate.close()
-        }
-        send(request, continuation, on: reusable, started: MonotonicClock.now(), reconnect: false)
+        send(request, continuation, on: takeIdle(), started: MonotonicClock.now(), reconnect: false)
     }
 
     /// Sends `request` again on a new connection: the kept-alive one it went out on turned out
@@ -99,8 +112,10 @@ final class ConnectionPool: @unchecked Sendable {
             // itself back to HTTP/1.1 when the server picks it.
             return startHTTP2(request, continuation, started: started, reconnect: reconnect, fresh: true)
         } else {
+            guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
             guard let fd = openSocket(for: continuation) else { return }
             connection = ClientConnection(fd: fd, pool: self)
+            if tls != nil { countSettingUp() }
         }
         busy.appendSlotted(connection)
         scheduleSweep()
@@ -148,10 +163,90 @@ final class ConnectionPool: @unchecked Sendable {
                 return
             }
         }
+        guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
         guard let fd = openSocket(for: continuation) else { return }
         let connection = HTTP2Connection(fd: fd, pool: self, capacity: sharing == .shared ? Int.max : 1)
+        if tls != nil { countSettingUp() }
         connection.begin(request, continuation, started: started, reconnect: reconnect)
         if connection.hasCapacity { ready(connection) }
+    }
+
+    /// Whether a new connection may be opened now; when not, the attempt waits its turn
+    /// (`maxSettingUp`) and false is returned.
+    private func mayOpen(
+        _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
+    ) -> Bool {
+        guard tls != nil, settingUp >= Self.maxSettingUp else { return true }
+        pending.append(Pending(request: request, continuation: continuation, started: started, reconnect: reconnect))
+        scheduleSweep()
+        return false
+    }
+
+    /// The most TLS connections this loop had in set-up at once (for tests).
+    private(set) var settingUpPeak = 0
+
+    private func countSettingUp() {
+        settingUp += 1
+        settingUpPeak = max(settingUpPeak, settingUp)
+    }
+
+    /// A TLS connection of this loop finished its set-up, well or not: an attempt waiting may
+    /// open one.
+    func setUpEnded() {
+        settingUp -= 1
+        startPending()
+    }
+
+    /// Starts the attempts waiting to open a connection while one may be opened, or a kept-alive
+    /// connection can take them.
+    func startPending() {
+        // A connection failing at once inside this loop ends its set-up here again: the loop
+        // already running goes on, rather than a call deeper for every attempt waiting.
+        guard pendingHead < pending.count, !startingPending else { return }
+        startingPending = true
+        defer { startingPending = false }
+        while pendingHead < pending.count {
+            let idleReady = !idle.isEmpty || h2Ready.contains { $0.hasCapacity }
+            guard idleReady || settingUp < Self.maxSettingUp else { break }
+            let next = pending[pendingHead]
+            pendingHead += 1
+            if negotiated == .http1, let connection = takeIdle() {
+                send(next.request, next.continuation, on: connection, started: next.started, reconnect: next.reconnect)
+            } else {
+                restart(next.request, next.continuation, started: next.started, reconnect: next.reconnect)
+            }
+        }
+        if pendingHead == pending.count {
+            pending.removeAll(keepingCapacity: pending.capacity <= 1024)
+            pendingHead = 0
+        }
+    }
+
+    /// The last idle HTTP/1.1 connection the peer has not closed, taken off the idle list.
+    private func takeIdle() -> ClientConnection? {
+        while let candidate = idle.popLast() {
+            if candidate.isStillOpen() { return candidate }
+            candidate.close()
+        }
+        return nil
+    }
+
+    /// Ends the waiting attempts past their deadline as a `timeout` that never left.
+    private func expirePending(now: UInt64) {
+        guard pendingHead < pending.count else { return }
+        var kept: [Pending] = []
+        for index in pendingHead..<pending.count {
+            let item = pending[index]
+            let deadline = min(item.started &+ timeout, item.request.cutoff ?? .max, item.request.lateCutoff?.value ?? .max)
+            if now >= deadline {
+                let waited = Duration.nanoseconds(Int64(now &- item.started))
+                item.continuation.resume(returning: .failure(.timeout, requestSent: false, serviceTime: waited))
+            } else {
+                kept.append(item)
+            }
+        }
+        pending = kept
+        pendingHead = 0
     }
 
     /// Starts again an attempt that never left (its connection went away or turned to
@@ -238,7 +333,8 @@ final class ConnectionPool: @unchecked Sendable {
                 if index < h2Busy.count { h2Busy[index].checkDeadlines(now: now) }
                 index -= 1
             }
-            if !busy.isEmpty || !h2Busy.isEmpty { scheduleSweep() }
+            expirePending(now: now)
+            if !busy.isEmpty || !h2Busy.isEmpty || pendingHead < pending.count { scheduleSweep() }
         }
     }
 
@@ -252,5 +348,9 @@ final class ConnectionPool: @unchecked Sendable {
         for connection in h2Ready { connection.close() }
         h2Busy.removeAll()
         h2Ready.removeAll()
+        let waiting = pending[pendingHead...]
+        pending = []
+        pendingHead = 0
+        for item in waiting { item.continuation.resume(returning: .failure(.connectionClosed, requestSent: false, serviceTime: .zero)) }
     }
 }

@@ -23,7 +23,8 @@ public final class HTTPClient: Transport {
     /// The addresses the host resolved to; the first one is used.
     let resolution: Result<[SocketAddress], SocketAddress.ResolutionError>
     private let group: EventLoopGroup
-    private let pools: [ConnectionPool]
+    /// Each loop's connections, by the loop's index.
+    let pools: [ConnectionPool]
 
     /// A client for `target` on the loops of `group`, with `configuration`'s limits on every
     /// attempt. Resolves the host now, blocking the caller while it does; opens no connection.

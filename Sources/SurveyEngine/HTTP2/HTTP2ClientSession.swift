@@ -112,6 +112,10 @@ struct HTTP2ClientSession: Sendable {
     /// Whether another request may go out now: under the peer's limit, and not going away.
     var canOpenStream: Bool { !goingAway && streams.count < peerMaxConcurrentStreams && nextStream < 0x7FFF_FFFF }
 
+    /// Whether stream ids are left for new requests: a connection that used its 2^30 of them
+    /// carries no more and is closed once its last stream ends (§5.1.1).
+    var hasStreamIDs: Bool { nextStream < 0x7FFF_FFFF }
+
     /// The streams this end may have open at once: the peer's limit, or 100 before its SETTINGS
     /// say (the least RFC 9113 §6.5.2 recommends a peer allow).
     var streamLimit: Int { peerSettingsReceived ? peerMaxConcurrentStreams : min(peerMaxConcurrentStreams, 100) }
@@ -230,7 +234,11 @@ struct HTTP2ClientSession: Sendable {
         input.append(contentsOf: bytes)
         var events: [Event] = []
         var consumed = 0
-        defer { input.removeFirst(consumed) }
+        defer {
+            input.removeFirst(consumed)
+            // A connection that goes idle keeps no large buffer: ten thousand of them would.
+            if input.isEmpty && input.capacity > 4096 { input = [] }
+        }
         while true {
             guard case .frame(let frame, let length) = try HTTP2Frame.read(input[consumed...], maxFrameSize: settings.maxFrameSize) else {
                 break

@@ -59,6 +59,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private var heard = false
     /// Whether a write waits for the end of the loop's turn (`scheduleFlush`).
     private var flushScheduled = false
+    /// Whether the pool counts it among the TLS connections being set up (`maxSettingUp`).
+    private var settingUp: Bool
 
     /// The most bytes waiting to be written before the server counts as not reading: a server
     /// that floods PINGs and never reads their acknowledgments would grow them without end.
@@ -76,12 +78,21 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         settings.maxBodyBytes = pool.maxBodyBytes
         settings.maxHeaderListSize = pool.maxHeadBytes
         session = HTTP2ClientSession(settings: settings)
+        settingUp = pool.tls != nil
+    }
+
+    /// Its set-up ended, well or not: the pool may let another begin.
+    private func setUpEnded() {
+        guard settingUp else { return }
+        settingUp = false
+        pool.setUpEnded()
     }
 
     /// Whether another attempt may join: open or opening, not going away, under its capacity and
     /// the server's limit of streams.
     var hasCapacity: Bool {
-        phase != .closed && !session.goingAway && exchanges.count + waiting.count < min(capacity, session.streamLimit)
+        phase != .closed && !session.goingAway && session.hasStreamIDs
+            && exchanges.count + waiting.count < min(capacity, session.streamLimit)
     }
 
     /// Whether it carries attempts, sent or waiting.
@@ -98,7 +109,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         switch phase {
         case .connecting where !registered:
             self.started = started
-            connectDeadline = min(started &+ pool.connectTimeout, deadline)
+            connectDeadline = deadline
             connect()
         case .open:
             sendWaiting()
@@ -110,7 +121,13 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     // MARK: Connecting
 
+    /// When the connect began: an attempt that waited for a connection's set-up to end
+    /// (`ConnectionPool.maxSettingUp`) began before it.
+    private var connectBegan: UInt64 = 0
+
     private func connect() {
+        connectBegan = MonotonicClock.now()
+        connectDeadline = min(connectBegan &+ pool.connectTimeout, connectDeadline)
         guard let address = pool.address else { return failAll(.dns, detail: nil) }
         let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         if result == 0 {
@@ -139,7 +156,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     private func connected() {
         connectedAt = MonotonicClock.now()
-        let connectTime = Duration.nanoseconds(Int64(connectedAt &- started))
+        let connectTime = Duration.nanoseconds(Int64(connectedAt &- connectBegan))
         opening = ConnectionInfo(reused: false, connectTime: connectTime, wire: wire)
         guard let context = pool.tls else { return open() }
         let tls: TLSConnection
@@ -160,6 +177,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
             opening?.tls = "\(tls.protocolVersion) \(tls.cipher ?? "")"
             opening?.tlsResumed = tls.resumed
             let agreed = tls.applicationProtocol
+            setUpEnded()
             guard agreed == "h2" else { return declined(agreed) }
             open()
         case .wantRead:
@@ -358,7 +376,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         guard phase == .open, written < output.count else { return }
         switch stream.write(output, from: &written) {
         case .done:
-            output.removeAll(keepingCapacity: output.capacity <= 64 << 10)
+            // What a turn of the loop writes is kept for the next; a large body's buffer is not.
+            output.removeAll(keepingCapacity: output.capacity <= 16 << 10)
             written = 0
             watch(.readable)
         case .wait(let wait):
@@ -491,13 +510,22 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     /// Resumes an attempt's caller; the connection leaves the busy list when it was the last,
     /// and is ready again for another.
     private func end(_ exchange: Exchange, _ result: TransportResult) {
+        if !session.hasStreamIDs, !waiting.isEmpty {
+            // Requests that will never have a stream here start over on another connection.
+            let queued = waiting
+            waiting = []
+            for exchange in queued {
+                pool.restart(exchange.request, exchange.continuation, started: exchange.started, reconnect: exchange.reconnect)
+            }
+        }
         if !isBusy {
             pool.leaveBusy(self)
-            // Gone away with its last stream answered: nothing more will come on it.
-            if session.goingAway { close() }
+            // Gone away, or out of stream ids, with its last stream answered: nothing more will come on it.
+            if session.goingAway || !session.hasStreamIDs { close() }
         }
         if hasCapacity { pool.ready(self) }
         exchange.continuation.resume(returning: result)
+        if hasCapacity { pool.startPending() }
     }
 
     private func elapsed(_ exchange: Exchange) -> Duration {
@@ -586,5 +614,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         phase = .closed
         stream = SocketStream(fd: fd, tls: nil)
         Glibc.close(fd)
+        setUpEnded()
     }
 }

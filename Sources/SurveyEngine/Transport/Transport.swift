@@ -230,7 +230,8 @@ struct ConnectionInfo: Sendable, Hashable {
         self.tlsResumed = tlsResumed
     }
 
-    /// From the attempt's start to the TCP connection's, for a new connection.
+    /// From the connect's start to the TCP connection's, for a new connection (an attempt that
+    /// waited for a TLS set-up to end began earlier: its service time says so, this does not).
     var connectTime: Duration? {
         connectNanoseconds == 0 ? nil : .nanoseconds(Int64(clamping: connectNanoseconds))
     }

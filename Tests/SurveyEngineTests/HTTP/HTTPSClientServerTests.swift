@@ -38,6 +38,41 @@ import Testing
         return nil
     }
 
+    /// Three hundred attempts at once on one loop: at most `maxSettingUp` TLS connections are
+    /// in their handshake at a time, the others wait for one to end or for a kept-alive
+    /// connection, and every attempt is answered.
+    @Test func handshakesInFlightAreCappedPerLoopAndEveryAttemptIsAnswered() async throws {
+        let identity = try TLSIdentity.selfSigned(names: ["127.0.0.1"])
+        let group = EventLoopGroup(threads: 1)
+        let server = try HTTPServer(
+            host: "127.0.0.1", port: 0, group: group, tls: try TLSServerContext(identity: identity, options: .init()),
+            handler: { _ in .respond(EncodedResponse(HTTPServerResponse(status: 200, body: Array("hi".utf8)))) })
+        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(
+            target: target, group: group,
+            configuration: HTTPClientConfiguration(
+                timeout: .seconds(120), tls: TLSConfiguration(trustedCertificates: [identity.certificatePEM])))
+        try await tearingDown(client, server, group) {
+            let statuses = await withTaskGroup(of: Int.self) { tasks in
+                for _ in 0..<300 {
+                    let attempt = request(client)
+                    tasks.addTask {
+                        if case .success(let response) = await client.send(attempt).received { return response.status }
+                        return 0
+                    }
+                }
+                var all: [Int] = []
+                for await status in tasks { all.append(status) }
+                return all
+            }
+            #expect(statuses == Array(repeating: 200, count: 300))
+            let peak = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+                group.loops[0].execute { continuation.resume(returning: client.pools[0].settingUpPeak) }
+            }
+            #expect(peak == ConnectionPool.maxSettingUp, "the first \(ConnectionPool.maxSettingUp) began at once, and no more")
+        }
+    }
+
     @Test func requestsGoThroughTLSAndReuseTheConnection() async throws {
         try await withServer(handler: { request in
             .respond(EncodedResponse(HTTPServerResponse(status: 200, body: Array("\(request.method) \(request.body.count)".utf8))))
