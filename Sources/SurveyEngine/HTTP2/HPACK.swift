@@ -174,6 +174,15 @@ struct HPACKDecoder: Sendable {
     /// Hands each field of a whole header block to `visit`, in order, without gathering them:
     /// a response whose fields nobody keeps costs no list.
     mutating func decode(_ block: [UInt8], _ visit: (HPACK.Field) -> Void) throws(HPACK.DecodingError) {
+        try decode(block, wanting: { _ in true }, visit)
+    }
+
+    /// Hands `visit` the fields whose names `wants`; a field that goes into no table and whose
+    /// name is not wanted has its value skipped, not decoded (a response's `date` and `server`,
+    /// which a request that keeps no headers never reads). The table still sees every field.
+    mutating func decode(_ block: [UInt8], wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
+        throws(HPACK.DecodingError)
+    {
         var index = 0
         var listSize = 0
         var fieldSeen = false
@@ -198,7 +207,23 @@ struct HPACKDecoder: Sendable {
                 continue
             } else {
                 // Literal without indexing, or never indexed (§6.2.2, §6.2.3).
-                field = try literal(block, &index, prefix: 4)
+                let nameIndex = try HPACK.readInteger(block, &index, prefix: 4)
+                let name = nameIndex == 0 ? try HPACK.readString(block, &index, limit: maxListSize) : try entry(nameIndex).name
+                if !wants(name) {
+                    guard index < block.count else { throw HPACK.DecodingError(description: "a header block ends before a string") }
+                    let length = try HPACK.readInteger(block, &index, prefix: 7)
+                    guard length <= block.count - index else {
+                        throw HPACK.DecodingError(description: "a string runs past the header block's end")
+                    }
+                    index += length
+                    fieldSeen = true
+                    listSize += name.count + length + 32
+                    guard listSize <= maxListSize else {
+                        throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
+                    }
+                    continue
+                }
+                field = HPACK.Field(name, try HPACK.readString(block, &index, limit: maxListSize))
             }
             fieldSeen = true
             listSize += field.size

@@ -396,7 +396,7 @@ struct HTTP2ClientSession: Sendable {
         var statusValid = true
         var fields: [HPACK.Field] = []
         do throws(HPACK.DecodingError) {
-            try decoder.decode(block) { field in
+            try decoder.decode(block, wanting: { keep || $0 == Self.statusName || $0 == Self.retryAfterName }) { field in
                 if field.name.elementsEqual(Self.statusName) {
                     if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
                         status = value
