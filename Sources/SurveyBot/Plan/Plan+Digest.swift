@@ -103,6 +103,11 @@ extension Plan {
         entries["builtin.slow_rate"] = "\(faults.slowRate)"
         entries["builtin.trickle"] = faults.trickleInterval.compactDescription
         entries["builtin.hang_rate"] = "\(faults.hangRate)"
+        // Written only when set, so that the digests of plans from before HTTP/2 stay the same.
+        if faults.goAwayRate > 0 { entries["builtin.goaway_rate"] = "\(faults.goAwayRate)" }
+        if faults.windowSize != ServerFaults().windowSize { entries["builtin.window"] = String(faults.windowSize) }
+        if faults.windowDelay != .zero { entries["builtin.window_delay"] = faults.windowDelay.compactDescription }
+        if builtin.http2 { entries["builtin.http2"] = "true" }
         entries["builtin.tls"] = builtin.tls == .off ? "false" : "true"
         entries["builtin.login"] = String(builtin.login)
         if builtin.api != .contract { entries["builtin.api"] = builtin.api.rawValue }
