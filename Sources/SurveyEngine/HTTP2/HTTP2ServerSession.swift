@@ -409,9 +409,10 @@ struct HTTP2ServerSession: Sendable {
             streams[stream] = state
             flush(stream, into: &output)
         case .headers(let stream, let fragment, let endStream, let endHeaders):
-            if stream > lastClientStream {
-                guard stream & 1 == 1 else { throw HTTP2Failure(.protocolError, "a client opened even stream \(stream)") }
-            } else if streams[stream] == nil || streams[stream]?.receiving == false {
+            guard stream & 1 == 1 else {
+                throw HTTP2Failure(.protocolError, "HEADERS on even stream \(stream), which a client cannot open")
+            }
+            if stream <= lastClientStream, streams[stream]?.receiving != true {
                 // Trailers on a stream still open are fine; anything else on a closed one is not
                 // (§5.1), unless this end closed it first: a reset stream's frames are ignored.
                 if !endStream || streams[stream] != nil {
