@@ -28,6 +28,9 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// A WINDOW_UPDATE is due on a timer (a slow window).
     private var windowTimer = false
     private let windowDelay: UInt64
+    /// The highest stream whose request went to the handler (the session may have read later
+    /// ones in the same bytes, still to be handed over).
+    private var lastHandled: UInt32 = 0
     private(set) var closed = false
 
     /// The most bytes waiting to be written before the client counts as not reading: one that
@@ -149,6 +152,12 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     private func handle(_ event: HTTP2ServerSession.Event) {
         switch event {
         case .request(let id, let request):
+            // Read with the bytes that brought a GOAWAY's cause: above its last stream, not processed.
+            if let last = session.goAwayLastStream, id > last {
+                state.unanswered?(request)
+                return
+            }
+            lastHandled = max(lastHandled, id)
             perform(state.handler(request), on: id)
         case .unanswered(_, let request):
             state.unanswered?(request)
@@ -191,9 +200,9 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
             // GOAWAY that leaves this stream unprocessed: the last stream kept is the one before
             // it, or, when a later one already went to the handler, that one, and this stream is
             // refused on its own (REFUSED_STREAM: not processed either).
-            if session.lastProcessedStream > id {
+            if lastHandled > id {
                 session.reset(id, error: .refusedStream, into: &frames)
-                goAway(session.lastProcessedStream, into: &frames)
+                goAway(lastHandled, into: &frames)
             } else {
                 goAway(id > 2 ? id - 2 : 0, into: &frames)
             }
