@@ -15,7 +15,9 @@ extension Plan {
     /// Keys added after digests were first written, digested only when a plan gives them: a
     /// plan without them keeps the digest it had, so that `diff` across an upgrade does not
     /// call one plan two.
-    static let digestedWhenGiven: Set<String> = ["journey", "builtin.api", "http", "connections"]
+    static let digestedWhenGiven: Set<String> = [
+        "journey", "builtin.api", "http", "connections", "builtin.http2", "builtin.goaway_rate", "builtin.window", "builtin.window_delay",
+    ]
 
     /// The keys of the plan format the digest leaves out on purpose.
     static let digestLeavesOut: Set<String> = [
