@@ -145,7 +145,6 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
                 flush()
             }
         }
-        if output.count - written > Self.maxUnwritten { return close(reset: true) }
         closeIfDone()
     }
 
@@ -283,6 +282,8 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
             watch(writable: false)
             closeIfDone()
         case .wait(let wait):
+            // A client that asks and never reads cannot make the server hold its answers forever.
+            if output.count - written > Self.maxUnwritten { return close(reset: true) }
             watch(writable: wait == .writable)
         case .failed:
             close(reset: false)

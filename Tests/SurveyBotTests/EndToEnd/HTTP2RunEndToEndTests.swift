@@ -48,6 +48,31 @@ private let plan = """
         }
     }
 
+    @Test(arguments: [
+        (["--hang-rate", "100%"], "timeout"), (["--slow-rate", "100%", "--trickle", "1s"], "timeout"),
+        (["--reset-rate", "100%"], "stream_reset"), (["--malformed-rate", "100%"], "stream_reset"),
+    ])
+    func eachFaultBreaksItsStreamAndIsCountedLikeTheServerCountsIt(serve options: [String], kind: String) async throws {
+        let directory = try TemporaryDirectory()
+        let planPath = try directory.write("h2.plan", plan + "\ntimeout: 300ms\n")
+        let (server, url) = try await startServer(["--http2"] + options)
+        defer { server.stop() }
+        let run = try ChildProcess(
+            surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet", "--respondents", "4", "--concurrency", "4"])
+        let status = await run.wait(seconds: 60)
+        let stats = try await fetchStats(url)
+        server.signal(SIGTERM)
+        #expect(await server.wait(seconds: 10) == 0)
+        let report = try RunReport.read(path: "\(directory.path)/h2-latest.json")
+        let questions = try #require(report.endpoints["questions"])
+        // Every respondent's fetch fails the same way; none gets as far as a submit.
+        #expect(questions.errors == [kind: questions.attempts], "\(questions.errors)")
+        #expect(report.respondents.abandoned == 4)
+        #expect(status == 1, "none completed: the implicit completion rate fails")
+        #expect(questions.attempts == stats.requests("questions"))
+        #expect(questions.connections?.protocols.map { Set($0.keys) } == ["h2c"])
+    }
+
     @Test func resetStreamsAndGoAwayAgainstServeAddUpWithTheServersCounts() async throws {
         let directory = try TemporaryDirectory()
         let planPath = try directory.write("h2.plan", plan)
