@@ -19,6 +19,9 @@ enum ServeCommand: Subcommand {
             POST /responses with every answer) or jsonrpc (POST /rpc: get_session_key, \
             list_questions, add_response with answers keyed 900001X1X<qid>, release_session_key, \
             errors inside a 200); /__stats then counts the responses and answers stored ("stored"). \
+            With --http2, HTTP/2 too on the same port: h2 by ALPN over TLS, h2c with prior knowledge \
+            in cleartext; each fault then hits its stream alone (a reset is RST_STREAM), and \
+            --goaway-rate and a slow window (--window, --window-delay) rehearse the rest. \
             Prints the URL it listens on, then serves until SIGINT or SIGTERM, and exits 0.
             """,
         options: [
