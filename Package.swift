@@ -27,10 +27,12 @@ let package = Package(
         .executableTarget(name: "survey-bot", dependencies: ["SurveyBot"]),
         // The benchmark driver of bench/*.sh: the raw HTTP client at a fixed concurrency.
         .executableTarget(name: "survey-bench", dependencies: ["SurveyEngine"]),
-        // What both test targets use, once: temporary directories, polling, child processes and
-        // the real TLS servers (openssl s_server, nginx) they start. No product depends on it.
+        // What both test targets use, once: temporary directories, polling, child processes, the
+        // real TLS servers (openssl s_server, nginx) and the Python survey server they start. No
+        // product depends on it.
         .target(name: "SurveyTestSupport", dependencies: ["SurveyEngine"], path: "Tests/SurveyTestSupport"),
-        .testTarget(name: "SurveyEngineTests", dependencies: ["SurveyEngine", "SurveyTestSupport"]),
+        // HTTP2/Fixtures: other HPACK implementations' header blocks, read by their path.
+        .testTarget(name: "SurveyEngineTests", dependencies: ["SurveyEngine", "SurveyTestSupport"], exclude: ["HTTP2/Fixtures"]),
         // `survey-bot` is a dependency so that building the tests, by any route, builds the
         // executable the end-to-end tests run from the same source; see `executablePath()`.
         .testTarget(

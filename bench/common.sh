@@ -28,9 +28,12 @@ build_release() {
 }
 
 # start_nginx PORT [CERT KEY]: nginx with the survey API on 127.0.0.1:PORT until the script
-# exits; over TLS with that certificate and key when they are given.
+# exits; over TLS with that certificate and key when they are given. With nginx_http2=1 in the
+# environment it speaks HTTP/2 too: picked by ALPN over TLS, with prior knowledge (h2c) in
+# cleartext. Each call starts another nginx, in a directory of its own.
 start_nginx() {
     local port=$1 dir="$out/nginx"
+    [ "$port" = 18080 ] || dir="$out/nginx-$port"
     mkdir -p "$dir"
     printf '[%s]\n' "$(for i in $(seq 1 10); do printf '{"id":%d,"question":"Question number %d?"}' "$i" "$i"; [ "$i" -lt 10 ] && printf ','; done)" >"$dir/questions.json"
     local listen="$port" tls=""
@@ -38,12 +41,14 @@ start_nginx() {
         listen="$port ssl"
         tls="ssl_certificate $2; ssl_certificate_key $3; ssl_protocols TLSv1.2 TLSv1.3;"
     fi
+    [ "${nginx_http2:-0}" = 1 ] && listen="$listen http2"
     sed -e "s|@DIR@|$dir|g" -e "s|@PORT@|$listen|g" -e "s|@TLS@|$tls|g" "$root/bench/nginx.conf.in" >"$dir/nginx.conf"
     local nginx=nginx
     command -v nginx >/dev/null || nginx=/usr/sbin/nginx
     "$nginx" -c "$dir/nginx.conf" -p "$dir" &
     nginx_pid=$!
-    trap 'kill $nginx_pid 2>/dev/null || true' EXIT
+    nginx_pids="${nginx_pids:-} $nginx_pid"
+    trap 'kill $nginx_pids 2>/dev/null || true' EXIT
     wait_for_port "$port"
 }
 
@@ -143,7 +148,7 @@ serve_against_nginx() {
     port=${port%%/*}
     "$bot" serve --port "$port" "$@" >"$out/serve-$port.log" 2>&1 &
     serve_pid=$!
-    trap 'kill $nginx_pid $serve_pid 2>/dev/null || true' EXIT
+    trap 'kill $nginx_pids $serve_pid 2>/dev/null || true' EXIT
     wait_for_port "$port"
     local serve_rps
     serve_rps=$(wrk -t2 -c"$concurrency" -d"${duration}s" "$url/questions" | tee "$out/wrk-serve-$port.txt" | wrk_rps)

@@ -17,6 +17,8 @@ enum Installed {
     static let curl = find("curl")
     /// `h2load`, nghttp2's HTTP/2 load generator (Debian's nghttp2-client).
     static let h2load = find("h2load")
+    /// `python3`, whose standard library's `http.server` serves `PythonSurveyServer`.
+    static let python3 = find("python3")
 
     private static func find(_ name: String, also extra: [String] = []) -> String? {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)

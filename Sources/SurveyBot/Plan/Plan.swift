@@ -101,6 +101,19 @@ extension Plan {
         }
         if target { parts.append("target \(shownTarget)") }
         if !thresholds.isEmpty { parts.append("\(thresholds.count) threshold\(thresholds.count == 1 ? "" : "s")") }
+        // The protocol, when the plan chose it: `auto` and one connection per request say nothing.
+        switch run.client.version {
+        case .auto: break
+        case .http1: parts.append("HTTP/1.1 only")
+        case .http2:
+            let secure: Bool
+            switch self.target {
+            case .builtin: secure = builtin.tls != .off
+            case .url(let url): secure = url.scheme == .https
+            }
+            parts.append(secure ? "HTTP/2 only" : "HTTP/2 (h2c)")
+        }
+        if run.client.sharing == .shared { parts.append("shared connections") }
         return parts.joined(separator: ", ")
     }
 }

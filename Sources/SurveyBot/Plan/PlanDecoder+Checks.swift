@@ -9,6 +9,7 @@ extension PlanDecoder {
         checkBuiltin(plan)
         checkBuiltinSessions(plan)
         noteUnusedBuiltin(&plan)
+        noteUnsharedConnections(&plan)
         checkTLS(&plan, root: root)
         checkTemplates(&plan)
         checkThresholdScopes(plan)
@@ -128,6 +129,23 @@ extension PlanDecoder {
         guard plan.target != .builtin, let first = seen.keys.filter({ $0.hasPrefix("builtin.") }).sorted().first else { return }
         let key = first.split(separator: ".").prefix(2).joined(separator: ".")
         plan.notes.append("'builtin' ('\(key)'…) is not used: the target is \(plan.shownTarget), not the builtin server")
+    }
+
+    /// `connections: shared` where only HTTP/1.1 will be spoken (`http: 1.1`, or plain http
+    /// without `http: 2`): HTTP/1.1 cannot share a connection between requests in flight, so the
+    /// key changes nothing — a note, since a plan may be kept for targets of both kinds.
+    func noteUnsharedConnections(_ plan: inout Plan) {
+        guard plan.run.client.sharing == .shared, seen["connections"] != nil else { return }
+        let secure: Bool
+        switch plan.target {
+        case .builtin: secure = plan.builtin.tls != .off
+        case .url(let url): secure = url.scheme == .https
+        }
+        let http1Only = plan.run.client.version == .http1 || (!secure && plan.run.client.version == .auto)
+        guard http1Only else { return }
+        let why = plan.run.client.version == .http1 ? "the plan speaks HTTP/1.1 only" : "plain http speaks HTTP/1.1 unless 'http: 2'"
+        plan.notes.append(
+            "'connections: shared' changes nothing here: \(why), and HTTP/1.1 cannot carry two requests on one connection at once")
     }
 
     private mutating func checkBuiltinSessions(_ plan: Plan) {

@@ -225,7 +225,7 @@ enum PlanKeys {
             .custom(
                 "\(base).on", kind: "list of conditions", default: "`\(defaults.retryOn)`",
                 "what is retried: exact status codes (`400`, `429`), classes (`4xx`, `5xx`), `timeout`, `connection` (refused, reset "
-                    + "or closed), `tls` (handshake or certificate), `malformed`, or an error kind by name ("
+                    + "— a TCP reset or an HTTP/2 stream reset — or closed), `tls` (handshake or certificate), `malformed`, or an error kind by name ("
                     + ErrorKind.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ")",
                 applyDefault: { $0.run.retry[step].retryOn = defaults.retryOn },
                 decode: { decoder, entry, plan in

@@ -33,6 +33,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     // Loop-thread state: touched only on the loop's own thread.
     private var ready: [Work] = []
     private var running: [Work] = []
+    /// What writes once the ready work has run, before the loop waits (`flushBeforeWaiting`).
+    private var flushes: [any LoopFlush] = []
+    private var flushing: [any LoopFlush] = []
     private var timers = TimerHeap()
     private var handlers: [EventHandler?] = []
     private var generations: [UInt32] = []
@@ -227,7 +230,11 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             while let timer = timers.popDue(now: now) {
                 timer.action()
             }
-            runReady()
+            // A write may fail and resume a respondent: run until neither has anything left.
+            repeat {
+                runReady()
+                runFlushes()
+            } while !ready.isEmpty
             if stopRequested.load(ordering: .sequentiallyConsistent) && inbox.withLock({ $0.isEmpty }) {
                 break
             }
@@ -272,6 +279,20 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Has `item` write once the work ready now has run, before the loop waits for I/O: an
+    /// HTTP/2 connection whose streams took many requests in one turn of the loop sends them in
+    /// one write. Loop thread only.
+    func flushBeforeWaiting(_ item: any LoopFlush) {
+        flushes.append(item)
+    }
+
+    private func runFlushes() {
+        guard !flushes.isEmpty else { return }
+        swap(&flushes, &flushing)
+        for item in flushing { item.flushNow() }
+        flushing.removeAll(keepingCapacity: true)
+    }
+
     /// Waits for I/O until the next timer is due, or not at all when work is ready.
     private func wait(_ events: UnsafeMutablePointer<epoll_event>, capacity: Int32) -> Int32 {
         var timeout: timespec?
@@ -300,6 +321,12 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         sleeping.store(false, ordering: .sequentiallyConsistent)
         return max(count, 0)
     }
+}
+
+/// What writes its bytes once per turn of its loop (`EventLoop.flushBeforeWaiting`).
+protocol LoopFlush: AnyObject {
+    /// Writes what waits to be written.
+    func flushNow()
 }
 
 /// The thread-local slot naming the loop a thread runs.

@@ -115,7 +115,7 @@ enum HPACK {
     }
 
     /// Appends a string literal (§5.2): Huffman-coded when that is shorter.
-    static func appendString(_ bytes: [UInt8], to output: inout [UInt8]) {
+    static func appendString(_ bytes: some Collection<UInt8>, to output: inout [UInt8]) {
         let coded = HPACKHuffman.encodedCount(bytes)
         if coded < bytes.count {
             appendInteger(coded, prefix: 7, flags: 0x80, to: &output)
@@ -167,6 +167,13 @@ struct HPACKDecoder: Sendable {
     /// The fields of a whole header block (a HEADERS frame's and its CONTINUATIONs' fragments).
     mutating func decode(_ block: [UInt8]) throws(HPACK.DecodingError) -> [HPACK.Field] {
         var fields: [HPACK.Field] = []
+        try decode(block) { fields.append($0) }
+        return fields
+    }
+
+    /// Hands each field of a whole header block to `visit`, in order, without gathering them:
+    /// a response whose fields nobody keeps costs no list.
+    mutating func decode(_ block: [UInt8], _ visit: (HPACK.Field) -> Void) throws(HPACK.DecodingError) {
         var index = 0
         var listSize = 0
         var fieldSeen = false
@@ -198,9 +205,8 @@ struct HPACKDecoder: Sendable {
             guard listSize <= maxListSize else {
                 throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
             }
-            fields.append(field)
+            visit(field)
         }
-        return fields
     }
 
     /// The field at `index` of the static table then the dynamic one.
@@ -267,6 +273,61 @@ struct HPACKEncoder: Sendable {
             HPACK.appendString(field.value, to: &output)
         }
     }
+
+    /// How a field goes into a header block.
+    enum Indexing {
+        /// Into the dynamic table, for the next requests to name by its index.
+        case incremental
+        /// Not into any table: a value that changes from request to request (a path, a length),
+        /// which would only push the fields that repeat out of the table.
+        case without
+    }
+
+    /// Appends one field to the block being written, its name in lower case already, without
+    /// making a `Field` unless it goes into the dynamic table. Call `beginBlock` first.
+    mutating func encode(name: some Collection<UInt8>, value: some Collection<UInt8>, indexing: Indexing, into output: inout [UInt8]) {
+        var nameIndex = 0
+        if let candidates = Self.staticByLength[name.count] {
+            for position in candidates where HPACK.staticTable[position].name.elementsEqual(name) {
+                if HPACK.staticTable[position].value.elementsEqual(value) {
+                    HPACK.appendInteger(position + 1, prefix: 7, flags: 0x80, to: &output)
+                    return
+                }
+                if nameIndex == 0 { nameIndex = position + 1 }
+            }
+        }
+        for position in table.fields.indices where table.fields[position].name.count == name.count {
+            guard table.fields[position].name.elementsEqual(name) else { continue }
+            if table.fields[position].value.elementsEqual(value) {
+                HPACK.appendInteger(HPACK.staticTable.count + position + 1, prefix: 7, flags: 0x80, to: &output)
+                return
+            }
+            if nameIndex == 0 { nameIndex = HPACK.staticTable.count + position + 1 }
+        }
+        let sensitive = name.elementsEqual("authorization".utf8) || name.elementsEqual("proxy-authorization".utf8)
+        if sensitive {
+            HPACK.appendInteger(nameIndex, prefix: 4, flags: 0x10, to: &output)
+        } else if indexing == .without {
+            HPACK.appendInteger(nameIndex, prefix: 4, flags: 0x00, to: &output)
+        } else {
+            HPACK.appendInteger(nameIndex, prefix: 6, flags: 0x40, to: &output)
+            table.add(HPACK.Field(Array(name), Array(value)))
+        }
+        if nameIndex == 0 { HPACK.appendString(name, to: &output) }
+        HPACK.appendString(value, to: &output)
+    }
+
+    /// Starts a header block: the table size update the peer's SETTINGS call for, if any.
+    mutating func beginBlock(into output: inout [UInt8]) {
+        if let size = pendingSize {
+            table.resize(size)
+            HPACK.appendInteger(size, prefix: 5, flags: 0x20, to: &output)
+            pendingSize = nil
+        }
+    }
+
+    /// The static table's positions by the length of their names.
+    private static let staticByLength: [Int: [Int]] = Dictionary(grouping: HPACK.staticTable.indices) { HPACK.staticTable[$0].name.count }
 
     /// The index of `field` in the static table then the dynamic one; with `nameOnly`, of a
     /// field of its name.

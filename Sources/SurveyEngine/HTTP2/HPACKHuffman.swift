@@ -58,6 +58,7 @@ enum HPACKHuffman {
 
     /// How many bytes `bytes` take Huffman-coded.
     static func encodedCount(_ bytes: some Sequence<UInt8>) -> Int {
+        let lengths = Self.lengths
         var bits = 0
         for byte in bytes { bits += Int(lengths[Int(byte)]) }
         return (bits + 7) / 8
@@ -65,6 +66,8 @@ enum HPACKHuffman {
 
     /// Appends `bytes` Huffman-coded to `output`, padded with ones to a whole byte.
     static func encode(_ bytes: some Sequence<UInt8>, into output: inout [UInt8]) {
+        let lengths = Self.lengths
+        let codes = Self.codes
         var buffer: UInt64 = 0
         var count = 0
         for byte in bytes {
@@ -113,34 +116,74 @@ enum HPACKHuffman {
         case invalidPadding
     }
 
+    /// The decoder's steps, four bits at a time: for each node of `tree` (a state: the bits read
+    /// since the last symbol) and each nibble, the node after it, the symbol it completed if
+    /// any (the shortest code is five bits: a nibble completes at most one), and whether it ran
+    /// into the end-of-string symbol. Packed as `node | symbol << 16 | flags << 24`.
+    private static let steps: [UInt32] = {
+        let nodes = tree.count / 2
+        var steps = [UInt32](repeating: 0, count: nodes * 16)
+        for start in 0..<nodes {
+            for nibble in 0..<16 {
+                var node = start
+                var symbol: UInt32 = 0
+                var flags: UInt32 = 0
+                for position in stride(from: 3, through: 0, by: -1) {
+                    let next = tree[2 * node + (nibble >> position & 1)]
+                    if next < 0 {
+                        symbol = UInt32(-1 - Int(next))
+                        flags |= emits
+                        node = 0
+                    } else if next == 0 {
+                        flags |= fails
+                        break
+                    } else {
+                        node = Int(next)
+                    }
+                }
+                steps[start * 16 + nibble] = UInt32(node) | symbol << 16 | flags << 24
+            }
+        }
+        return steps
+    }()
+
+    private static let emits: UInt32 = 1
+    private static let fails: UInt32 = 2
+
+    /// The nodes a string may end on: the root, or up to seven ones past it — the end-of-string
+    /// symbol's first bits, which pad the last byte (§5.2).
+    private static let accepting: [Bool] = {
+        var accepting = [Bool](repeating: false, count: tree.count / 2)
+        var node = 0
+        accepting[0] = true
+        for _ in 0..<7 {
+            node = Int(tree[2 * node + 1])
+            accepting[node] = true
+        }
+        return accepting
+    }()
+
     /// The bytes of a Huffman-coded string.
     static func decode(_ bytes: some Collection<UInt8>) throws(Failure) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count * 8 / 5)
+        try decode(bytes, into: &output)
+        return output
+    }
+
+    /// Appends the bytes of a Huffman-coded string to `output`.
+    static func decode(_ bytes: some Collection<UInt8>, into output: inout [UInt8]) throws(Failure) {
+        let steps = Self.steps
         var node = 0
-        // Bits read since the last symbol, and whether all were ones: what the padding must be.
-        var pending = 0
-        var allOnes = true
         for byte in bytes {
-            for position in stride(from: 7, through: 0, by: -1) {
-                let bit = Int(byte >> UInt8(position) & 1)
-                let next = tree[2 * node + bit]
-                pending += 1
-                if bit == 0 { allOnes = false }
-                if next < 0 {
-                    output.append(UInt8(-1 - Int(next)))
-                    node = 0
-                    pending = 0
-                    allOnes = true
-                } else if next == 0 {
-                    // Thirty ones lead nowhere: the end-of-string symbol.
-                    throw .invalidCode
-                } else {
-                    node = Int(next)
-                }
+            for nibble in [Int(byte >> 4), Int(byte & 0xF)] {
+                let step = steps[node &* 16 &+ nibble]
+                let flags = step >> 24
+                if flags & fails != 0 { throw .invalidCode }
+                if flags & emits != 0 { output.append(UInt8(truncatingIfNeeded: step >> 16)) }
+                node = Int(step & 0xFFFF)
             }
         }
-        guard pending < 8, allOnes else { throw .invalidPadding }
-        return output
+        guard Self.accepting[node] else { throw .invalidPadding }
     }
 }

@@ -69,6 +69,8 @@ struct HTTP2ClientSession: Sendable {
         var bodyBytes = 0
         /// Whether the body is kept, or only counted.
         var keepBody: Bool
+        /// Whether every header field is kept, or only `retry-after` (which retries read).
+        var keepHeaders = true
         /// Bytes read since the window was last given back.
         var unacknowledged = 0
     }
@@ -86,6 +88,8 @@ struct HTTP2ClientSession: Sendable {
     private var connectionReceiveUnacknowledged = 0
     /// Bytes read that do not yet make a whole frame.
     private var input: [UInt8] = []
+    /// The buffer each request's header block is written into, kept between requests.
+    private var scratch: [UInt8] = []
     /// A header block being read across CONTINUATION frames: its stream and fragments so far.
     private var continuing: (stream: UInt32, block: [UInt8], endStream: Bool)?
     /// Whether the peer acknowledged this end's SETTINGS.
@@ -141,6 +145,30 @@ struct HTTP2ClientSession: Sendable {
         return send(fields, body: body, keepBody: true, into: &output)
     }
 
+    /// Sends a request whose header block `encode` writes, field by field, with the
+    /// connection's encoder into the block it is given; its body is kept only when `keepBody`.
+    /// The block's buffer is the session's, reused: no allocation per request for it.
+    mutating func send(
+        encodingHeaders encode: (inout HPACKEncoder, inout [UInt8]) -> Void, body: [UInt8], keepBody: Bool, keepHeaders: Bool = true,
+        into output: inout [UInt8]
+    ) -> UInt32 {
+        let id = nextStream
+        nextStream += 2
+        var block = scratch
+        scratch = []
+        block.removeAll(keepingCapacity: true)
+        encoder.beginBlock(into: &block)
+        encode(&encoder, &block)
+        HTTP2Frame.writeHeaderBlock(stream: id, block[...], endStream: body.isEmpty, maxFrameSize: peerMaxFrameSize, into: &output)
+        scratch = block
+        var stream = Stream(sendWindow: peerInitialWindow, receiveWindow: settings.initialWindowSize, keepBody: keepBody)
+        stream.keepHeaders = keepHeaders
+        stream.pending = body
+        streams[id] = stream
+        flush(id, into: &output)
+        return id
+    }
+
     /// Sends a request of `fields`, pseudo-header fields first, on a new stream; its body is
     /// kept only when `keepBody`.
     mutating func send(_ fields: [HPACK.Field], body: [UInt8], keepBody: Bool, into output: inout [UInt8]) -> UInt32 {
@@ -175,8 +203,8 @@ struct HTTP2ClientSession: Sendable {
             let allowed = min(stream.sendWindow, connectionSendWindow, peerMaxFrameSize, stream.pending.count - stream.pendingOffset)
             guard allowed > 0 else { break }
             let end = stream.pendingOffset + allowed
-            HTTP2Frame.data(stream: id, data: Array(stream.pending[stream.pendingOffset..<end]), endStream: end == stream.pending.count)
-                .write(into: &output)
+            HTTP2Frame.writeData(
+                stream: id, stream.pending[stream.pendingOffset..<end], endStream: end == stream.pending.count, into: &output)
             stream.pendingOffset = end
             stream.sendWindow -= allowed
             connectionSendWindow -= allowed
@@ -354,18 +382,29 @@ struct HTTP2ClientSession: Sendable {
 
     /// A whole header block: the response's status and fields, or its trailers.
     private mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
-        let fields: [HPACK.Field]
+        // Decoded whatever the stream: the table must see every block (§4.3).
+        let keep = streams[stream]?.keepHeaders ?? false
+        var status: Int?
+        var statusValid = true
+        var fields: [HPACK.Field] = []
         do throws(HPACK.DecodingError) {
-            // Decoded whatever the stream: the table must see every block (§4.3).
-            fields = try decoder.decode(block)
+            try decoder.decode(block) { field in
+                if field.name.elementsEqual(Self.statusName) {
+                    if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
+                        status = value
+                    } else {
+                        statusValid = false
+                    }
+                } else if keep || field.name.elementsEqual(Self.retryAfterName) {
+                    fields.append(field)
+                }
+            }
         } catch {
             throw HTTP2Failure(.compressionError, error.description)
         }
         guard var state = streams[stream] else { return }
         if state.status == nil {
-            guard let field = fields.first(where: { $0.name.elementsEqual(":status".utf8) }),
-                let status = Int(String(decoding: field.value, as: UTF8.self)), (100...999).contains(status)
-            else {
+            guard let status, statusValid else {
                 streams[stream] = nil
                 events.append(.reset(stream: stream, error: .protocolError))
                 return
@@ -373,7 +412,7 @@ struct HTTP2ClientSession: Sendable {
             // An interim response (1xx) is skipped; the final one follows.
             if status >= 200 {
                 state.status = status
-                state.headers = fields.filter { !$0.name.elementsEqual(":status".utf8) }
+                state.headers = fields
             }
         } else {
             state.headers += fields
@@ -386,5 +425,19 @@ struct HTTP2ClientSession: Sendable {
             return
         }
         streams[stream] = state
+    }
+
+    private static let statusName = Array(":status".utf8)
+    private static let retryAfterName = Array("retry-after".utf8)
+
+    /// The decimal number `bytes` spell, digits only.
+    private static func number(_ bytes: [UInt8]) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
     }
 }

@@ -15,7 +15,7 @@ import CEpoll
 ///
 /// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`
 /// (or to the hand-over), and is in its pool's busy list while it has attempts.
-final class HTTP2Connection: EventHandler, Slotted {
+final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private enum Phase { case connecting, handshaking, open, closed }
 
     /// One attempt on this connection: waiting for a stream, or sent on one.
@@ -57,6 +57,8 @@ final class HTTP2Connection: EventHandler, Slotted {
     private var resumptionKept = false
     /// Whether any byte came from the server since the connection opened.
     private var heard = false
+    /// Whether a write waits for the end of the loop's turn (`scheduleFlush`).
+    private var flushScheduled = false
 
     /// The most bytes waiting to be written before the server counts as not reading: a server
     /// that floods PINGs and never reads their acknowledgments would grow them without end.
@@ -100,7 +102,7 @@ final class HTTP2Connection: EventHandler, Slotted {
             connect()
         case .open:
             sendWaiting()
-            flush()
+            scheduleFlush()
         default:
             break
         }
@@ -208,7 +210,8 @@ final class HTTP2Connection: EventHandler, Slotted {
     /// The connection speaks HTTP/2: the preface and SETTINGS, then the waiting requests.
     private func open() {
         phase = .open
-        if pool.negotiated == nil { pool.negotiated = wire }
+        // The latest handshake says what the server speaks now.
+        pool.negotiated = wire
         session.start(into: &output)
         sendWaiting()
         flush()
@@ -219,57 +222,78 @@ final class HTTP2Connection: EventHandler, Slotted {
     /// Sends waiting requests while streams are free.
     private func sendWaiting() {
         var sentCount = 0
+        let scheme = wire == .h2 ? Self.https : Self.http
         while sentCount < waiting.count, exchanges.count < min(capacity, session.streamLimit), session.canOpenStream {
             let exchange = waiting[sentCount]
             sentCount += 1
             let request = exchange.request
-            let fields = Self.fields(of: request, scheme: wire == .h2 ? "https" : "http")
-            let id = session.send(fields, body: request.body ?? [], keepBody: request.collectBody, into: &output)
+            let id = session.send(
+                encodingHeaders: { encoder, block in Self.encode(request, scheme: scheme, encoder: &encoder, into: &block) },
+                body: request.body ?? [], keepBody: request.collectBody,
+                keepHeaders: request.collectHeaders || request.collectCookies, into: &output)
             exchanges[id] = exchange
         }
         if sentCount > 0 { waiting.removeFirst(sentCount) }
     }
 
-    /// A request's header fields for HTTP/2, from the HTTP/1.1 head its template holds: the
-    /// pseudo-header fields, then every header with its name in lower case (RFC 9113 §8.2), `Host`
-    /// made `:authority`; the cookies in one `cookie` field, and the body's `content-length`.
-    static func fields(of request: HTTPRequest, scheme: String) -> [HPACK.Field] {
+    private static let https = Array("https".utf8)
+    private static let http = Array("http".utf8)
+
+    /// Encodes a request's header fields for HTTP/2 from the HTTP/1.1 head its template holds,
+    /// straight from its bytes: the pseudo-header fields, then every header with its name in
+    /// lower case (RFC 9113 §8.2), `Host` made `:authority`; the cookies in one `cookie` field,
+    /// and the body's `content-length`. The path, the cookies and the length change from request
+    /// to request and stay out of the dynamic table.
+    static func encode(_ request: HTTPRequest, scheme: [UInt8], encoder: inout HPACKEncoder, into block: inout [UInt8]) {
         let template = request.template
         let head = template.head
-        var fields: [HPACK.Field] = []
-        fields.reserveCapacity(8)
-        fields.append(HPACK.Field(Self.methodName, Array(template.method.utf8)))
-        fields.append(HPACK.Field(Self.schemeName, Array(scheme.utf8)))
-        var authorityIndex = fields.count
-        fields.append(HPACK.Field(Self.authorityName, []))
-        fields.append(HPACK.Field(Self.pathName, Array(template.path.utf8)))
-        // Past the request line, each line is `Name: value` and ends in CRLF (`HTTPRequest.Template`).
+        encoder.encode(name: methodName, value: template.method.utf8, indexing: .incremental, into: &block)
+        encoder.encode(name: schemeName, value: scheme, indexing: .incremental, into: &block)
+        // Past the request line, each line is `Name: value` and ends in CRLF (`HTTPRequest.Template`);
+        // `Host` comes first.
         var index = (head.firstIndex(of: 0x0A) ?? head.count - 1) + 1
+        var name: [UInt8] = []
+        var pathWritten = false
         while index < head.count {
             guard let colon = head[index...].firstIndex(of: 0x3A), let end = head[colon...].firstIndex(of: 0x0D) else { break }
-            var name = Array(head[index..<colon])
-            for position in name.indices where name[position] >= 0x41 && name[position] <= 0x5A { name[position] |= 0x20 }
             var valueStart = colon + 1
             while valueStart < end, head[valueStart] == 0x20 { valueStart += 1 }
-            let value = Array(head[valueStart..<end])
-            if name == Self.hostName {
-                fields[authorityIndex].value = value
-                authorityIndex = -1
+            name.removeAll(keepingCapacity: true)
+            for byte in head[index..<colon] { name.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+            if name == hostName {
+                encoder.encode(name: authorityName, value: head[valueStart..<end], indexing: .incremental, into: &block)
+                encoder.encode(name: pathName, value: template.path.utf8, indexing: .without, into: &block)
+                pathWritten = true
             } else {
-                fields.append(HPACK.Field(name, value))
+                encoder.encode(name: name, value: head[valueStart..<end], indexing: .incremental, into: &block)
             }
             index = end + 2
         }
+        if !pathWritten { encoder.encode(name: pathName, value: template.path.utf8, indexing: .without, into: &block) }
         if template.cookie != nil || request.cookies != nil {
             var cookie = template.cookie ?? []
             if let cookies = request.cookies {
                 if !cookie.isEmpty { cookie += [0x3B, 0x20] }
                 cookie += cookies
             }
-            fields.append(HPACK.Field(Self.cookieName, cookie))
+            encoder.encode(name: cookieName, value: cookie, indexing: .without, into: &block)
         }
-        if let body = request.body { fields.append(HPACK.Field(Self.contentLengthName, Array(String(body.count).utf8))) }
-        return fields
+        if let body = request.body {
+            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+            )
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                var rest = body.count
+                var start = buffer.count
+                repeat {
+                    start -= 1
+                    buffer[start] = UInt8(0x30 + rest % 10)
+                    rest /= 10
+                } while rest > 0
+                encoder.encode(
+                    name: contentLengthName, value: UnsafeRawBufferPointer(rebasing: buffer[start...]), indexing: .without, into: &block)
+            }
+        }
     }
 
     private static let methodName = Array(":method".utf8)
@@ -317,6 +341,19 @@ final class HTTP2Connection: EventHandler, Slotted {
         watching = wait
     }
 
+    /// Writes at the end of the loop's turn, once, whatever the requests and answers queued
+    /// meanwhile: the respondents its responses resumed send their next requests in that turn.
+    private func scheduleFlush() {
+        guard !flushScheduled, written < output.count else { return }
+        flushScheduled = true
+        pool.loop.flushBeforeWaiting(self)
+    }
+
+    func flushNow() {
+        flushScheduled = false
+        flush()
+    }
+
     private func flush() {
         guard phase == .open, written < output.count else { return }
         switch stream.write(output, from: &written) {
@@ -360,7 +397,7 @@ final class HTTP2Connection: EventHandler, Slotted {
                 for event in events { handle(event) }
                 guard phase == .open else { return }
                 sendWaiting()
-                flush()
+                scheduleFlush()
                 if stream.tls == nil && count < buffer.count { return }
             case .wait(let wait):
                 // A write waiting on a readable socket (TLS) keeps its wish.

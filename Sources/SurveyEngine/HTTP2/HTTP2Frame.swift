@@ -178,8 +178,7 @@ enum HTTP2Frame: Sendable, Equatable {
     /// Appends the frame, header and payload, to `output`.
     func write(into output: inout [UInt8]) {
         func header(_ kind: Kind, _ flags: UInt8, _ stream: UInt32, _ length: Int) {
-            output.append(contentsOf: [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), kind.rawValue, flags])
-            Self.append(stream & 0x7FFF_FFFF, to: &output)
+            Self.appendHeader(kind, flags, stream, length, to: &output)
         }
         switch self {
         case .data(let stream, let data, let end):
@@ -224,7 +223,44 @@ enum HTTP2Frame: Sendable, Equatable {
     }
 
     private static func append(_ value: UInt32, to output: inout [UInt8]) {
-        output.append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+        output.append(UInt8(value >> 24))
+        output.append(UInt8(value >> 16 & 0xFF))
+        output.append(UInt8(value >> 8 & 0xFF))
+        output.append(UInt8(value & 0xFF))
+    }
+
+    /// A frame's nine header bytes.
+    private static func appendHeader(_ kind: Kind, _ flags: UInt8, _ stream: UInt32, _ length: Int, to output: inout [UInt8]) {
+        output.append(UInt8(length >> 16 & 0xFF))
+        output.append(UInt8(length >> 8 & 0xFF))
+        output.append(UInt8(length & 0xFF))
+        output.append(kind.rawValue)
+        output.append(flags)
+        append(stream & 0x7FFF_FFFF, to: &output)
+    }
+
+    /// Appends a header block as HEADERS and, past `maxFrameSize`, CONTINUATION frames, straight
+    /// from its bytes (what `.headers` and `.continuation` write, without a frame value each).
+    static func writeHeaderBlock(stream: UInt32, _ block: ArraySlice<UInt8>, endStream: Bool, maxFrameSize: Int, into output: inout [UInt8])
+    {
+        var offset = block.startIndex
+        repeat {
+            let end = min(block.endIndex, offset + maxFrameSize)
+            let last = end == block.endIndex
+            if offset == block.startIndex {
+                appendHeader(.headers, (endStream ? Flag.endStream : 0) | (last ? Flag.endHeaders : 0), stream, end - offset, to: &output)
+            } else {
+                appendHeader(.continuation, last ? Flag.endHeaders : 0, stream, end - offset, to: &output)
+            }
+            output.append(contentsOf: block[offset..<end])
+            offset = end
+        } while offset < block.endIndex
+    }
+
+    /// Appends a DATA frame straight from its bytes.
+    static func writeData(stream: UInt32, _ data: ArraySlice<UInt8>, endStream: Bool, into output: inout [UInt8]) {
+        appendHeader(.data, endStream ? Flag.endStream : 0, stream, data.count, to: &output)
+        output.append(contentsOf: data)
     }
 }
 

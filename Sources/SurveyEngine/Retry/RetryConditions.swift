@@ -32,7 +32,7 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
     public static let errorNames: [String] = ["connection", "malformed", "tls"] + ErrorKind.allCases.map(\.rawValue)
 
     /// Adds one condition, in any case: a status code from 100 to 599, a class from `1xx` to
-    /// `5xx`, `connection` (refused, reset or closed), `malformed`, or an `ErrorKind` raw value
+    /// `5xx`, `connection` (refused, reset — TCP's or an HTTP/2 stream's — or closed), `malformed`, or an `ErrorKind` raw value
     /// such as `timeout` (or a former name: `body_too_large`). Anything else throws and leaves
     /// the conditions as they were.
     public mutating func add(_ name: String) throws(UnknownName) {
@@ -46,7 +46,7 @@ public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
                 throw UnknownName(name: name)
             }
         } else if lower == "connection" {
-            errors.formUnion([.connectionRefused, .connectionReset, .connectionClosed])
+            errors.formUnion([.connectionRefused, .connectionReset, .connectionClosed, .streamReset])
         } else if lower == "tls" {
             errors.formUnion([.tlsHandshake, .tlsCertificate])
         } else if lower == "malformed" {

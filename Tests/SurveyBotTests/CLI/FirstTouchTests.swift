@@ -33,6 +33,29 @@ import Testing
         #expect(!builtin.out.contains("note:"))
     }
 
+    @Test func validateSaysTheProtocolChosenAndWhenSharingChangesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write(
+            "p.plan", lines("name: p", "target: http://127.0.0.1:9", "respondents: 1", "answers:", "  \"*\": yes"))
+        let h2c = await runCommand(["validate", plan, "--http", "2", "--set", "connections=shared"])
+        #expect(
+            h2c.out
+                == "\(plan): ok — closed model, 1 respondent, concurrency 10, target http://127.0.0.1:9, HTTP/2 (h2c), shared connections\n"
+        )
+        let h2 = await runCommand(["validate", plan, "--http", "2", "--target", "https://127.0.0.1:9"])
+        #expect(h2.out == "\(plan): ok — closed model, 1 respondent, concurrency 10, target https://127.0.0.1:9, HTTP/2 only\n")
+        // Plain http without `http: 2` is HTTP/1.1, which cannot share: said, not refused.
+        let unshared = await runCommand(["validate", plan, "--set", "connections=shared"])
+        #expect(unshared.status == .success)
+        #expect(
+            unshared.out.hasSuffix(
+                "\n  note: 'connections: shared' changes nothing here: plain http speaks HTTP/1.1 unless 'http: 2', and HTTP/1.1 cannot "
+                    + "carry two requests on one connection at once\n"), "\(unshared.out)")
+        let bad = await runCommand(["validate", plan, "--http", "3"])
+        #expect(bad.status == .validationFailure)
+        #expect(bad.err.contains("--http 3: expected one of auto, 1.1, 2, found '3' (did you mean '2'?)"), "\(bad.err)")
+    }
+
     @Test func aServerSaysEachStatusWithItsOwnReasonOrNone() {
         #expect(HTTPStatus.reason(401) == "Unauthorized")
         #expect(HTTPStatus.reason(409) == "Conflict")

@@ -203,7 +203,9 @@ import Testing
     struct Breach: Sendable, CustomTestStringConvertible {
         var name: String
         var bytes: @Sendable (_ stream: UInt32, _ peer: ScriptedHTTP2Server.Peer) -> [UInt8]
-        var goAway: HTTP2Error
+        /// The GOAWAY's code; nil where the server sends faster than it reads, so that the
+        /// client's goodbye, written after its unread PING acknowledgments, may never reach it.
+        var goAway: HTTP2Error?
         var testDescription: String { name }
     }
 
@@ -227,7 +229,7 @@ import Testing
                     HTTP2Frame.ping([UInt8](repeating: UInt8(index & 0xFF), count: 8), ack: false).write(into: &bytes)
                 }
                 return bytes
-            }, goAway: .enhanceYourCalm),
+            }, goAway: nil),
         Breach(
             name: "an HPACK bomb: one header list past the limit",
             bytes: { stream, _ in
@@ -286,7 +288,7 @@ import Testing
             #expect(failed.detail?.isEmpty == false)
         }
         await serving.value
-        #expect(goAway.value == true, "the client said why in its GOAWAY")
+        if breach.goAway != nil { #expect(goAway.value == true, "the client said why in its GOAWAY") }
     }
 
     @Test func h2cToAnHTTP1ServerSaysSo() async throws {
