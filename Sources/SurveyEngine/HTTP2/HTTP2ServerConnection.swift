@@ -36,6 +36,9 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// The most bytes waiting to be written before the client counts as not reading: one that
     /// floods PINGs and never reads their acknowledgments would grow them without end.
     static let maxUnwritten = 4 << 20
+    /// The most body bytes written ahead of the socket: past it, response bodies wait in their
+    /// streams (shared, not copied) until the writes catch up.
+    static let highWater = 256 << 10
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
     init(fd: Int32, state: ServerLoopState, stream: SocketStream, options: HTTP2ServerOptions) {
@@ -111,6 +114,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     private func take(_ bytes: some Collection<UInt8>) {
         let events: [HTTP2ServerSession.Event]
         var reply: [UInt8] = []
+        allowWrites()
         do throws(HTTP2Failure) {
             events = try session.receive(bytes, into: &reply)
         } catch {
@@ -179,6 +183,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         case .after(let delay, let next):
             state.loop.schedule(at: MonotonicClock.now() &+ delay.clampedNanoseconds) { [self] in
                 guard !closed, !draining, session.awaitsResponse(id) else { return }
+                allowWrites()
                 perform(next, on: id)
                 flush()
                 closeIfDone()
@@ -232,6 +237,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     private func trickle(_ id: UInt32, _ response: HTTPServerResponse, interval: UInt64, after ticks: UInt64) {
         state.loop.schedule(at: MonotonicClock.now() &+ interval &* ticks) { [self] in
             guard !closed, !draining, session.isOpen(id) else { return }
+            allowWrites()
             var frames: [UInt8] = []
             session.sendHeaders(
                 id, status: response.status, fields: Self.fields(of: response), endStream: response.body.isEmpty, into: &frames)
@@ -245,6 +251,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         guard let byte = rest.first else { return closeIfDone() }
         state.loop.schedule(at: MonotonicClock.now() &+ interval) { [self] in
             guard !closed, !draining, session.isOpen(id) else { return }
+            allowWrites()
             var frames: [UInt8] = []
             session.sendData(id, [byte], endStream: rest.count == 1, into: &frames)
             append(frames)
@@ -275,19 +282,31 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         watchingWritable = writable
     }
 
+    /// Lets the session write body bytes up to the high-water mark above what waits.
+    private func allowWrites() {
+        session.writeAllowance = max(0, Self.highWater - (output.count - written))
+    }
+
     private func flush() {
-        guard !closed, !draining, written < output.count else { return }
-        switch stream.write(output, from: &written) {
-        case .done:
-            watch(writable: false)
-            closeIfDone()
-        case .wait(let wait):
-            // A client that asks and never reads cannot make the server hold its answers forever.
-            if output.count - written > Self.maxUnwritten { return close(reset: true) }
-            watch(writable: wait == .writable)
-        case .failed:
-            close(reset: false)
+        while !closed, !draining, written < output.count {
+            switch stream.write(output, from: &written) {
+            case .done:
+                watch(writable: false)
+                // The writes caught up: bodies held back for them go on.
+                guard session.pendingBytes > 0 else { break }
+                allowWrites()
+                var frames: [UInt8] = []
+                session.resume(into: &frames)
+                append(frames)
+            case .wait(let wait):
+                // A client that asks and never reads cannot make the server hold its answers forever.
+                if output.count - written > Self.maxUnwritten { return close(reset: true) }
+                return watch(writable: wait == .writable)
+            case .failed:
+                return close(reset: false)
+            }
         }
+        closeIfDone()
     }
 
     /// After GOAWAY, once every stream is done and written: half-closes and waits for the

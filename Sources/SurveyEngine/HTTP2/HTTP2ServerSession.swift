@@ -136,8 +136,21 @@ struct HTTP2ServerSession: Sendable {
         connectionUnreturned > 0 || streams.values.contains { $0.unreturned > 0 && $0.receiving }
     }
 
-    /// Response bytes held by flow control, on every stream.
+    /// Response bytes held by flow control or by `writeAllowance`, on every stream.
     var pendingBytes: Int { streams.values.reduce(0) { $0 + $1.pending.count - $1.pendingOffset } }
+
+    /// Body bytes this end may still write before the connection has sent what it holds: a
+    /// window of the connection's own, so that a client that opens wide windows and never reads
+    /// cannot make the server copy every response it asked for into memory. The connection sets
+    /// it before handing bytes over, and calls `resume(into:)` when its writes catch up.
+    var writeAllowance = Int.max
+
+    /// Sends what the windows and `writeAllowance` now allow of every stream's waiting body.
+    mutating func resume(into output: inout [UInt8]) {
+        for id in streams.keys.sorted() where streams[id].map({ $0.pendingOffset < $0.pending.count }) == true {
+            flush(id, into: &output)
+        }
+    }
 
     /// The server's first frames: its SETTINGS (limit of streams, windows, header list size) and
     /// the connection's window raised.
@@ -275,8 +288,10 @@ struct HTTP2ServerSession: Sendable {
     private mutating func flush(_ id: UInt32, into output: inout [UInt8]) {
         guard var state = streams[id] else { return }
         while state.pendingOffset < state.pending.count {
-            let allowed = min(state.sendWindow, connectionSendWindow, peerMaxFrameSize, state.pending.count - state.pendingOffset)
+            let allowed = min(
+                state.sendWindow, connectionSendWindow, peerMaxFrameSize, state.pending.count - state.pendingOffset, writeAllowance)
             guard allowed > 0 else { break }
+            writeAllowance -= allowed
             let end = state.pendingOffset + allowed
             let last = end == state.pending.count && state.endAfterPending
             HTTP2Frame.data(stream: id, data: Array(state.pending[state.pendingOffset..<end]), endStream: last).write(into: &output)

@@ -177,6 +177,36 @@ import Testing
         #expect(pair.server.pendingBytes == 0)
     }
 
+    @Test func bodiesWaitForTheConnectionsWritesAsForAWindow() throws {
+        var clientSettings = HTTP2ClientSession.Settings()
+        clientSettings.initialWindowSize = 0x7FFF_FFFF
+        clientSettings.connectionWindow = 0x7FFF_FFFF
+        var pair = try Pair(client: clientSettings)
+        let ids = (0..<4).map { _ in pair.send("GET", "/big") }
+        try pair.pump()
+        // A client with windows wide open: only the allowance goes out, the rest waits.
+        let body = Array(repeating: UInt8(7), count: 100_000)
+        pair.server.writeAllowance = 50_000
+        for id in ids { pair.server.respond(id, status: 200, fields: [], body: body, into: &pair.toClient) }
+        let written = try Self.frames(pair.toClient).reduce(0) { sum, frame in
+            if case .data(_, let data, _) = frame { return sum + data.count }
+            return sum
+        }
+        #expect(written == 50_000)
+        #expect(pair.server.pendingBytes == 350_000)
+        // As the connection's writes catch up, the rest follows.
+        var rounds = 0
+        while pair.server.pendingBytes > 0 && rounds < 20 {
+            try pair.pump()
+            pair.server.writeAllowance = 50_000
+            pair.server.resume(into: &pair.toClient)
+            rounds += 1
+        }
+        try pair.pump()
+        #expect(rounds == 7)
+        for id in ids { #expect(pair.responses[id]?.body == body) }
+    }
+
     @Test func aSlowWindowHoldsTheRequestBodyUntilTheServerGivesItBack() throws {
         var pair = try Pair(server: .init(initialWindowSize: 8, returnsWindows: false))
         let body = Array(#"{"id":1,"answer":"blue"}"#.utf8)
