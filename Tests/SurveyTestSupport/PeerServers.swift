@@ -13,6 +13,10 @@ enum Installed {
     static let setpriv = find("setpriv")
     /// `nghttpd`, nghttp2's HTTP/2 server (Debian's nghttp2-server), in /usr/sbin.
     static let nghttpd = find("nghttpd", also: ["/usr/sbin"])
+    /// `curl`, built with nghttp2 as Debian's is (`--http2`, `--http2-prior-knowledge`).
+    static let curl = find("curl")
+    /// `h2load`, nghttp2's HTTP/2 load generator (Debian's nghttp2-client).
+    static let h2load = find("h2load")
     /// `python3`, whose standard library's `http.server` serves `PythonSurveyServer`.
     static let python3 = find("python3")
 

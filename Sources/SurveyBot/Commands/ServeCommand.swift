@@ -19,6 +19,9 @@ enum ServeCommand: Subcommand {
             POST /responses with every answer) or jsonrpc (POST /rpc: get_session_key, \
             list_questions, add_response with answers keyed 900001X1X<qid>, release_session_key, \
             errors inside a 200); /__stats then counts the responses and answers stored ("stored"). \
+            With --http2, HTTP/2 too on the same port: h2 by ALPN over TLS, h2c with prior knowledge \
+            in cleartext; each fault then hits its stream alone (a reset is RST_STREAM), and \
+            --goaway-rate and a slow window (--window, --window-delay) rehearse the rest. \
             Prints the URL it listens on, then serves until SIGINT or SIGTERM, and exits 0.
             """,
         options: [
@@ -44,6 +47,21 @@ enum ServeCommand: Subcommand {
             OptionSpec("trickle", value: "duration", help: "Pause between the bytes of a slow answer.", default: "100ms"),
             OptionSpec("hang-rate", value: "p", help: "Share of requests never answered.", default: "0%"),
             OptionSpec("close-connections", help: "Close every connection after one response, without saying so."),
+            OptionSpec(
+                "goaway-rate", value: "p",
+                help: "Share of requests met by the server going away: GOAWAY over HTTP/2 (the request and later ones "
+                    + "unprocessed), the connection closed unanswered over HTTP/1.1.",
+                default: "0%"),
+            OptionSpec(
+                "http2",
+                help: "Speak HTTP/2 too: h2 by ALPN over TLS, and cleartext h2 with prior knowledge on the same port."),
+            OptionSpec(
+                "window", value: "bytes", help: "HTTP/2: each stream's receive window (SETTINGS_INITIAL_WINDOW_SIZE).",
+                default: "65535"),
+            OptionSpec(
+                "window-delay", value: "duration",
+                help: "HTTP/2: wait this long before giving back the windows read (a slow window with a small --window).",
+                default: "0"),
             OptionSpec(
                 "login",
                 help: "Hand out sessions at POST /session and answer 401 to survey calls without their token and cookie."),
@@ -140,12 +158,18 @@ enum ServeCommand: Subcommand {
             faults.malformedKind = parsed
         }
         faults.closeAfterEachResponse = arguments.flag("close-connections")
+        faults.goAwayRate = try option(arguments, "goaway-rate", .fraction) ?? 0
+        faults.windowSize = try option(arguments, "window", .integer(in: 1...0x7FFF_FFFF, "--window")) ?? faults.windowSize
+        faults.windowDelay = try option(arguments, "window-delay", .duration) ?? .zero
+        configuration.http2 = arguments.flag("http2")
         configuration.login = arguments.flag("login")
         configuration.api = try option(arguments, "api", .word) ?? .contract
         if configuration.login, configuration.api != .contract {
             throw UsageError("--login goes with --api contract: the other shapes have sessions of their own")
         }
-        let sum = faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.failRate
+        let sum =
+            faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.failRate
+            + faults.goAwayRate
         if sum > 1.000_000_1 { throw UsageError("the fault rates add up to more than 100%") }
         configuration.faults = faults
         configuration.seed = try option(arguments, "seed", .seed) ?? 0
@@ -182,9 +206,14 @@ enum ServeCommand: Subcommand {
         rate("malformed", faults.malformedRate)
         rate("slow", faults.slowRate)
         rate("hang", faults.hangRate)
+        rate("goaway", faults.goAwayRate)
+        if faults.windowSize != ServerFaults().windowSize || faults.windowDelay != .zero {
+            parts.append("window \(faults.windowSize) B every \(faults.windowDelay.compactDescription)")
+        }
         let faultText = parts.isEmpty ? "no faults" : "faults: " + parts.joined(separator: ", ") + ", seed \(configuration.seed)"
         let login = configuration.login ? ", sessions at POST /session required" : ""
         let api = configuration.api == .contract ? "" : "the \(configuration.api.rawValue) API, "
-        return "\(api)\(questions) questions, \(faultText)\(login); GET /__stats for the counts; Ctrl-C stops"
+        let http2 = configuration.http2 ? "HTTP/2 and HTTP/1.1, " : ""
+        return "\(http2)\(api)\(questions) questions, \(faultText)\(login); GET /__stats for the counts; Ctrl-C stops"
     }
 }

@@ -15,7 +15,9 @@ extension Plan {
     /// Keys added after digests were first written, digested only when a plan gives them: a
     /// plan without them keeps the digest it had, so that `diff` across an upgrade does not
     /// call one plan two.
-    static let digestedWhenGiven: Set<String> = ["journey", "builtin.api", "http", "connections"]
+    static let digestedWhenGiven: Set<String> = [
+        "journey", "builtin.api", "http", "connections", "builtin.http2", "builtin.goaway_rate", "builtin.window", "builtin.window_delay",
+    ]
 
     /// The keys of the plan format the digest leaves out on purpose.
     static let digestLeavesOut: Set<String> = [
@@ -103,6 +105,11 @@ extension Plan {
         entries["builtin.slow_rate"] = "\(faults.slowRate)"
         entries["builtin.trickle"] = faults.trickleInterval.compactDescription
         entries["builtin.hang_rate"] = "\(faults.hangRate)"
+        // Written only when set, so that the digests of plans from before HTTP/2 stay the same.
+        if faults.goAwayRate > 0 { entries["builtin.goaway_rate"] = "\(faults.goAwayRate)" }
+        if faults.windowSize != ServerFaults().windowSize { entries["builtin.window"] = String(faults.windowSize) }
+        if faults.windowDelay != .zero { entries["builtin.window_delay"] = faults.windowDelay.compactDescription }
+        if builtin.http2 { entries["builtin.http2"] = "true" }
         entries["builtin.tls"] = builtin.tls == .off ? "false" : "true"
         entries["builtin.login"] = String(builtin.login)
         if builtin.api != .contract { entries["builtin.api"] = builtin.api.rawValue }

@@ -65,8 +65,9 @@ extension PlanDecoder {
             error("give either 'builtin.questions' or 'builtin.questions_file', not both", at: questions.keyLocation)
         }
         let faults = plan.builtin.faults
-        let connectionFaults = faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate
-        let rateKeys = ["fail_rate", "error_rate", "reset_rate", "malformed_rate", "slow_rate", "hang_rate"]
+        let connectionFaults =
+            faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.goAwayRate
+        let rateKeys = ["fail_rate", "error_rate", "reset_rate", "malformed_rate", "slow_rate", "hang_rate", "goaway_rate"]
         if connectionFaults > 1.000_000_1, let last = rateKeys.compactMap({ seen["builtin.\($0)"] }).last {
             error("the builtin fault rates other than fail_rate add up to more than 100%", at: last.keyLocation)
         }

@@ -297,6 +297,23 @@ enum PlanKeys {
             into: \.builtin.faults.trickleInterval, "pause between the bytes of a slow answer"),
         .value("builtin.hang_rate", .fraction, default: 0, into: \.builtin.faults.hangRate, "requests never answered"),
         .value(
+            "builtin.goaway_rate", .fraction, default: 0, into: \.builtin.faults.goAwayRate,
+            "requests met by the server going away: over HTTP/2, GOAWAY leaving that stream and later ones unprocessed (the "
+                + "client sends them again on a new connection and counts a reconnect); over HTTP/1.1, the connection closed "
+                + "unanswered. `/__stats` counts them as `goaway`"),
+        .value(
+            "builtin.http2", .boolean, default: false, into: \.builtin.http2,
+            "speak HTTP/2 too: `h2` by ALPN with `builtin.tls`, cleartext h2 with prior knowledge on the same port; on by "
+                + "itself when `http: 2`. Off otherwise, like nginx's `http2`, so that `http: auto` over `builtin.tls` rehearses "
+                + "HTTP/1.1 unless asked"),
+        .value(
+            "builtin.window", .integer(in: 1...0x7FFF_FFFF, "builtin.window"), default: 65_535, into: \.builtin.faults.windowSize,
+            "HTTP/2: each stream's receive window in bytes (SETTINGS_INITIAL_WINDOW_SIZE); with `window_delay`, a slow window"),
+        .value(
+            "builtin.window_delay", .duration, default: .zero, into: \.builtin.faults.windowDelay,
+            "HTTP/2: how long the server waits before giving back the windows it read (WINDOW_UPDATE): a request body larger "
+                + "than `window` goes out one window per delay"),
+        .value(
             "builtin.tls", .builtinTLS, default: .off, into: \.builtin.tls,
             "serve https with a certificate made at start, which the run trusts (and only it): https rehearsed with no set-up"),
         .value(

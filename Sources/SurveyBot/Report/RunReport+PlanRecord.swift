@@ -86,6 +86,11 @@ extension RunReport.PlanRecord {
                 parts.append("slow \(Readable.percent(faults.slowRate)) at \(faults.trickleInterval.compactDescription)")
             }
             if faults.hangRate > 0 { parts.append("hang \(Readable.percent(faults.hangRate))") }
+            if faults.goAwayRate > 0 { parts.append("goaway \(Readable.percent(faults.goAwayRate))") }
+            if faults.windowSize != ServerFaults().windowSize || faults.windowDelay != .zero {
+                parts.append("window \(faults.windowSize) B every \(faults.windowDelay.compactDescription)")
+            }
+            if plan.builtin.http2 || plan.run.client.version == .http2 { parts.append("h2") }
             if plan.builtin.login { parts.append("login") }
             if plan.builtin.api != .contract { parts.append("api \(plan.builtin.api.rawValue)") }
             builtin = parts.joined(separator: ", ")

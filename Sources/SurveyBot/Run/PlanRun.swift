@@ -252,6 +252,8 @@ final class PlanRun {
         }
         var builtin = plan.builtin
         builtin.seed = seed
+        // A plan that asks for HTTP/2 gets a server that speaks it.
+        if plan.run.client.version == .http2 { builtin.http2 = true }
         let server: ReferenceServer
         do throws(ReferenceServer.StartError) {
             server = try ReferenceServer(configuration: builtin, host: "127.0.0.1", port: 0, group: group)

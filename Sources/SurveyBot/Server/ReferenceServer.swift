@@ -51,8 +51,12 @@ final class ReferenceServer: Sendable {
             throw StartError(description: error.description)
         }
         do {
+            let faults = configuration.faults
+            let http2 =
+                configuration.http2
+                ? HTTP2ServerOptions(windowSize: faults.windowSize, windowDelay: faults.windowDelay) : nil
             server = try HTTPServer(
-                host: host, port: port, group: group, tls: tls, credentials: configuration.login,
+                host: host, port: port, group: group, tls: tls, credentials: configuration.login, http2: http2,
                 unanswered: { state.countUnanswered($0) }
             ) { request in state.handle(request) }
         } catch {
@@ -131,7 +135,7 @@ final class ReferenceServer: Sendable {
 struct ReferenceServerStats: Sendable, Equatable {
     /// Per endpoint (`questions`, `submit`, `session`, `other`): outcome → count. An outcome is a status
     /// code (`"200"`, `"400"`, `"503"`) or a fault without a status (`"reset"`, `"hang"`,
-    /// `"malformed"`), or `"closed"` for a request that arrived on a connection the server was
+    /// `"malformed"`, `"goaway"`), or `"closed"` for a request that arrived on a connection the server was
     /// closing and was never answered.
     var endpoints: [String: [String: Int]]
     /// Submits refused because their body was not `{"id": …, "answer": …}` for a known id.
@@ -238,7 +242,7 @@ final class ReferenceServerState: Sendable {
     /// The random streams of the faults: each (endpoint, fault) pair draws its own sequence.
     private enum Fault: UInt64 {
         case reset = 1
-        case hang, malformed, error, fail, slow, latency
+        case hang, malformed, error, fail, slow, latency, goAway
     }
 
     private struct Counts {
@@ -359,7 +363,7 @@ final class ReferenceServerState: Sendable {
     }
 
     /// The faults every endpoint meets, drawn in order: a cold start, a reset, a hang, bytes
-    /// that are not HTTP, a `500`; nil for none.
+    /// that are not HTTP, the server going away, a `500`; nil for none.
     private func commonFault(_ draw: (Fault) -> Double) -> (HTTPServerAction, String)? {
         if faults.coldStart > 0, coldStartCount.wrappingAdd(1, ordering: .relaxed).oldValue < faults.coldStart {
             return (.respond(coldResponse), "503")
@@ -367,6 +371,7 @@ final class ReferenceServerState: Sendable {
         if faults.resetRate > 0, draw(.reset) < faults.resetRate { return (.reset, "reset") }
         if faults.hangRate > 0, draw(.hang) < faults.hangRate { return (.hang, "hang") }
         if faults.malformedRate > 0, draw(.malformed) < faults.malformedRate { return (.raw(malformedBytes), "malformed") }
+        if faults.goAwayRate > 0, draw(.goAway) < faults.goAwayRate { return (.close, "goaway") }
         if faults.errorRate > 0, draw(.error) < faults.errorRate { return (.respond(errorResponse), "500") }
         return nil
     }
@@ -390,6 +395,7 @@ final class ReferenceServerState: Sendable {
         if faults.resetRate > 0, draw(.reset) < faults.resetRate { return (.reset, "reset") }
         if faults.hangRate > 0, draw(.hang) < faults.hangRate { return (.hang, "hang") }
         if faults.malformedRate > 0, draw(.malformed) < faults.malformedRate { return (.raw(malformedBytes), "malformed") }
+        if faults.goAwayRate > 0, draw(.goAway) < faults.goAwayRate { return (.close, "goaway") }
         if faults.errorRate > 0, draw(.error) < faults.errorRate { return (.respond(errorResponse), "500") }
         if logout {
             sessions.close(authorization: request.authorization)

@@ -25,6 +25,15 @@ struct ServerFaults: Sendable, Hashable {
     var hangRate: Double = 0
     /// Close every connection after its first response, without a `Connection: close` header.
     var closeAfterEachResponse = false
+    /// Fraction of requests met by the server going away: over HTTP/2, GOAWAY leaving this
+    /// stream and later ones unprocessed (the client sends them again on a new connection);
+    /// over HTTP/1.1, the connection closed unanswered.
+    var goAwayRate: Double = 0
+    /// HTTP/2 only: each stream's receive window in bytes (SETTINGS_INITIAL_WINDOW_SIZE).
+    var windowSize = 65_535
+    /// HTTP/2 only: how long the server waits before giving back the windows it read; with a
+    /// small `windowSize`, a slow window.
+    var windowDelay: Duration = .zero
 
     enum MalformedKind: String, Sendable, Hashable, CaseIterable {
         case statusLine = "status"
@@ -67,6 +76,9 @@ struct ReferenceServerConfiguration: Sendable, Hashable {
     var faults = ServerFaults()
     var seed: UInt64 = 0
     var tls = TLS.off
+    /// Whether the server speaks HTTP/2 too: `h2` by ALPN over TLS, cleartext h2 with prior
+    /// knowledge on the same port as HTTP/1.1.
+    var http2 = false
     /// Whether the server hands out sessions at `POST /session` and requires one on the survey's
     /// calls: the token as `Authorization: Bearer …` and the session cookie (401 otherwise).
     var login = false

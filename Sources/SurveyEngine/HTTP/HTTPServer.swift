@@ -48,14 +48,16 @@ public final class HTTPServer: Sendable {
     /// pick one. With `tls`, every connection speaks TLS with that context's certificate
     /// (https). With `credentials`, each request's `Authorization` and `Cookie` reach the
     /// handler (`HTTPServerRequest.authorization`, `.cookie`); without, they are not kept.
+    /// With `http2`, it speaks HTTP/2 too (`HTTP2ServerConnection`): `h2` by ALPN over TLS, and
+    /// cleartext h2 with prior knowledge on the same port.
     /// Throws when the host does not resolve or the address cannot be bound.
     public convenience init(
         host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
-        credentials: Bool = false, unanswered: UnansweredHandler? = nil, handler: @escaping Handler
+        credentials: Bool = false, http2: HTTP2ServerOptions? = nil, unanswered: UnansweredHandler? = nil, handler: @escaping Handler
     ) throws(StartError) {
         try self.init(
-            host: host, port: port, group: group, tls: tls, limits: limits, credentials: credentials, unanswered: unanswered,
-            accept: HTTPServer.acceptSocket, handler: handler)
+            host: host, port: port, group: group, tls: tls, limits: limits, credentials: credentials, http2: http2,
+            unanswered: unanswered, accept: HTTPServer.acceptSocket, handler: handler)
     }
 
     /// Accepts a connection on a listening socket: its descriptor, or -1 and the errno.
@@ -78,7 +80,8 @@ public final class HTTPServer: Sendable {
     /// process would.
     init(
         host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
-        credentials: Bool = false, unanswered: UnansweredHandler? = nil, accept: @escaping Acceptor, handler: @escaping Handler
+        credentials: Bool = false, http2: HTTP2ServerOptions? = nil, unanswered: UnansweredHandler? = nil,
+        accept: @escaping Acceptor, handler: @escaping Handler
     ) throws(StartError) {
         let resolved: SocketAddress
         switch SocketAddress.resolve(host: host, port: port) {
@@ -101,12 +104,14 @@ public final class HTTPServer: Sendable {
         }
         listenFD = fd
         address = local
+        if http2 != nil { tls?.selectHTTP2() }
         self.group = group
         let counters = ServerCounters()
         self.counters = counters
         states = group.loops.map {
             ServerLoopState(
-                loop: $0, listenFD: fd, tls: tls, limits: limits, credentials: credentials, handler: handler, unanswered: unanswered,
+                loop: $0, listenFD: fd, tls: tls, limits: limits, credentials: credentials, http2: http2, handler: handler,
+                unanswered: unanswered,
                 counters: counters,
                 accept: accept)
         }
@@ -167,11 +172,14 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     let limits: HTTPServer.Limits
     /// Whether requests keep their `Authorization` and `Cookie`.
     let credentials: Bool
+    /// How HTTP/2 is spoken, when it is.
+    let http2: HTTP2ServerOptions?
     let handler: HTTPServer.Handler
     let unanswered: HTTPServer.UnansweredHandler?
     let counters: ServerCounters
     let accept: HTTPServer.Acceptor
     var connections: [ServerConnection] = []
+    var http2Connections: [HTTP2ServerConnection] = []
     private var token: UInt64 = 0
     private var accepting = false
     private var stopped = false
@@ -181,7 +189,7 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
 
     init(
         loop: EventLoop, listenFD: Int32, tls: TLSServerContext?, limits: HTTPServer.Limits, credentials: Bool = false,
-        handler: @escaping HTTPServer.Handler,
+        http2: HTTP2ServerOptions? = nil, handler: @escaping HTTPServer.Handler,
         unanswered: HTTPServer.UnansweredHandler?, counters: ServerCounters, accept: @escaping HTTPServer.Acceptor
     ) {
         self.loop = loop
@@ -190,6 +198,7 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
         self.tls = tls
         self.limits = limits
         self.credentials = credentials
+        self.http2 = http2
         self.handler = handler
         self.unanswered = unanswered
         self.counters = counters
@@ -255,5 +264,6 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
         for connection in connections { connection.close(reset: false, notify: false) }
         counters.open.subtract(connections.count, ordering: .relaxed)
         connections.removeAll()
+        stopHTTP2()
     }
 }

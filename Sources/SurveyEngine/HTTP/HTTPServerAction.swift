@@ -74,6 +74,8 @@ public struct EncodedResponse: Sendable, Equatable {
     let bytes: [UInt8]
     let status: Int
     let close: Bool
+    /// The response as given, for HTTP/2, which frames it its own way.
+    let message: HTTPServerResponse
 
     /// Serialises `response` now: status line, `Server`, `Content-Length`, its headers,
     /// `Connection: close` if asked for, and the body.
@@ -81,6 +83,7 @@ public struct EncodedResponse: Sendable, Equatable {
         bytes = response.encoded
         status = response.status
         close = response.close
+        message = response
     }
 }
 
@@ -92,16 +95,19 @@ public indirect enum HTTPServerAction: Sendable, Equatable {
     case after(Duration, HTTPServerAction)
     /// Write the response one byte per `interval` (a slow body).
     case trickle(EncodedResponse, interval: Duration)
-    /// Write these bytes, then close: for answers that are not HTTP.
+    /// Write these bytes, then close: for answers that are not HTTP. Over HTTP/2, a response
+    /// without `:status` on this stream alone.
     case raw([UInt8])
     /// Answer, then close the connection without having said so (no `Connection: close`): a
     /// server that drops every keep-alive connection after one response.
     case respondAndClose(EncodedResponse)
-    /// Reset the connection (TCP RST) without answering.
+    /// Reset the connection (TCP RST) without answering; over HTTP/2, the stream (RST_STREAM).
     case reset
     /// Never answer; keep the connection open until the client gives up.
     case hang
-    /// Close the connection without answering.
+    /// Close the connection without answering. Over HTTP/2, GOAWAY: this stream and those
+    /// after it are left unprocessed (the client sends them again on a new connection), those
+    /// before it are answered, then the connection closes.
     case close
 }
 

@@ -27,6 +27,9 @@ final class ServerConnection: EventHandler, Slotted {
     private var closeAfterWrite = false
     private var draining = false
     private(set) var closed = false
+    /// The first bytes of a cleartext connection while they may still be HTTP/2's preface
+    /// (a server that speaks HTTP/2); nil once it is known which protocol they are.
+    private var first: [UInt8]?
 
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
@@ -38,6 +41,7 @@ final class ServerConnection: EventHandler, Slotted {
         handshaking = tls != nil
         parser = HTTPMessageParser(role: .request, maxHeadBytes: state.limits.maxHeadBytes, maxBodyBytes: state.limits.maxBodyBytes)
         parser.collectCredentials = state.credentials
+        if state.http2 != nil && tls == nil { first = [] }
     }
 
     /// Starts watching the connection; when epoll refuses it (the process is out of kernel
@@ -55,6 +59,7 @@ final class ServerConnection: EventHandler, Slotted {
         if handshaking {
             shakeHands()
             guard !handshaking, !closed else { return }
+            if state.http2 != nil, stream.tls?.applicationProtocol == "h2" { return handOver([]) }
             // The first request may have come with the handshake's last flight.
             return receive()
         }
@@ -96,6 +101,18 @@ final class ServerConnection: EventHandler, Slotted {
             switch stream.read(into: buffer) {
             case .bytes(let count):
                 let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)
+                if var first {
+                    // Cleartext with HTTP/2 on: the preface hands the connection over.
+                    first.append(contentsOf: bytes)
+                    switch HTTP2ServerConnection.startsWithPreface(first) {
+                    case nil: self.first = first
+                    case true?: handOver(first)
+                    case false?:
+                        self.first = nil
+                        first.withUnsafeBytes { process($0) }
+                    }
+                    return
+                }
                 if draining {
                     drain(bytes)
                 } else if answering || !pending.isEmpty {
@@ -267,6 +284,15 @@ final class ServerConnection: EventHandler, Slotted {
         state.loop.schedule(at: MonotonicClock.now() &+ 2_000_000_000) { [self] in
             close(reset: false)
         }
+    }
+
+    /// Gives the socket to an `HTTP2ServerConnection` with the bytes read so far: this one is
+    /// done with it.
+    private func handOver(_ received: [UInt8]) {
+        closed = true
+        if registered { state.loop.deregister(fd, token: token) }
+        registered = false
+        state.adoptHTTP2(from: self, stream: stream, received: received)
     }
 
     func close(reset: Bool, notify: Bool = true) {

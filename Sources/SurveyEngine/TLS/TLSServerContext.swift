@@ -1,7 +1,8 @@
 import CTLS
 
 /// The server side of TLS, for the reference server: OpenSSL's `SSL_CTX` with a certificate and
-/// its key, shared by every loop. It answers ALPN `http/1.1` and resumes sessions.
+/// its key, shared by every loop. It answers ALPN `http/1.1` (and `h2` for a server that speaks
+/// HTTP/2) and resumes sessions.
 public final class TLSServerContext: @unchecked Sendable {
     /// What a server accepts beyond its certificate.
     public struct Options: Sendable, Hashable {
@@ -85,6 +86,12 @@ public final class TLSServerContext: @unchecked Sendable {
 
     deinit {
         ctls_context_free(pointer)
+    }
+
+    /// Picks `h2` by ALPN when the client offers it, else `http/1.1`: for a server that speaks
+    /// HTTP/2 too. Called before the first connection.
+    func selectHTTP2() {
+        ctls_context_select_h2(pointer)
     }
 
     /// Uses a certificate chain and its key, PEM texts, and checks that they belong together;

@@ -47,6 +47,8 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
         "builtin.api": (["builtin.api=pages"], "journey:\n  fetch:\n    request: /questions\n"),
         "http": (["http=2"], ""),
         "connections": (["connections=shared"], ""),
+        "builtin.http2": (["builtin.http2=true"], ""), "builtin.goaway_rate": (["builtin.goaway_rate=5%"], ""),
+        "builtin.window": (["builtin.window=16"], ""), "builtin.window_delay": (["builtin.window_delay=10ms"], ""),
     ]
     for endpoint in ["login", "questions", "submit"] {
         let base = "retry.\(endpoint)"
@@ -77,7 +79,11 @@ private func plan(_ text: String = basePlan, set assignments: [String] = [], env
         #expect(
             keys.union(Plan.digestLeavesOut).union(Plan.digestedWhenGiven) == Self.valueKeys,
             "a new plan key must be digested or left out on purpose")
-        #expect(Plan.digestedWhenGiven == ["journey", "builtin.api", "http", "connections"])
+        #expect(
+            Plan.digestedWhenGiven == [
+                "journey", "builtin.api", "http", "connections", "builtin.http2", "builtin.goaway_rate", "builtin.window",
+                "builtin.window_delay",
+            ])
         #expect(Plan.digestLeavesOut == ["engine.threads", "report.formats", "report.dir", "report.include_answers", "report.interval"])
     }
 
