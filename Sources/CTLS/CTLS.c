@@ -407,27 +407,15 @@ const char *ctls_verify_reason(long code) { return ssl.X509_verify_cert_error_st
 
 // MARK: Contexts
 
-static int select_http11(SSL *connection, const unsigned char **chosen, unsigned char *length, const unsigned char *offered,
+// A server picks from `argument`, its protocols in wire form, preferred first: http/1.1 alone by
+// default, h2 then http/1.1 once told to speak HTTP/2 (ctls_context_select_h2).
+static int select_protocol(SSL *connection, const unsigned char **chosen, unsigned char *length, const unsigned char *offered,
     unsigned int offered_length, void *argument) {
     (void)connection;
-    (void)argument;
+    const unsigned char *ours = argument;
+    unsigned int ours_length = ours == alpn_h2_http11 ? sizeof alpn_h2_http11 - 1 : sizeof alpn_http11 - 1;
     unsigned char *choice = NULL;
-    if (ssl.SSL_select_next_proto(&choice, length, alpn_http11, sizeof alpn_http11 - 1, offered, offered_length)
-        != NPN_NEGOTIATED) {
-        return TLSEXT_NOACK;
-    }
-    *chosen = choice;
-    return TLSEXT_OK;
-}
-
-// A server that speaks HTTP/2 too picks h2 when the client offers it, else http/1.1.
-static int select_h2(SSL *connection, const unsigned char **chosen, unsigned char *length, const unsigned char *offered,
-    unsigned int offered_length, void *argument) {
-    (void)connection;
-    (void)argument;
-    unsigned char *choice = NULL;
-    if (ssl.SSL_select_next_proto(&choice, length, alpn_h2_http11, sizeof alpn_h2_http11 - 1, offered, offered_length)
-        != NPN_NEGOTIATED) {
+    if (ssl.SSL_select_next_proto(&choice, length, ours, ours_length, offered, offered_length) != NPN_NEGOTIATED) {
         return TLSEXT_NOACK;
     }
     *chosen = choice;
@@ -444,7 +432,7 @@ SSL_CTX *ctls_context_new(int server) {
     if (ssl.OpenSSL_version_num() >= 0x30000000UL) ssl.SSL_CTX_set_options(context, OPTION_IGNORE_UNEXPECTED_EOF);
     if (server) {
         static const unsigned char id[] = "survey-bot";
-        ssl.SSL_CTX_set_alpn_select_cb(context, select_http11, NULL);
+        ssl.SSL_CTX_set_alpn_select_cb(context, select_protocol, (void *)alpn_http11);
         // Resumption with client certificates requires a session id context.
         if (!ssl.SSL_CTX_set_session_id_context(context, id, sizeof id - 1)) goto failed;
     } else {
@@ -468,7 +456,7 @@ int ctls_context_set_alpn(SSL_CTX *context, const unsigned char *protocols, unsi
     return ssl.SSL_CTX_set_alpn_protos(context, protocols, length) == 0;
 }
 
-void ctls_context_select_h2(SSL_CTX *context) { ssl.SSL_CTX_set_alpn_select_cb(context, select_h2, NULL); }
+void ctls_context_select_h2(SSL_CTX *context) { ssl.SSL_CTX_set_alpn_select_cb(context, select_protocol, (void *)alpn_h2_http11); }
 
 int ctls_context_set_versions(SSL_CTX *context, int minimum, int maximum) {
     if (minimum != 0 && !ssl.SSL_CTX_ctrl(context, CTRL_MIN_VERSION, minimum, NULL)) return 0;

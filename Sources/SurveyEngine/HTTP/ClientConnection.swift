@@ -153,17 +153,17 @@ final class ClientConnection: EventHandler, Slotted {
     private func connect() {
         connectBegan = MonotonicClock.now()
         connectDeadline = min(connectBegan &+ pool.connectTimeout, deadline)
-        guard let address = pool.address else { return fail(.dns) }
-        let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
-        if result == 0 {
+        switch pool.beginConnect(fd) {
+        case .connected:
             guard watch(Self.readable) else { return }
-            return connected()
+            connected()
+        case .inProgress:
+            guard watch(Self.writable) else { return }
+            watching = .writable
+            phase = .connecting
+        case .failed(let kind, let detail):
+            fail(kind, detail: detail)
         }
-        let error = errno
-        guard error == EINPROGRESS else { return fail(connectError: error) }
-        guard watch(Self.writable) else { return }
-        watching = .writable
-        phase = .connecting
     }
 
     /// Registers the socket with the loop; when epoll refuses it, the attempt fails as this
@@ -232,7 +232,7 @@ final class ClientConnection: EventHandler, Slotted {
             close()
         case .connecting:
             let error = Sockets.pendingError(fd)
-            if error != 0 { return fail(connectError: error) }
+            if error != 0, case .failed(let kind, let detail) = ConnectionPool.connectFailure(error) { return fail(kind, detail: detail) }
             guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
             connected()
         case .handshaking:
@@ -381,12 +381,6 @@ final class ClientConnection: EventHandler, Slotted {
         stream = SocketStream(fd: fd, tls: nil)
         Glibc.close(fd)
         setUpEnded()
-    }
-
-    /// Fails a connect that did not succeed; a local failure says which call and why.
-    private func fail(connectError error: Int32) {
-        let kind = Self.kind(forConnectError: error)
-        fail(kind, detail: kind == .localResource ? Sockets.describe(error, call: "connect()") : nil)
     }
 
     static func kind(forConnectError error: Int32) -> ErrorKind {

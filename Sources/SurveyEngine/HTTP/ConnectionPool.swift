@@ -125,6 +125,30 @@ final class ConnectionPool: @unchecked Sendable {
     /// Whether new connections negotiate by ALPN with h2 on offer.
     private var negotiatesByALPN: Bool { tls != nil && version != .http1 }
 
+    /// How a new connection's non-blocking `connect()` began.
+    enum ConnectStart {
+        case connected
+        /// Under way: the socket turns writable when it is done.
+        case inProgress
+        case failed(ErrorKind, detail: String?)
+    }
+
+    /// Begins the connect of `fd` to the target's address: what each kind of connection does
+    /// first, and reports in its own way.
+    func beginConnect(_ fd: Int32) -> ConnectStart {
+        guard let address else { return .failed(.dns, detail: nil) }
+        if address.withSockAddr({ Glibc.connect(fd, $0, $1) }) == 0 { return .connected }
+        let error = errno
+        return error == EINPROGRESS ? .inProgress : Self.connectFailure(error)
+    }
+
+    /// A connect that did not succeed, as an attempt reports it: a local failure says which
+    /// call and why.
+    static func connectFailure(_ error: Int32) -> ConnectStart {
+        let kind = ClientConnection.kind(forConnectError: error)
+        return .failed(kind, detail: kind == .localResource ? Sockets.describe(error, call: "connect()") : nil)
+    }
+
     /// A new socket for a connection; nil when none could be had, the attempt then failed.
     private func openSocket(for continuation: UnsafeContinuation<TransportResult, Never>) -> Int32? {
         guard let address else {

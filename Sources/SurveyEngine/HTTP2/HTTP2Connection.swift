@@ -128,19 +128,16 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private func connect() {
         connectBegan = MonotonicClock.now()
         connectDeadline = min(connectBegan &+ pool.connectTimeout, connectDeadline)
-        guard let address = pool.address else { return failAll(.dns, detail: nil) }
-        let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
-        if result == 0 {
+        switch pool.beginConnect(fd) {
+        case .connected:
             guard watch(Self.readable) else { return }
-            return connected()
+            connected()
+        case .inProgress:
+            guard watch(Self.writable) else { return }
+            watching = .writable
+        case .failed(let kind, let detail):
+            failAll(kind, detail: detail)
         }
-        let error = errno
-        guard error == EINPROGRESS else {
-            let kind = ClientConnection.kind(forConnectError: error)
-            return failAll(kind, detail: kind == .localResource ? Sockets.describe(error, call: "connect()") : nil)
-        }
-        guard watch(Self.writable) else { return }
-        watching = .writable
     }
 
     private func watch(_ events: UInt32) -> Bool {
@@ -333,9 +330,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
             return
         case .connecting:
             let error = Sockets.pendingError(fd)
-            if error != 0 {
-                let kind = ClientConnection.kind(forConnectError: error)
-                return failAll(kind, detail: kind == .localResource ? Sockets.describe(error, call: "connect()") : nil)
+            if error != 0, case .failed(let kind, let detail) = ConnectionPool.connectFailure(error) {
+                return failAll(kind, detail: detail)
             }
             guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
             phase = .handshaking
