@@ -52,6 +52,19 @@ start_nginx() {
     wait_for_port "$port"
 }
 
+# make_certificates DIR: a throwaway CA (DIR/ca.crt) and a certificate it signed for localhost
+# and 127.0.0.1 (DIR/server.crt, DIR/server.key), RSA 2048, valid for a day.
+make_certificates() {
+    local tls=$1
+    rm -rf "$tls" && mkdir -p "$tls"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=survey-bot bench CA" \
+        -keyout "$tls/ca.key" -out "$tls/ca.crt" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$tls/san.cnf"
+    openssl x509 -req -days 1 -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial \
+        -extfile "$tls/san.cnf" -out "$tls/server.crt" 2>/dev/null
+}
+
 wait_for_port() {
     for _ in $(seq 1 100); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi

@@ -30,13 +30,7 @@ fi
 build_release
 
 tls="$out/tls-h2"
-rm -rf "$tls" && mkdir -p "$tls"
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=survey-bot bench CA" \
-    -keyout "$tls/ca.key" -out "$tls/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$tls/san.cnf"
-openssl x509 -req -days 1 -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial \
-    -extfile "$tls/san.cnf" -out "$tls/server.crt" 2>/dev/null
+make_certificates "$tls"
 
 nginx_http2=1 start_nginx 18090
 nginx_http2=1 start_nginx 18453 "$tls/server.crt" "$tls/server.key"
