@@ -173,7 +173,9 @@ final class PlanRun {
         }
         if !options.quiet {
             let place = plan.target == .builtin ? "builtin server at \(target)" : plan.shownTarget
-            console.printError("survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary(naming: false))")
+            console.printError(
+                TerminalText.escaped(
+                    "survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary(naming: false))"))
         }
 
         let startedAt = Date()
