@@ -190,7 +190,12 @@ final class PlanRun {
             } catch {
                 throw SetupError(description: "--metrics-listen \(address): \(error.description)")
             }
-            if !options.quiet, let listener = metricsListener { console.printError("metrics: http://\(listener.address)/metrics") }
+            if let listener = metricsListener {
+                if let warning = WildcardBind.warning(listener.address, option: "--metrics-listen") {
+                    console.printError(warning)
+                }
+                if !options.quiet { console.printError("metrics: http://\(listener.address)/metrics") }
+            }
         }
         rawWriter?.begin(at: startedAt)
         onStart?(metricsListener?.port, coordinator)
