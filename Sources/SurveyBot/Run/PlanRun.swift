@@ -111,6 +111,10 @@ final class PlanRun {
         onStop("output") { output.stop() }
 
         if let path = options.raw {
+            // Opening it empties it: never the plan, its data or this run's own report.
+            if let clash = rawPathClash(path, output: output) {
+                throw SetupError(description: "--raw \(TerminalText.escaped(path)): \(clash); give the attempts a file of their own")
+            }
             switch RawFile.open(path) {
             case .success(let file): rawFile = file
             case .failure(let error): throw SetupError(description: "--raw: \(error.description)")
