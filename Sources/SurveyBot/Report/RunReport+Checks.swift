@@ -148,6 +148,28 @@ extension RunReport {
         return nil
     }
 
+    /// The first member name an object of the document holds twice, with where: parsers keep
+    /// the first or the last, so a report with one has no single meaning. Nil when none does.
+    static func duplicateKeyProblem(_ value: JSONValue, at path: [String] = []) -> String? {
+        switch value {
+        case .object(let members):
+            var names = Set<String>()
+            for (name, member) in members {
+                guard names.insert(name).inserted else {
+                    let field = (path + [name]).joined(separator: ".")
+                    return "'\(TerminalText.escaped(field, limit: 200))' appears twice in one object"
+                }
+                if let problem = duplicateKeyProblem(member, at: path + [name]) { return problem }
+            }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let problem = duplicateKeyProblem(element, at: path + [String(index)]) { return problem }
+            }
+        default: break
+        }
+        return nil
+    }
+
     /// Whether the document's timeline has more points than a run writes, read from the parsed
     /// JSON before it is decoded; nil when it has not (or has no timeline).
     static func timelineLengthProblem(_ document: JSONValue) -> String? {

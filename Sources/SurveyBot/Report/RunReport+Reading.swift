@@ -21,7 +21,9 @@ extension RunReport {
         }
         guard case .success(let value) = JSONValue.parse(data) else { throw ReadError(description: "\(path): not JSON") }
         // Before the whole document is decoded: a timeline of 200,000 points would cost that much.
-        if let problem = timelineLengthProblem(value) { throw ReadError(description: "\(path): \(problem)") }
+        if let problem = timelineLengthProblem(value) ?? duplicateKeyProblem(value) {
+            throw ReadError(description: "\(path): \(problem)")
+        }
         guard case .string(let schema)? = value["schema"] else {
             throw ReadError(description: "\(path): not a survey-bot report (no \"schema\" field)")
         }

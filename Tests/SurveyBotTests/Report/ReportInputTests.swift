@@ -88,6 +88,16 @@ import Testing
         try await expectRefusedByEveryReader(stop, naming: "'stopped_by'")
     }
 
+    @Test func aNameTwiceInOneObjectIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let text = try ReportFixtures.report().jsonText()
+        let doubled = "{\n  \"name\" : \"passed\",\n" + text.dropFirst(2)
+        let path = try directory.write("twice.json", doubled)
+        let result = await runCommand(["report", path])
+        #expect(result.status == .validationFailure)
+        #expect(result.err.contains("twice.json: 'name' appears twice in one object"), "\(result.err)")
+    }
+
     @Test func aTimelineLongerThanARunWritesIsRefusedBeforeItIsDecoded() async throws {
         let report = Self.withTimeline { timeline in
             let survey = timeline.survey[0]
