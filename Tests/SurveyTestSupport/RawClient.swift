@@ -54,7 +54,12 @@ final class RawClient: Sendable {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while ContinuousClock.now < deadline && received.count < wanted {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            // Waits no longer than the deadline for something to read (or the close).
+            let left = deadline - ContinuousClock.now
+            var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            if poll(&watched, 1, milliseconds) == 0 { continue }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if n > 0 {
                 received += chunk[..<n]
             } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {

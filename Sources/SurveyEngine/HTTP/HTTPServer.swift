@@ -247,9 +247,10 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     private func sweep() {
         guard !stopped else { return }
         let now = MonotonicClock.now()
-        for connection in connections where connection.timedOut(now: now) {
+        for connection in connections {
+            guard let timeout = connection.timeout(now: now) else { continue }
             counters.timedOut.add(1, ordering: .relaxed)
-            connection.close(reset: true)
+            connection.close(reset: timeout != .idle)
         }
         loop.schedule(at: now &+ Self.sweepInterval) { [self] in sweep() }
     }

@@ -106,13 +106,26 @@ final class ServerConnection: EventHandler, Slotted {
     /// Responses waiting to be sent, in bytes.
     private var unsent: Int { output.count - written }
 
-    /// Whether the connection is past a timeout at `now`: idle (no byte either way) for
-    /// `Limits.idleTimeout`, or reading one request's head for `Limits.headerTimeout`. A
+    /// Which timeout the connection is past at `now`, if any: reading one request for longer
+    /// than `Limits.headerTimeout`, or idle (no byte either way) for `Limits.idleTimeout`. A
     /// response the server itself delays or withholds (a fault) is not the client's idling.
-    func timedOut(now: UInt64) -> Bool {
-        guard !closed, !answering, !draining else { return false }
-        if let requestStarted, now &- requestStarted > state.limits.headerTimeout.clampedNanoseconds { return true }
-        return now &- lastProgress > state.limits.idleTimeout.clampedNanoseconds
+    func timeout(now: UInt64) -> Timeout? {
+        guard !closed, !answering, !draining else { return nil }
+        if let requestStarted, now &- requestStarted > state.limits.headerTimeout.clampedNanoseconds { return .slowRequest }
+        guard now &- lastProgress > state.limits.idleTimeout.clampedNanoseconds else { return nil }
+        return unsent > 0 ? .unread : .idle
+    }
+
+    /// Why a connection is closed for time.
+    enum Timeout {
+        /// No byte either way: closed cleanly, as a keep-alive connection a client may reuse
+        /// expects (it sends again on a new one).
+        case idle
+        /// A request arriving too slowly: reset.
+        case slowRequest
+        /// Answers the client has not read for as long: reset, so that the kernel does not go
+        /// on trying to send them.
+        case unread
     }
 
     /// Stops reading while too much waits to be sent: the socket's buffer, then the client's

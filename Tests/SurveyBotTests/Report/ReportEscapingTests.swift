@@ -123,6 +123,14 @@ import Testing
             #expect(!(result.out + result.err).unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" || $0 == "\u{0}" }, "\(command)")
             #expect((result.out + result.err).contains("\\u{1B}"), "\(command)")
         }
+        // A file that is no report, its name with an escape sequence: the error shows it escaped.
+        let bad = try directory.write("bad\u{1B}]0;owned\u{7}.json", "{}")
+        for command in [["report", bad], ["diff", base, bad], ["merge", bad, "--out", directory.path + "/m2.json"]] {
+            let result = await runCommand(command)
+            #expect(result.status == .validationFailure, "\(command)")
+            #expect(!result.err.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" }, "\(command)")
+            #expect(result.err.contains("bad\\u{1B}]0;owned\\u{07}.json"), "\(command): \(result.err)")
+        }
     }
 
     @Test func theRunsStartLineShowsAPlanNamesControlCharactersEscaped() async throws {
