@@ -32,13 +32,16 @@ final class RawClient: Sendable {
 
     deinit { close(fd) }
 
-    /// Writes as much of `bytes` as the socket takes before `deadline`, without blocking;
-    /// returns how many bytes went.
-    func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) -> Int {
+    /// Writes as much of `bytes` as the socket takes before `deadline`, without blocking, or
+    /// until it has taken nothing for `stall`; returns how many bytes went.
+    func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant, stall: Duration? = nil) -> Int {
         var offset = 0
+        var progressed = ContinuousClock.now
         while offset < bytes.count && ContinuousClock.now < deadline {
+            if let stall, ContinuousClock.now - progressed > stall { break }
             let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
             if n > 0 {
+                progressed = ContinuousClock.now
                 offset += n
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                 usleep(1000)

@@ -50,13 +50,20 @@ import Testing
             var doubled = Self.request
             for _ in 0..<20 { doubled += doubled }
             let flood = doubled
-            let first = await onOwnThread { client.write(flood, until: .now + .seconds(1)) }
-            try await Task.sleep(for: .milliseconds(200))
-            let answered = handled.count.load(ordering: .relaxed)
+            // Written until the socket takes nothing more for half a second.
+            let first = await onOwnThread { client.write(flood, until: .now + .seconds(30), stall: .milliseconds(500)) }
+            // Then the server has answered all it will: its count holds still.
+            var answered = handled.count.load(ordering: .relaxed)
+            for _ in 0..<60 {
+                try await Task.sleep(for: .milliseconds(300))
+                let now = handled.count.load(ordering: .relaxed)
+                if now == answered { break }
+                answered = now
+            }
             // Once the unsent answers pass the limit, the server reads no more: neither does a
-            // second second of writing get further, nor is another request answered.
+            // second of writing get further, nor is another request answered.
             let second = await onOwnThread { client.write(Array(flood[first...]), until: .now + .seconds(1)) }
-            try await Task.sleep(for: .milliseconds(200))
+            try await Task.sleep(for: .milliseconds(300))
             #expect(first < flood.count)
             #expect(second == 0, "the server read \(second) more bytes")
             #expect(handled.count.load(ordering: .relaxed) == answered)
@@ -69,7 +76,7 @@ import Testing
             let client = try RawClient(port: server.port)
             let count = 2_000
             let requests = Array([[UInt8]](repeating: Self.request, count: count).joined())
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(60)
             // Written while the answers are read: the server pauses and resumes many times.
             async let written = onOwnThread { client.write(requests, until: deadline) }
             let length = EncodedResponse(HTTPServerResponse(status: 200, body: [UInt8](repeating: 0x61, count: 4096))).bytes.count
@@ -110,7 +117,7 @@ import Testing
         try await withServer(limits: .init(idleTimeout: .milliseconds(300))) { server, _ in
             let client = try RawClient(port: server.port)
             let began = ContinuousClock.now
-            #expect(await onOwnThread { client.read(until: .now + .seconds(10)).closed })
+            #expect(await onOwnThread { client.read(until: .now + .seconds(30)).closed })
             #expect(ContinuousClock.now - began >= .milliseconds(300))
             #expect(server.connectionsTimedOut == 1)
         }
@@ -122,14 +129,15 @@ import Testing
             let began = ContinuousClock.now
             let closed = await onOwnThread {
                 // A byte every 50 ms: never idle, and never a whole head.
-                for byte in Array("GET /metrics HTTP/1.1\r\nX-Slow: ".utf8) + [UInt8](repeating: 0x61, count: 200) {
+                for byte in Array("GET /metrics HTTP/1.1\r\nX-Slow: ".utf8) + [UInt8](repeating: 0x61, count: 1_000) {
                     if client.write([byte], until: .now + .seconds(1)) == 0 { return true }
                     if client.read(until: .now + .milliseconds(50)).closed { return true }
                 }
                 return false
             }
             #expect(closed)
-            #expect(ContinuousClock.now - began < .seconds(5))
+            // Not before the timeout, and well before the bytes ran out (a minute of them).
+            #expect(ContinuousClock.now - began >= .milliseconds(500))
             #expect(server.connectionsTimedOut == 1)
             #expect(handled.count.load(ordering: .relaxed) == 0)
         }
