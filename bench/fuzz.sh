@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The full-size fuzzing runs: 100,000 mutated plans through the plan parser and 10,000 mutated
-# report files through `report`, `diff` and `merge`. The same seeded mutations as the slices
-# in `swift test`, only more of them. Any crash fails the run.
+# report files — their timelines too — through `report` (markdown, html, csv, text, junit,
+# prometheus), `diff` (every format) and `merge`. The same seeded mutations as the slices in
+# `swift test`, only more of them. Any crash fails the run.
 #
 #   bench/fuzz.sh [PLANS=100000] [REPORTS=10000]
 set -euo pipefail

@@ -71,7 +71,7 @@ enum DiffCommand: Subcommand {
             base = try RunReport.read(path: basePath)
             new = try RunReport.read(path: newPath)
         } catch {
-            console.printError("Error: \(error.description)")
+            console.printError("Error: \(TerminalText.escaped(error.description))")
             return .validationFailure
         }
         let diff = ReportDiff(base: base, new: new, tolerances: tolerances, confidence: confidence, basePath: basePath, newPath: newPath)

@@ -47,7 +47,7 @@ enum MergeCommand: Subcommand {
             do throws(RunReport.ReadError) {
                 parts.append((path, try RunReport.read(path: path)))
             } catch {
-                console.printError("Error: \(error.description)")
+                console.printError("Error: \(TerminalText.escaped(error.description))")
                 return .validationFailure
             }
         }
@@ -55,7 +55,7 @@ enum MergeCommand: Subcommand {
         do throws(RunReport.MergeError) {
             merged = try RunReport.merged(parts, allowPartial: arguments.flag("allow-partial"))
         } catch {
-            for problem in error.problems { console.printError("Error: \(problem)") }
+            for problem in error.problems { console.printError("Error: \(TerminalText.escaped(problem))") }
             if error.problems.count > 1 { console.printError("merge: \(error.problems.count) problems; nothing was merged") }
             return .validationFailure
         }
@@ -77,7 +77,7 @@ enum MergeCommand: Subcommand {
             try writer.prepare()
             try writer.write(text, to: url.lastPathComponent)
         } catch {
-            console.printError("Error: \(error.description)")
+            console.printError("Error: \(TerminalText.escaped(error.description))")
             return .validationFailure
         }
         console.out(TextReport.render(merged))

@@ -29,7 +29,7 @@ enum ReportCommand: Subcommand {
         do throws(RunReport.ReadError) {
             report = try RunReport.read(path: path)
         } catch {
-            console.printError("Error: \(error.description)")
+            console.printError("Error: \(TerminalText.escaped(error.description))")
             return .validationFailure
         }
         do throws(JSONEncodingError) {

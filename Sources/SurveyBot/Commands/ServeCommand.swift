@@ -114,6 +114,7 @@ enum ServeCommand: Subcommand {
             return .validationFailure
         }
         context.console.print("listening on \(server.scheme.rawValue)://\(server.address)")
+        if let warning = WildcardBind.warning(server.address, option: "--host") { context.console.printError(warning) }
         if let certificate = server.certificatePEM {
             context.console.printError("the server's self-signed certificate (trust it with tls.ca_file):\n\(certificate)")
         }

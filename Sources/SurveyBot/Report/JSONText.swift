@@ -11,7 +11,7 @@ extension JSONValue {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
         case .integer(let value): return String(value)
-        case .number(let value): return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
+        case .number(let value, _): return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
         case .string(let text): return JSONValue.quoted(text)
         case .array(let items):
             if items.isEmpty { return "[]" }

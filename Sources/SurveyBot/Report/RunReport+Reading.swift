@@ -12,11 +12,18 @@ extension RunReport {
     /// Reads a report file, refusing other schemas with a clear message.
     static func read(path: String) throws(ReadError) -> RunReport {
         let data: Data
-        switch FileAccess.read(path) {
+        // One byte past the limit tells a file over it from one at it, without reading the rest.
+        switch FileAccess.read(path, upTo: maxFileBytes + 1) {
+        case .success(let bytes) where bytes.count > maxFileBytes:
+            throw ReadError(description: "\(path): larger than \(maxFileBytes >> 20) MiB, which no report is")
         case .success(let bytes): data = Data(bytes)
         case .failure(let error): throw ReadError(description: error.description)
         }
         guard case .success(let value) = JSONValue.parse(data) else { throw ReadError(description: "\(path): not JSON") }
+        // Before the whole document is decoded: a timeline of 200,000 points would cost that much.
+        if let problem = timelineLengthProblem(value) ?? duplicateKeyProblem(value) {
+            throw ReadError(description: "\(path): \(problem)")
+        }
         guard case .string(let schema)? = value["schema"] else {
             throw ReadError(description: "\(path): not a survey-bot report (no \"schema\" field)")
         }
@@ -39,12 +46,21 @@ extension RunReport {
         return report
     }
 
+    /// The largest report file read: a day's run of twenty steps, its timeline full, is a few
+    /// MiB; a file of a GiB would cost twice that in memory before it could be refused.
+    static let maxFileBytes = 16 << 20
+
     /// The largest count a report may hold: beyond it, sums could overflow, and no run gets there.
     static let maxCount = 1 << 50
 
     /// The first field whose value no run could have produced (negative or absurd counts,
-    /// non-finite numbers), or nil.
+    /// non-finite numbers, names no run writes, a timeline off its grid), or nil. The one pass
+    /// every report read goes through: what it lets by, every renderer, `diff` and `merge` can take.
     func rangeProblem() -> String? {
+        nameProblem() ?? timelineProblem() ?? figureProblem()
+    }
+
+    private func figureProblem() -> String? {
         func count(_ value: Int, _ field: String) -> String? {
             (0...Self.maxCount).contains(value) ? nil : "'\(field)' is \(value), out of range"
         }

@@ -86,6 +86,15 @@ struct TimelineGrid {
             (bins, first) = (other.bins, other.first)
             return
         }
+        // Shards whose clocks disagree by years (one never set) span that long: coarsened until
+        // the span fits, never laid out interval by interval.
+        func span() -> UInt64 {
+            max(first + UInt64(bins.count), other.first + UInt64(other.bins.count)) - min(first, other.first)
+        }
+        while span() > UInt64(Timeline.maxIntervals) {
+            coarsen()
+            other.coarsen()
+        }
         let start = min(first, other.first)
         let end = max(first + UInt64(bins.count), other.first + UInt64(other.bins.count))
         var combined = Array(repeating: Bin(), count: Int(end - start))

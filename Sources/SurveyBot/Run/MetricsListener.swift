@@ -57,6 +57,15 @@ final class MetricsListener: Sendable {
     private let current: Latest
     private let refreshing: Task<Void, Never>
 
+    /// What one scraper may hold: a Prometheus server or two, and a person with `curl`, fit in
+    /// 8 connections; at most that many descriptors are the listener's (and its listening
+    /// socket), whoever connects, so it can never take the ones the run's respondents need. An
+    /// idle connection is closed after 30 s, a request slower than 5 s too, and a connection
+    /// that pipelines scrapes without reading the answers is not read past 256 KiB unsent.
+    static let limits = HTTPServer.Limits(
+        maxHeadBytes: 8 * 1024, maxBodyBytes: 0, maxConnections: 8, maxUnsentBytes: 256 * 1024, idleTimeout: .seconds(30),
+        headerTimeout: .seconds(5))
+
     private static let notFound = EncodedResponse(HTTPServerResponse(status: 404, body: Array("not found: try /metrics\n".utf8)))
     private static let wrongMethod = EncodedResponse(
         HTTPServerResponse(status: 405, headers: [HTTPHeader(name: "Allow", value: "GET")], body: []))
@@ -68,7 +77,7 @@ final class MetricsListener: Sendable {
     ) throws(HTTPServer.StartError) {
         let current = Latest(Self.response(render()))
         self.current = current
-        server = try HTTPServer(host: address.host, port: address.port, group: group) { request in
+        server = try HTTPServer(host: address.host, port: address.port, group: group, limits: Self.limits) { request in
             guard request.pathWithoutQuery == "/metrics" else { return .respond(Self.notFound) }
             guard request.method == "GET" else { return .respond(Self.wrongMethod) }
             return .respond(current.response.withLock { $0 })

@@ -111,6 +111,10 @@ final class PlanRun {
         onStop("output") { output.stop() }
 
         if let path = options.raw {
+            // Opening it empties it: never the plan, its data or this run's own report.
+            if let clash = rawPathClash(path, output: output) {
+                throw SetupError(description: "--raw \(TerminalText.escaped(path)): \(clash); give the attempts a file of their own")
+            }
             switch RawFile.open(path) {
             case .success(let file): rawFile = file
             case .failure(let error): throw SetupError(description: "--raw: \(error.description)")
@@ -173,7 +177,9 @@ final class PlanRun {
         }
         if !options.quiet {
             let place = plan.target == .builtin ? "builtin server at \(target)" : plan.shownTarget
-            console.printError("survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary(naming: false))")
+            console.printError(
+                TerminalText.escaped(
+                    "survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary(naming: false))"))
         }
 
         let startedAt = Date()
@@ -188,7 +194,12 @@ final class PlanRun {
             } catch {
                 throw SetupError(description: "--metrics-listen \(address): \(error.description)")
             }
-            if !options.quiet, let listener = metricsListener { console.printError("metrics: http://\(listener.address)/metrics") }
+            if let listener = metricsListener {
+                if let warning = WildcardBind.warning(listener.address, option: "--metrics-listen") {
+                    console.printError(warning)
+                }
+                if !options.quiet { console.printError("metrics: http://\(listener.address)/metrics") }
+            }
         }
         rawWriter?.begin(at: startedAt)
         onStart?(metricsListener?.port, coordinator)

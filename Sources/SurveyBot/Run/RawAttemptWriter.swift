@@ -17,8 +17,10 @@ import Synchronization
 /// dropped: either way they are counted, in the report's `raw.dropped`, and the load never
 /// waits for the file. The lines are those of docs/exports.md: no header, no body, no path.
 final class RawAttemptWriter: Sendable {
-    /// Writes bytes somewhere; returns the error number when it cannot.
-    typealias Sink = @Sendable (UnsafeRawBufferPointer) -> Int32?
+    /// Writes whole lines somewhere: how many bytes of them it kept — all, or when a write
+    /// failed part way, those of the complete lines it wrote, a torn last line taken back —
+    /// and the error number when it could not write them all.
+    typealias Sink = @Sendable (UnsafeRawBufferPointer) -> (kept: Int, error: Int32?)
 
     /// What the writer did: lines written, lines dropped, and why writing stopped, if it did.
     struct Outcome: Sendable, Equatable {
@@ -119,14 +121,14 @@ final class RawAttemptWriter: Sendable {
         }
         bytes.removeAll(keepingCapacity: true)
         for attempt in attempts { Self.appendLine(attempt, startedAt: startedAt, to: &bytes) }
-        let error = bytes.withUnsafeBytes { sink($0) }
+        let (kept, error) = bytes.withUnsafeBytes { sink($0) }
+        // The lines the file holds are those counted: a write the disk cut short still wrote
+        // the complete lines before the cut.
+        let written = error == nil ? attempts.count : bytes[..<min(kept, bytes.count)].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
         state.withLock { state in
-            if let error {
-                state.failure = "cannot write \(path): \(FileAccess.reason(error))"
-                state.lost += attempts.count
-            } else {
-                state.lines += attempts.count
-            }
+            if let error { state.failure = "cannot write \(path): \(FileAccess.reason(error))" }
+            state.lines += written
+            state.lost += attempts.count - written
         }
     }
 
@@ -222,18 +224,31 @@ struct RawFile: Sendable {
         return .success(RawFile(path: path, fd: fd))
     }
 
-    /// Writes all of `bytes`; returns the error number when it cannot.
-    func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+    /// Writes all of `bytes`, whole lines, short writes continued: all of them kept, or, when a
+    /// write fails part way (a full disk), the file cut back to the end of the last complete
+    /// line, so that it never ends in a fragment; `kept` is then the bytes of the lines before
+    /// it. `write` is the system's call; tests fail it part way.
+    func write(
+        _ bytes: UnsafeRawBufferPointer,
+        using write: (Int32, UnsafeRawPointer, Int) -> Int = { Glibc.write($0, $1, $2) }
+    ) -> (kept: Int, error: Int32?) {
         var offset = 0
         while offset < bytes.count {
-            let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let count = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if count < 0 {
-                if errno == EINTR { continue }
-                return errno
+                let error = errno
+                if error == EINTR { continue }
+                let kept = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+                if kept < offset {
+                    // The file ends `offset - kept` bytes into a line: those are taken back.
+                    let end = lseek(fd, 0, SEEK_CUR) - off_t(offset - kept)
+                    if end >= 0, ftruncate(fd, end) == 0 { _ = lseek(fd, end, SEEK_SET) }
+                }
+                return (kept, error)
             }
             offset += count
         }
-        return nil
+        return (bytes.count, nil)
     }
 
     /// Flushes the file to disk and closes it; returns the error number when the flush failed.

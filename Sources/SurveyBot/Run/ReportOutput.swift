@@ -33,7 +33,7 @@ final class ReportOutput {
     }
 
     /// The start of every file name of the report `name`: `<name>` or `<name>-shard-i-of-n`.
-    private func baseName(_ name: String) -> String {
+    func baseName(_ name: String) -> String {
         Self.safeFileName(name) + (shard == .whole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
     }
 

@@ -27,6 +27,20 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         return family == AF_INET6 ? "[\(name)]:\(port)" : "\(name):\(port)"
     }
 
+    /// Whether this is the unspecified address (`0.0.0.0` or `::`): a server bound to it
+    /// listens on every interface of the host.
+    public var isUnspecified: Bool {
+        var copy = storage
+        return withUnsafePointer(to: &copy) { pointer in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    withUnsafeBytes(of: address.pointee.sin6_addr) { $0.allSatisfy { $0 == 0 } }
+                }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr == 0 }
+        }
+    }
+
     /// Calls `body` with the address as a `sockaddr` pointer and its length.
     func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         var copy = storage

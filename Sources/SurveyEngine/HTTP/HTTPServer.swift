@@ -19,15 +19,34 @@ public final class HTTPServer: Sendable {
     /// close (after `Connection: close`, or a deliberate close): read, never answered.
     public typealias UnansweredHandler = @Sendable (HTTPServerRequest) -> Void
 
-    /// Request limits: a longer head is answered 431, a longer body 413, and the connection closed.
+    /// What one client may hold of the server. A longer head is answered 431, a longer body
+    /// 413, and the connection closed; past `maxConnections` open at once, a new connection is
+    /// closed as soon as it is accepted; a connection that sends no byte and reads none for
+    /// `idleTimeout`, or takes longer than `headerTimeout` from a request's first byte to its
+    /// last (head and body: a slow client holds a connection no longer), is closed. A connection whose responses are not read stops being read once
+    /// `maxUnsentBytes` wait to be sent, until they are: pipelined requests from a client that
+    /// never reads cost the server that much and no more.
     public struct Limits: Sendable, Hashable {
         var maxHeadBytes = 8 * 1024
         var maxBodyBytes = 64 * 1024
+        var maxConnections = 16_384
+        var maxUnsentBytes = 256 * 1024
+        var idleTimeout = Duration.seconds(60)
+        var headerTimeout = Duration.seconds(10)
 
-        /// Limits of 8 KiB for the request line and headers and 64 KiB for the body, unless given.
-        public init(maxHeadBytes: Int = 8 * 1024, maxBodyBytes: Int = 64 * 1024) {
+        /// Limits of 8 KiB for the request line and headers, 64 KiB for the body, 16,384
+        /// connections, 256 KiB of responses unsent per connection, 60 s idle and 10 s for a
+        /// request's head, unless given.
+        public init(
+            maxHeadBytes: Int = 8 * 1024, maxBodyBytes: Int = 64 * 1024, maxConnections: Int = 16_384,
+            maxUnsentBytes: Int = 256 * 1024, idleTimeout: Duration = .seconds(60), headerTimeout: Duration = .seconds(10)
+        ) {
             self.maxHeadBytes = maxHeadBytes
             self.maxBodyBytes = maxBodyBytes
+            self.maxConnections = maxConnections
+            self.maxUnsentBytes = maxUnsentBytes
+            self.idleTimeout = idleTimeout
+            self.headerTimeout = headerTimeout
         }
     }
 
@@ -132,6 +151,13 @@ public final class HTTPServer: Sendable {
     /// Requests refused for breaking the protocol or the limits (answered 400, 413 or 431).
     public var requestsRejected: Int { counters.rejected.load(ordering: .relaxed) }
 
+    /// Connections closed as soon as they were accepted, `Limits.maxConnections` being open.
+    public var connectionsRefused: Int { counters.refused.load(ordering: .relaxed) }
+
+    /// Connections closed for sending nothing and reading nothing for `Limits.idleTimeout`, or
+    /// for a request slower than `Limits.headerTimeout`.
+    public var connectionsTimedOut: Int { counters.timedOut.load(ordering: .relaxed) }
+
     /// Connections whose TLS handshake failed (https only).
     public var tlsHandshakesFailed: Int { counters.tlsFailures.load(ordering: .relaxed) }
 
@@ -162,6 +188,8 @@ final class ServerCounters: Sendable {
     let rejected = Atomic<Int>(0)
     let tlsFailures = Atomic<Int>(0)
     let acceptsWithoutResources = Atomic<Int>(0)
+    let refused = Atomic<Int>(0)
+    let timedOut = Atomic<Int>(0)
 }
 
 /// One loop's part of the server: its registration of the listening socket and its connections.
@@ -183,6 +211,7 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     private var token: UInt64 = 0
     private var accepting = false
     private var stopped = false
+    private var sweeping = false
 
     /// How long a loop stops accepting after finding the process out of descriptors.
     static let acceptPause: UInt64 = 50_000_000
@@ -213,6 +242,31 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
         }
         self.token = token
         accepting = true
+        if !sweeping {
+            sweeping = true
+            sweep()
+        }
+    }
+
+    /// How often a loop looks for connections past their timeouts.
+    static let sweepInterval: UInt64 = 250_000_000
+
+    /// Closes the connections past `Limits.idleTimeout` or `Limits.headerTimeout`, and comes
+    /// back in `sweepInterval` until the server stops.
+    private func sweep() {
+        guard !stopped else { return }
+        let now = MonotonicClock.now()
+        for connection in connections {
+            guard let timeout = connection.timeout(now: now) else { continue }
+            counters.timedOut.add(1, ordering: .relaxed)
+            connection.close(reset: timeout != .idle)
+        }
+        let idle = limits.idleTimeout.clampedNanoseconds
+        for connection in http2Connections where connection.isIdle(now: now, timeout: idle) {
+            counters.timedOut.add(1, ordering: .relaxed)
+            connection.close(reset: false)
+        }
+        loop.schedule(at: now &+ Self.sweepInterval) { [self] in sweep() }
     }
 
     func handleEvents(_ events: UInt32) {
@@ -221,6 +275,13 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
             guard fd >= 0 else {
                 if Sockets.isLocalResource(error, atConnect: false) { pauseAccepting() }
                 return
+            }
+            // At the cap, the connection is closed at once: it costs a descriptor for no longer
+            // than this, and the connections open go on.
+            guard counters.open.load(ordering: .relaxed) < limits.maxConnections else {
+                Sockets.closeWithReset(fd)
+                counters.refused.add(1, ordering: .relaxed)
+                continue
             }
             Sockets.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
             var connectionTLS: TLSConnection?

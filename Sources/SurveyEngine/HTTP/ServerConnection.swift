@@ -30,6 +30,14 @@ final class ServerConnection: EventHandler, Slotted {
     /// The first bytes of a cleartext connection while they may still be HTTP/2's preface
     /// (a server that speaks HTTP/2); nil once it is known which protocol they are.
     private var first: [UInt8]?
+    /// Not read while `Limits.maxUnsentBytes` of responses wait to be sent: a client that
+    /// pipelines requests and reads no response fills its own socket, not the server's memory.
+    private var paused = false
+    /// When a byte last went either way (monotonic ns): a connection past
+    /// `Limits.idleTimeout` since then is closed.
+    private var lastProgress = MonotonicClock.now()
+    /// When the first byte of the request being read arrived; nil between requests.
+    private var requestStarted: UInt64?
 
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
@@ -68,6 +76,10 @@ final class ServerConnection: EventHandler, Slotted {
             flush()
             if closed { return }
         }
+        if paused && events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            // Not read while paused, so the hang-up would be reported again and again.
+            return close(reset: false)
+        }
         if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
             receive()
         }
@@ -91,15 +103,60 @@ final class ServerConnection: EventHandler, Slotted {
 
     private func watch(writable: Bool) {
         guard writable != watchingWritable else { return }
-        state.loop.modify(fd, token: token, events: writable ? Self.readable | EPOLLOUT.rawValue : Self.readable)
+        let reading = paused ? 0 : Self.readable
+        state.loop.modify(fd, token: token, events: writable ? reading | EPOLLOUT.rawValue : reading)
         watchingWritable = writable
+    }
+
+    /// Responses waiting to be sent, in bytes.
+    private var unsent: Int { output.count - written }
+
+    /// Which timeout the connection is past at `now`, if any: reading one request for longer
+    /// than `Limits.headerTimeout`, or idle (no byte either way) for `Limits.idleTimeout`. A
+    /// response the server itself delays or withholds (a fault) is not the client's idling.
+    func timeout(now: UInt64) -> Timeout? {
+        guard !closed, !answering, !draining else { return nil }
+        if let requestStarted, now &- requestStarted > state.limits.headerTimeout.clampedNanoseconds { return .slowRequest }
+        guard now &- lastProgress > state.limits.idleTimeout.clampedNanoseconds else { return nil }
+        return unsent > 0 ? .unread : .idle
+    }
+
+    /// Why a connection is closed for time.
+    enum Timeout {
+        /// No byte either way: closed cleanly, as a keep-alive connection a client may reuse
+        /// expects (it sends again on a new one).
+        case idle
+        /// A request arriving too slowly: reset.
+        case slowRequest
+        /// Answers the client has not read for as long: reset, so that the kernel does not go
+        /// on trying to send them.
+        case unread
+    }
+
+    /// Stops reading while too much waits to be sent: the socket's buffer, then the client's
+    /// own, fill instead of the server's memory. Reading goes on once everything is sent.
+    private func pauseIfBacklogged() {
+        guard !paused, !closed, unsent > state.limits.maxUnsentBytes else { return }
+        paused = true
+        state.loop.modify(fd, token: token, events: EPOLLOUT.rawValue)
+        watchingWritable = true
+    }
+
+    /// Reads again once the responses waiting are sent, starting with the requests read before.
+    private func resumeIfDrained() {
+        guard paused, !closed, unsent == 0 else { return }
+        paused = false
+        state.loop.modify(fd, token: token, events: Self.readable)
+        watchingWritable = false
+        resumeReading()
     }
 
     private func receive() {
         let buffer = state.loop.readBuffer
-        while !closed {
+        while !closed && !paused {
             switch stream.read(into: buffer) {
             case .bytes(let count):
+                lastProgress = MonotonicClock.now()
                 let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)
                 if var first {
                     // Cleartext with HTTP/2 on: the preface hands the connection over.
@@ -110,6 +167,7 @@ final class ServerConnection: EventHandler, Slotted {
                     case false?:
                         self.first = nil
                         first.withUnsafeBytes { process($0) }
+                        pauseIfBacklogged()
                     }
                     return
                 }
@@ -120,6 +178,7 @@ final class ServerConnection: EventHandler, Slotted {
                     if pending.count > state.limits.maxHeadBytes + state.limits.maxBodyBytes { close(reset: true) }
                 } else {
                     process(bytes)
+                    pauseIfBacklogged()
                 }
                 // Through TLS, more may wait inside the TLS connection with no event to say so.
                 if stream.tls == nil { return }
@@ -165,12 +224,14 @@ final class ServerConnection: EventHandler, Slotted {
     /// Parses requests out of `bytes` and answers them in order; stops at one that waits.
     private func process(_ bytes: UnsafeRawBufferPointer) {
         var offset = 0
-        while offset < bytes.count && !answering && !closed && !closeAfterWrite {
+        while offset < bytes.count && !answering && !closed && !closeAfterWrite && unsent <= state.limits.maxUnsentBytes {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
             switch parser.parse(rest) {
             case .needMore:
+                if requestStarted == nil { requestStarted = MonotonicClock.now() }
                 return
             case .complete(let consumed):
+                requestStarted = nil
                 offset += consumed
                 let request = readRequest()
                 let keepAlive = parser.keepAlive
@@ -240,10 +301,11 @@ final class ServerConnection: EventHandler, Slotted {
 
     /// Goes on with requests that arrived while a response was pending.
     private func resumeReading() {
-        guard !answering, !closed, !closeAfterWrite, !pending.isEmpty else { return }
+        guard !answering, !closed, !closeAfterWrite, !paused, !pending.isEmpty else { return }
         var carried: [UInt8] = []
         swap(&carried, &pending)
         carried.withUnsafeBytes { process($0) }
+        pauseIfBacklogged()
     }
 
     private func send(_ bytes: [UInt8], close: Bool) {
@@ -257,9 +319,12 @@ final class ServerConnection: EventHandler, Slotted {
     }
 
     private func flush() {
+        let before = written
+        defer { if written != before { lastProgress = MonotonicClock.now() } }
         switch stream.write(output, from: &written) {
         case .done:
-            watch(writable: false)
+            if paused { resumeIfDrained() } else { watch(writable: false) }
+            if closed { return }
         case .wait(let wait):
             return watch(writable: wait == .writable)
         case .failed:

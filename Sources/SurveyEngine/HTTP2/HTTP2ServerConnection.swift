@@ -32,6 +32,9 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// ones in the same bytes, still to be handed over).
     private var lastHandled: UInt32 = 0
     private(set) var closed = false
+    /// When a byte last went either way (monotonic ns): a connection with no stream open past
+    /// the server's `Limits.idleTimeout` since then is closed (`isIdle`), as HTTP/1.1's are.
+    private var lastProgress = MonotonicClock.now()
 
     /// The most bytes waiting to be written before the client counts as not reading: one that
     /// floods PINGs and never reads their acknowledgments would grow them without end.
@@ -96,6 +99,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         while !closed {
             switch stream.read(into: buffer) {
             case .bytes(let count):
+                lastProgress = MonotonicClock.now()
                 take(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
                 guard !closed else { return }
                 flush()
@@ -289,6 +293,8 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
 
     private func flush() {
         while !closed, !draining, written < output.count {
+            let before = written
+            defer { if written > before { lastProgress = MonotonicClock.now() } }
             switch stream.write(output, from: &written) {
             case .done:
                 watch(writable: false)
@@ -320,6 +326,12 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         state.loop.schedule(at: MonotonicClock.now() &+ 2_000_000_000) { [self] in
             close(reset: false)
         }
+    }
+
+    /// Whether it has carried nothing either way for `timeout` nanoseconds with no stream open:
+    /// a held-open connection that would keep a descriptor from the clients that use theirs.
+    func isIdle(now: UInt64, timeout: UInt64) -> Bool {
+        !closed && !draining && session.openStreams == 0 && written == output.count && now &- lastProgress > timeout
     }
 
     func close(reset: Bool, notify: Bool = true) {

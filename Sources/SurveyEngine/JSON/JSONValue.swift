@@ -11,7 +11,9 @@ public enum JSONValue: Sendable, Hashable {
     /// A number without fraction or exponent that fits in 64 bits.
     case integer(Int)
     /// Any other number: with a fraction or exponent, or too large for `integer`; always finite.
-    case number(Double)
+    /// `text` is the number as the document wrote it (`1e2`, `12345678901234567890`), which a
+    /// value captured from it is, byte for byte: the `Double` is only near it.
+    case number(Double, text: String)
     /// A string, its escapes decoded.
     case string(String)
     /// Elements in document order.
@@ -26,7 +28,7 @@ public enum JSONValue: Sendable, Hashable {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
         case (.integer(let a), .integer(let b)): a == b
-        case (.number(let a), .number(let b)): a == b
+        case (.number(let a, _), .number(let b, _)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
@@ -40,7 +42,7 @@ public enum JSONValue: Sendable, Hashable {
         case .null: hasher.combine(0)
         case .bool(let value): hasher.combine(value)
         case .integer(let value): hasher.combine(value)
-        case .number(let value): hasher.combine(value)
+        case .number(let value, _): hasher.combine(value)
         case .string(let value): hasher.combine(value)
         case .array(let values): hasher.combine(values)
         case .object(let members):
@@ -50,6 +52,9 @@ public enum JSONValue: Sendable, Hashable {
             }
         }
     }
+
+    /// A number that no document wrote, written as Swift writes a `Double` (`3.5`).
+    public static func number(_ value: Double) -> JSONValue { .number(value, text: String(value)) }
 
     /// The value of member `name` of an object, the last one if the name repeats; nil when
     /// there is no such member or the value is not an object.
@@ -285,9 +290,10 @@ private struct JSONReader {
             while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if integral, let value = Int(text) { return .integer(value) }
+        // `-0` is no integer: as one it would be written back as `0`.
+        if integral, text != "-0", let value = Int(text) { return .integer(value) }
         guard let value = Double(text), value.isFinite else { throw error("number out of range") }
-        return .number(value)
+        return .number(value, text: text)
     }
 }
 

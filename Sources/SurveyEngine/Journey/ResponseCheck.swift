@@ -166,7 +166,7 @@ public struct ResponseCheck: Sendable, Hashable, CustomStringConvertible {
     /// characters.
     private static func equal(_ value: JSONValue, _ expected: JSONValue) -> Bool {
         switch (value, expected) {
-        case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)): Double(a) == b
+        case (.integer(let a), .number(let b, _)), (.number(let b, _), .integer(let a)): Double(a) == b
         default: value == expected
         }
     }
@@ -263,7 +263,7 @@ extension JSONValue {
         case .null: "null"
         case .bool(let value): value ? "true" : "false"
         case .integer(let value): String(value)
-        case .number(let value): value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        case .number(_, let text): text
         case .string(let value): JSONValue.quoted(value)
         case .array(let values): "[" + values.map(\.json).joined(separator: ",") + "]"
         case .object(let members): "{" + members.map { JSONValue.quoted($0.0) + ":" + $0.1.json }.joined(separator: ",") + "}"

@@ -44,7 +44,8 @@ extension Respondent {
                 switch body.flatMap(path.first) {
                 case .string(let text)?: found = text
                 case .integer(let number)?: found = String(number)
-                case .number(let number)?: found = String(number)
+                // As the server wrote it, byte for byte: `12345678901234567890`, `1e2`.
+                case .number(_, let text)?: found = text
                 case .bool(let flag)?: found = String(flag)
                 default: found = nil
                 }

@@ -173,7 +173,7 @@ public struct SurveyQuestion: Sendable, Hashable {
                 switch path.flatMap({ $0.first(in: item) }) {
                 case .string(let value)?: question.fields.append(value)
                 case .integer(let value)?: question.fields.append(String(value))
-                case .number(let value)?: question.fields.append(JSONValue.number(value).json)
+                case .number(_, let text)?: question.fields.append(text)
                 case .bool(let value)?: question.fields.append(String(value))
                 default: return .failure(ContractError(description: "question \(index + 1) has no '\(field)' (for ${question.\(field)})"))
                 }

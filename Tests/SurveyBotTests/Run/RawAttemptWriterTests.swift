@@ -18,12 +18,12 @@ private final class SlowSink: Sendable {
     let writes = Atomic<Int>(0)
     let gate = DispatchSemaphore(value: 0)
 
-    func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+    func write(_ bytes: UnsafeRawBufferPointer) -> (kept: Int, error: Int32?) {
         writes.add(1, ordering: .relaxed)
         gate.wait()
         gate.signal()
         written.withLock { $0.append(contentsOf: bytes) }
-        return nil
+        return (bytes.count, nil)
     }
 
     var lines: [String] { written.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n").map(String.init) }
@@ -79,7 +79,8 @@ private final class SlowSink: Sendable {
         let log = AttemptLog(lanes: 1)
         let calls = Atomic<Int>(0)
         let writer = RawAttemptWriter(
-            log: log, sink: { _ in calls.add(1, ordering: .relaxed).oldValue == 0 ? nil : ENOSPC }, path: "full.jsonl", interval: 1_000)
+            log: log, sink: { calls.add(1, ordering: .relaxed).oldValue == 0 ? ($0.count, nil) : (0, ENOSPC) }, path: "full.jsonl",
+            interval: 1_000)
         writer.begin(at: Date())
         log.offer(attempt(0), lane: 0)
         #expect(await eventually { calls.load(ordering: .relaxed) == 1 })
@@ -94,7 +95,7 @@ private final class SlowSink: Sendable {
         let existing = try directory.write("old.jsonl", "old lines\n")
         let file = try RawFile.open(existing).get()
         let wrote = Array("new\n".utf8).withUnsafeBytes { file.write($0) }
-        #expect(wrote == nil)
+        #expect(wrote.kept == 4 && wrote.error == nil)
         #expect(file.close() == nil)
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "new\n")
 
@@ -111,5 +112,63 @@ private final class SlowSink: Sendable {
             #expect(throws: FileError(action: "write", path: path, reason: reason)) { try RawFile.open(path).get() }
         }
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
+    }
+
+    /// A disk that fills part way through a write: `write` takes `budget` bytes, in writes of
+    /// at most 100 (short writes), then fails with `ENOSPC`.
+    private static func fillingDisk(budget: Int) -> (Int32, UnsafeRawPointer, Int) -> Int {
+        var left = budget
+        return { fd, pointer, count in
+            guard left > 0 else {
+                errno = ENOSPC
+                return -1
+            }
+            let n = Glibc.write(fd, pointer, min(count, left, 100))
+            if n > 0 { left -= n }
+            return n
+        }
+    }
+
+    @Test func aWriteTheDiskCutsShortKeepsItsCompleteLinesAndTakesTheTornOneBack() throws {
+        let directory = try TemporaryDirectory()
+        let file = try RawFile.open(directory.path + "/raw.jsonl").get()
+        var lines: [UInt8] = []
+        for respondent in 0..<5 { RawAttemptWriter.appendLine(attempt(respondent), startedAt: 0, to: &lines) }
+        let lineLength = lines.count / 5
+        let first = lines.withUnsafeBytes { file.write($0) }
+        #expect(first.kept == lines.count && first.error == nil)
+        // Room for two lines and a half of the next five.
+        let second = lines.withUnsafeBytes { file.write($0, using: Self.fillingDisk(budget: lineLength * 5 / 2)) }
+        #expect(second.error == ENOSPC)
+        #expect(second.kept == 2 * lineLength)
+        #expect(file.close() == nil)
+        let text = try String(contentsOfFile: file.path, encoding: .utf8)
+        #expect(text.hasSuffix("\n"))
+        #expect(text.split(separator: "\n").count == 7)
+        #expect(text.split(separator: "\n").allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
+    }
+
+    @Test func theLinesCountedAreTheLinesTheFileHoldsWhenTheDiskFills() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try RawFile.open(directory.path + "/raw.jsonl").get()
+        let log = AttemptLog(lanes: 1)
+        let budget = Mutex(1_000)
+        let writer = RawAttemptWriter(
+            log: log,
+            sink: { bytes in
+                let left = budget.withLock { $0 }
+                let result = file.write(bytes, using: Self.fillingDisk(budget: left))
+                budget.withLock { $0 = max(0, left - bytes.count) }
+                return result
+            }, path: file.path, interval: 1_000)
+        writer.begin(at: Date())
+        for respondent in 0..<100 { log.offer(attempt(respondent), lane: 0) }
+        let outcome = await writer.finish()
+        #expect(file.close() == nil)
+        let text = try String(contentsOfFile: file.path, encoding: .utf8)
+        #expect(text.isEmpty || text.hasSuffix("\n"))
+        #expect(outcome.lines == text.split(separator: "\n").count)
+        #expect(outcome.lines > 0 && outcome.lines + outcome.dropped == 100)
+        #expect(outcome.failure?.hasSuffix("no space left on device") == true)
     }
 }

@@ -131,6 +131,35 @@ import Testing
         #expect(transport.sent.dropFirst().allSatisfy { $0.head.contains("Authorization: Bearer k-7\r\n") })
     }
 
+    /// A captured JSON number goes out as the server wrote it, byte for byte: not through a
+    /// `Double` that rounds 20 digits and writes `1e2` as `100.0`.
+    @Test(arguments: ["12345678901234567890", "1e2", "1E+2", "0.10", "-0", "3.14159265358979323846", "123"])
+    func aCapturedNumberIsSentAsItsJSONText(number: String) async throws {
+        let transport = ScriptedTransport { sent, _ in
+            switch sent.path {
+            case "/session": ok(#"{"token": \#(number)}"#)
+            case "/questions": ok(questionsJSON)
+            default: ok()
+            }
+        }
+        let context = try dataContext(
+            transport, api: Self.loginAPI([.init(name: "token", source: .json(try JSONPath(parsing: "$.token")))]))
+        var respondent = Respondent(index: 0, seed: 1, lane: 0, row: 0)
+        #expect(await respondent.run(context).ending == .completed)
+        #expect(transport.sent.count > 1)
+        #expect(transport.sent.dropFirst().allSatisfy { $0.head.contains("Authorization: Bearer \(number)\r\n") })
+    }
+
+    /// A question field read as a number (`${question.gid}`) is its JSON text too.
+    @Test func aNumericQuestionFieldIsItsJSONText() throws {
+        guard case .array(let numbers) = try JSONValue.parse(Array(#"[1e2, 12345678901234567890, 0.10]"#.utf8)).get() else {
+            Issue.record("not a list")
+            return
+        }
+        #expect(numbers.map(\.json) == ["1e2", "12345678901234567890", "0.10"])
+        #expect(numbers[0] == .number(100))
+    }
+
     @Test func failedLoginAbandonsAfterItsRetries() async throws {
         let transport = ScriptedTransport { _, _ in status(503) }
         let recorder = MetricsRecorder(lanes: 1)

@@ -2,8 +2,8 @@
 enum MarkdownDiff: DiffRenderer {
     static func render(_ diff: ReportDiff) -> String {
         var lines = [
-            "## survey-bot diff" + (diff.partialText(path: { "`\($0)`" }).map { " — ⚠️ " + $0 } ?? ""), "",
-            "`\(diff.basePath)` → `\(diff.newPath)` — tolerance \(Readable.percent(diff.tolerances.default)), "
+            "## survey-bot diff" + (diff.partialText(path: { MarkdownText.code($0) }).map { " — ⚠️ " + $0 } ?? ""), "",
+            "\(MarkdownText.code(diff.basePath)) → \(MarkdownText.code(diff.newPath)) — tolerance \(Readable.percent(diff.tolerances.default)), "
                 + "confidence \(Readable.percent(diff.confidence))",
             "", "| step | metric | base | new | change | verdict |",
         ]
@@ -16,13 +16,14 @@ enum MarkdownDiff: DiffRenderer {
                 case .added: "➕ added"
                 case .same: row.verdictText
                 }
-            lines.append("| \(row.scope) | \(row.metric) | \(row.baseText) | \(row.newText) | \(row.changeText) | \(mark) |")
+            lines.append(
+                "| \(MarkdownText.text(row.scope)) | \(row.metric) | \(row.baseText) | \(row.newText) | \(row.changeText) | \(mark) |")
         }
         lines += [
             "",
             "[a, b]: where each figure lies at \(Readable.percent(diff.confidence)) confidence; ~: no change that counts, and why "
                 + "(`within noise`: not significant; `too few samples`: the fewest each run needs).",
-            "", "**\(diff.summary)**",
+            "", "**\(MarkdownText.text(diff.summary))**",
         ]
         return lines.joined(separator: "\n") + "\n"
     }

@@ -25,7 +25,8 @@ enum TextDiff: DiffRenderer {
         }
         lines.append("[a, b]: where each figure lies at \(Readable.percent(diff.confidence)) confidence; ~: no change that counts")
         lines.append(diff.summary)
-        return lines.joined(separator: "\n") + "\n"
+        // What report files and their names hold reaches a terminal: control characters shown, not acted on.
+        return lines.map { TerminalText.escaped($0) }.joined(separator: "\n") + "\n"
     }
 }
 

@@ -13,7 +13,7 @@ enum CSVReport: ReportRenderer {
     ]
 
     static func render(_ report: RunReport) -> String {
-        var lines = [columns.joined(separator: ",")]
+        var lines = [columns.map(quoted).joined(separator: ",")]
         guard let timeline = report.timeline else { return lines.joined(separator: "\n") + "\n" }
         let covered = timeline.covered(startedAt: report.startedAt, endedAt: report.endedAt)
         for position in timeline.survey.indices {
@@ -47,9 +47,16 @@ enum CSVReport: ReportRenderer {
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
     }
 
-    /// A field quoted when it holds a comma, a quote or a line break (RFC 4180).
+    /// The characters a spreadsheet reads a formula from at a cell's start (OWASP's list).
+    static let formulaStarts: Set<Character> = ["=", "+", "-", "@", "\t", "\r"]
+
+    /// A field as a CSV cell: one that begins like a formula gets a `'` before it, so that no
+    /// spreadsheet runs it (OWASP's CSV injection rule), and a field that holds a comma, a quote
+    /// or a line break (or got the `'`) is quoted, its quotes doubled (RFC 4180). Every cell
+    /// this format writes goes through it.
     static func quoted(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let neutral = field.unicodeScalars.first.map { formulaStarts.contains(Character($0)) } ?? false
+        guard neutral || field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + (neutral ? "'" : "") + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -6,10 +6,11 @@ enum MarkdownReport: ReportRenderer {
     static func render(_ report: RunReport) -> String {
         let figures = RunFigures(report)
         var lines: [String] = []
-        lines.append("# survey-bot: \(report.name)" + (report.missingShardsText.map { " — ⚠️ PARTIAL merge, \($0)" } ?? ""))
+        lines.append(
+            "# survey-bot: \(MarkdownText.text(report.name))" + (report.missingShardsText.map { " — ⚠️ PARTIAL merge, \($0)" } ?? ""))
         lines.append("")
         lines.append(
-            "**\(verdict(report))** — \(report.target), \(report.startedAt), \(Readable.number(report.durationS)) s"
+            "**\(verdict(report))** — \(MarkdownText.text(report.target)), \(MarkdownText.text(report.startedAt)), \(Readable.number(report.durationS)) s"
                 + ReportWording.stopped(report))
         if let shard = report.shard, shard.count > 1 { lines += ["", "Shard \(shard) of a larger run."] }
         lines.append("")
@@ -21,25 +22,25 @@ enum MarkdownReport: ReportRenderer {
             guard let calls = figures.perStep[name] else { continue }
             let latency = calls.latency
             lines.append(
-                "| \(name) | \(calls.calls) | \(calls.attempts) | \(Readable.percent(calls.successRate)) "
+                "| \(MarkdownText.text(name)) | \(calls.calls) | \(calls.attempts) | \(Readable.percent(calls.successRate)) "
                     + "| \(Readable.percent(calls.firstTrySuccessRate)) | \(calls.retries) | \(Readable.ms(latency?.p50)) "
                     + "| \(Readable.ms(latency?.p95)) | \(Readable.ms(latency?.p99)) | \(Readable.ms(latency?.max)) |")
         }
         lines.append("")
-        lines.append("**Respondents:** \(ReportWording.respondents(report)).")
+        lines.append("**Respondents:** \(MarkdownText.text(ReportWording.respondents(report))).")
         lines.append("")
-        lines.append("**Answers:** \(ReportWording.answers(report)).")
+        lines.append("**Answers:** \(MarkdownText.text(ReportWording.answers(report))).")
         lines.append("")
         if let local = report.localResource {
-            lines.append("**Not sent:** \(ReportWording.localResource(local)).")
+            lines.append("**Not sent:** \(MarkdownText.text(ReportWording.localResource(local))).")
             lines.append("")
         }
         if let raw = ReportWording.raw(report) {
-            lines.append("**Raw attempts:** \(raw).")
+            lines.append("**Raw attempts:** \(MarkdownText.text(raw)).")
             lines.append("")
         }
         if let notRetried = ReportWording.notRetried(report) {
-            lines.append("**Not retried:** \(notRetried).")
+            lines.append("**Not retried:** \(MarkdownText.text(notRetried)).")
             lines.append("")
         }
         lines.append("**Throughput:** \(Readable.number(report.throughput.attemptsPerS)) attempts/s")
@@ -48,9 +49,9 @@ enum MarkdownReport: ReportRenderer {
             lines += ["", "`\(sparkline)` attempts per second"]
         }
         if let connections = ReportWording.connections(figures) {
-            lines += ["", "**Connections:** \(connections)."]
+            lines += ["", "**Connections:** \(MarkdownText.text(connections))."]
         }
-        if let tooShort = ReportWording.tooShortToChart([report]) {
+        if let tooShort = ReportWording.tooShortToChart([report], code: { MarkdownText.code($0) }) {
             lines += ["", "## Over time", "", tooShort.prefix(1).uppercased() + tooShort.dropFirst() + "."]
         } else if let timeline = report.timeline, !timeline.survey.isEmpty {
             lines += ["", "## Over time", ""] + overTime(report, timeline: timeline, steps: figures.steps)
@@ -63,11 +64,11 @@ enum MarkdownReport: ReportRenderer {
             lines.append(withReasons ? "| step | kind | attempts | first reason |" : "| step | kind | attempts |")
             lines.append(withReasons ? "|---|---|---:|---|" : "|---|---|---:|")
             for error in errors {
-                let reason = withReasons ? " \(error.sample.map(escape) ?? "") |" : ""
-                lines.append("| \(error.step) | \(error.kind) | \(error.count) |" + reason)
+                let reason = withReasons ? " \(error.sample.map(MarkdownText.text) ?? "") |" : ""
+                lines.append("| \(MarkdownText.text(error.step)) | \(MarkdownText.text(error.kind)) | \(error.count) |" + reason)
             }
             if let timeToFail = ReportWording.timeToFail(figures) {
-                lines += ["", "**Time to fail** (failed attempts, apart from the latency): \(timeToFail)."]
+                lines += ["", "**Time to fail** (failed attempts, apart from the latency): \(MarkdownText.text(timeToFail))."]
             }
         }
         if !report.thresholds.isEmpty {
@@ -75,7 +76,8 @@ enum MarkdownReport: ReportRenderer {
             for result in report.thresholds {
                 let implicit = result.threshold.implicit ? " (implicit)" : result.threshold.abort ? " (abort)" : ""
                 lines.append(
-                    "| `\(result.threshold)`\(implicit) | \(Readable.actual(result)) | \(result.passed ? "✅ passed" : "❌ failed") |")
+                    "| \(MarkdownText.code(result.threshold.description, inTable: true))\(implicit) | \(Readable.actual(result)) | \(result.passed ? "✅ passed" : "❌ failed") |"
+                )
             }
         }
         for name in figures.steps {
@@ -85,7 +87,7 @@ enum MarkdownReport: ReportRenderer {
                 continue
             }
             let scope = step.latencyCoversFailures ? "every attempt, failed ones too" : "succeeded attempts"
-            lines += ["", "## Latency of \(name) (\(scope))", "", "```"]
+            lines += ["", "## Latency of \(MarkdownText.text(name)) (\(scope))", "", "```"]
             lines.append(contentsOf: LatencyChart.lines(histogram))
             lines.append("```")
         }
@@ -128,7 +130,7 @@ enum MarkdownReport: ReportRenderer {
             guard let points = timeline.endpoints[step], points.contains(where: { $0.p95 != nil }) else { continue }
             let p95 = points.map(\.p95)
             let highest = Readable.ms(p95.compactMap { $0 }.max() ?? 0)
-            lines += ["", "`\(Readable.sparkline(p95))` p95 of \(step), \(every) (highest \(highest))", ""]
+            lines += ["", "`\(Readable.sparkline(p95))` p95 of \(MarkdownText.text(step)), \(every) (highest \(highest))", ""]
             lines += chart("p95 of \(step) (ms)", unit: "ms", p95)
         }
         return lines
@@ -160,11 +162,6 @@ enum MarkdownReport: ReportRenderer {
     /// The verdict with its mark, a threshold's text as code: `❌ failed: stopped by
     /// \`submit.p95 < 300ms\` (abort)`.
     static func verdict(_ report: RunReport) -> String {
-        ReportWording.verdict(report, marks: .emoji) { "`\($0)`" }
-    }
-
-    /// Text made safe inside a table cell: no pipe or line break can end it.
-    private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        ReportWording.verdict(report, marks: .emoji) { MarkdownText.code($0) }
     }
 }

@@ -43,7 +43,8 @@ enum TextReport: ReportRenderer {
             let kind = result.threshold.implicit ? "; implicit, the plan sets no thresholds" : result.threshold.abort ? "; abort" : ""
             lines.append("  \(mark) \(result.threshold) (actual \(Readable.actual(result))\(kind))")
         }
-        return lines.joined(separator: "\n") + "\n"
+        // What a report file holds reaches a terminal: its control characters shown, not acted on.
+        return lines.map { TerminalText.escaped($0) }.joined(separator: "\n") + "\n"
     }
 
     /// The verdict, its first word in capitals unless the run passed: `FAILED 2 of 4 thresholds`.
