@@ -6,7 +6,9 @@
 # of `validate` and the parsing speed it means (file size / extra time), and the extra peak
 # memory (maximum resident set, /usr/bin/time -v) of `validate` and of the run, also as a
 # multiple of the file's size. Each figure is the best (time) or the median (memory) of ROUNDS
-# runs: the machine is shared.
+# runs: the machine is shared. Then, for the largest file, the memory a run holds once the file
+# is read (the resident set 3 s into a run of 400 respondents thinking 1 s before each answer),
+# whole and as shard 1/4 (`--shard 1/4`, which keeps only its share of the rows).
 #
 #   bench/data-scale.sh [ROUNDS=3] [SIZES="10000 100000 1000000"] [RESPONDENTS=20000]
 #   SURVEY_BOT=path/to/survey-bot measures that binary (a build of an earlier commit) instead of
@@ -25,8 +27,8 @@ fi
 dir="$out/data-scale"
 mkdir -p "$dir"
 
-# plan NAME [FILE]: a plan of $respondents respondents against the builtin server, with the
-# feed FILE (its rows in a header, an answer and the answer.3 column) or without one.
+# plan NAME [FILE] [THINK]: a plan of $respondents respondents against the builtin server, with
+# the feed FILE (its rows in a header, an answer and the answer.3 column) or without one.
 plan() {
     {
         echo "name: $1"
@@ -36,6 +38,7 @@ plan() {
         echo "seed: 1"
         echo "builtin:"
         echo "  questions: 3"
+        [ -z "${3:-}" ] || echo "think: $3"
         if [ -n "${2:-}" ]; then
             echo "data: $2"
             echo "data_order: sequential"
@@ -82,7 +85,7 @@ plan plain
 read -r vt0 vk0 < <(best validate-plain "$bot" validate "$dir/plain.plan")
 read -r rt0 rk0 < <(best run-plain "$bot" run "$dir/plain.plan" --out "$dir/reports" --format json --quiet)
 echo "without a feed: validate ${vt0} s, peak ${vk0} KB; run of $respondents respondents ${rt0} s, peak ${rk0} KB"
-printf '%-8s %8s | %9s %8s %6s %13s | %8s %8s | %15s %15s\n' rows "file MB" validate "+time" "MB/s" "+peak" run "+time" "+peak run" ""
+printf '%-8s %8s | %9s %8s %6s %14s | %8s %8s | %15s\n' rows "file MB" validate "+time" "MB/s" "+peak" run "+time" "+peak run"
 for rows in $sizes; do
     csv="$dir/panel-$rows.csv"
     [ -f "$csv" ] || python3 "$root/bench/panel.py" "$rows" "$csv"
@@ -99,3 +102,25 @@ for rows in $sizes; do
     }'
 done
 echo "(times: best of $rounds; memory: median of $rounds; + is beyond the same plan without the feed)"
+
+# held NAME [OPTION…]: the resident set in KB of a run of NAME.plan 3 s after it started.
+held() {
+    local name=$1 pid rss
+    shift
+    "$bot" run "$dir/$name.plan" --out "$dir/reports" --format json --quiet "$@" >/dev/null 2>&1 &
+    pid=$!
+    sleep 3
+    rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
+    wait "$pid" || true
+    echo "$rss"
+}
+largest=$rows
+respondents=400
+plan held-plain "" 1s
+plan "held-$largest" "$dir/panel-$largest.csv" 1s
+h0=$(held held-plain)
+h1=$(held "held-$largest")
+h4=$(held "held-$largest" --shard 1/4 --run-id data-scale)
+awk -v rows="$largest" -v h0="$h0" -v h1="$h1" -v h4="$h4" 'BEGIN {
+    printf "held during a run of the %d-row feed, beyond the plan without it: whole %.1f MB, --shard 1/4 %.1f MB\n", rows, (h1 - h0) / 1000, (h4 - h0) / 1000
+}'
