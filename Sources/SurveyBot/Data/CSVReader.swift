@@ -39,12 +39,7 @@ struct CSVReader {
     static func read(_ bytes: consuming [UInt8], path: String) -> Result<Table, Diagnostic> {
         var buffer = consume bytes
         let start = buffer.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        if buffer.count > Limits.maxFileBytes {
-            return .failure(
-                Diagnostic(
-                    "the data file is larger than 1 GiB (\(Limits.maxFileBytes) bytes), the limit for a data file",
-                    at: SourceLocation(origin: .file(path), line: 1, column: 1)))
-        }
+        if buffer.count > Limits.maxFileBytes { return .failure(tooLarge(path: path)) }
         let parsed: Result<Parsed, Diagnostic> = buffer.withUnsafeMutableBufferPointer { bytes in
             var reader = CSVReader(bytes: bytes, start: start, path: path)
             do throws(Diagnostic) {
@@ -63,6 +58,13 @@ struct CSVReader {
                     columns: parsed.columns, rows: DataRows(bytes: buffer, starts: parsed.starts, columnCount: parsed.columns.count),
                     lines: parsed.lines))
         }
+    }
+
+    /// The error of a file over `Limits.maxFileBytes`, at its start.
+    static func tooLarge(path: String) -> Diagnostic {
+        Diagnostic(
+            "the data file is larger than 1 GiB (\(Limits.maxFileBytes) bytes), the limit for a data file",
+            at: SourceLocation(origin: .file(path), line: 1, column: 1))
     }
 
     /// What a read leaves beside the buffer: the rows' bytes are its first `size`.

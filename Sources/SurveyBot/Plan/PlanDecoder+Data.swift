@@ -20,6 +20,11 @@ extension PlanDecoder {
         let shown = s.isFromEnvironment ? s.source.display : s.text
         // How errors name the file: as read, or by its variables' names when it came from the environment.
         let named = s.isFromEnvironment ? shown : path
+        if let size = FileAccess.size(path), size > CSVReader.Limits.maxFileBytes {
+            // Refused before a gigabyte is read only to be let go.
+            report(CSVReader.tooLarge(path: named))
+            return
+        }
         let bytes: [UInt8]
         switch FileAccess.read(path, upTo: CSVReader.Limits.maxFileBytes + 1) {
         case .success(let read): bytes = read
