@@ -14,8 +14,8 @@ public struct RespondentData: Sendable, Hashable {
     /// The column names, in the rows' order.
     public var columns: [String]
     /// The rows, each with one value per column: all of the feed's, or one shard's share
-    /// (`share`).
-    public var rows: DataRows
+    /// (`share`). Set with the feed, so that `totalRows` stays true.
+    public private(set) var rows: DataRows
     /// How respondents take the rows.
     public var order: DataOrder
     /// The shard whose share of the feed `rows` holds — rows i−1, i−1+n, i−1+2n… of the feed —
