@@ -14,7 +14,8 @@
 # and cookies together.
 #
 #   bench/data.sh [ROUNDS=5] [DURATION=3] [THREADS=1] [MODE=templates|cookies]
-#   BENCH_PORT=18081 picks nginx's loopback port.
+#   BENCH_PORT=18081 picks nginx's loopback port; SURVEY_BOT=path/to/survey-bot measures that
+#   binary (a build of an earlier commit) instead of building this tree's.
 source "$(dirname "$0")/common.sh"
 rounds=${1:-5}
 duration=${2:-3}
@@ -30,8 +31,12 @@ cookies) feed_path=/cookie-flow plain_options=(--set cookies=false) feed_label="
 esac
 
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_packages
-(cd "$root" && swift build -c release --product survey-bot >&2)
-bot="$root/.build/release/survey-bot"
+if [ -n "${SURVEY_BOT:-}" ]; then
+    bot=$SURVEY_BOT
+else
+    (cd "$root" && swift build -c release --product survey-bot >&2)
+    bot="$root/.build/release/survey-bot"
+fi
 port=${BENCH_PORT:-18081}
 start_nginx "$port"
 base=http://127.0.0.1:$port$feed_path

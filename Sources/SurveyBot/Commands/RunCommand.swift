@@ -91,7 +91,7 @@ enum RunCommand: Subcommand {
             return spec.usageError(error.description, console: console)
         }
         switch PlanLoader(environment: context.environment).load(path: path, overrides: overrides) {
-        case .success(let plan):
+        case .success(var plan):
             if !options.quiet {
                 for warning in plan.warnings { console.printError(warning.description) }
             }
@@ -105,6 +105,8 @@ enum RunCommand: Subcommand {
                 // Said even with --quiet: the run's failure ("no respondent completed") would not say why.
                 console.printError("warning: \(idle)")
             }
+            // A shard keeps only the rows its respondents can take: 1/n of the feed's memory.
+            plan.run.data = plan.run.data?.share(for: options.shard)
             return await PlanRun(plan: plan, path: path, options: options, console: console).run()
         case .failure(let errors):
             for line in errors.printed(path: path, suffix: "; nothing was sent") { console.printError(line) }
@@ -120,9 +122,9 @@ enum RunCommand: Subcommand {
             return "--shard \(shard) has no respondents: the plan's \(respondents) go to the shards in turn (respondent k to shard "
                 + "k mod \(shard.count) + 1), so shards above \(respondents) start none, and their run fails as one that completed none"
         }
-        if let data = plan.run.data, shard.count(of: data.rows.count) == 0 {
-            return "--shard \(shard) has no rows of the data file's \(data.rows.count): rows go to the shards in turn, so shards above "
-                + "\(data.rows.count) start no respondent, and their run fails as one that completed none"
+        if let data = plan.run.data, shard.count(of: data.totalRows) == 0 {
+            return "--shard \(shard) has no rows of the data file's \(data.totalRows): rows go to the shards in turn, so shards above "
+                + "\(data.totalRows) start no respondent, and their run fails as one that completed none"
         }
         return nil
     }

@@ -10,8 +10,8 @@ struct DataFile: Sendable, Hashable {
     var shownPath: String
     /// The path as errors name it: as read, or as shown when any of it came from the environment.
     var errorPath: String
-    /// The line each row starts on, from 1.
-    var lines: [Int]
+    /// The line each row starts on, from 1 (32 bits: a feed's rows take little beside their values).
+    var lines: [UInt32]
     /// `sha256:` and the hexadecimal SHA-256 of the file's bytes.
     var digest: String
 

@@ -97,7 +97,7 @@ extension Plan {
         if let duration = run.duration { parts.append("for \(duration.compactDescription)") }
         parts.append("concurrency \(run.concurrency)")
         if let data = run.data, let file = dataFile {
-            parts.append("data \(file.shownPath): \(data.rows.count) row\(data.rows.count == 1 ? "" : "s"), \(data.order.rawValue)")
+            parts.append("data \(file.shownPath): \(data.totalRows) row\(data.totalRows == 1 ? "" : "s"), \(data.order.rawValue)")
         }
         if target { parts.append("target \(shownTarget)") }
         if !thresholds.isEmpty { parts.append("\(thresholds.count) threshold\(thresholds.count == 1 ? "" : "s")") }

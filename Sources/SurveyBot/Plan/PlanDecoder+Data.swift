@@ -20,6 +20,11 @@ extension PlanDecoder {
         let shown = s.isFromEnvironment ? s.source.display : s.text
         // How errors name the file: as read, or by its variables' names when it came from the environment.
         let named = s.isFromEnvironment ? shown : path
+        if let size = FileAccess.size(path), size > CSVReader.Limits.maxFileBytes {
+            // Refused before a gigabyte is read only to be let go.
+            report(CSVReader.tooLarge(path: named))
+            return
+        }
         let bytes: [UInt8]
         switch FileAccess.read(path, upTo: CSVReader.Limits.maxFileBytes + 1) {
         case .success(let read): bytes = read
@@ -28,11 +33,12 @@ extension PlanDecoder {
             error("cannot read the data file \(named): \(failure.reason)", at: s.location)
             return
         }
-        switch CSVReader.read(bytes, path: named) {
+        // Hashed first: the reader writes the rows over the file's bytes.
+        let digest = "sha256:" + SHA256.hex(of: bytes)
+        switch CSVReader.read(consume bytes, path: named) {
         case .success(let table):
             plan.run.data = RespondentData(columns: table.columns, rows: table.rows)
-            plan.dataFile = DataFile(
-                path: path, shownPath: shown, errorPath: named, lines: table.lines, digest: "sha256:" + SHA256.hex(of: bytes))
+            plan.dataFile = DataFile(path: path, shownPath: shown, errorPath: named, lines: table.lines, digest: digest)
         case .failure(let diagnostic):
             // At the data file's line and column; its line is never quoted (its values are secrets).
             report(diagnostic)
@@ -156,7 +162,7 @@ extension PlanDecoder {
         }
         guard let data = plan.run.data, let file = plan.dataFile else { return }
         for problem in data.problems(for: plan.run, limit: PlanLimits.maxPrintedErrors) {
-            let line = problem.row < file.lines.count ? file.lines[problem.row] : 1
+            let line = problem.row < file.lines.count ? Int(file.lines[problem.row]) : 1
             report(
                 Diagnostic(
                     "row \(problem.row + 1): \(problem.description) (values of data files are never shown)",

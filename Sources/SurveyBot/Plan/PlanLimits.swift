@@ -68,7 +68,7 @@ enum PlanLimits {
 
     /// The length of the well-formed UTF-8 sequence at `offset` (1 to 4), or 0 when the bytes
     /// there are not one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
-    static func scalarLength(_ bytes: [UInt8], at offset: Int) -> Int {
+    static func scalarLength<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at offset: Int) -> Int where Bytes.Index == Int {
         let lead = bytes[offset]
         let length: Int
         var low: UInt8 = 0x80

@@ -65,7 +65,7 @@ extension RunReport.PlanRecord {
         }
         self.retry = retry
         if let data = plan.run.data, let file = plan.dataFile {
-            self.data = "\(file.shownPath): \(data.rows.count) row\(data.rows.count == 1 ? "" : "s"), \(data.order.rawValue)"
+            self.data = "\(file.shownPath): \(data.totalRows) row\(data.totalRows == 1 ? "" : "s"), \(data.order.rawValue)"
         }
         if plan.target == .builtin {
             let questions: String

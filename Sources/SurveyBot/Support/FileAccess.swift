@@ -54,6 +54,14 @@ enum FileAccess {
         return access(path, R_OK) == 0 ? nil : reason(errno)
     }
 
+    /// The size in bytes of the regular file at `path`, symbolic links followed; nil when it
+    /// cannot be known or is no regular file (`read` says why).
+    static func size(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+
     /// Every byte of the regular file at `path`, symbolic links followed.
     static func read(_ path: String, upTo limit: Int = .max) -> Result<[UInt8], FileError> {
         func failure(_ reason: String) -> Result<[UInt8], FileError> {

@@ -1,51 +1,93 @@
-/// SHA-256 (FIPS 180-4), for the report's `plan_digest`. Foundation on Linux has no CryptoKit
-/// and the project takes no packages, so it is written out here; SHA256Tests checks it against
-/// the standard's examples. It hashes a few kilobytes per run: clarity over speed.
+/// SHA-256 (FIPS 180-4), for the report's `plan_digest` and the digest of a data file. Foundation
+/// on Linux has no CryptoKit and the project takes no packages, so it is written out here;
+/// SHA256Tests checks it against the standard's examples. A data file can be a gigabyte, so the
+/// message is hashed where it lies, 64 bytes at a time, never copied or padded in a copy
+/// (bench/data-scale.sh measures it with the reading of the file).
 enum SHA256 {
     /// The 32-byte digest of `message`.
     static func digest(of message: [UInt8]) -> [UInt8] {
-        var state: [UInt32] = [
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-        ]
-        // Padding (§5.1.1): a 1 bit, zeros up to 56 bytes modulo 64, the length in bits, big-endian.
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        let bits = UInt64(message.count) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        message.withUnsafeBytes { digest(of: $0) }
+    }
 
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: padded.count, by: 64) {
-            for t in 0..<16 {
-                let i = blockStart + 4 * t
-                schedule[t] = UInt32(padded[i]) << 24 | UInt32(padded[i + 1]) << 16 | UInt32(padded[i + 2]) << 8 | UInt32(padded[i + 3])
+    /// The 32-byte digest of the bytes at `message`.
+    static func digest(of message: UnsafeRawBufferPointer) -> [UInt8] {
+        var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+        )
+        let whole = message.count / 64 * 64
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            constants.withUnsafeBufferPointer { constants in
+                var blockStart = 0
+                while blockStart < whole {
+                    compress(UnsafeRawBufferPointer(rebasing: message[blockStart..<blockStart + 64]), &state, schedule, constants)
+                    blockStart += 64
+                }
+                // Padding (§5.1.1): a 1 bit, zeros up to 56 bytes modulo 64, the length in bits,
+                // big-endian — in one or two blocks of its own, after the message's last bytes.
+                var tail = [UInt8](message[whole...])
+                tail.append(0x80)
+                while tail.count % 64 != 56 { tail.append(0) }
+                let bits = UInt64(message.count) &* 8
+                for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+                tail.withUnsafeBytes { tail in
+                    for start in stride(from: 0, to: tail.count, by: 64) {
+                        compress(UnsafeRawBufferPointer(rebasing: tail[start..<start + 64]), &state, schedule, constants)
+                    }
+                }
             }
-            for t in 16..<64 {
-                let s0 = rotate(schedule[t - 15], 7) ^ rotate(schedule[t - 15], 18) ^ (schedule[t - 15] >> 3)
-                let s1 = rotate(schedule[t - 2], 17) ^ rotate(schedule[t - 2], 19) ^ (schedule[t - 2] >> 10)
-                schedule[t] = schedule[t - 16] &+ s0 &+ schedule[t - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-            for t in 0..<64 {
-                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = h &+ sum1 &+ choice &+ constants[t] &+ schedule[t]
-                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = sum0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            for (i, word) in [a, b, c, d, e, f, g, h].enumerated() { state[i] = state[i] &+ word }
         }
-        return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
+        return words.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
     }
 
     /// The digest of `message` in lowercase hexadecimal, as `sha256sum` prints it.
     static func hex(of message: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(digest(of: message).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xf)]] })
+        hex(digest(of: message))
     }
 
+    /// A digest in lowercase hexadecimal.
+    static func hex(_ digest: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xf)]] })
+    }
+
+    /// One 64-byte block into `state` (§6.2.2); `schedule` is room for 64 words.
+    @inline(__always)
+    private static func compress(
+        _ block: UnsafeRawBufferPointer, _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        _ schedule: UnsafeMutableBufferPointer<UInt32>, _ constants: UnsafeBufferPointer<UInt32>
+    ) {
+        let w = schedule.baseAddress.unsafelyUnwrapped
+        let k = constants.baseAddress.unsafelyUnwrapped
+        for t in 0..<16 { w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self)) }
+        for t in 16..<64 {
+            let x = w[t - 15]
+            let y = w[t - 2]
+            let s0 = rotate(x, 7) ^ rotate(x, 18) ^ (x >> 3)
+            let s1 = rotate(y, 17) ^ rotate(y, 19) ^ (y >> 10)
+            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = state
+        for t in 0..<64 {
+            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let t1 = h &+ sum1 &+ choice &+ k[t] &+ w[t]
+            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = sum0 &+ majority
+            h = g
+            g = f
+            f = e
+            e = d &+ t1
+            d = c
+            c = b
+            b = a
+            a = t1 &+ t2
+        }
+        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+    }
+
+    @inline(__always)
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
         value >> count | value << (32 - count)
     }

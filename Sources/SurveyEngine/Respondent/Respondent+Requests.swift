@@ -3,7 +3,7 @@
 extension Respondent {
     /// The values its templates are filled in with.
     func values(_ context: SurveyContext) -> CompiledTemplate.Values {
-        CompiledTemplate.Values(row: row.map { context.rows[$0] } ?? [], respondentID: index, session: session)
+        CompiledTemplate.Values(row: row, respondentID: index, session: session)
     }
 
     /// The request of a step run once, with the respondent's own head when it has variables;
@@ -136,8 +136,8 @@ extension Respondent {
 
     /// The answer its data row gives question `id` (a non-empty `answer.<id>` cell), if any.
     func rowAnswer(_ id: QuestionID, _ context: SurveyContext) -> String? {
-        guard !context.answerColumns.isEmpty, let row, let column = context.answerColumns[id] else { return nil }
-        let value = context.rows[row][column]
+        guard !context.answerColumns.isEmpty, let column = context.answerColumns[id], column < row.count else { return nil }
+        let value = row[column]
         return value.isEmpty ? nil : value
     }
 

@@ -8,8 +8,12 @@ struct Respondent: Sendable {
     let startLag: Duration
     /// The event-loop lane it records into.
     let lane: Int
-    /// The row of the data feed it takes (`RespondentData.row(forRespondent:)`); nil for none.
-    let row: Int?
+    /// The index of the data feed's row it takes (`RespondentData.row(forRespondent:)`); -1 for
+    /// none.
+    let rowIndex: Int
+    /// That row's values, made from the feed's compact rows when it starts (`run`); empty for
+    /// none. (With `rowIndex`, the 16 bytes an optional index took: no byte more a respondent.)
+    var row: [String] = []
     // Internal, not private, for the facets in Respondent+Requests.swift and +Responses.swift.
     /// Its own seeded random stream: answers, order, think times, jitter.
     var random: SplitMix64
@@ -33,7 +37,7 @@ struct Respondent: Sendable {
         self.index = index
         self.startLag = startLag
         self.lane = lane
-        self.row = row
+        rowIndex = row ?? -1
         random = SplitMix64.derived(seed: seed, stream: UInt64(index))
     }
 
@@ -47,6 +51,7 @@ struct Respondent: Sendable {
     @discardableResult
     mutating func run(_ context: SurveyContext) async -> RespondentResult {
         context.recorder.respondentStarted(at: context.sinceRunStart(), lane: lane)
+        if rowIndex >= 0 { row = context.rows[rowIndex] }
         let result = await takeSurvey(context)
         context.recorder.respondentFinished(result, at: context.sinceRunStart(), lane: lane)
         return result

@@ -16,8 +16,8 @@ final class SurveyContext: Sendable {
     /// The answers with variables in them (`${row.colour}`), by their text in `answers`;
     /// empty when none has any.
     let answerTemplates: [String: CompiledTemplate]
-    /// The rows of the data feed; empty without one.
-    let rows: [[String]]
+    /// The rows of the data feed, compact; empty without one.
+    let rows: DataRows
     /// The `answer.<id>` columns of the data feed: question id → column.
     let answerColumns: [QuestionID: Int]
     /// How many names the journey captures: `Respondent.session` holds a value for each.
