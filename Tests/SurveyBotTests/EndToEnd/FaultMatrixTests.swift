@@ -180,9 +180,10 @@ private let cases: [FaultCase] = [
         let directory = try TemporaryDirectory()
         let planPath = try directory.write("fault.plan", plan.replacingOccurrences(of: "respondents: 4", with: "respondents: 200"))
         let (server, url) = try await startServer(["--latency", "5ms"])
-        // Thinking 20 ms before each answer, the 200 respondents need 10 s or more against a live
-        // server: the one killed below dies with most of them still to come, whatever the pace.
-        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet", "--set", "think=20ms"])
+        // Thinking 200 ms before each answer, the 200 respondents need 100 s or more against a
+        // live server: the one killed below dies with most of them still to come, whatever the
+        // pace, even when a busy machine stalls this test for tens of seconds before the kill.
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet", "--set", "think=200ms"])
         // More than 40 submits: with 4 respondents at once, a fifth has started, so one of the
         // first four has submitted all its 10 answers to a live server — the run completes some
         // respondents and passes, however soon after the kill lands.

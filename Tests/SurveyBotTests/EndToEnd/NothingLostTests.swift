@@ -20,17 +20,19 @@ import Testing
             name: term
             respondents: 100000
             concurrency: 4
-            think: 1s
+            think: 5s
             answers:
               "*": yes
             report:
               formats: [json, junit]
             """)
         let (server, url) = try await startServer(["--latency", "20ms"])
-        // Each respondent thinks 1 s before each of its ten answers. The signal goes once the
+        // Each respondent thinks 5 s before each of its ten answers. The signal goes once the
         // server has seen the four first respondents ask for their questions and one submit:
-        // the run is under way (its signal handling too), and for the next 9 s none of the four
-        // can have finished its survey, nor a fifth have started.
+        // the run is under way (its signal handling too), and for the next 45 s none of the four
+        // can have finished its survey, nor a fifth have started — a window a machine busy with
+        // other tests does not close (1 s of think time once let a stalled test signal late).
+        // The signal ends the thinking at once: the test takes no longer for it.
         let run = try ChildProcess(surveyBot: ["run", plan, "--target", url, "--out", directory.path, "--quiet"])
         let underWay = try await eventually {
             let stats = try await fetchStats(url)
