@@ -183,7 +183,9 @@ private let cases: [FaultCase] = [
         // Thinking 200 ms before each answer, the 200 respondents need 100 s or more against a
         // live server: the one killed below dies with most of them still to come, whatever the
         // pace, even when a busy machine stalls this test for tens of seconds before the kill.
-        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet", "--set", "think=200ms"])
+        let run = try ChildProcess(surveyBot: [
+            "run", planPath, "--target", url, "--out", directory.path, "--quiet", "--set", "think=200ms",
+        ])
         // More than 40 submits: with 4 respondents at once, a fifth has started, so one of the
         // first four has submitted all its 10 answers to a live server — the run completes some
         // respondents and passes, however soon after the kill lands.
