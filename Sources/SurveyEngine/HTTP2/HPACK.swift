@@ -157,6 +157,12 @@ struct HPACKDecoder: Sendable {
     /// The most bytes the fields of one block may add up to (names, values and 32 each), like
     /// SETTINGS_MAX_HEADER_LIST_SIZE: a response's headers cannot grow without bound.
     var maxListSize: Int
+    /// The last fields added to the table with their value as it came on the wire: a server that
+    /// sends every response's `server`, `content-type` and `date` as new table entries (nginx
+    /// does) sends the same bytes again and again, which need not be decoded each time.
+    private var recent: [(nameIndex: Int, wire: [UInt8], field: HPACK.Field)] = []
+    private var recentNext = 0
+    private static let recentCount = 8
 
     init(maxTableSize: Int = 4096, maxListSize: Int = 64 << 10) {
         table = HPACK.DynamicTable(maxSize: maxTableSize)
@@ -194,7 +200,7 @@ struct HPACKDecoder: Sendable {
                 field = try entry(try HPACK.readInteger(block, &index, prefix: 7))
             } else if first & 0xC0 == 0x40 {
                 // Literal with incremental indexing (§6.2.1).
-                field = try literal(block, &index, prefix: 6)
+                field = try indexedLiteral(block, &index)
                 table.add(field)
             } else if first & 0xE0 == 0x20 {
                 // Dynamic table size update (§6.3): only before the block's first field.
@@ -242,6 +248,32 @@ struct HPACKDecoder: Sendable {
             throw HPACK.DecodingError(description: "index \(index) is in neither table")
         }
         return table.fields[index - statics - 1]
+    }
+
+    /// A literal with incremental indexing: the field decoded before from the same name index
+    /// and the same bytes on the wire when there is one, else decoded now and remembered.
+    private mutating func indexedLiteral(_ block: [UInt8], _ index: inout Int) throws(HPACK.DecodingError) -> HPACK.Field {
+        var at = index
+        let nameIndex = try HPACK.readInteger(block, &at, prefix: 6)
+        // A name from the static table only: a dynamic index names another field as the table moves.
+        guard nameIndex != 0, nameIndex <= HPACK.staticTable.count, at < block.count else { return try literal(block, &index, prefix: 6) }
+        let valueStart = at
+        let length = try HPACK.readInteger(block, &at, prefix: 7)
+        guard length <= block.count - at else { throw HPACK.DecodingError(description: "a string runs past the header block's end") }
+        let wire = block[valueStart..<(at + length)]
+        for entry in recent where entry.nameIndex == nameIndex && entry.wire.elementsEqual(wire) {
+            index = at + length
+            return entry.field
+        }
+        let field = try literal(block, &index, prefix: 6)
+        let remembered = (nameIndex, Array(wire), field)
+        if recent.count < Self.recentCount {
+            recent.append(remembered)
+        } else {
+            recent[recentNext] = remembered
+            recentNext = (recentNext + 1) % Self.recentCount
+        }
+        return field
     }
 
     private func literal(_ block: [UInt8], _ index: inout Int, prefix: Int) throws(HPACK.DecodingError) -> HPACK.Field {

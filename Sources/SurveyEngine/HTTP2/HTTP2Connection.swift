@@ -262,7 +262,11 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     static func encode(_ request: HTTPRequest, scheme: [UInt8], encoder: inout HPACKEncoder, into block: inout [UInt8]) {
         let template = request.template
         let head = template.head
-        encoder.encode(name: methodName, value: template.method.utf8, indexing: .incremental, into: &block)
+        switch template.method {
+        case "GET": encoder.encode(name: methodName, value: getMethod, indexing: .incremental, into: &block)
+        case "POST": encoder.encode(name: methodName, value: postMethod, indexing: .incremental, into: &block)
+        default: encoder.encode(name: methodName, value: Array(template.method.utf8), indexing: .incremental, into: &block)
+        }
         encoder.encode(name: schemeName, value: scheme, indexing: .incremental, into: &block)
         // Past the request line, each line is `Name: value` and ends in CRLF (`HTTPRequest.Template`);
         // `Host` comes first.
@@ -312,6 +316,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     }
 
     private static let methodName = Array(":method".utf8)
+    private static let getMethod = Array("GET".utf8)
+    private static let postMethod = Array("POST".utf8)
     private static let schemeName = Array(":scheme".utf8)
     private static let authorityName = Array(":authority".utf8)
     private static let pathName = Array(":path".utf8)

@@ -36,6 +36,32 @@ import Testing
 
     static var stories: [String] { Array(Set(cases.map(\.story))).sorted() }
 
+    /// nginx sends `server`, `content-type` and `date` as new table entries in every response,
+    /// the same bytes each time: decoded once and remembered, each block still adds its entry,
+    /// and a name taken from the dynamic table (which moves) is never remembered by its index.
+    @Test func aRepeatedIndexedLiteralDecodesAlikeAndStillEntersTheTable() throws {
+        var encoder = HPACKEncoder()
+        var wire: [UInt8] = []
+        encoder.encode([HPACK.Field("server", "nginx/1.22.1")], into: &wire)
+        // Literal with incremental indexing, name 54 (`server`) from the static table.
+        #expect(wire.first == UInt8(0x40 | 54))
+        var decoder = HPACKDecoder()
+        for round in 1...3 {
+            let fields = try decoder.decode(wire)
+            #expect(fields == [HPACK.Field("server", "nginx/1.22.1")])
+            #expect(decoder.table.fields.count == round)
+        }
+        // `x-a: 1` enters the table; a literal naming dynamic index 62 then names `x-a` — and
+        // after `x-b` enters, the same bytes name `x-b`.
+        var literalNamedByTable: [UInt8] = [0x40 | 62]
+        HPACK.appendString(Array("v".utf8), to: &literalNamedByTable)
+        var second = HPACKDecoder()
+        _ = try second.decode([0x40, 0x03] + Array("x-a".utf8) + [0x01] + Array("1".utf8))
+        #expect(try second.decode(literalNamedByTable) == [HPACK.Field("x-a", "v")])
+        _ = try second.decode([0x40, 0x03] + Array("x-b".utf8) + [0x01] + Array("2".utf8))
+        #expect(try second.decode(literalNamedByTable) == [HPACK.Field("x-b", "v")])
+    }
+
     @Test func theFixtureHoldsEveryEncodersStory() {
         #expect(Self.stories.count == 8)
         #expect(Self.cases.count == 575)
