@@ -235,12 +235,13 @@ extension RunReport.Connections {
         tls = metrics.tlsParameters.isEmpty ? nil : metrics.tlsParameters
         tlsResumed = metrics.tlsParameters.isEmpty ? nil : metrics.tlsResumed
         reconnects = metrics.reconnects
+        let used = metrics.protocols.used
         protocols =
-            metrics.protocols.isEmpty
+            used.isEmpty
             ? nil
             : Dictionary(
-                uniqueKeysWithValues: metrics.protocols.map {
-                    ($0.key.rawValue, RunReport.ProtocolUse(attempts: $0.value.attempts, connections: $0.value.connections))
+                uniqueKeysWithValues: used.map {
+                    ($0.wire.rawValue, RunReport.ProtocolUse(attempts: $0.count.attempts, connections: $0.count.connections))
                 })
     }
 }

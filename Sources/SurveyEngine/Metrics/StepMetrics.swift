@@ -57,7 +57,7 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
     /// not a retry of the plan's, not a failure.
     public var reconnects = 0
     /// By the protocol they went over: attempts, and the connections they opened.
-    public var protocols: [WireProtocol: ProtocolCount] = [:]
+    public var protocols = ProtocolCounts()
     /// For each error kind with more to say than its name, the first thing said: why a
     /// certificate was refused, which alert ended a handshake.
     public var errorSamples: [ErrorKind: String] = [:]
@@ -107,11 +107,11 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
                 if let time = connection.tlsHandshakeTime { tlsHandshakeTime.record(time) }
                 if let tls = connection.tls { tlsParameters[tls, default: 0] += 1 }
                 if connection.tlsResumed { tlsResumed += 1 }
-                protocols[connection.wire, default: ProtocolCount()].connections += 1
+                protocols[connection.wire].connections += 1
             }
             // Under HTTP/2 several requests sent again after a GOAWAY share one new connection.
             if connection.reconnected { reconnects += 1 }
-            protocols[connection.wire, default: ProtocolCount()].attempts += 1
+            protocols[connection.wire].attempts += 1
         }
     }
 
@@ -150,9 +150,7 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         tlsParameters.merge(other.tlsParameters, uniquingKeysWith: +)
         tlsResumed += other.tlsResumed
         reconnects += other.reconnects
-        protocols.merge(other.protocols) {
-            ProtocolCount(attempts: $0.attempts + $1.attempts, connections: $0.connections + $1.connections)
-        }
+        protocols.add(other.protocols)
         errorSamples.merge(other.errorSamples) { first, _ in first }
     }
 }
@@ -168,5 +166,47 @@ public struct ProtocolCount: Sendable, Hashable {
     public init(attempts: Int = 0, connections: Int = 0) {
         self.attempts = attempts
         self.connections = connections
+    }
+}
+
+/// A step's use of each protocol, kept in place: every attempt counts here, and a dictionary
+/// would hash on every one.
+public struct ProtocolCounts: Sendable, Hashable {
+    private var http1 = ProtocolCount()
+    private var h2 = ProtocolCount()
+    private var h2c = ProtocolCount()
+
+    /// None used yet.
+    public init() {}
+
+    /// The counts of `wire`.
+    public subscript(_ wire: WireProtocol) -> ProtocolCount {
+        get {
+            switch wire {
+            case .http1: http1
+            case .h2: h2
+            case .h2c: h2c
+            }
+        }
+        set {
+            switch wire {
+            case .http1: http1 = newValue
+            case .h2: h2 = newValue
+            case .h2c: h2c = newValue
+            }
+        }
+    }
+
+    /// The protocols that carried an attempt or opened a connection, in a fixed order.
+    public var used: [(wire: WireProtocol, count: ProtocolCount)] {
+        WireProtocol.allCases.map { ($0, self[$0]) }.filter { $0.count != ProtocolCount() }
+    }
+
+    /// Adds another part's counts.
+    mutating func add(_ other: ProtocolCounts) {
+        for wire in WireProtocol.allCases {
+            self[wire].attempts += other[wire].attempts
+            self[wire].connections += other[wire].connections
+        }
     }
 }
