@@ -51,7 +51,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     /// What the first attempt sent on it reports: the connection new, its connect and handshake.
     private var opening: ConnectionInfo?
     private let wire: WireProtocol
-    private var started: UInt64 = 0
     private var connectedAt: UInt64 = 0
     private var connectDeadline: UInt64 = .max
     private var resumptionKept = false
@@ -108,7 +107,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         if !wasBusy { pool.enterBusy(self) }
         switch phase {
         case .connecting where !registered:
-            self.started = started
             connectDeadline = deadline
             connect()
         case .open:
@@ -425,7 +423,9 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
                 if written >= output.count { watch(wait) }
                 return
             case .closed:
-                return closedByPeer()
+                // Closed without a GOAWAY: whatever it carries fails (a server going away in
+                // good order says which streams it left, and those go out again).
+                return failAll(.connectionClosed, detail: nil)
             case .failed(let failure):
                 return fail(failure)
             }
@@ -562,13 +562,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     }
 
     // MARK: Ending
-
-    /// The server closed the connection. Requests on a connection that had answered nothing
-    /// since it was reused, and no response started, go out again once on a new connection, as
-    /// HTTP/1.1's idle close does; the rest fail as `connection_closed`.
-    private func closedByPeer() {
-        failAll(.connectionClosed, detail: nil)
-    }
 
     private func fail(_ failure: SocketStream.Failure) {
         switch failure {
