@@ -13,7 +13,7 @@ import Testing
         let listener = try MetricsListener(address: .init(host: "127.0.0.1", port: 0), group: group) { "survey_bot_up 1\n" }
         let port = listener.port
         let cap = MetricsListener.limits.maxConnections
-        let (held, closed, scraped) = await onOwnThread { () -> (Int, Int, Bool) in
+        let (connected, held, closed, scraped) = await onOwnThread { () -> (Int, Int, Int, Bool) in
             // 300 idle connections, as a neighbour in the cluster could open; the listener
             // keeps the first few and closes the rest at once.
             let clients = (0..<300).compactMap { _ in try? RawClient(port: port) }
@@ -31,12 +31,15 @@ import Testing
             let first = open.first
             _ = first?.write(Array("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".utf8), until: .now + .seconds(5))
             let answer = first.map { String(decoding: $0.read(until: .now + .seconds(5), stopAfter: 16).bytes, as: UTF8.self) } ?? ""
-            return (clients.count - closed, closed, answer.hasPrefix("HTTP/1.1 200"))
+            return (clients.count, clients.count - closed, closed, answer.hasPrefix("HTTP/1.1 200"))
         }
         await listener.shutdown()
         group.shutdown()
         #expect(held == cap, "\(held) connections held, \(closed) closed")
-        #expect(closed == 300 - cap)
+        // Every connection made beyond the cap is closed. A loaded machine may refuse a few of the
+        // 300 connects at the listening socket's backlog before the listener sees them at all.
+        #expect(connected > 2 * cap, "only \(connected) of 300 connected")
+        #expect(closed == connected - cap)
         #expect(scraped)
         #expect(MetricsListener.limits.idleTimeout == .seconds(30))
     }
