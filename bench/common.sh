@@ -30,7 +30,8 @@ build_release() {
 # start_nginx PORT [CERT KEY]: nginx with the survey API on 127.0.0.1:PORT until the script
 # exits; over TLS with that certificate and key when they are given. With nginx_http2=1 in the
 # environment it speaks HTTP/2 too: picked by ALPN over TLS, with prior knowledge (h2c) in
-# cleartext. Each call starts another nginx, in a directory of its own.
+# cleartext. With nginx_workers=N it runs N worker processes (default: one per core). Each call
+# starts another nginx, in a directory of its own.
 start_nginx() {
     local port=$1 dir="$out/nginx"
     [ "$port" = 18080 ] || dir="$out/nginx-$port"
@@ -42,7 +43,7 @@ start_nginx() {
         tls="ssl_certificate $2; ssl_certificate_key $3; ssl_protocols TLSv1.2 TLSv1.3;"
     fi
     [ "${nginx_http2:-0}" = 1 ] && listen="$listen http2"
-    sed -e "s|@DIR@|$dir|g" -e "s|@PORT@|$listen|g" -e "s|@TLS@|$tls|g" "$root/bench/nginx.conf.in" >"$dir/nginx.conf"
+    sed -e "s|@DIR@|$dir|g" -e "s|@WORKERS@|${nginx_workers:-auto}|g" -e "s|@PORT@|$listen|g" -e "s|@TLS@|$tls|g" "$root/bench/nginx.conf.in" >"$dir/nginx.conf"
     local nginx=nginx
     command -v nginx >/dev/null || nginx=/usr/sbin/nginx
     "$nginx" -c "$dir/nginx.conf" -p "$dir" &

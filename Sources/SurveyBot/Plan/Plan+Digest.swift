@@ -21,7 +21,7 @@ extension Plan {
 
     /// The keys of the plan format the digest leaves out on purpose.
     static let digestLeavesOut: Set<String> = [
-        "engine.threads", "report.formats", "report.dir", "report.include_answers", "report.interval",
+        "engine.threads", "report.formats", "report.dir", "report.include_answers", "report.interval", "report.lag_limit",
     ]
 
     /// `sha256:` and the hexadecimal SHA-256 of `canonicalText`.

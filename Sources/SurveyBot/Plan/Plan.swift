@@ -25,6 +25,8 @@ struct Plan: Sendable, Hashable {
         var directory: String
         /// Whether the answers given are written into reports (they may be personal data).
         var includeAnswers: Bool
+        /// The p99 of the tool's own lateness (`RunReport.Lag`) above which reports warn.
+        var lagLimit: Duration = .milliseconds(10)
     }
 
     /// The report title; the plan file's name without `.plan` unless `name:` says otherwise. A

@@ -351,6 +351,11 @@ enum PlanKeys {
             "the length of an interval of the report's `timeline` (the run over time); a run that outgrows 720 intervals merges "
                 + "neighbours and doubles it. `off`: no timeline"),
         .value(
+            "report.lag_limit", .positiveDuration("report.lag_limit"), default: .milliseconds(10), into: \.report.lagLimit,
+            "how late survey-bot itself may start respondents after their arrival's time (open model) and end think, pace and "
+                + "retry waits, at p99, before every report format warns that the tool, not the server, fell behind (`lag` in the "
+                + "JSON report)"),
+        .value(
             "report.include_answers", .boolean, default: false, into: \.report.includeAnswers,
             "write into the JSON report the answers respondents gave (`answers.given`: by question, each answer as the plan "
                 + "shows it → how often; a data row's as `(from the data)`) and the plan's candidates (`plan.answers`)"),

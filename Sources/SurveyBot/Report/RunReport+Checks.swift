@@ -107,10 +107,16 @@ extension RunReport {
             if !(active.isFinite && active >= 0 && active <= Double(Self.maxCount)) {
                 return "'\(field).respondents_active' is \(active), out of range"
             }
-            let counts = [
+            var counts = [
                 count(point.respondentsStarted, "\(field).respondents_started"),
                 count(point.respondentsFinished, "\(field).respondents_finished"), count(point.dropped, "\(field).dropped"),
+                latency(point.lagP99, "\(field).lag_p99_ms"),
             ]
+            if let histogram = point.lag,
+                histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxLatencyMs * 1e6) || !histogram.sum.isFinite
+            {
+                counts.append("'\(field).lag' is not a valid histogram")
+            }
             if let problem = counts.compactMap({ $0 }).first { return problem }
         }
         for (name, points) in timeline.endpoints.sorted(by: { $0.key < $1.key }) {

@@ -43,6 +43,7 @@ extension RunReport {
             localResource: LocalResource(
                 attempts: metrics.localResource, builtinServerAcceptFailures: facts.builtinServerAcceptFailures, openFiles: facts.openFiles)
         )
+        report.lag = Lag(arrivals: metrics.arrivalLag, timers: metrics.timerLag, limit: plan.report.lagLimit)
         if report.stoppedBy == stoppedByThresholdCause { report.stoppedByThreshold = facts.abortedBy?.description }
         if plan.report.includeAnswers { report.answers.given = Answers.given(metrics, plan) }
         report.evaluateThresholds(plan.thresholds)

@@ -65,6 +65,7 @@ extension RunReport {
             attempts: metrics.localResource, builtinServerAcceptFailures: local.map { $0.builtinServerAcceptFailures ?? 0 }.reduce(0, +),
             openFiles: limits.flatMap { limit in limit.openFilesLimit.map { OpenFilesLimit(soft: $0, hard: limit.openFilesHardLimit ?? $0) }
             })
+        merged.lag = try Lag.merged(parts)
         let raws = parts.compactMap(\.report.raw)
         if !raws.isEmpty {
             merged.raw = Raw(lines: raws.map(\.lines).reduce(0, +), dropped: raws.map(\.dropped).reduce(0, +))

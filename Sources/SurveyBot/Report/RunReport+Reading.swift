@@ -80,6 +80,14 @@ extension RunReport {
             problems.append(count(localResource.attempts, "local_resource.attempts"))
             problems.append(count(localResource.builtinServerAcceptFailures ?? 0, "local_resource.builtin_server_accept_failures"))
         }
+        if let lag {
+            problems.append(number(lag.limitMs, "lag.limit_ms"))
+            for case (let summary?, let field) in [(lag.arrivalsMs, "lag.arrivals_ms"), (lag.timersMs, "lag.timers_ms")] {
+                problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
+                    number($0, field)
+                }
+            }
+        }
         problems += respondents.abandonedReasons.map { count($0.value, "respondents.abandoned_reasons.\($0.key)") }
         if throughput.timeline.count != throughput.failuresTimeline.count {
             problems.append("'throughput.timeline' and 'throughput.failures_timeline' differ in length")
@@ -125,15 +133,15 @@ extension RunReport {
                 if let record = connections.connectHistogram { histograms.append((record, "connections.connect_histogram")) }
                 if let record = connections.tlsHandshakeHistogram { histograms.append((record, "connections.tls_handshake_histogram")) }
             }
-            for (histogram, field) in histograms {
-                // A sum beyond count × max is no histogram's: merged, it could overflow to infinity.
-                let sumHolds = histogram.sum >= 0 && histogram.sum <= Double(histogram.count) * Double(histogram.max) * (1 + 1e-9) + 1
-                if histogram.histogram == nil || histogram.count > UInt64(Self.maxCount) || histogram.max > UInt64(Self.maxCount)
-                    || !sumHolds
-                {
-                    problems.append("'\(prefix).\(field)' is not a valid histogram")
-                }
+            for (histogram, field) in histograms where !Self.isValid(histogram) {
+                problems.append("'\(prefix).\(field)' is not a valid histogram")
             }
+        }
+        var lagHistograms: [(RunReport.HistogramRecord, String)] = []
+        if let record = lag?.arrivalsHistogram { lagHistograms.append((record, "lag.arrivals_histogram")) }
+        if let record = lag?.timersHistogram { lagHistograms.append((record, "lag.timers_histogram")) }
+        for (histogram, field) in lagHistograms where !Self.isValid(histogram) {
+            problems.append("'\(field)' is not a valid histogram")
         }
         for result in thresholds {
             let name = result.threshold.name
@@ -141,6 +149,14 @@ extension RunReport {
             if let actual = result.actual { problems.append(number(abs(actual), "thresholds.\(name).actual")) }
         }
         return problems.compactMap { $0 }.first
+    }
+
+    /// Whether a histogram record is one a run could write: its buckets add up to its count,
+    /// and its counts and sum are in range (a sum beyond count × max is no histogram's:
+    /// merged, it could overflow to infinity).
+    private static func isValid(_ histogram: RunReport.HistogramRecord) -> Bool {
+        let sumHolds = histogram.sum >= 0 && histogram.sum <= Double(histogram.count) * Double(histogram.max) * (1 + 1e-9) + 1
+        return histogram.histogram != nil && histogram.count <= UInt64(Self.maxCount) && histogram.max <= UInt64(Self.maxCount) && sumHolds
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {

@@ -57,9 +57,16 @@ extension RunReport {
             var respondentsFinished: Int
             /// Open-model arrivals dropped at the concurrency cap.
             var dropped: Int
+            /// How late the tool itself started the interval's arrivals and ended its waits (think,
+            /// pace, retry), p99 in ms (`RunReport.Lag`); absent when there were none, and from
+            /// reports of versions before it.
+            var lagP99: Double? = nil
+            /// The histogram behind `lagP99`.
+            var lag: IntervalHistogram? = nil
 
             enum CodingKeys: String, CodingKey {
-                case t, dropped
+                case t, dropped, lag
+                case lagP99 = "lag_p99_ms"
                 case respondentsActive = "respondents_active"
                 case respondentsStarted = "respondents_started"
                 case respondentsFinished = "respondents_finished"
@@ -75,6 +82,23 @@ extension RunReport {
             var max: UInt64
             var buckets: [UInt64]
         }
+    }
+}
+
+extension RunReport.TimelineRecord.IntervalHistogram {
+    /// The record of an interval's histogram.
+    init(_ histogram: SparseHistogram) {
+        self.init(
+            count: histogram.count, sum: histogram.sum, min: histogram.min, max: histogram.max,
+            buckets: histogram.sparseBuckets.flatMap { [UInt64($0.index), $0.count] })
+    }
+
+    /// The histogram back; nil when the record is not one.
+    var histogram: SparseHistogram? {
+        guard buckets.count % 2 == 0 else { return nil }
+        let pairs = stride(from: 0, to: buckets.count, by: 2).map { (index: Int(clamping: buckets[$0]), count: buckets[$0 + 1]) }
+        guard let histogram = Histogram(sparseBuckets: pairs, sum: sum, min: min, max: max), histogram.count == count else { return nil }
+        return SparseHistogram(histogram)
     }
 }
 
@@ -105,7 +129,7 @@ extension RunReport.TimelineRecord {
             grid.bins.append(
                 TimelineGrid.Bin(
                     endpoints: endpoints, active: active[position], started: point.respondentsStarted,
-                    finished: point.respondentsFinished, dropped: point.dropped))
+                    finished: point.respondentsFinished, dropped: point.dropped, lag: point.lag))
         }
         self = grid.record
     }
@@ -140,24 +164,23 @@ extension RunReport.TimelineRecord {
                 let point = points[position]
                 var latency = SparseHistogram()
                 if let record = point.histogram {
-                    guard record.buckets.count % 2 == 0 else { return nil }
-                    let pairs = stride(from: 0, to: record.buckets.count, by: 2).map {
-                        (index: Int(clamping: record.buckets[$0]), count: record.buckets[$0 + 1])
-                    }
-                    guard let histogram = Histogram(sparseBuckets: pairs, sum: record.sum, min: record.min, max: record.max),
-                        histogram.count == record.count
-                    else { return nil }
-                    latency = SparseHistogram(histogram)
+                    guard let histogram = record.histogram else { return nil }
+                    latency = histogram
                 }
                 bins[name] = TimelineGrid.StepBin(
                     attempts: point.attempts, succeeded: point.succeeded, failed: point.failed, retries: point.retries,
                     errors: point.errors, latency: latency)
             }
             let part = survey[position]
+            var lag = SparseHistogram()
+            if let record = part.lag {
+                guard let histogram = record.histogram else { return nil }
+                lag = histogram
+            }
             grid.bins.append(
                 TimelineGrid.Bin(
                     endpoints: bins, active: part.respondentsActive, started: part.respondentsStarted, finished: part.respondentsFinished,
-                    dropped: part.dropped))
+                    dropped: part.dropped, lag: lag))
         }
         return grid
     }

@@ -57,12 +57,16 @@ struct RunReport: Codable, Sendable, Equatable {
     /// With `run --raw`: the attempts' lines written, and those dropped because the disk could
     /// not keep up (or a write failed). Absent without `--raw`.
     var raw: Raw? = nil
+    /// How late the tool itself was with what it had set a time for: open-model arrivals and
+    /// think, pace and retry waits. Absent when it set no time (a closed run without think
+    /// time or retries), and from reports of versions before it.
+    var lag: Lag? = nil
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, steps, respondents, answers, throughput, thresholds
         case plan
         case timeline
-        case raw
+        case raw, lag
         case localResource = "local_resource"
         case stoppedBy = "stopped_by"
         case stoppedByThreshold = "stopped_by_threshold"
@@ -104,6 +108,27 @@ struct RunReport: Codable, Sendable, Equatable {
             case builtinServerAcceptFailures = "builtin_server_accept_failures"
             case openFilesLimit = "open_files_limit"
             case openFilesHardLimit = "open_files_hard_limit"
+        }
+    }
+
+    /// The tool's own lateness, apart from the server's service time: how late each open-model
+    /// respondent started after its arrival's time in the schedule (`arrivals_ms`), and how late
+    /// each think, pace or retry wait ended (`timers_ms`). A p99 of either above `limit_ms`
+    /// (the plan's `report.lag_limit`) means the tool could not keep up with its own schedule:
+    /// every format says so (`ReportWording.lagWarning`).
+    struct Lag: Codable, Sendable, Equatable {
+        var limitMs: Double
+        var arrivalsMs: LatencySummary?
+        var arrivalsHistogram: HistogramRecord?
+        var timersMs: LatencySummary?
+        var timersHistogram: HistogramRecord?
+
+        enum CodingKeys: String, CodingKey {
+            case limitMs = "limit_ms"
+            case arrivalsMs = "arrivals_ms"
+            case arrivalsHistogram = "arrivals_histogram"
+            case timersMs = "timers_ms"
+            case timersHistogram = "timers_histogram"
         }
     }
 

@@ -31,6 +31,8 @@ struct TimelineGrid {
         var started = 0
         var finished = 0
         var dropped = 0
+        /// How late the tool started arrivals and ended waits in the interval.
+        var lag = SparseHistogram()
 
         /// Adds `other`; `weight` scales its average (½ when two intervals become one).
         mutating func merge(_ other: Bin, weight: Double) {
@@ -39,6 +41,7 @@ struct TimelineGrid {
             started += other.started
             finished += other.finished
             dropped += other.dropped
+            lag.merge(other.lag)
         }
     }
 
@@ -119,22 +122,24 @@ struct TimelineGrid {
                     errors: part.errors)
                 if !part.latency.isEmpty {
                     let histogram = part.latency.histogram
-                    func ms(_ nanoseconds: UInt64) -> Double { milliseconds(Double(nanoseconds)) }
                     point.p50 = ms(histogram.value(atPercentile: 50))
                     point.p95 = ms(histogram.value(atPercentile: 95))
                     point.p99 = ms(histogram.value(atPercentile: 99))
                     point.max = ms(histogram.max)
-                    point.histogram = RunReport.TimelineRecord.IntervalHistogram(
-                        count: part.latency.count, sum: part.latency.sum, min: part.latency.min, max: part.latency.max,
-                        buckets: part.latency.sparseBuckets.flatMap { [UInt64($0.index), $0.count] })
+                    point.histogram = RunReport.TimelineRecord.IntervalHistogram(part.latency)
                 }
                 return point
             }
         }
         let survey = bins.enumerated().map { position, bin in
-            RunReport.TimelineRecord.SurveyPoint(
+            var point = RunReport.TimelineRecord.SurveyPoint(
                 t: t(position), respondentsActive: (bin.active * 1000).rounded() / 1000, respondentsStarted: bin.started,
                 respondentsFinished: bin.finished, dropped: bin.dropped)
+            if !bin.lag.isEmpty {
+                point.lagP99 = ms(bin.lag.histogram.value(atPercentile: 99))
+                point.lag = RunReport.TimelineRecord.IntervalHistogram(bin.lag)
+            }
+            return point
         }
         var record = RunReport.TimelineRecord(
             intervalS: seconds, start: Self.timestamp(milliseconds: first &* (interval / 1_000_000)), endpoints: endpoints, survey: survey)
@@ -149,6 +154,8 @@ struct TimelineGrid {
         }
         return record
     }
+
+    private func ms(_ nanoseconds: UInt64) -> Double { milliseconds(Double(nanoseconds)) }
 
     /// `2026-11-23T19:45:01.500Z` for that many milliseconds since 1970, exactly: made from
     /// whole numbers, not from a `Double` of seconds that could print a millisecond less.

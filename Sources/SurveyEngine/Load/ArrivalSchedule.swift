@@ -91,3 +91,45 @@ struct ArrivalSchedule: Sendable, Hashable {
         return nil
     }
 }
+
+/// One event loop's share of a shard's arrivals. The shard's k-th arrival (k = 0, 1, …) is the
+/// schedule's arrival `shard.index − 1 + k · shard.count`, and lane `k mod lanes` starts it: the
+/// lanes together start exactly the shard's arrivals, at exactly the schedule's times, each
+/// once, and a lane needs no other lane to know what comes next.
+struct ArrivalLane: Sendable {
+    /// The schedule's arrival: its number (a respondent's number) and when it is due, in
+    /// nanoseconds from the run's start.
+    struct Arrival: Sendable, Hashable {
+        var number: Int
+        var due: UInt64
+    }
+
+    let schedule: ArrivalSchedule
+    let shard: Shard
+    let lane: Int
+    let lanes: Int
+    /// The position among the shard's arrivals of the lane's next one.
+    private var position: Int
+
+    /// Lane `lane` of `lanes` (from 0) of `shard`'s arrivals on `schedule`.
+    init(_ schedule: ArrivalSchedule, shard: Shard, lane: Int, of lanes: Int) {
+        precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane \(lane) of \(lanes)")
+        self.schedule = schedule
+        self.shard = shard
+        self.lane = lane
+        self.lanes = lanes
+        position = lane
+    }
+
+    /// The lane's next arrival, or nil once the schedule has ended.
+    var next: Arrival? {
+        let number = shard.index - 1 + position * shard.count
+        guard let time = schedule.time(ofArrival: number) else { return nil }
+        return Arrival(number: number, due: UInt64((time * 1e9).rounded(.down)))
+    }
+
+    /// Moves past the next arrival.
+    mutating func advance() {
+        position += lanes
+    }
+}

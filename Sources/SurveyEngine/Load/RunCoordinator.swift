@@ -149,53 +149,102 @@ public actor RunCoordinator {
         }
     }
 
+    /// The open model: each lane generates its own share of the arrivals (`ArrivalLane`) on
+    /// its own executor, sleeping on that loop's timers until its next arrival is due and then
+    /// starting every arrival that is due, on its own thread: no arrival crosses a thread, and
+    /// a wake-up serves as many arrivals as fell due while the loop was busy.
     private func runOpen(_ schedule: ArrivalSchedule, context: SurveyContext) async {
-        let shard = configuration.shard
-        let cap = shard.share(of: configuration.concurrency)
-        let inFlight = Atomic<Int>(0)
-        let seed = context.seed
-        let clock = self.clock
-        let recorder = self.recorder
-        let executors = self.executors
-        let durationCut = self.durationCut
-        let data = configuration.data
+        let lanes = max(1, executors.count)
+        let arrivals = OpenArrivals(
+            schedule: schedule, shard: configuration.shard, cap: configuration.shard.share(of: configuration.concurrency),
+            data: configuration.data, seed: context.seed, clock: clock, recorder: recorder, executors: executors,
+            durationCut: durationCut, dataCut: dataCut)
         await withDiscardingTaskGroup { group in
-            var number = shard.index - 1
-            var launched = 0
-            while !context.interruption.isRaised, let time = schedule.time(ofArrival: number) {
-                let due = context.runStart &+ UInt64(time * 1e9)
+            for lane in 0..<lanes {
+                let work: @concurrent @Sendable () async -> Void = {
+                    await arrivals.run(lane: lane, of: lanes, context: context)
+                }
+                Self.start(work, lane: lane, on: executors, in: &group)
+            }
+        }
+    }
+}
+
+/// What the open model's lanes share: the schedule, the concurrency cap (arrivals beyond it
+/// are dropped, counted where they were due), and the flags that say why arrivals stopped.
+private struct OpenArrivals: Sendable {
+    let schedule: ArrivalSchedule
+    let shard: Shard
+    let cap: Int
+    let data: RespondentData?
+    let seed: UInt64
+    let clock: EngineClock
+    let recorder: MetricsRecorder
+    let executors: [any TaskExecutor]
+    let durationCut: OnceFlag
+    let dataCut: OnceFlag
+    /// Respondents of every lane under way: the cap is the shard's, not a lane's.
+    let inFlight = InFlight()
+
+    /// Starts lane `lane`'s arrivals, each as a child of this lane's own group and on this
+    /// lane's executor, until the schedule, the duration or the rows end or the run is
+    /// interrupted.
+    func run(lane: Int, of lanes: Int, context: SurveyContext) async {
+        var arrivals = ArrivalLane(schedule, shard: shard, lane: lane, of: lanes)
+        await withDiscardingTaskGroup { group in
+            while !context.interruption.isRaised, let arrival = arrivals.next {
+                let due = context.runStart &+ arrival.due
                 let now = clock.now()
                 if let deadline = context.deadline, now >= deadline {
                     // Arrivals due before the end that a late loop has not started yet: the
                     // duration is a hard cap, for them too.
                     durationCut.raise()
-                    break
+                    return
                 }
                 if due > now {
                     await clock.sleep(min(due - now, 50_000_000))
                     continue
                 }
-                let lane = launched % max(1, executors.count)
-                guard case .take(let row) = Self.row(forRespondent: number, data, shard, seed, ranOut: dataCut) else { break }
-                if inFlight.load(ordering: .relaxed) >= cap {
-                    recorder.dropped(at: now &- context.runStart, lane: lane)
-                } else {
-                    inFlight.add(1, ordering: .relaxed)
-                    let arrival = number
-                    let row = row
-                    let work: @concurrent @Sendable () async -> Void = {
-                        let lag = clock.now() &- due
-                        let startLag = Duration.nanoseconds(Int64(lag > (1 << 62) ? 0 : lag))
-                        var respondent = Respondent(index: arrival, seed: seed, startLag: startLag, lane: lane, row: row)
-                        await respondent.run(context)
-                        inFlight.subtract(1, ordering: .relaxed)
-                    }
-                    Self.start(work, lane: lane, on: executors, in: &group)
-                    launched += 1
+                guard case .take(let row) = RunCoordinator.row(forRespondent: arrival.number, data, shard, seed, ranOut: dataCut) else {
+                    return
                 }
-                number += shard.count
+                arrivals.advance()
+                guard inFlight.enter(below: cap) else {
+                    recorder.dropped(at: now &- context.runStart, lane: lane)
+                    continue
+                }
+                let inFlight = self.inFlight
+                let clock = self.clock
+                let seed = self.seed
+                let recorder = self.recorder
+                let work: @concurrent @Sendable () async -> Void = {
+                    let started = clock.now()
+                    let lag = started >= due ? started - due : 0
+                    recorder.lagged(.arrival, by: lag, at: started &- context.runStart, lane: lane)
+                    let startLag = Duration.nanoseconds(Int64(clamping: lag))
+                    var respondent = Respondent(index: arrival.number, seed: seed, startLag: startLag, lane: lane, row: row)
+                    await respondent.run(context)
+                    inFlight.leave()
+                }
+                RunCoordinator.start(work, lane: lane, on: executors, in: &group)
             }
         }
+    }
+}
+
+/// How many of a shard's respondents are under way, against its cap.
+private final class InFlight: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// Counts one more respondent when fewer than `cap` are under way; false when the cap is reached.
+    func enter(below cap: Int) -> Bool {
+        guard count.load(ordering: .relaxed) < cap else { return false }
+        count.add(1, ordering: .relaxed)
+        return true
+    }
+
+    func leave() {
+        count.subtract(1, ordering: .relaxed)
     }
 }
 

@@ -75,6 +75,25 @@ public final class MetricsRecorder: Sendable {
         }
     }
 
+    /// Counts how late the tool did something it had set a time for, `time` nanoseconds after
+    /// the run began: an open-model respondent that started `nanoseconds` after its arrival was
+    /// due (`.arrival`), or a wait that ended that long after its end (`.timer`).
+    func lagged(_ kind: Lag, by nanoseconds: UInt64, at time: UInt64, lane number: Int) {
+        lane(number) {
+            switch kind {
+            case .arrival: $0.arrivalLag.record(nanoseconds)
+            case .timer: $0.timerLag.record(nanoseconds)
+            }
+            $0.timeline.lagged(by: nanoseconds, at: time)
+        }
+    }
+
+    /// What was late: see `lagged(_:by:at:lane:)`.
+    enum Lag {
+        case arrival
+        case timer
+    }
+
     /// The counters a live progress line shows, read without copying histograms. Safe from any
     /// thread while the run goes on; lanes are read one after another, not at one instant.
     public var progress: RunProgress {

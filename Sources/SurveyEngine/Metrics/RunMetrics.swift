@@ -30,6 +30,12 @@ public struct RunMetrics: Sendable, Hashable {
     /// The run over time, interval by interval; off (empty) unless the run asked for it
     /// (`RunConfiguration.timelineInterval`).
     public var timeline: Timeline
+    /// Open model: how late each respondent started after its arrival's time in the schedule,
+    /// in nanoseconds — the tool's own lateness (a busy loop), not the server's.
+    public var arrivalLag = Histogram()
+    /// How late each think, pace or retry wait ended after the time it was set for, in
+    /// nanoseconds: the lateness of the tool's timers, in either load model.
+    public var timerLag = Histogram()
 
     /// Nothing counted yet, for a journey of `steps` (in its order; other steps are added as
     /// they are counted): by default, the default journey without a login.
@@ -101,6 +107,8 @@ public struct RunMetrics: Sendable, Hashable {
         answersUnanswered += other.answersUnanswered
         answersSkipped += other.answersSkipped
         timeline.merge(other.timeline)
+        arrivalLag.merge(other.arrivalLag)
+        timerLag.merge(other.timerLag)
         while attemptsPerSecond.count < other.attemptsPerSecond.count {
             attemptsPerSecond.append(0)
             failuresPerSecond.append(0)

@@ -92,6 +92,13 @@ public struct Timeline: Sendable, Hashable {
         points[position].activeTime -= end(of: position) - Int64(nanoseconds)
     }
 
+    /// Counts the lateness, `lag` nanoseconds, of an arrival or a wait that ended `nanoseconds`
+    /// after the run began.
+    mutating func lagged(by lag: UInt64, at nanoseconds: UInt64) {
+        guard let position = pointIndex(at: nanoseconds) else { return }
+        points[position].lag.record(lag)
+    }
+
     /// Counts an open-model arrival dropped `nanoseconds` after the run began.
     mutating func dropped(at nanoseconds: UInt64) {
         guard let position = pointIndex(at: nanoseconds) else { return }
@@ -177,6 +184,9 @@ public struct TimelinePoint: Sendable, Hashable {
     /// way when the interval began, it gives the time respondents spent in it
     /// (`Timeline.respondentsActive`), and it adds up.
     var activeTime: Int64 = 0
+    /// Nanoseconds: how late each arrival started and each wait ended in the interval
+    /// (`RunMetrics.arrivalLag` and `timerLag` together): the tool's own lateness.
+    public var lag = SparseHistogram()
 
     /// Nothing counted yet, for each of `steps`.
     public init(steps: [Step] = []) {
@@ -195,6 +205,7 @@ public struct TimelinePoint: Sendable, Hashable {
         respondentsStarted += other.respondentsStarted
         respondentsFinished += other.respondentsFinished
         dropped += other.dropped
+        lag.merge(other.lag)
         activeTime += other.activeTime + Int64(shift) * Int64(other.respondentsStarted - other.respondentsFinished)
     }
 }

@@ -410,23 +410,27 @@ struct Respondent: Sendable {
         return .retry(after: delay.clampedNanoseconds)
     }
 
-    /// Waits, in slices, so that an interruption is noticed within 50 ms and the run's deadline on time;
-    /// false when stopped.
+    /// Waits until `nanoseconds` from now, in slices, so that an interruption is noticed within
+    /// 50 ms and the run's deadline on time; false when stopped. How late the wait ended (a
+    /// busy loop's timers) is counted as the tool's own lag.
     @inline(never)
     private func pause(_ nanoseconds: UInt64, _ context: SurveyContext) async -> Bool {
-        var left = nanoseconds
-        let slice: UInt64 = 50_000_000
-        while left > 0 {
+        guard nanoseconds > 0 else { return context.stopCause == nil }
+        let clock = context.clock
+        var now = clock.now()
+        let end = now &+ nanoseconds
+        while now < end {
             if context.interruption.isRaised { return false }
-            var wait = min(left, slice)
+            var wait = min(end - now, 50_000_000)
             if let deadline = context.deadline {
-                let now = context.clock.now()
                 if now >= deadline { return false }
                 wait = min(wait, deadline - now)
             }
-            await context.clock.sleep(wait)
-            left -= wait
+            await clock.sleep(wait)
+            now = clock.now()
         }
-        return context.stopCause == nil
+        guard context.stopCause == nil else { return false }
+        context.recorder.lagged(.timer, by: now - end, at: now >= context.runStart ? now - context.runStart : 0, lane: lane)
+        return true
     }
 }

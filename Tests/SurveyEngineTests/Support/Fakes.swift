@@ -94,13 +94,19 @@ final class Latch: Sendable {
 /// Virtual time: `sleep` moves the clock forward at once and is remembered.
 final class VirtualClock: Sendable {
     private let state = Mutex<(now: UInt64, sleeps: [UInt64])>((1_000_000_000, []))
+    /// How much later than asked every sleep ends: a busy loop's timers.
+    private let oversleep: UInt64
+
+    init(oversleep: UInt64 = 0) {
+        self.oversleep = oversleep
+    }
 
     var clock: EngineClock {
         EngineClock(
             now: { self.state.withLock { $0.now } },
             sleep: { nanoseconds in
                 self.state.withLock {
-                    $0.now += nanoseconds
+                    $0.now += nanoseconds + self.oversleep
                     $0.sleeps.append(nanoseconds)
                 }
                 await Task.yield()

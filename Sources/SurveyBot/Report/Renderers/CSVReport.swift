@@ -9,7 +9,7 @@ enum CSVReport: ReportRenderer {
     static let columns = [
         "interval_start", "t_s", "interval_s", "endpoint", "attempts", "succeeded", "failed", "retries", "attempts_per_s",
         "failures_per_s", "p50_ms", "p95_ms", "p99_ms", "max_ms", "errors", "respondents_active", "respondents_started", "dropped",
-        "covered_s",
+        "covered_s", "lag_p99_ms",
     ]
 
     static func render(_ report: RunReport) -> String {
@@ -32,7 +32,7 @@ enum CSVReport: ReportRenderer {
                     String(point.failed), String(point.retries), number(part.rate(point.attempts)), number(part.rate(point.failed)),
                     number(point.p50), number(point.p95), number(point.p99), number(point.max), errors,
                     number(part.rate(survey.respondentsActive * timeline.intervalS)), String(survey.respondentsStarted),
-                    String(survey.dropped), number(part.seconds),
+                    String(survey.dropped), number(part.seconds), number(survey.lagP99),
                 ]
                 lines.append(fields.map(quoted).joined(separator: ","))
             }

@@ -27,6 +27,12 @@ enum HTMLReport: ReportRenderer {
         if let local = report.localResource {
             html.append("<p><strong>Not sent:</strong> \(XMLText.escape(ReportWording.localResource(local))).</p>")
         }
+        if let warning = ReportWording.lagWarning(report) {
+            html.append("<p class=\"verdict warn\">Warning: \(XMLText.escape(warning)).</p>")
+        }
+        if let lag = ReportWording.lag(report) {
+            html.append("<p class=\"meta\"><strong>Lag</strong> (survey-bot's own): \(XMLText.escape(lag)).</p>")
+        }
         html.append(thresholds(report))
         html.append(charts(TimelineCharts(runs: [.init(report: report, label: nil, dashed: false)])))
         html.append(tables(report))

@@ -52,11 +52,13 @@ enum JUnitReport: ReportRenderer {
                     + "      <failure message=\"\(XMLText.escape("\(missing): the figures cover \(report.shardsMergedText)"))\"/>\n    </testcase>"
             )
         }
+        // A warning, not a failure: the tool fell behind its own schedule (`lag`).
+        let systemErr = ReportWording.lagWarning(report).map { "\n    <system-err>warning: \(XMLText.escape($0))</system-err>" } ?? ""
         return """
             \(declaration)
             <testsuites name="survey-bot" tests="\(cases.count)" failures="\(failures)">
               <testsuite name="\(XMLText.escape(report.name))" tests="\(cases.count)" failures="\(failures)" errors="0" time="\(report.durationS)" timestamp="\(XMLText.escape(report.startedAt))">
-            \(cases.joined(separator: "\n"))
+            \(cases.joined(separator: "\n"))\(systemErr)
               </testsuite>
             </testsuites>
 

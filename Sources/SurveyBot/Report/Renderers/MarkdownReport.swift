@@ -39,6 +39,14 @@ enum MarkdownReport: ReportRenderer {
             lines.append("**Raw attempts:** \(MarkdownText.text(raw)).")
             lines.append("")
         }
+        if let lag = ReportWording.lag(report) {
+            lines.append("**Lag** (survey-bot's own): \(MarkdownText.text(lag)).")
+            lines.append("")
+        }
+        if let warning = ReportWording.lagWarning(report) {
+            lines.append("> **Warning:** \(MarkdownText.text(warning)).")
+            lines.append("")
+        }
         if let notRetried = ReportWording.notRetried(report) {
             lines.append("**Not retried:** \(MarkdownText.text(notRetried)).")
             lines.append("")

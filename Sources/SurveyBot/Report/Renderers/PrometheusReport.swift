@@ -101,6 +101,20 @@ enum PrometheusReport: ReportRenderer {
                     + "was timed: a host that did not resolve).", timeToFail)
         }
 
+        if let lag = report.lag {
+            var samples: [Sample] = []
+            for (kind, record) in [("arrival", lag.arrivalsHistogram), ("timer", lag.timersHistogram)] {
+                if let histogram = record?.histogram { samples += histogramSamples(histogram, label: ("kind", kind)) }
+            }
+            text.family(
+                "survey_bot_lag_seconds", .histogram,
+                "survey-bot's own lateness, in seconds: how late each open-model respondent started after its arrival's time "
+                    + "(kind arrival), and how late each think, pace or retry wait ended (kind timer).", samples)
+            text.family(
+                "survey_bot_lag_limit_seconds", .gauge, "The p99 of the lag above which the report warns (report.lag_limit).",
+                value: number(lag.limitMs / 1000))
+        }
+
         let respondents = report.respondents
         var endings: [Sample] = [
             ([("ending", "completed")], String(respondents.completed)),
@@ -158,6 +172,11 @@ enum PrometheusReport: ReportRenderer {
     /// `_bucket` samples at every bound (cumulative, each of our buckets counted at its
     /// midpoint — within 0.8% of its values), `+Inf`, `_sum` (exact) and `_count`.
     static func histogramSamples(_ histogram: Histogram, endpoint: String) -> [Sample] {
+        histogramSamples(histogram, label: ("endpoint", endpoint))
+    }
+
+    /// The cumulative buckets, sum and count of `histogram` in seconds, each sample labelled.
+    static func histogramSamples(_ histogram: Histogram, label: (name: String, value: String)) -> [Sample] {
         var samples: [Sample] = []
         let buckets = histogram.buckets
         var index = 0
@@ -168,11 +187,11 @@ enum PrometheusReport: ReportRenderer {
                 cumulative += buckets[index].count
                 index += 1
             }
-            samples.append(([("endpoint", endpoint), ("le", number(bound))], String(cumulative)))
+            samples.append(([label, ("le", number(bound))], String(cumulative)))
         }
-        samples.append(([("endpoint", endpoint), ("le", "+Inf")], String(histogram.count)))
-        samples.append(([("endpoint", endpoint), ("", "_sum")], number(histogram.sum / 1e9)))
-        samples.append(([("endpoint", endpoint), ("", "_count")], String(histogram.count)))
+        samples.append(([label, ("le", "+Inf")], String(histogram.count)))
+        samples.append(([label, ("", "_sum")], number(histogram.sum / 1e9)))
+        samples.append(([label, ("", "_count")], String(histogram.count)))
         return samples
     }
 

@@ -30,6 +30,8 @@ enum TextReport: ReportRenderer {
         lines.append("  answers: " + ReportWording.answers(report))
         if let local = report.localResource { lines.append("  not sent: " + ReportWording.localResource(local)) }
         if let raw = ReportWording.raw(report) { lines.append("  raw attempts: " + raw) }
+        if let lag = ReportWording.lag(report) { lines.append("  lag: " + lag) }
+        if let warning = ReportWording.lagWarning(report) { lines.append("  WARNING: " + warning) }
         let errors = ReportWording.errors(report).map { error in
             "\(error.step) \(error.kind) \(error.count)" + (error.sample.map { " (\($0))" } ?? "")
         }
