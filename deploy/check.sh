@@ -10,7 +10,11 @@
 #     runner's files made up and artifacts copied by hand: two shards merged, a lost shard, a
 #     comparison, a regression, and each way the previous run's report can be missing;
 #   - the action's lookup of the previous run (the github-script in action.yml) under node,
-#     against a made-up GitHub API.
+#     against a made-up GitHub API;
+#   - deploy/prometheus/ and deploy/grafana/: the scrape configuration by promtool (Debian's
+#     prometheus package), the PodMonitor against the Job it watches, and every query of the
+#     Grafana dashboard parsed by promtool and held to summing the shards of one run
+#     (bench/prometheus-shards.sh runs them against a real Prometheus).
 #
 #   deploy/check.sh [SURVEY_BOT]     # the release executable (.ci/run builds it)
 # Everything it runs talks to 127.0.0.1 only (target: builtin).
@@ -26,6 +30,7 @@ fail() { echo "FAILED: $*" >&2; exit 1; }
 missing=()
 command -v shellcheck >/dev/null || missing+=(shellcheck)
 command -v node >/dev/null || missing+=(nodejs)
+command -v promtool >/dev/null || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} from Debian"
     sudo=""
@@ -296,5 +301,73 @@ const cases = [
   console.log(`the lookup: ${cases.length} cases (none yet, only this run, found, no artifact, expired, no permission)`);
 })();
 JS
+
+section "Prometheus and Grafana"
+# Debian builds Prometheus without its Kubernetes service discovery, so its promtool refuses
+# kubernetes_sd_configs as an unknown field: then a copy with a static target in its place is
+# checked — the relabelling, intervals and jobs, all but the lines naming the discovery.
+if ! promtool check config deploy/prometheus/prometheus.yml >"$tmp/promtool.log" 2>&1; then
+    grep -q 'field kubernetes_sd_configs not found' "$tmp/promtool.log" || { cat "$tmp/promtool.log" >&2; fail "promtool check config"; }
+    sed -e 's/^\( *\)kubernetes_sd_configs:$/\1static_configs:/' -e 's/^\( *\)- role: pod$/\1- targets: ["shard.example:9464"]/' \
+        deploy/prometheus/prometheus.yml >"$tmp/prometheus.yml"
+    grep -q kubernetes_sd_configs "$tmp/prometheus.yml" && fail "prometheus.yml: the discovery was not swapped for the check"
+    promtool check config "$tmp/prometheus.yml" >/dev/null || fail "promtool check config (discovery swapped)"
+    echo "deploy/prometheus/prometheus.yml: valid for promtool (Debian's, without Kubernetes discovery: that block swapped)"
+else
+    echo "deploy/prometheus/prometheus.yml: valid for promtool"
+fi
+
+# The PodMonitor is the Prometheus Operator's resource, which kubernetes-validate has no schema
+# for: what would break silently is checked instead — that it selects the Job's pods, by a
+# port the Job names, and keeps survey-bot's `endpoint` label from the Operator's own.
+"$lint/python" - deploy/prometheus/podmonitor.yaml deploy/kubernetes/job.yaml <<'PY'
+import sys, yaml
+monitor = yaml.safe_load(open(sys.argv[1]))
+pod = yaml.safe_load(open(sys.argv[2]))["spec"]["template"]
+annotations = pod["metadata"]["annotations"]
+assert monitor["apiVersion"] == "monitoring.coreos.com/v1" and monitor["kind"] == "PodMonitor", "not a PodMonitor"
+wanted = monitor["spec"]["selector"]["matchLabels"]
+assert all(pod["metadata"]["labels"].get(k) == v for k, v in wanted.items()), f"{wanted} does not select the Job's pods"
+ports = {p["name"]: p["containerPort"] for p in pod["spec"]["containers"][0]["ports"]}
+for endpoint in monitor["spec"]["podMetricsEndpoints"]:
+    assert endpoint["port"] in ports, f"port {endpoint['port']} is not one of the Job's {sorted(ports)}"
+    assert str(ports[endpoint["port"]]) == annotations["prometheus.io/port"], "the annotations name another port"
+    assert endpoint["path"] == annotations["prometheus.io/path"], "another path than the annotations'"
+    assert {"action": "labeldrop", "regex": "endpoint"} in endpoint.get("relabelings", []), "the Operator's endpoint label is kept"
+print("deploy/prometheus/podmonitor.yaml: selects the Job's pods, on its metrics port, survey-bot's endpoint label kept")
+PY
+
+# Every query of the dashboard, its variables given values, is parsed by promtool (as a recording
+# rule's expression); and each one sums the shards of the run the dashboard shows.
+"$lint/python" - deploy/grafana/survey-bot-shards.json "$tmp/dashboard-rules.yml" <<'PY'
+import json, re, sys, yaml
+dashboard = json.load(open(sys.argv[1]))
+variables = {v["name"] for v in dashboard["templating"]["list"]}
+assert variables == {"datasource", "plan", "run_id"}, f"variables {sorted(variables)}"
+rules, problems = [], []
+for panel in dashboard["panels"]:
+    if panel["type"] == "row":
+        continue
+    for target in panel["targets"]:
+        expr, where = target["expr"], f"{panel['title']!r} {target['refId']}"
+        if target["datasource"]["uid"] != "${datasource}":
+            problems.append(f"{where}: not on the dashboard's datasource variable")
+        for selector in re.findall(r"survey_bot_\w+\{([^}]*)\}", expr):
+            if 'plan="$plan"' not in selector or 'run_id="$run_id"' not in selector:
+                problems.append(f"{where}: a selector without the run's plan and run_id: {selector}")
+        if expr.startswith("histogram_quantile("):
+            if "(0." not in expr[:22] or "sum by (le, endpoint) (" not in expr:
+                problems.append(f"{where}: a quantile not over the shards' buckets summed by (le, endpoint)")
+        elif not expr.startswith(("sum by (", "sum(", "count(")):
+            problems.append(f"{where}: does not add up the shards: {expr}")
+        concrete = expr.replace("$__rate_interval", "1m").replace("$__range", "1h").replace("$plan", "p").replace("$run_id", "r")
+        rules.append({"record": f"check:panel{panel['id']}:{target['refId']}", "expr": concrete})
+if problems:
+    sys.exit("deploy/grafana/survey-bot-shards.json: " + "; ".join(problems))
+yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}, open(sys.argv[2], "w"))
+print(f"deploy/grafana/survey-bot-shards.json: {len(rules)} queries, each adding up the shards of the run's plan and run_id")
+PY
+promtool check rules "$tmp/dashboard-rules.yml" >"$tmp/promtool.log" 2>&1 || { cat "$tmp/promtool.log" >&2; fail "a dashboard query is not PromQL"; }
+echo "the dashboard's queries: valid PromQL for promtool"
 
 echo "deploy/ checked"

@@ -76,7 +76,7 @@ import Testing
                 case .text: "  finish          40        40      80%"
                 case .csv: ",1,finish,"
                 case .html: "<tr><td>finish</td>"
-                case .prometheus: #"survey_bot_calls_total{plan="smoke",endpoint="finish",result="failed"} 8"#
+                case .prometheus: #"survey_bot_calls_total{plan="smoke",run_id="fixture-run",endpoint="finish",result="failed"} 8"#
                 }
             #expect(text.contains(expected), "\(format) lacks \(expected)")
         }

@@ -88,8 +88,9 @@ import Testing
         let submitRows = csv.filter { $0.contains(",submit,") }.map { $0.components(separatedBy: ",") }
         #expect(submitRows.allSatisfy { $0[10].isEmpty || Double($0[10]) ?? 0 > 99 }, "\(submitRows)")
         let prometheus = PrometheusReport.render(Self.report)
-        #expect(prometheus.contains("survey_bot_latency_seconds_count{plan=\"smoke\",endpoint=\"submit\"} 10\n"))
-        #expect(prometheus.contains("survey_bot_time_to_fail_seconds_count{plan=\"smoke\",endpoint=\"submit\"} 90\n"))
+        #expect(prometheus.contains("survey_bot_latency_seconds_count{plan=\"smoke\",run_id=\"fixture-run\",endpoint=\"submit\"} 10\n"))
+        #expect(
+            prometheus.contains("survey_bot_time_to_fail_seconds_count{plan=\"smoke\",run_id=\"fixture-run\",endpoint=\"submit\"} 90\n"))
     }
 
     /// Against a dead target nothing succeeds: the tables show no latency, and the charts draw

@@ -259,6 +259,17 @@ func parsePrometheus(_ text: String, sourceLocation: Testing.SourceLocation = #_
         #expect(parsePrometheus(PrometheusReport.render(report)).allSatisfy { $0.label("shard") == "2/3" })
     }
 
+    /// PromQL sums a run's shards by `run_id`: a series without it would be added to another
+    /// run's pods that a dashboard's time range also holds.
+    @Test func everySampleNamesItsRunOnce() {
+        let report = ReportFixtures.report(shard: Shard(index: 2, count: 3))
+        let text = PrometheusReport.render(report, live: true)
+        let samples = parsePrometheus(text)
+        #expect(!samples.isEmpty && samples.allSatisfy { $0.label("run_id") == report.runID })
+        let lines = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(lines.allSatisfy { $0.components(separatedBy: "run_id=").count == 2 }, "run_id once in each sample")
+    }
+
     @Test func rawCountsAreExportedWhenThereAreAny() {
         var report = ReportFixtures.report()
         #expect(!PrometheusReport.render(report).contains("survey_bot_raw"))

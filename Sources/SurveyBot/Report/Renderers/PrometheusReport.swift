@@ -33,7 +33,7 @@ enum PrometheusReport: ReportRenderer {
         }
         text.family(
             "survey_bot_run_info", .gauge, "The run: its id, target and survey-bot's version; always 1.",
-            [([("run_id", report.runID ?? ""), ("target", report.target), ("version", report.tool.version)], "1")])
+            [([("target", report.target), ("version", report.tool.version)], "1")])
         if !live {
             text.family(
                 "survey_bot_passed", .gauge, "1 when the run passed: every threshold held, nothing was missing.",
@@ -150,10 +150,14 @@ enum PrometheusReport: ReportRenderer {
     }
 
     /// The labels on every sample, so that the files of several plans, or of the shards of one
-    /// run, can sit side by side in one textfile directory: `plan`, and `shard` (`2/3`) for a
-    /// shard of a run in several.
+    /// run, can sit side by side in one textfile directory: `plan`, `run_id` (absent from a
+    /// report of a version before run ids), and `shard` (`2/3`) for a shard of a run in
+    /// several. With `run_id` on every series, PromQL sums the shards of one run (`sum without
+    /// (instance, shard)`) and never adds another run's pods to them, whatever the time range
+    /// holds.
     static func identity(_ report: RunReport) -> [(String, String)] {
         var labels = [("plan", report.name)]
+        if let runID = report.runID { labels.append(("run_id", runID)) }
         if let shard = report.shard, shard.count > 1 { labels.append(("shard", "\(shard.index)/\(shard.count)")) }
         return labels
     }
