@@ -43,7 +43,7 @@ extension RunReport.Lag {
 }
 
 extension ReportWording {
-    /// `survey-bot itself fell behind: arrivals started 23.4 ms late at p99 (limit 10 ms) — its
+    /// `survey-bot itself fell behind: arrivals started 23.4 ms late at p99 (limit 10 ms): its
     /// own lateness, counted in the latencies, not the server's; add threads (--threads) or
     /// shards (--shard)`; nil when the tool kept up.
     static func lagWarning(_ report: RunReport) -> String? {
@@ -53,7 +53,7 @@ extension ReportWording {
         let what = late.map { what, p99 in
             (what == "arrivals" ? "arrivals started " : "think, pace and retry waits ended ") + "\(ms(p99)) late at p99"
         }
-        return "survey-bot itself fell behind: " + what.joined(separator: ", ") + " (limit \(ms(lag.limitMs))): "
+        return "survey-bot itself fell behind: " + what.joined(separator: " and ") + " (limit \(ms(lag.limitMs))): "
             + "its own lateness, not the server's, and counted in the latencies of the open model; "
             + "give it more threads (--threads) or split the load into shards (--shard)"
     }

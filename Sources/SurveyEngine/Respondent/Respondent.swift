@@ -75,12 +75,12 @@ struct Respondent: Sendable {
         var lastSubmit: UInt64?
         while var next = nextCall(&place, &tally, context) {
             if place.answering || next.think > 0 {
-                if await !pause(next.think, context) {
+                if await !Self.pause(next.think, lane: lane, context) {
                     tally.ending = context.ending(stoppedBy: context.stopCause)
                     return tally
                 }
                 if place.answering, context.pace > 0 {
-                    if let lastSubmit, await !pause(Self.paceLeft(since: lastSubmit, context), context) {
+                    if let lastSubmit, await !Self.pause(Self.paceLeft(since: lastSubmit, context), lane: lane, context) {
                         tally.ending = context.ending(stoppedBy: context.stopCause)
                         return tally
                     }
@@ -300,7 +300,7 @@ struct Respondent: Sendable {
             case .done(let ended):
                 return ended
             case .retry(let delay):
-                if await !pause(delay, context) {
+                if await !Self.pause(delay, lane: lane, context) {
                     context.recorder.endCall(
                         context.steps[step].step, succeeded: false, attempts: state.attempt, retriesDenied: state.denied, lane: lane)
                     return .stopped
@@ -412,9 +412,10 @@ struct Respondent: Sendable {
 
     /// Waits until `nanoseconds` from now, in slices, so that an interruption is noticed within
     /// 50 ms and the run's deadline on time; false when stopped. How late the wait ended (a
-    /// busy loop's timers) is counted as the tool's own lag.
+    /// busy loop's timers) is counted as the tool's own lag, in `lane`. Static, so that a call
+    /// does not copy the respondent into its caller's frame.
     @inline(never)
-    private func pause(_ nanoseconds: UInt64, _ context: SurveyContext) async -> Bool {
+    private static func pause(_ nanoseconds: UInt64, lane: Int, _ context: SurveyContext) async -> Bool {
         guard nanoseconds > 0 else { return context.stopCause == nil }
         let clock = context.clock
         var now = clock.now()
