@@ -84,9 +84,20 @@ import Testing
         #expect(errors.first?.message.contains("report.lag_limit") == true, "\(errors)")
     }
 
-    @Test func aClosedRunWithoutTimersHasNoLag() {
+    @Test func aClosedRunWithoutTimersHasNoLagNorItsChart() {
         let report = ReportFixtures.report(metrics: ReportFixtures.metrics())
         #expect(report.lag == nil)
+        #expect(!HTMLReport.render(report).contains("own lag (p99)"))
+    }
+
+    @Test func theHTMLReportChartsTheLagOverTimeAgainstItsLimit() throws {
+        let report = ReportFixtures.report(metrics: Self.metrics(arrivalMs: 30))
+        let chart = try #require(TimelineCharts(runs: [.init(report: report, label: nil, dashed: false)]).lag)
+        #expect(chart.series.map(\.name) == ["survey-bot's lag p99", "limit"])
+        let lags = chart.series[0].points.compactMap(\.y)
+        #expect(!lags.isEmpty && lags.allSatisfy { abs($0 - 30) < 0.3 }, "\(lags)")
+        #expect(chart.series[1].points.allSatisfy { $0.y == 10 })
+        #expect(HTMLReport.render(report).contains("survey-bot&#39;s own lag (p99)"))
     }
 
     @Test func mergeAddsTheShardsLag() throws {

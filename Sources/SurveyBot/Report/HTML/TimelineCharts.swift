@@ -189,4 +189,20 @@ struct TimelineCharts {
         }
         return LineChart(title: "Respondents active", yUnit: "", series: lines, xEnd: end)
     }
+
+    /// survey-bot's own lateness (`lag`), p99 per interval, and the limit it is held to; nil
+    /// when no run set a time for anything.
+    var lag: LineChart? {
+        let limits = runs.compactMap(\.report.lag?.limitMs)
+        guard let limit = limits.max() else { return nil }
+        var lines = series("survey-bot's lag p99", colour: 6) { timeline, position, _ in timeline.survey[position].lagP99 }
+        lines += series("limit", colour: 1) { _, _, _ in limit }.prefix(1).map { line in
+            var line = line
+            line.dashed = true
+            return line
+        }
+        return LineChart(
+            title: "survey-bot's own lag (p99): how late it started arrivals and ended waits", yUnit: "ms", series: lines, xEnd: end,
+            format: { Readable.ms($0) })
+    }
 }

@@ -92,6 +92,7 @@ enum HTMLReport: ReportRenderer {
             add(charts.distribution, key: "distribution")
             add(charts.retries, key: "retries")
             add(charts.respondents, key: "respondents")
+            add(charts.lag, key: "lag")
         }
         if charts.errors == nil { html += "<p class=\"note\">No attempt failed.</p>" }
         if charts.noLatency {
