@@ -26,8 +26,11 @@ final class PlanRun {
         var raw: String?
         /// `--metrics-listen`: where live metrics are served.
         var metricsListen: MetricsListener.Address?
-        /// How often live metrics are rendered again.
+        /// How often live metrics and the live page are rendered again, at most.
         var metricsInterval = Duration.seconds(1)
+        /// `--metrics-linger`: how long the listener goes on serving the final state once the
+        /// report is written, unless a signal ends the wait.
+        var metricsLinger = Duration.zero
     }
 
     /// A failure before anything was sent: bad input found late, exit 2.
@@ -49,12 +52,18 @@ final class PlanRun {
     private var interruptingSignal: Int32?
     /// The `--raw` file while it is open.
     private var rawFile: RawFile?
-    /// The `--metrics-listen` server while it runs.
-    private var metricsListener: MetricsListener?
+    /// The `--metrics-listen` server while it runs, and the event loop of its own it runs on:
+    /// it serves while the run's loops stop and the report is written, and never takes a
+    /// respondent's loop to answer a page.
+    private var metricsListener: (listener: MetricsListener, group: EventLoopGroup)?
     /// Called once the run's loops, server and metrics are up, just before the first respondent
     /// starts, with the port live metrics are served on, if they are, and the run's coordinator:
     /// tests scrape from here, and end the run (`endEarly()`) once they have seen what they need.
     var onStart: (@Sendable (_ metricsPort: Int?, _ coordinator: RunCoordinator) -> Void)?
+    /// Called once the report is written and the listener serves the final state, before the
+    /// linger, with the listener's port: tests read the final state from here, and the listener
+    /// stays until this returns.
+    var onFinish: (@Sendable (_ metricsPort: Int?) async -> Void)?
 
     init(plan: Plan, path: String, options: Options, console: Console) {
         self.plan = plan
@@ -80,12 +89,43 @@ final class PlanRun {
             await resource.stop()
             stopped.append(resource.name)
         }
+        let status: ExitCode
         switch outcome {
         case .failure(let error):
             console.printError("Error: \(error.description); nothing was sent")
-            return .validationFailure
+            status = .validationFailure
         case .success(let report):
-            return finish(report, output: output)
+            status = finish(report, output: output)
+        }
+        if let (listener, group) = metricsListener {
+            await onFinish?(listener.port)
+            if case .success = outcome, options.metricsLinger > .zero { await linger(listener) }
+            await listener.shutdown()
+            group.shutdown()
+            metricsListener = nil
+            stopped.append("metrics listener")
+        }
+        return status
+    }
+
+    /// Serves the final state for `--metrics-linger`, or until SIGINT, SIGTERM or SIGHUP:
+    /// the report is written, so a signal only ends the wait, and the run's exit status stands.
+    private func linger(_ listener: MetricsListener) async {
+        if !options.quiet {
+            console.printError(
+                "live: the final state stays at http://\(listener.address)/ for \(options.metricsLinger.compactDescription) "
+                    + "(Ctrl-C to exit now)")
+        }
+        let signals = SignalWatcher(exitAfter: 1)
+        defer { signals.restoreDefaults() }
+        let linger = options.metricsLinger
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: linger) }
+            group.addTask {
+                for await _ in signals.signals { break }
+            }
+            await group.next()
+            group.cancelAll()
         }
     }
 
@@ -183,26 +223,34 @@ final class PlanRun {
         }
 
         let startedAt = Date()
+        var live: LiveFacts?
         if let address = options.metricsListen {
-            let live = LiveFacts(
+            let facts = LiveFacts(
                 plan: plan, startedAt: startedAt, seed: configuration.seed ?? 0, shard: options.shard, runID: options.runID,
                 coordinator: coordinator, raw: rawWriter)
-            do throws(HTTPServer.StartError) {
-                let listener = try MetricsListener(address: address, group: group, interval: options.metricsInterval) { live.render() }
-                metricsListener = listener
-                onStop("metrics listener") { await listener.shutdown() }
+            let listenerGroup: EventLoopGroup
+            do throws(EventLoopGroup.StartError) {
+                listenerGroup = try EventLoopGroup.start(threads: 1)
             } catch {
                 throw SetupError(description: "--metrics-listen \(address): \(error.description)")
             }
-            if let listener = metricsListener {
+            do throws(HTTPServer.StartError) {
+                let renderers = MetricsListener.Renderers(name: plan.name) { facts.view() }
+                let listener = try MetricsListener(
+                    address: address, group: listenerGroup, interval: options.metricsInterval, renderers: renderers)
+                metricsListener = (listener, listenerGroup)
+                live = facts
                 if let warning = WildcardBind.warning(listener.address, option: "--metrics-listen") {
                     console.printError(warning)
                 }
-                if !options.quiet { console.printError("metrics: http://\(listener.address)/metrics") }
+                if !options.quiet { console.printError("live: http://\(listener.address)/ (metrics at /metrics)") }
+            } catch {
+                listenerGroup.shutdown()
+                throw SetupError(description: "--metrics-listen \(address): \(error.description)")
             }
         }
         rawWriter?.begin(at: startedAt)
-        onStart?(metricsListener?.port, coordinator)
+        onStart?(metricsListener?.listener.port, coordinator)
         let warning = LocalResourceWarning(console: console)
         let builtinServer = self.builtinServer
         let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }
@@ -223,6 +271,8 @@ final class PlanRun {
             runID: options.runID, abortedBy: abortedBy)
         var report = RunReport.make(metrics: result.metrics, facts: facts)
         if let rawWriter { report.raw = await finishRaw(rawWriter) }
+        // From now on the listener serves the report the files get, until it is shut down.
+        if let live, let (listener, _) = metricsListener { listener.finish(live.final(report)) }
         output.finish(report, started: startedAt)
         return report
     }
