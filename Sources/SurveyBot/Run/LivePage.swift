@@ -149,11 +149,13 @@ enum LivePage {
 
     /// Fetches the fragment every second and puts it in place, until it is the final one; says
     /// so when the listener is gone (the run ended and survey-bot exited). Only this page's own
-    /// address is fetched.
+    /// address is fetched. `data-refreshed` counts the fragments put in place (`.ci/check-live`
+    /// reads it).
     static let script = """
         (function () {
           var live = document.getElementById("live");
           var note = document.getElementById("live-note");
+          var refreshed = 0;
           function ended() { return live.querySelector("[data-final]") !== null; }
           function poll() {
             fetch("live/fragment", { cache: "no-store" }).then(function (response) {
@@ -161,6 +163,8 @@ enum LivePage {
               return response.text();
             }).then(function (html) {
               live.innerHTML = html;
+              refreshed += 1;
+              live.setAttribute("data-refreshed", String(refreshed));
               note.textContent = "";
               if (!ended()) { setTimeout(poll, 1000); }
             }).catch(function () {

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import Synchronization
 
 /// One run of a plan, from the first thing it starts to the last thing it stops.
 ///
@@ -50,6 +51,8 @@ final class PlanRun {
     private var builtinServer: ReferenceServer?
     /// The signal that stopped the run early, if one did.
     private var interruptingSignal: Int32?
+    /// The run's signal handling, still taking signals in while the listener lingers.
+    private var lingeringSignals: Task<Int32?, Never>?
     /// The `--raw` file while it is open.
     private var rawFile: RawFile?
     /// The `--metrics-listen` server while it runs, and the event loop of its own it runs on:
@@ -85,10 +88,8 @@ final class PlanRun {
         } catch {
             outcome = .failure(error)
         }
-        while let resource = stack.popLast() {
-            await resource.stop()
-            stopped.append(resource.name)
-        }
+        // Everything but the signal watcher: with a linger, signals end it.
+        await stop(until: "signals")
         let status: ExitCode
         switch outcome {
         case .failure(let error):
@@ -99,32 +100,47 @@ final class PlanRun {
         }
         if let (listener, group) = metricsListener {
             await onFinish?(listener.port)
-            if case .success = outcome, options.metricsLinger > .zero { await linger(listener) }
+            if case .success = outcome, let handling = lingeringSignals { await linger(listener, signalled: handling) }
             await listener.shutdown()
             group.shutdown()
             metricsListener = nil
             stopped.append("metrics listener")
         }
+        if let handling = lingeringSignals {
+            handling.cancel()
+            _ = await handling.value
+            lingeringSignals = nil
+        }
+        await stop(until: nil)
         return status
     }
 
-    /// Serves the final state for `--metrics-linger`, or until SIGINT, SIGTERM or SIGHUP:
-    /// the report is written, so a signal only ends the wait, and the run's exit status stands.
-    private func linger(_ listener: MetricsListener) async {
+    /// Stops what was started, last first, down to the resource named `name` (left running),
+    /// or all of it.
+    private func stop(until name: String?) async {
+        while let resource = stack.last, resource.name != name {
+            stack.removeLast()
+            await resource.stop()
+            stopped.append(resource.name)
+        }
+    }
+
+    /// Serves the final state for `--metrics-linger`, or until SIGINT, SIGTERM or SIGHUP ends
+    /// `signalled`, the run's signal handling: the report is written, so a signal only ends
+    /// the wait, and the run's exit status stands.
+    private func linger(_ listener: MetricsListener, signalled: Task<Int32?, Never>) async {
         if !options.quiet {
             console.printError(
                 "live: the final state stays at http://\(listener.address)/ for \(options.metricsLinger.compactDescription) "
                     + "(Ctrl-C to exit now)")
         }
-        let signals = SignalWatcher(exitAfter: 1)
-        defer { signals.restoreDefaults() }
         let linger = options.metricsLinger
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: linger) }
-            group.addTask {
-                for await _ in signals.signals { break }
-            }
+            group.addTask { _ = await signalled.value }
             await group.next()
+            // Awaiting a task's value ignores cancellation: the signal handling itself ends.
+            signalled.cancel()
             group.cancelAll()
         }
     }
@@ -199,8 +215,16 @@ final class PlanRun {
         } catch {
             throw SetupError(description: plan.redacting("cannot send the survey's requests: \(error.description)"))
         }
-        let handling = Task { await PlanRun.handle(signals, coordinator: coordinator, console: console) }
+        let runEnded = RunEnded()
+        let handling = Task { await PlanRun.handle(signals, coordinator: coordinator, console: console, ended: runEnded) }
         onStop("signal handling") {
+            runEnded.mark()
+            // A run that lingers goes on taking signals in: the first ends the linger. One that a
+            // signal interrupted has taken its signal in already.
+            if self.options.metricsListen != nil && self.options.metricsLinger > .zero && !coordinator.isInterrupted {
+                self.lingeringSignals = handling
+                return
+            }
             handling.cancel()
             self.interruptingSignal = await handling.value
         }
@@ -366,8 +390,14 @@ final class PlanRun {
 
     /// The first SIGINT, SIGTERM or SIGHUP stops starting respondents (the second is the
     /// watcher's: it exits at once). Returns the signal, once cancelled, or nil if none came.
-    private static func handle(_ signals: SignalWatcher, coordinator: RunCoordinator, console: Console) async -> Int32? {
+    private static func handle(_ signals: SignalWatcher, coordinator: RunCoordinator, console: Console, ended: RunEnded) async
+        -> Int32?
+    {
         for await signal in signals.signals {
+            if ended.isMarked {
+                console.printError("\n\(SignalWatcher.name(signal)): exiting (the report is written)")
+                return signal
+            }
             console.printError(
                 "\n\(SignalWatcher.name(signal)): stopping — letting attempts in flight finish, then writing the report (again to quit now)"
             )
@@ -392,4 +422,14 @@ final class PlanRun {
         if report.interrupted { return .signalled(interruptingSignal ?? SIGINT) }
         return report.passed ? .success : .failure
     }
+}
+
+/// Whether a run has ended, for its signal handling: a signal then ends the linger of
+/// `--metrics-linger`, not the run.
+private final class RunEnded: Sendable {
+    private let ended = Mutex(false)
+
+    func mark() { ended.withLock { $0 = true } }
+
+    var isMarked: Bool { ended.withLock { $0 } }
 }
