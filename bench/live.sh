@@ -34,7 +34,7 @@ run() {
         ) &
         viewers+=($!)
     done
-    python3 - "$bot" "$root/plans/stress.plan" --respondents 100000000 --concurrency "$concurrency" --duration "${duration}s" \
+    python3 - "$bot" run "$root/plans/stress.plan" --respondents 100000000 --concurrency "$concurrency" --duration "${duration}s" \
         --target "$base" --out "$out/live-$name" --format json --quiet --metrics-listen "127.0.0.1:$port" <<'PY'
 import os, subprocess, sys
 child = subprocess.Popen(sys.argv[1:])

@@ -19,6 +19,7 @@ struct LiveFacts: Sendable {
             plan: plan, startedAt: startedAt, endedAt: now, elapsed: .seconds(max(0, now.timeIntervalSince(startedAt))), seed: seed,
             shard: shard, stoppedBy: coordinator.isInterrupted ? .signal : .completed, runID: runID)
         var report = RunReport.make(metrics: coordinator.recorder.snapshot(), facts: facts)
+        report.timeline?.endNow()
         if let raw {
             let progress = raw.progress
             report.raw = RunReport.Raw(lines: progress.lines, dropped: progress.dropped)

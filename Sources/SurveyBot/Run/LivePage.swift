@@ -147,9 +147,10 @@ enum LivePage {
         #live-note:empty { display: none; }
         """
 
-    /// Fetches the fragment every second and puts it in place, until it is the final one; says
-    /// so when the listener is gone (the run ended and survey-bot exited). Only this page's own
-    /// address is fetched. `data-refreshed` counts the fragments put in place (`.ci/check-live`
+    /// Fetches the fragment every second and puts it in place, until it is the final one. When
+    /// the listener does not answer (survey-bot exited, or its 8 connections are taken) it says
+    /// so, keeps the figures it has, and tries again every 5 s. Only this page's own address is
+    /// fetched. `data-refreshed` counts the fragments put in place (`.ci/check-live`
     /// reads it).
     static let script = """
         (function () {
@@ -168,7 +169,9 @@ enum LivePage {
               note.textContent = "";
               if (!ended()) { setTimeout(poll, 1000); }
             }).catch(function () {
-              note.textContent = "survey-bot no longer answers: the run has ended and the process exited; its report files are the record.";
+              note.textContent = "survey-bot does not answer: the run has ended and the process exited (its report files "
+                + "are the record), or the listener has its 8 connections. Trying again every 5 s.";
+              setTimeout(poll, 5000);
             });
           }
           if (!ended()) { setTimeout(poll, 1000); }

@@ -11,7 +11,9 @@ import Synchronization
 /// error before the first request — because stopping is not a step of the run but what the
 /// session does after it (swift-service-lifecycle's `ServiceGroup` tears services down the same
 /// way). The report is written when the output stops: after the loops, before the signals, so
-/// that a Ctrl-C while it is written changes nothing.
+/// that a Ctrl-C while it is written changes nothing. The `--metrics-listen` listener, on a loop
+/// of its own, stops after that — it serves the final state while the report is written, and
+/// for `--metrics-linger` once the summary is printed — and the signals last.
 final class PlanRun {
     /// What the command line adds to a plan.
     struct Options {

@@ -86,6 +86,28 @@ import Testing
         #expect(html.contains(HTMLReport.thresholds(report)))
     }
 
+    /// Two respondents under way since the start of a run read 1.25 s in: the engine has
+    /// counted them to the end of the second interval, 2 s; the live timeline to 1.25 s, so the
+    /// chart shows 2 active over the quarter second that has passed, not 8.
+    @Test func aLiveTimelineCountsTheRespondentsUnderWayOnlyUpToNow() throws {
+        typealias Point = RunReport.TimelineRecord.SurveyPoint
+        var timeline = RunReport.TimelineRecord(
+            intervalS: 1, start: "2026-11-26T00:00:00.000Z", endpoints: [:],
+            survey: [
+                Point(t: 0, respondentsActive: 2, respondentsStarted: 2, respondentsFinished: 0, dropped: 0),
+                Point(t: 1, respondentsActive: 2, respondentsStarted: 0, respondentsFinished: 0, dropped: 0),
+            ], runStartS: 0, runEndS: 1.25)
+        timeline.endNow()
+        #expect(timeline.survey[0].respondentsActive == 2)
+        #expect(timeline.survey[1].respondentsActive == 0.5)
+        let last = try #require(timeline.covered(startedAt: "", endedAt: "").last)
+        #expect(last.rate(timeline.survey[1].respondentsActive * timeline.intervalS) == 2)
+        // At the end of an interval there is nothing ahead to take off.
+        timeline.runEndS = 2
+        timeline.endNow()
+        #expect(timeline.survey[1].respondentsActive == 0.5)
+    }
+
     /// Strict: the page names no other place. The only URLs are the XHTML and SVG namespaces,
     /// which browsers never fetch, and the script fetches the page's own fragment.
     @Test func thePageFetchesNothingFromElsewhere() throws {
