@@ -96,7 +96,8 @@ final class MetricsListener: Sendable {
 
     /// What one scraper may hold: a Prometheus server or two, and a person with `curl`, fit in
     /// 8 connections; at most that many descriptors are the listener's (and its listening
-    /// socket), whoever connects, so it can never take the ones the run's respondents need. An
+    /// socket, and its event loop's epoll and wake-up descriptors), whoever connects, so it can
+    /// never take the ones the run's respondents need. Pages count as scrapers. An
     /// idle connection is closed after 30 s, a request slower than 5 s too, and a connection
     /// that pipelines scrapes without reading the answers is not read past 256 KiB unsent.
     static let limits = HTTPServer.Limits(

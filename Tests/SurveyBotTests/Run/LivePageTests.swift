@@ -224,14 +224,15 @@ import Testing
         #expect(listener.renders.metrics == 1 && listener.renders.page == 0)
         #expect(views.value == 1)
 
-        // Six viewers asking as fast as they can for 600 ms, each on its connection.
+        // Six viewers asking as fast as they can for 600 ms, each on its connection, and five
+        // times at least (a loaded machine may start them late).
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Int.self) { viewers in
             for _ in 0..<6 {
                 viewers.addTask {
                     let viewer = try Viewer(port: port)
                     var asked = 0
-                    while ContinuousClock.now - start < .milliseconds(600) {
+                    while asked < 5 || ContinuousClock.now - start < .milliseconds(600) {
                         _ = try await viewer.request("GET", "/live/fragment")
                         asked += 1
                     }
@@ -241,13 +242,13 @@ import Testing
             }
             var asked = 0
             for try await count in viewers { asked += count }
-            #expect(asked > 16)
+            #expect(asked >= 30)
         }
-        let elapsed = ContinuousClock.now - start
+        #expect(await eventually(within: 20) { listener.renders.page >= 1 })
         let renders = listener.renders.page
-        #expect(renders >= 1)
-        // Renderings are an interval apart at least; one more may follow the last request.
-        #expect(renders <= Int(elapsed / interval) + 2, "\(renders) renderings in \(elapsed)")
+        let elapsed = ContinuousClock.now - start
+        // Renderings are an interval apart at least, however many ask.
+        #expect(renders <= Int(elapsed / interval) + 1, "\(renders) renderings in \(elapsed)")
         #expect(listener.renders.metrics == 1, "the page's viewers cost the metrics nothing")
 
         // Past the page's keep-warm, the renderer goes idle: no rendering without a request.
