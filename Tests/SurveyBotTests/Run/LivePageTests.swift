@@ -108,6 +108,19 @@ import Testing
         #expect(timeline.survey[1].respondentsActive == 0.5)
     }
 
+    /// A report's free text — name, target, times, threshold texts — is escaped like the HTML
+    /// report's: the hostile report's image and comment stay text, running or final.
+    @Test func theReportsTextIsEscaped() {
+        let report = ReportEscapingTests.hostileReport()
+        for final in [false, true] {
+            let page = LivePage.document(
+                name: report.name, fragment: LivePage.fragment(LivePage.View(report: report, duration: nil, respondents: nil, final: final))
+            )
+            #expect(!page.contains("<img") && !page.contains("<!--"), "final: \(final)")
+            #expect(page.contains("&lt;img src=https:"), "final: \(final)")
+        }
+    }
+
     /// Strict: the page names no other place. The only URLs are the XHTML and SVG namespaces,
     /// which browsers never fetch, and the script fetches the page's own fragment.
     @Test func thePageFetchesNothingFromElsewhere() throws {
