@@ -45,9 +45,16 @@ enum RunCommand: Subcommand {
                     + "(raw.dropped), never slowing the load. See docs/exports.md."),
             OptionSpec(
                 "metrics-listen", value: "host:port",
-                help: "Serve the run's figures so far as Prometheus metrics at http://HOST:PORT/metrics while it runs, "
-                    + "refreshed every second: 127.0.0.1:9464 (a port alone is 127.0.0.1's), or the host's own address for a "
-                    + "scraper on another host."),
+                help: "Serve the run's figures so far while it runs: a live page at http://HOST:PORT/ (verdict so far, "
+                    + "progress, the HTML report's charts, refreshed every second) and Prometheus metrics at /metrics. "
+                    + "127.0.0.1:9464 (a port alone is 127.0.0.1's), or the host's own address for a scraper on another host. "
+                    + "See docs/live.md."),
+            OptionSpec(
+                "metrics-linger", value: "duration",
+                help: "With --metrics-listen: once the report is written, go on serving the final state (the verdict, "
+                    + "/report.html, /report.json) for this long before exiting; a signal ends the wait, the exit status stays "
+                    + "the run's.",
+                default: "0s: the listener closes when the report is written"),
             OptionSpec("quiet", short: "q", help: "Print nothing but errors; no summary, no progress line."),
         ],
         exitCodes: [
@@ -83,6 +90,12 @@ enum RunCommand: Subcommand {
             options.raw = arguments.value("raw")
             if options.raw?.isEmpty == true { throw UsageError("--raw: give a file name") }
             options.metricsListen = try arguments.value("metrics-listen").map(MetricsListener.Address.parse)
+            if let linger = arguments.value("metrics-linger") {
+                options.metricsLinger = try parseLinger(linger)
+                if options.metricsListen == nil && options.metricsLinger > .zero {
+                    throw UsageError("--metrics-linger \(linger): there is nothing to linger without --metrics-listen")
+                }
+            }
             if let runID = arguments.value("run-id") {
                 if let problem = RunReport.runIDProblem(runID) { throw UsageError(problem) }
                 options.runID = runID
@@ -111,6 +124,15 @@ enum RunCommand: Subcommand {
         case .failure(let errors):
             for line in errors.printed(path: path, suffix: "; nothing was sent") { console.printError(line) }
             return .validationFailure
+        }
+    }
+
+    /// `--metrics-linger`'s duration: `30s`, `2m`, `0`.
+    static func parseLinger(_ text: String) throws(UsageError) -> Duration {
+        switch parseDuration(text) {
+        case .value(let duration): return duration
+        case .invalid(let why), .invalidAt(let why, _): throw UsageError("--metrics-linger \(text): \(why)")
+        case .wrongKind: throw UsageError("--metrics-linger \(text): expected a duration, like 30s or 2m")
         }
     }
 

@@ -250,3 +250,18 @@ struct CoveredInterval: Equatable {
 
     func rate(_ value: Double) -> Double? { seconds > 0 ? value / seconds : nil }
 }
+
+extension RunReport.TimelineRecord {
+    /// The timeline of a run still under way, read at `runEndS`. The engine counts a respondent
+    /// that starts as active to the end of its interval, and takes the rest off when it
+    /// finishes: read before the current interval has ended, its mean counts the respondents
+    /// still under way for time that has not come. That time is taken off here, so that the
+    /// live page's respondents are those of the part of the interval that has passed, as at
+    /// the end of a run.
+    mutating func endNow() {
+        guard let end = runEndS, end.isFinite, intervalS > 0, let last = survey.indices.last else { return }
+        let active = survey.reduce(0) { $0 + $1.respondentsStarted - $1.respondentsFinished }
+        let ahead = max(0, Double(survey.count) * intervalS - end)
+        survey[last].respondentsActive = max(0, survey[last].respondentsActive - Double(active) * ahead / intervalS)
+    }
+}

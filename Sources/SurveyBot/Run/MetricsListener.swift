@@ -2,13 +2,19 @@ import SurveyEngine
 import Synchronization
 
 /// `run --metrics-listen HOST:PORT`: the run's figures so far as Prometheus metrics at
-/// `GET /metrics`, served by the engine's HTTP server on the run's own event loops.
+/// `GET /metrics`, and the live page at `GET /` (`LivePage`, its fragment at `/live/fragment`),
+/// served by the engine's HTTP server; once the run has ended, its final figures there, and the
+/// report at `/report.html` and `/report.json`, until the listener is shut down.
 ///
-/// The metrics are rendered off the loops, every `interval`, by a task of their own, and a
-/// scrape is answered with the last rendering: a scrape never costs a loop more than the copy
-/// of a few kilobytes, and the run's respondents never wait for it. Reading the figures takes
-/// each lane's lock only for as long as it takes to copy its counters
-/// (`MetricsRecorder.snapshot`). Any other path is 404, any other method on `/metrics` 405.
+/// Everything is rendered off the loops, by a task of the listener's own, and only on demand:
+/// each document (the metrics; the page and its fragment) is rendered again at most once an
+/// `interval`, and only while someone asked for it within its `RenderDemand.keepWarm` — the
+/// page's 3 s, the metrics' 2 min, longer than a Prometheus scrape interval. A request is
+/// answered with the last rendering (the copy of a few kilobytes on a loop, never a wait); when
+/// nobody had asked lately it wakes the task, and the next request gets fresh figures. So nobody
+/// watching costs nothing, and any number of viewers cost one rendering a second. Reading the
+/// figures takes each lane's lock only for as long as it takes to copy its counters
+/// (`MetricsRecorder.snapshot`). Any other path is 404, any method but GET 405.
 final class MetricsListener: Sendable {
     /// Where to listen: a host (a name, an IPv4 address, or an IPv6 address) and a port.
     struct Address: Sendable, Equatable, CustomStringConvertible {
@@ -49,68 +55,213 @@ final class MetricsListener: Sendable {
         }
     }
 
+    /// What the listener renders from, on demand, off the loops.
+    struct Renderers: Sendable {
+        /// The run's name as reports show it, for the page's title.
+        var name: String
+        /// The run so far, read when a document is due: the metrics (`PrometheusReport`) and
+        /// the page (`LivePage`) are rendered from one reading when both are.
+        var view: @Sendable () -> LivePage.View
+    }
+
+    /// What the listener serves once the run has ended: its final figures, and its report.
+    struct Final: Sendable {
+        /// The Prometheus text of the report, verdict and all.
+        var metrics: String
+        /// The live page's fragment of the final report.
+        var fragment: String
+        /// The report as the HTML report renders it.
+        var reportHTML: String
+        /// The JSON report, as written; nil when it could not be encoded (then 500).
+        var reportJSON: String?
+    }
+
     /// The address the server listens on, with the port the system picked for port 0.
     let address: SocketAddress
     private let server: HTTPServer
     /// The port the server listens on.
     var port: Int { server.port }
-    private let current: Latest
+    /// The run's name, for the page's title.
+    private let name: String
+    private let state: Shared
+    private let wake: AsyncStream<Void>.Continuation
     private let refreshing: Task<Void, Never>
+
+    /// How long the page is kept fresh after it was last asked for: it polls every second.
+    static let pageKeepWarm = Duration.seconds(3)
+    /// How long the metrics are kept fresh after the last scrape: longer than a Prometheus
+    /// scrape interval (a minute by default), so that each scrape gets figures of the last
+    /// second, not those of the scrape before.
+    static let metricsKeepWarm = Duration.seconds(120)
 
     /// What one scraper may hold: a Prometheus server or two, and a person with `curl`, fit in
     /// 8 connections; at most that many descriptors are the listener's (and its listening
-    /// socket), whoever connects, so it can never take the ones the run's respondents need. An
+    /// socket, and its event loop's epoll and wake-up descriptors), whoever connects, so it can
+    /// never take the ones the run's respondents need. Pages count as scrapers. An
     /// idle connection is closed after 30 s, a request slower than 5 s too, and a connection
     /// that pipelines scrapes without reading the answers is not read past 256 KiB unsent.
     static let limits = HTTPServer.Limits(
         maxHeadBytes: 8 * 1024, maxBodyBytes: 0, maxConnections: 8, maxUnsentBytes: 256 * 1024, idleTimeout: .seconds(30),
         headerTimeout: .seconds(5))
 
-    private static let notFound = EncodedResponse(HTTPServerResponse(status: 404, body: Array("not found: try /metrics\n".utf8)))
+    private static let notFound = EncodedResponse(
+        HTTPServerResponse(status: 404, body: Array("not found: try / (the live page) or /metrics\n".utf8)))
+    private static let notYet = EncodedResponse(
+        HTTPServerResponse(status: 404, body: Array("not yet: the report is served here once the run has ended; the live page is /\n".utf8))
+    )
     private static let wrongMethod = EncodedResponse(
         HTTPServerResponse(status: 405, headers: [HTTPHeader(name: "Allow", value: "GET")], body: []))
 
-    /// Listens on `address` on the loops of `group` and serves what `render` returns, called
-    /// now and then every `interval`.
+    /// The documents served, when each was asked for and rendered, and whether the task waits
+    /// for a request (`idle`): one lock, taken by the loops only to read or note.
+    private struct State {
+        var metricsDemand: RenderDemand
+        var pageDemand: RenderDemand
+        var metrics: EncodedResponse
+        var fragment: EncodedResponse
+        var page: EncodedResponse
+        var final: (report: EncodedResponse, json: EncodedResponse)?
+        var idle = false
+    }
+
+    /// The state, shared by the loops that answer and the task that renders.
+    private final class Shared: Sendable {
+        private let state: Mutex<State>
+
+        init(_ state: State) {
+            self.state = Mutex(state)
+        }
+
+        func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+            state.withLock { body(&$0) }
+        }
+    }
+
+    /// Listens on `address` on the loops of `group` and serves what `renderers` render, each
+    /// at most once every `interval` while asked for within its `keepWarm` (tests shorten it).
+    /// The metrics are rendered once now, so that a first scrape has them.
     init(
-        address: Address, group: EventLoopGroup, interval: Duration = .seconds(1), render: @escaping @Sendable () -> String
+        address: Address, group: EventLoopGroup, interval: Duration = .seconds(1),
+        keepWarm: (metrics: Duration, page: Duration) = (metricsKeepWarm, pageKeepWarm), renderers: Renderers
     ) throws(HTTPServer.StartError) {
-        let current = Latest(Self.response(render()))
-        self.current = current
+        let waiting = LivePage.waiting(name: renderers.name)
+        var metricsDemand = RenderDemand(keepWarm: keepWarm.metrics, interval: interval)
+        let metrics = Self.response(PrometheusReport.render(renderers.view().report, live: true), type: PrometheusReport.contentType)
+        metricsDemand.rendered(at: ContinuousClock.now)
+        let state = Shared(
+            State(
+                metricsDemand: metricsDemand,
+                pageDemand: RenderDemand(keepWarm: keepWarm.page, interval: interval),
+                metrics: metrics,
+                fragment: Self.response(waiting, type: LivePage.contentType),
+                page: Self.response(LivePage.document(name: renderers.name, fragment: waiting), type: LivePage.contentType)))
+        self.state = state
+        name = renderers.name
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.wake = wake
         server = try HTTPServer(host: address.host, port: address.port, group: group, limits: Self.limits) { request in
-            guard request.pathWithoutQuery == "/metrics" else { return .respond(Self.notFound) }
+            let path = request.pathWithoutQuery
+            let known = ["/metrics", "/", "/live/fragment", "/report.html", "/report.json"]
+            guard known.contains(where: { $0 == path }) else { return .respond(Self.notFound) }
             guard request.method == "GET" else { return .respond(Self.wrongMethod) }
-            return .respond(current.response.withLock { $0 })
+            let (response, wakeUp) = state.withLock { state -> (EncodedResponse, Bool) in
+                let now = ContinuousClock.now
+                switch path {
+                case "/metrics": state.metricsDemand.asked(at: now)
+                case "/", "/live/fragment": state.pageDemand.asked(at: now)
+                default: break
+                }
+                let wakeUp = state.idle && state.final == nil
+                if wakeUp { state.idle = false }
+                switch path {
+                case "/metrics": return (state.metrics, wakeUp)
+                case "/": return (state.page, wakeUp)
+                case "/live/fragment": return (state.fragment, wakeUp)
+                case "/report.html": return (state.final?.report ?? Self.notYet, wakeUp)
+                default: return (state.final?.json ?? Self.notYet, wakeUp)
+                }
+            }
+            if wakeUp { wake.yield() }
+            return .respond(response)
         }
         self.address = server.address
-        refreshing = Task {
-            while !Task.isCancelled {
+        refreshing = Task { await Self.refresh(state, renderers: renderers, interval: interval, wakes: wakes) }
+    }
+
+    /// Renders each document that is due, sleeps an interval while any is wanted, and waits for
+    /// a request when none is: until cancelled.
+    private static func refresh(_ state: Shared, renderers: Renderers, interval: Duration, wakes: AsyncStream<Void>) async {
+        var wakeUps = wakes.makeAsyncIterator()
+        while !Task.isCancelled {
+            let now = ContinuousClock.now
+            let (metricsDue, pageDue, idle) = state.withLock { state in
+                guard state.final == nil else {
+                    state.idle = true
+                    return (false, false, true)
+                }
+                state.idle = !state.metricsDemand.isWarm(at: now) && !state.pageDemand.isWarm(at: now)
+                return (state.metricsDemand.isDue(at: now), state.pageDemand.isDue(at: now), state.idle)
+            }
+            let view = metricsDue || pageDue ? renderers.view() : nil
+            if metricsDue, let view {
+                let metrics = response(PrometheusReport.render(view.report, live: true), type: PrometheusReport.contentType)
+                state.withLock { state in
+                    guard state.final == nil else { return }
+                    state.metrics = metrics
+                    state.metricsDemand.rendered(at: now)
+                }
+            }
+            if pageDue, let view {
+                let fragment = LivePage.fragment(view)
+                let page = response(LivePage.document(name: renderers.name, fragment: fragment), type: LivePage.contentType)
+                let part = response(fragment, type: LivePage.contentType)
+                state.withLock { state in
+                    guard state.final == nil else { return }
+                    (state.fragment, state.page) = (part, page)
+                    state.pageDemand.rendered(at: now)
+                }
+            }
+            if idle {
+                // Nil once cancelled: the loop then ends.
+                guard await wakeUps.next() != nil else { break }
+            } else {
                 try? await Task.sleep(for: interval)
-                if Task.isCancelled { break }
-                let response = Self.response(render())
-                current.response.withLock { $0 = response }
             }
         }
     }
 
-    /// The last rendering, shared by the loops that answer scrapes and the task that renders.
-    private final class Latest: Sendable {
-        let response: Mutex<EncodedResponse>
-
-        init(_ response: EncodedResponse) {
-            self.response = Mutex(response)
+    /// Serves `final` from now on: the run has ended. Nothing is rendered again.
+    func finish(_ final: Final) {
+        let json = final.reportJSON.map { Self.response($0, type: "application/json") }
+        let responses = (
+            metrics: Self.response(final.metrics, type: PrometheusReport.contentType),
+            fragment: Self.response(final.fragment, type: LivePage.contentType),
+            page: Self.response(LivePage.document(name: name, fragment: final.fragment), type: LivePage.contentType),
+            report: Self.response(final.reportHTML, type: LivePage.contentType),
+            json: json
+                ?? EncodedResponse(HTTPServerResponse(status: 500, body: Array("the JSON report could not be encoded\n".utf8)))
+        )
+        state.withLock { state in
+            state.metrics = responses.metrics
+            state.fragment = responses.fragment
+            state.page = responses.page
+            state.final = (responses.report, responses.json)
         }
     }
 
-    private static func response(_ text: String) -> EncodedResponse {
-        EncodedResponse(
-            HTTPServerResponse(
-                status: 200, headers: [HTTPHeader(name: "Content-Type", value: PrometheusReport.contentType)], body: Array(text.utf8)))
+    /// How many times the metrics and the page were rendered, the metrics' first one included.
+    var renders: (metrics: Int, page: Int) {
+        state.withLock { ($0.metricsDemand.renders, $0.pageDemand.renders) }
+    }
+
+    private static func response(_ text: String, type: String) -> EncodedResponse {
+        EncodedResponse(HTTPServerResponse(status: 200, headers: [HTTPHeader(name: "Content-Type", value: type)], body: Array(text.utf8)))
     }
 
     /// Stops rendering and closes the server.
     func shutdown() async {
         refreshing.cancel()
+        wake.finish()
         await refreshing.value
         await server.shutdown()
     }

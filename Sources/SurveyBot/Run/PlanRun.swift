@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import Synchronization
 
 /// One run of a plan, from the first thing it starts to the last thing it stops.
 ///
@@ -10,7 +11,9 @@ import SurveyEngine
 /// error before the first request — because stopping is not a step of the run but what the
 /// session does after it (swift-service-lifecycle's `ServiceGroup` tears services down the same
 /// way). The report is written when the output stops: after the loops, before the signals, so
-/// that a Ctrl-C while it is written changes nothing.
+/// that a Ctrl-C while it is written changes nothing. The `--metrics-listen` listener, on a loop
+/// of its own, stops after that — it serves the final state while the report is written, and
+/// for `--metrics-linger` once the summary is printed — and the signals last.
 final class PlanRun {
     /// What the command line adds to a plan.
     struct Options {
@@ -26,8 +29,11 @@ final class PlanRun {
         var raw: String?
         /// `--metrics-listen`: where live metrics are served.
         var metricsListen: MetricsListener.Address?
-        /// How often live metrics are rendered again.
+        /// How often live metrics and the live page are rendered again, at most.
         var metricsInterval = Duration.seconds(1)
+        /// `--metrics-linger`: how long the listener goes on serving the final state once the
+        /// report is written, unless a signal ends the wait.
+        var metricsLinger = Duration.zero
     }
 
     /// A failure before anything was sent: bad input found late, exit 2.
@@ -47,14 +53,22 @@ final class PlanRun {
     private var builtinServer: ReferenceServer?
     /// The signal that stopped the run early, if one did.
     private var interruptingSignal: Int32?
+    /// The run's signal handling, still taking signals in while the listener lingers.
+    private var lingeringSignals: Task<Int32?, Never>?
     /// The `--raw` file while it is open.
     private var rawFile: RawFile?
-    /// The `--metrics-listen` server while it runs.
-    private var metricsListener: MetricsListener?
+    /// The `--metrics-listen` server while it runs, and the event loop of its own it runs on:
+    /// it serves while the run's loops stop and the report is written, and never takes a
+    /// respondent's loop to answer a page.
+    private var metricsListener: (listener: MetricsListener, group: EventLoopGroup)?
     /// Called once the run's loops, server and metrics are up, just before the first respondent
     /// starts, with the port live metrics are served on, if they are, and the run's coordinator:
     /// tests scrape from here, and end the run (`endEarly()`) once they have seen what they need.
     var onStart: (@Sendable (_ metricsPort: Int?, _ coordinator: RunCoordinator) -> Void)?
+    /// Called once the report is written and the listener serves the final state, before the
+    /// linger, with the listener's port: tests read the final state from here, and the listener
+    /// stays until this returns.
+    var onFinish: (@Sendable (_ metricsPort: Int?) async -> Void)?
 
     init(plan: Plan, path: String, options: Options, console: Console) {
         self.plan = plan
@@ -76,16 +90,60 @@ final class PlanRun {
         } catch {
             outcome = .failure(error)
         }
-        while let resource = stack.popLast() {
-            await resource.stop()
-            stopped.append(resource.name)
-        }
+        // Everything but the signal watcher: with a linger, signals end it.
+        await stop(until: "signals")
+        let status: ExitCode
         switch outcome {
         case .failure(let error):
             console.printError("Error: \(error.description); nothing was sent")
-            return .validationFailure
+            status = .validationFailure
         case .success(let report):
-            return finish(report, output: output)
+            status = finish(report, output: output)
+        }
+        if let (listener, group) = metricsListener {
+            await onFinish?(listener.port)
+            if case .success = outcome, let handling = lingeringSignals { await linger(listener, signalled: handling) }
+            await listener.shutdown()
+            group.shutdown()
+            metricsListener = nil
+            stopped.append("metrics listener")
+        }
+        if let handling = lingeringSignals {
+            handling.cancel()
+            _ = await handling.value
+            lingeringSignals = nil
+        }
+        await stop(until: nil)
+        return status
+    }
+
+    /// Stops what was started, last first, down to the resource named `name` (left running),
+    /// or all of it.
+    private func stop(until name: String?) async {
+        while let resource = stack.last, resource.name != name {
+            stack.removeLast()
+            await resource.stop()
+            stopped.append(resource.name)
+        }
+    }
+
+    /// Serves the final state for `--metrics-linger`, or until SIGINT, SIGTERM or SIGHUP ends
+    /// `signalled`, the run's signal handling: the report is written, so a signal only ends
+    /// the wait, and the run's exit status stands.
+    private func linger(_ listener: MetricsListener, signalled: Task<Int32?, Never>) async {
+        if !options.quiet {
+            console.printError(
+                "live: the final state stays at http://\(listener.address)/ for \(options.metricsLinger.compactDescription) "
+                    + "(Ctrl-C to exit now)")
+        }
+        let linger = options.metricsLinger
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: linger) }
+            group.addTask { _ = await signalled.value }
+            await group.next()
+            // Awaiting a task's value ignores cancellation: the signal handling itself ends.
+            signalled.cancel()
+            group.cancelAll()
         }
     }
 
@@ -159,8 +217,16 @@ final class PlanRun {
         } catch {
             throw SetupError(description: plan.redacting("cannot send the survey's requests: \(error.description)"))
         }
-        let handling = Task { await PlanRun.handle(signals, coordinator: coordinator, console: console) }
+        let runEnded = RunEnded()
+        let handling = Task { await PlanRun.handle(signals, coordinator: coordinator, console: console, ended: runEnded) }
         onStop("signal handling") {
+            runEnded.mark()
+            // A run that lingers goes on taking signals in: the first ends the linger. One that a
+            // signal interrupted has taken its signal in already.
+            if self.options.metricsListen != nil && self.options.metricsLinger > .zero && !coordinator.isInterrupted {
+                self.lingeringSignals = handling
+                return
+            }
             handling.cancel()
             self.interruptingSignal = await handling.value
         }
@@ -183,26 +249,34 @@ final class PlanRun {
         }
 
         let startedAt = Date()
+        var live: LiveFacts?
         if let address = options.metricsListen {
-            let live = LiveFacts(
+            let facts = LiveFacts(
                 plan: plan, startedAt: startedAt, seed: configuration.seed ?? 0, shard: options.shard, runID: options.runID,
                 coordinator: coordinator, raw: rawWriter)
-            do throws(HTTPServer.StartError) {
-                let listener = try MetricsListener(address: address, group: group, interval: options.metricsInterval) { live.render() }
-                metricsListener = listener
-                onStop("metrics listener") { await listener.shutdown() }
+            let listenerGroup: EventLoopGroup
+            do throws(EventLoopGroup.StartError) {
+                listenerGroup = try EventLoopGroup.start(threads: 1)
             } catch {
                 throw SetupError(description: "--metrics-listen \(address): \(error.description)")
             }
-            if let listener = metricsListener {
+            do throws(HTTPServer.StartError) {
+                let renderers = MetricsListener.Renderers(name: plan.name) { facts.view() }
+                let listener = try MetricsListener(
+                    address: address, group: listenerGroup, interval: options.metricsInterval, renderers: renderers)
+                metricsListener = (listener, listenerGroup)
+                live = facts
                 if let warning = WildcardBind.warning(listener.address, option: "--metrics-listen") {
                     console.printError(warning)
                 }
-                if !options.quiet { console.printError("metrics: http://\(listener.address)/metrics") }
+                if !options.quiet { console.printError("live: http://\(listener.address)/ (metrics at /metrics)") }
+            } catch {
+                listenerGroup.shutdown()
+                throw SetupError(description: "--metrics-listen \(address): \(error.description)")
             }
         }
         rawWriter?.begin(at: startedAt)
-        onStart?(metricsListener?.port, coordinator)
+        onStart?(metricsListener?.listener.port, coordinator)
         let warning = LocalResourceWarning(console: console)
         let builtinServer = self.builtinServer
         let watching = Task { await warning.watch(coordinator.recorder, server: builtinServer) }
@@ -223,6 +297,8 @@ final class PlanRun {
             runID: options.runID, abortedBy: abortedBy)
         var report = RunReport.make(metrics: result.metrics, facts: facts)
         if let rawWriter { report.raw = await finishRaw(rawWriter) }
+        // From now on the listener serves the report the files get, until it is shut down.
+        if let live, let (listener, _) = metricsListener { listener.finish(live.final(report)) }
         output.finish(report, started: startedAt)
         return report
     }
@@ -316,8 +392,14 @@ final class PlanRun {
 
     /// The first SIGINT, SIGTERM or SIGHUP stops starting respondents (the second is the
     /// watcher's: it exits at once). Returns the signal, once cancelled, or nil if none came.
-    private static func handle(_ signals: SignalWatcher, coordinator: RunCoordinator, console: Console) async -> Int32? {
+    private static func handle(_ signals: SignalWatcher, coordinator: RunCoordinator, console: Console, ended: RunEnded) async
+        -> Int32?
+    {
         for await signal in signals.signals {
+            if ended.isMarked {
+                console.printError("\n\(SignalWatcher.name(signal)): exiting (the report is written)")
+                return signal
+            }
             console.printError(
                 "\n\(SignalWatcher.name(signal)): stopping — letting attempts in flight finish, then writing the report (again to quit now)"
             )
@@ -342,4 +424,14 @@ final class PlanRun {
         if report.interrupted { return .signalled(interruptingSignal ?? SIGINT) }
         return report.passed ? .success : .failure
     }
+}
+
+/// Whether a run has ended, for its signal handling: a signal then ends the linger of
+/// `--metrics-linger`, not the run.
+private final class RunEnded: Sendable {
+    private let ended = Mutex(false)
+
+    func mark() { ended.withLock { $0 = true } }
+
+    var isMarked: Bool { ended.withLock { $0 } }
 }

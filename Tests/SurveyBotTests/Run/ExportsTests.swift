@@ -127,6 +127,77 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         #expect(session.stopped.contains("metrics listener"))
     }
 
+    /// Once the run has ended, and until the listener closes, the page shows the final verdict
+    /// and the report the files got is served: byte for byte the JSON file.
+    @Test func theFinalStateIsServedOnceTheRunHasEnded() async throws {
+        let directory = try TemporaryDirectory()
+        var options = PlanRun.Options(quiet: true)
+        options.metricsListen = MetricsListener.Address(host: "127.0.0.1", port: 0)
+        let session = try session(
+            lines(
+                "name: final", "respondents: 6", "concurrency: 2", "seed: 3", "builtin:", "  questions: 3", "thresholds:",
+                "  submit.success_rate: \">= 50%\""),
+            directory: directory, options: options)
+        let seen = Mutex<[String: (status: Int, body: String)]>([:])
+        session.onFinish = { port in
+            guard let port else { return }
+            for path in ["/", "/live/fragment", "/report.json", "/report.html", "/metrics"] {
+                if let result = try? await scrape(port: port, path: path) { seen.withLock { $0[path] = result } }
+            }
+        }
+        #expect(await session.run() == .success)
+        let served = seen.withLock { $0 }
+        let written = try String(contentsOfFile: directory.path + "/final-latest.json", encoding: .utf8)
+        #expect(served["/report.json"]?.status == 200 && served["/report.json"]?.body == written)
+        let report = try RunReport.read(path: directory.path + "/final-latest.json")
+        #expect(served["/report.html"]?.body == HTMLReport.render(report))
+        for path in ["/", "/live/fragment"] {
+            let body = served[path]?.body ?? ""
+            #expect(body.contains("data-final=\"true\">Run ended: ✓ passed 1 threshold<"), "\(path): \(body)")
+            #expect(body.contains("id=\"completed\">6<"), "\(path)")
+        }
+        #expect(served["/metrics"]?.body.contains("survey_bot_passed{plan=\"final\"} 1") == true, "\(served["/metrics"]?.body ?? "")")
+        // The listener outlives the run's loops and the report's writing; the signals are restored last.
+        #expect(Array(session.stopped.suffix(3)) == ["output", "metrics listener", "signals"], "\(session.stopped)")
+    }
+
+    /// `--metrics-linger`: the final state stays served that long after the report is written.
+    @Test func theListenerLingersForItsDuration() async throws {
+        let directory = try TemporaryDirectory()
+        var options = PlanRun.Options(quiet: true)
+        options.metricsListen = MetricsListener.Address(host: "127.0.0.1", port: 0)
+        options.metricsLinger = .milliseconds(800)
+        let session = try session(
+            lines("name: linger", "respondents: 2", "concurrency: 2", "seed: 3", "builtin:", "  questions: 2"), directory: directory,
+            options: options)
+        let finished = Mutex<(at: ContinuousClock.Instant, late: Task<Int?, Never>)?>(nil)
+        session.onFinish = { port in
+            guard let port else { return }
+            // Asked after onFinish has returned: only the linger keeps the listener there.
+            let late = Task { () -> Int? in
+                try? await Task.sleep(for: .milliseconds(300))
+                return try? await scrape(port: port, path: "/report.json").status
+            }
+            finished.withLock { $0 = (ContinuousClock.now, late) }
+        }
+        #expect(await session.run() == .success)
+        let ended = ContinuousClock.now
+        let (at, late) = try #require(finished.withLock { $0 })
+        #expect(ended - at >= .milliseconds(800))
+        #expect(await late.value == 200)
+    }
+
+    @Test func aLingerNeedsAListenerAndADuration() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write("quick.plan", lines("target: builtin", "respondents: 1", "answers:", "  \"*\": yes"))
+        let alone = await runCommand(["run", plan, "--out", directory.path, "--metrics-linger", "30s"])
+        #expect(alone.status == .validationFailure)
+        #expect(alone.err.contains("--metrics-linger 30s: there is nothing to linger without --metrics-listen"), "\(alone.err)")
+        let soon = await runCommand(["run", plan, "--out", directory.path, "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "soon"])
+        #expect(soon.status == .validationFailure)
+        #expect(soon.err.contains("--metrics-linger soon: expected a duration, like 30s or 2m"), "\(soon.err)")
+    }
+
     @Test func aBadAddressOrABusyPortExitsTwoNamingTheFlag() async throws {
         let directory = try TemporaryDirectory()
         let plan = try directory.write("quick.plan", lines("target: builtin", "respondents: 1", "answers:", "  \"*\": yes"))

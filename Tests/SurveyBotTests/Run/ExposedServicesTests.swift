@@ -10,7 +10,10 @@ import Testing
 @Suite struct ExposedServicesTests {
     @Test func theMetricsListenerHoldsAtMostItsCapOfConnectionsWhoeverConnects() async throws {
         let group = EventLoopGroup(threads: 1)
-        let listener = try MetricsListener(address: .init(host: "127.0.0.1", port: 0), group: group) { "survey_bot_up 1\n" }
+        let renderers = MetricsListener.Renderers(name: "smoke") {
+            LivePage.View(report: ReportFixtures.report(), duration: nil, respondents: nil, final: false)
+        }
+        let listener = try MetricsListener(address: .init(host: "127.0.0.1", port: 0), group: group, renderers: renderers)
         let port = listener.port
         let cap = MetricsListener.limits.maxConnections
         let (connected, held, closed, scraped) = await onOwnThread { () -> (Int, Int, Int, Bool) in

@@ -6,8 +6,9 @@ import Foundation
 enum HTMLPage {
     /// A whole page with `title` and `body`. A `notice` (a partial merge) is a comment on the
     /// first line, before the doctype, where HTML and XML both allow one, so that `head -1`
-    /// says so like every other format's first line.
-    static func document(title: String, body: String, notice: String? = nil) -> String {
+    /// says so like every other format's first line. `style` is CSS added after the report's,
+    /// `script` a script run once the body is read (the live page's only).
+    static func document(title: String, body: String, notice: String? = nil, style: String = "", script: String = "") -> String {
         let first = notice.map { "<!-- \(XMLText.escape($0).replacingOccurrences(of: "--", with: "- -")) -->\n" } ?? ""
         return first + """
             <!DOCTYPE html>
@@ -18,11 +19,11 @@ enum HTMLPage {
             <meta name="color-scheme" content="light dark"/>
             <title>\(XMLText.escape(title))</title>
             <style>
-            \(css)
+            \(css)\(style.isEmpty ? "" : "\n" + style)
             </style>
             </head>
             <body>
-            \(body)
+            \(body)\(script.isEmpty ? "" : "\n<script>\n" + script + "\n</script>")
             </body>
             </html>
 
