@@ -48,6 +48,9 @@ enum LivePage {
             "<p class=\"meta\">\(XMLText.escape(report.target)) · started \(XMLText.escape(report.startedAt)) · "
                 + (view.final ? "ended " : "figures of ") + "\(XMLText.escape(report.endedAt))"
                 + (report.shard.map { $0.count > 1 ? " · shard \(XMLText.escape($0.description))" : "" } ?? "") + "</p>")
+        if let warning = ReportWording.lagWarning(report) {
+            html.append("<p class=\"verdict warn\">Warning: \(XMLText.escape(warning)).</p>")
+        }
         if view.final {
             html.append(
                 "<p>The report: <a href=\"report.html\">report.html</a> · <a href=\"report.json\">report.json</a> "

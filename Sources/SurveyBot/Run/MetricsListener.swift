@@ -6,7 +6,8 @@ import Synchronization
 /// served by the engine's HTTP server; once the run has ended, its final figures there, and the
 /// report at `/report.html` and `/report.json`, until the listener is shut down.
 ///
-/// Everything is rendered off the loops, by a task of the listener's own, and only on demand:
+/// Everything is rendered off the run's loops, by a task on the listener's own loop (so that no
+/// busy cooperative pool can hold it back), and only on demand:
 /// each document (the metrics; the page and its fragment) is rendered again at most once an
 /// `interval`, and only while someone asked for it within its `RenderDemand.keepWarm` — the
 /// page's 3 s, the metrics' 2 min, longer than a Prometheus scrape interval. A request is
@@ -185,7 +186,9 @@ final class MetricsListener: Sendable {
             return .respond(response)
         }
         self.address = server.address
-        refreshing = Task { await Self.refresh(state, renderers: renderers, interval: interval, wakes: wakes) }
+        refreshing = Task(executorPreference: group.loops.first) {
+            await Self.refresh(state, renderers: renderers, interval: interval, wakes: wakes)
+        }
     }
 
     /// Renders each document that is due, sleeps an interval while any is wanted, and waits for

@@ -156,7 +156,8 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
             #expect(body.contains("data-final=\"true\">Run ended: ✓ passed 1 threshold<"), "\(path): \(body)")
             #expect(body.contains("id=\"completed\">6<"), "\(path)")
         }
-        #expect(served["/metrics"]?.body.contains("survey_bot_passed{plan=\"final\"} 1") == true, "\(served["/metrics"]?.body ?? "")")
+        let passed = (served["/metrics"]?.body ?? "").split(separator: "\n").filter { $0.hasPrefix("survey_bot_passed{") }
+        #expect(passed.count == 1 && passed[0].contains("plan=\"final\"") && passed[0].hasSuffix("} 1"), "\(passed)")
         // The listener outlives the run's loops and the report's writing; the signals are restored last.
         #expect(Array(session.stopped.suffix(3)) == ["output", "metrics listener", "signals"], "\(session.stopped)")
     }

@@ -78,6 +78,16 @@ import Testing
         #expect(html.contains("Attempts per second, by outcome"))
     }
 
+    @Test func theFragmentWarnsWhileSurveyBotFallsBehindAndChartsItsLag() throws {
+        let behind = ReportFixtures.report(metrics: LagReportTests.metrics(arrivalMs: 30))
+        let html = LivePage.fragment(LivePage.View(report: behind, duration: .seconds(60), respondents: 50, final: false))
+        #expect(html.contains("Warning: survey-bot itself fell behind: arrivals started 30"), "\(html)")
+        #expect(html.contains("survey-bot&#39;s own lag (p99)"))
+        let onTime = ReportFixtures.report(metrics: LagReportTests.metrics(arrivalMs: 0.1))
+        let calm = LivePage.fragment(LivePage.View(report: onTime, duration: .seconds(60), respondents: 50, final: false))
+        #expect(!calm.contains("fell behind"))
+    }
+
     @Test func theFinalFragmentHasTheVerdictAndLinksTheReport() throws {
         let report = Self.report([try Self.threshold("submit.retries", "< 1")])
         let html = LivePage.fragment(LivePage.View(report: report, duration: nil, respondents: 20, final: true))
