@@ -5,21 +5,20 @@
 # every histogram bucket exactly, each step's p50/p95/p99 within one bucket — and every query of
 # the Grafana dashboard (deploy/grafana/survey-bot-shards.json) run against that Prometheus: the
 # live ones must have data mid-run, the totals must equal the merge. Prints a table, exits 1 on
-# any mismatch. About 20 s; installs prometheus and prometheus-node-exporter from Debian if
-# they are missing.
+# any mismatch. About 20 s; installs prometheus from Debian if it is missing.
 #
 #   bench/prometheus-shards.sh [SURVEY_BOT]   # the release executable; built if not given
 #
-# The end of a run. A shard's listener renders its figures once a second and closes when the run
-# ends, so the last scrape of a shard that Prometheus gets while it runs lacks whatever the shard
-# did after it (up to the render interval plus the scrape interval): the script measures that gap
-# and prints it. Then, as the shards' final figures reach Prometheus in production — node_exporter's
-# textfile collector serving the run's .prom file (deploy/cron/) —, each shard's address is taken
-# over by a node_exporter whose textfile directory holds that shard's final .prom file: the same
-# target, the same series, now with the final figures. Only once Prometheus has scraped all three
-# are the totals compared, so the comparison is exact by construction, not by luck of timing; and
-# the script also checks that each shard's series did not split between the live listener and
-# the file (same labels, same number of series), which would double them in a sum.
+# The end of a run. A shard's listener renders its figures once a second, so the last scrape of a
+# shard that Prometheus gets while it runs lacks whatever the shard did after it (up to the
+# render interval plus the scrape interval): the script measures that gap and prints it. Each
+# shard runs with --metrics-linger, as the Kubernetes Job does: once its run has ended, its
+# listener serves the final figures, verdict and all, until the linger is over or a SIGTERM ends
+# it. `survey_bot_passed` is in the final figures only, so once Prometheus has it from all three
+# shards it has scraped each one's final state: only then are the totals compared, so the
+# comparison is exact by construction, not by luck of timing. The script also checks that each
+# shard's series are as many in Prometheus as in its final figures (a label that changed at the
+# end would split them, and double them in a sum). Then it ends the lingering shards with SIGTERM.
 #
 # Everything listens on 127.0.0.1 and stops by itself; the script kills only the processes it
 # started, by their PIDs, when it exits.
@@ -28,7 +27,6 @@ source "$(dirname "$0")/common.sh"
 
 missing=()
 command -v prometheus >/dev/null || missing+=(prometheus)
-command -v prometheus-node-exporter >/dev/null || missing+=(prometheus-node-exporter)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} from Debian" >&2
     sudo=""
@@ -115,34 +113,41 @@ started=$(date +%s.%N)
 shard_pids=()
 for i in 1 2 3; do
     "$bot" run "$work/shards.plan" --shard "$i/3" --run-id "$run_id" --out "$work/shard-$i" --quiet \
-        --metrics-listen "127.0.0.1:${ports[$((i - 1))]}" >"$work/shard-$i.log" 2>&1 &
+        --metrics-listen "127.0.0.1:${ports[$((i - 1))]}" --metrics-linger 60s >"$work/shard-$i.log" 2>&1 &
     shard_pids+=($!)
     pids+=($!)
 done
+# A shard's run has ended when its listener serves the report (404 before).
 for i in 1 2 3; do
-    status=0
-    wait "${shard_pids[$((i - 1))]}" || status=$?
-    [ "$status" -le 1 ] || { cat "$work/shard-$i.log" >&2; echo "shard $i/3 exited $status" >&2; exit 1; }
+    for _ in $(seq 1 300); do
+        curl -sf -o /dev/null "http://127.0.0.1:${ports[$((i - 1))]}/report.json" && break
+        kill -0 "${shard_pids[$((i - 1))]}" 2>/dev/null || break
+        sleep 0.1
+    done
 done
 live_end=$(date +%s.%N)
 echo "three shards of run $run_id done in $(awk -v a="$started" -v b="$live_end" 'BEGIN { printf "%.1f", b - a }') s"
 
-# Each shard's final figures, at the shard's own address: node_exporter's textfile collector.
-for i in 1 2 3; do
-    prometheus-node-exporter --web.listen-address="127.0.0.1:${ports[$((i - 1))]}" --collector.disable-defaults \
-        --collector.textfile --collector.textfile.directory="$work/shard-$i" --log.level=warn \
-        >"$work/textfile-$i.log" 2>&1 &
-    pids+=($!)
-done
-# node_textfile_scrape_error is node_exporter's own: once Prometheus has it from all three
-# addresses, it has scraped each shard's final file.
+# survey_bot_passed is in a shard's final figures only: once Prometheus has it from all three,
+# it has scraped each shard's final state.
 for _ in $(seq 1 100); do
-    scraped=$(curl -sf "$prom/api/v1/query" --data-urlencode 'query=count(node_textfile_scrape_error == 0)' |
+    scraped=$(curl -sf "$prom/api/v1/query" --data-urlencode "query=count(survey_bot_passed{run_id=\"$run_id\"})" |
         python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
     [ "$scraped" = 3 ] && break
     sleep 0.1
 done
-[ "$scraped" = 3 ] || { echo "Prometheus scraped $scraped of the 3 final files" >&2; exit 1; }
+[ "$scraped" = 3 ] || { echo "Prometheus scraped the final figures of $scraped of the 3 shards" >&2; exit 1; }
+# Each shard's final figures as its listener serves them, for the series count below.
+for i in 1 2 3; do
+    curl -sf "http://127.0.0.1:${ports[$((i - 1))]}/metrics" >"$work/shard-$i/final.prom"
+done
+# The linger ends on SIGTERM; the exit status is the run's (1: a threshold failed, still a report).
+for i in 1 2 3; do
+    kill -TERM "${shard_pids[$((i - 1))]}" 2>/dev/null || true
+    status=0
+    wait "${shard_pids[$((i - 1))]}" || status=$?
+    [ "$status" -le 1 ] || { cat "$work/shard-$i.log" >&2; echo "shard $i/3 exited $status" >&2; exit 1; }
+done
 
 merged_status=0
 "$bot" merge "$work"/shard-*/shards-shard-*-of-3-latest.json --out "$work/merged.json" >"$work/merge.log" 2>&1 ||
@@ -203,7 +208,8 @@ def equal(name, a, b):
 
 
 merged, types = parse(f"{work}/merged.prom")
-shard_files = {f"{i}/3": parse(f"{work}/shard-{i}/shards-shard-{i}-of-3-latest.prom")[0] for i in (1, 2, 3)}
+# Each shard's final figures as its listener served them once its run had ended.
+shard_files = {f"{i}/3": parse(f"{work}/shard-{i}/final.prom")[0] for i in (1, 2, 3)}
 merged_report = json.load(open(f"{work}/merged.json"))
 
 # 1. Every counter and histogram sample of the merge, against the shards' series summed in PromQL.
@@ -222,18 +228,20 @@ families = {family_of(n, types) for n in merged if types.get(family_of(n, types)
 print(f"PromQL sums of the 3 shards against merge: {compared} samples of {len(families)} counter and histogram families, "
       f"{'all equal' if not problems else f'{len(problems)} differ'}")
 
-# 2. Each shard: its series did not split between listener and file, and what the live scrapes missed.
+# 2. Each shard: its series as many in Prometheus as in its final figures, and what the last scrape
+# before its end missed. The runs ended at most a poll (0.1 s) before live_end; Prometheus scrapes
+# every 0.5 s: a sample of 0.6 s before live_end is the last one or two of the run as it went.
 print(f"\n{'shard':<6} {'series':>7} {'attempts':>9} {'last live scrape':>17} {'gap':>5}")
 for shard, samples in shard_files.items():
     attempts = samples["survey_bot_attempts_total"]
     series = query(f'count(last_over_time(survey_bot_attempts_total{{{job}, shard="{shard}"}}[1h]))')
-    live = query(f'sum(last_over_time(survey_bot_attempts_total{{{job}, shard="{shard}"}}[1h]))', at=live_end)
+    live = query(f'sum(last_over_time(survey_bot_attempts_total{{{job}, shard="{shard}"}}[1h]))', at=live_end - 0.6)
     final = query(f'sum(last_over_time(survey_bot_attempts_total{{{job}, shard="{shard}"}}[1h]))')
     count = int(series[0][1]) if series else 0
     total = int(sum(attempts.values()))
     live_count = int(live[0][1]) if live else 0
     if count != len(attempts):
-        problems.append(f"shard {shard}: {count} attempts series in Prometheus, {len(attempts)} in its file (split series?)")
+        problems.append(f"shard {shard}: {count} attempts series in Prometheus, {len(attempts)} in its final figures (split series?)")
     if not final or int(final[0][1]) != total:
         problems.append(f"shard {shard}: Prometheus ends at {final[0][1] if final else None} attempts, the shard's report {total}")
     print(f"{shard:<6} {count:>7} {total:>9} {live_count:>17} {total - live_count:>5}")
