@@ -29,13 +29,15 @@ extension RunReport.Lag {
         for (path, report) in parts {
             guard let lag = report.lag else { continue }
             limit = limit ?? lag.limitMs
-            for (record, into) in [(lag.arrivalsHistogram, 0), (lag.timersHistogram, 1)] {
-                guard let record else { continue }
+            func add(_ record: RunReport.HistogramRecord?, to total: inout Histogram) throws(RunReport.MergeError) {
+                guard let record else { return }
                 guard let histogram = record.histogram else {
                     throw RunReport.MergeError(description: "\(path): the lag histogram is damaged")
                 }
-                if into == 0 { arrivals.merge(histogram) } else { timers.merge(histogram) }
+                total.merge(histogram)
             }
+            try add(lag.arrivalsHistogram, to: &arrivals)
+            try add(lag.timersHistogram, to: &timers)
         }
         guard let limit else { return nil }
         return Self(arrivals: arrivals, timers: timers, limit: .nanoseconds(Int64((limit * 1e6).rounded())))

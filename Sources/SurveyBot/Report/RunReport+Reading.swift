@@ -83,9 +83,7 @@ extension RunReport {
         if let lag {
             problems.append(number(lag.limitMs, "lag.limit_ms"))
             for case (let summary?, let field) in [(lag.arrivalsMs, "lag.arrivals_ms"), (lag.timersMs, "lag.timers_ms")] {
-                problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
-                    number($0, field)
-                }
+                problems += summary.values.map { number($0, field) }
             }
         }
         problems += respondents.abandonedReasons.map { count($0.value, "respondents.abandoned_reasons.\($0.key)") }
@@ -111,9 +109,7 @@ extension RunReport {
                 (step.correctedLatencyMs, "latency_ms"), (step.serviceTimeMs, "service_latency_ms"),
                 (step.failedLatencyMs, "failed_latency_ms"),
             ] {
-                problems += [summary.min, summary.mean, summary.p50, summary.p90, summary.p95, summary.p99, summary.p999, summary.max].map {
-                    number($0, "\(prefix).\(field)")
-                }
+                problems += summary.values.map { number($0, "\(prefix).\(field)") }
             }
             var histograms = [(step.correctedHistogram, "histogram"), (step.serviceTimeHistogram, "service_histogram")]
             if let failed = step.failedHistogram { histograms.append((failed, "failed_histogram")) }

@@ -394,6 +394,9 @@ extension RunReport.LatencySummary {
         max = ms(histogram.max)
     }
 
+    /// Every figure of the summary, for checks that hold for all of them.
+    var values: [Double] { [min, mean, p50, p90, p95, p99, p999, max] }
+
     /// The value of a latency metric by name (`p95`, `max`, …).
     func value(_ metric: Threshold.Metric) -> Double? {
         switch metric {

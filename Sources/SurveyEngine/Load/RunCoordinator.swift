@@ -220,7 +220,7 @@ private struct OpenArrivals: Sendable {
                 let work: @concurrent @Sendable () async -> Void = {
                     let started = clock.now()
                     let lag = started >= due ? started - due : 0
-                    recorder.lagged(.arrival, by: lag, at: started &- context.runStart, lane: lane)
+                    recorder.lagged(.arrival, by: lag, at: context.sinceRunStart(at: started), lane: lane)
                     let startLag = Duration.nanoseconds(Int64(clamping: lag))
                     var respondent = Respondent(index: arrival.number, seed: seed, startLag: startLag, lane: lane, row: row)
                     await respondent.run(context)
@@ -236,10 +236,14 @@ private struct OpenArrivals: Sendable {
 private final class InFlight: Sendable {
     private let count = Atomic<Int>(0)
 
-    /// Counts one more respondent when fewer than `cap` are under way; false when the cap is reached.
+    /// Counts one more respondent when fewer than `cap` are under way; false when the cap is
+    /// reached. Exact with lanes entering at once: a lane that counted itself past the cap takes
+    /// itself back out.
     func enter(below cap: Int) -> Bool {
-        guard count.load(ordering: .relaxed) < cap else { return false }
-        count.add(1, ordering: .relaxed)
+        guard count.wrappingAdd(1, ordering: .relaxed).oldValue < cap else {
+            count.subtract(1, ordering: .relaxed)
+            return false
+        }
         return true
     }
 

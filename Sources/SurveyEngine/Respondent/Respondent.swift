@@ -377,7 +377,7 @@ struct Respondent: Sendable {
             detail = failure.detail
             mayHaveArrived = failure.requestSent
         }
-        let sinceRunStart = start >= context.runStart ? start - context.runStart : 0
+        let sinceRunStart = context.sinceRunStart(at: start)
         let record = AttemptRecord(
             step: step, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: result.serviceTime,
             startLag: startLag, start: sinceRunStart, connection: result.connection, detail: detail)
@@ -431,7 +431,7 @@ struct Respondent: Sendable {
             now = clock.now()
         }
         guard context.stopCause == nil else { return false }
-        context.recorder.lagged(.timer, by: now - end, at: now >= context.runStart ? now - context.runStart : 0, lane: lane)
+        context.recorder.lagged(.timer, by: now - end, at: context.sinceRunStart(at: now), lane: lane)
         return true
     }
 }

@@ -146,8 +146,12 @@ extension SurveyContext {
 
     /// Nanoseconds since the run began, on the run's clock.
     func sinceRunStart() -> UInt64 {
-        let now = clock.now()
-        return now >= runStart ? now - runStart : 0
+        sinceRunStart(at: clock.now())
+    }
+
+    /// The monotonic reading `now` in nanoseconds since the run began (0 before it).
+    func sinceRunStart(at now: UInt64) -> UInt64 {
+        now >= runStart ? now - runStart : 0
     }
 
     /// Why respondents must stop now, if they must: an interruption (a signal) wins over the
