@@ -120,6 +120,16 @@ final class ChildProcess: @unchecked Sendable {
         await eventually(within: seconds) { standardError.contains(text) }
     }
 
+    /// The port a server prints once it listens, as `marker` then the number and a newline
+    /// (`ACCEPT 127.0.0.1:41589`), waited for at most `seconds`; nil if it never printed it.
+    func waitForPort(after marker: String, within seconds: Double = 60) async -> Int? {
+        await waitFor(within: seconds) { process -> Int? in
+            let output = process.allOutput
+            guard let start = output.range(of: marker)?.upperBound, let end = output[start...].firstIndex(of: "\n") else { return nil }
+            return Int(output[start..<end])
+        }
+    }
+
     /// Asks `probe` every 10 ms until it answers, the process has ended (and `probe` has seen
     /// all it wrote), or `seconds` have passed; nil unless it answered.
     func waitFor<T>(within seconds: Double = 10, _ probe: (ChildProcess) -> T?) async -> T? {

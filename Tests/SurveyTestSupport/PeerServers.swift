@@ -71,15 +71,7 @@ final class OpenSSLServer {
     private static func start(_ arguments: [String], files: TemporaryDirectory?) async throws -> OpenSSLServer {
         guard let openssl = Installed.openssl else { throw PeerFailure(description: "openssl is not installed") }
         let process = try ChildProcess(openssl, ["s_server", "-accept", "127.0.0.1:0", "-www"] + arguments)
-        // "ACCEPT 127.0.0.1:41589" and a newline once it listens.
-        let port = await process.waitFor(within: 60) { process -> Int? in
-            let output = process.allOutput
-            guard let start = output.range(of: "ACCEPT 127.0.0.1:")?.upperBound, let end = output[start...].firstIndex(of: "\n") else {
-                return nil
-            }
-            return Int(output[start..<end])
-        }
-        guard let port else {
+        guard let port = await process.waitForPort(after: "ACCEPT 127.0.0.1:") else {
             process.stop()
             throw PeerFailure(description: "openssl s_server did not start listening:\n\(process.allOutput)")
         }

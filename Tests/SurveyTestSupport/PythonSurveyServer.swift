@@ -163,15 +163,7 @@ final class PythonSurveyServer {
         if let hold { configuration["hold"] = hold }
         let json = String(decoding: try JSONSerialization.data(withJSONObject: configuration, options: [.sortedKeys]), as: UTF8.self)
         let process = try ChildProcess(python, [script, files.missing("requests.log"), files.missing("release"), json])
-        // "listening on 41589" and a newline once it listens.
-        let port = await process.waitFor(within: 60) { process -> Int? in
-            let output = process.standardOutput
-            guard let start = output.range(of: "listening on ")?.upperBound, let end = output[start...].firstIndex(of: "\n") else {
-                return nil
-            }
-            return Int(output[start..<end])
-        }
-        guard let port else {
+        guard let port = await process.waitForPort(after: "listening on ") else {
             process.stop()
             throw PeerFailure(description: "the Python server did not start listening:\n\(process.allOutput)")
         }

@@ -7,28 +7,7 @@ import Testing
 /// line breaks and carriage returns inside quotes, files without a final line break, and the
 /// places of errors after multi-line values and multi-byte characters — where the values it has
 /// written over the file's bytes could mislead a reader that looked back.
-@Suite struct CSVReaderEdgeCaseTests {
-    func read(_ bytes: [UInt8]) -> Result<CSVReader.Table, Diagnostic> {
-        CSVReader.read(bytes, path: "d.csv")
-    }
-
-    func read(_ text: String) -> Result<CSVReader.Table, Diagnostic> {
-        read(Array(text.utf8))
-    }
-
-    func expectError(
-        _ text: String, line: Int, column: Int, contains message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
-    ) {
-        switch read(text) {
-        case .success(let table): Issue.record("expected an error, read \(table)", sourceLocation: sourceLocation)
-        case .failure(let error):
-            #expect(
-                error.location == SourceLocation(origin: .file("d.csv"), line: line, column: column), "\(error)",
-                sourceLocation: sourceLocation)
-            #expect(error.message.contains(message), "\(error)", sourceLocation: sourceLocation)
-        }
-    }
-
+@Suite struct CSVReaderEdgeCaseTests: CSVReading {
     @Test func aByteOrderMarkWithCRLFLinesAndQuotedHeaders() throws {
         let table = try read([0xEF, 0xBB, 0xBF] + Array("\"id\",name\r\n1,\"a\r\nb\"\r\n\r\n2,c\r\n".utf8)).get()
         #expect(table.columns == ["id", "name"])

@@ -4,24 +4,7 @@ import Testing
 
 /// The data feed's CSV: RFC 4180 as written by spreadsheets, and every malformed file an error
 /// at its line and column.
-@Suite struct CSVReaderTests {
-    func read(_ text: String) -> Result<CSVReader.Table, Diagnostic> {
-        CSVReader.read(Array(text.utf8), path: "d.csv")
-    }
-
-    func expectError(
-        _ text: String, line: Int, column: Int, contains message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
-    ) {
-        switch read(text) {
-        case .success(let table): Issue.record("expected an error, read \(table)", sourceLocation: sourceLocation)
-        case .failure(let error):
-            #expect(
-                error.location == SourceLocation(origin: .file("d.csv"), line: line, column: column), "\(error)",
-                sourceLocation: sourceLocation)
-            #expect(error.message.contains(message), "\(error)", sourceLocation: sourceLocation)
-        }
-    }
-
+@Suite struct CSVReaderTests: CSVReading {
     @Test func quotedFieldsHoldCommasQuotesAndLineBreaks() throws {
         let table = try read("a,b\r\n\"x, y\",\"say \"\"hi\"\"\"\r\n\"two\nlines\",\r\n\r\nlast,é\n").get()
         #expect(table.columns == ["a", "b"])
@@ -61,5 +44,31 @@ import Testing
     @Test func aFieldOverTheLimitIsRefused() {
         let long = String(repeating: "x", count: CSVReader.Limits.maxFieldBytes + 1)
         expectError("a\n\(long)\n", line: 2, column: 1, contains: "longer than 64 KiB")
+    }
+}
+
+/// What the CSV suites share: a file read as `d.csv`, and an error expected at its place.
+protocol CSVReading {}
+
+extension CSVReading {
+    func read(_ bytes: [UInt8]) -> Result<CSVReader.Table, Diagnostic> {
+        CSVReader.read(bytes, path: "d.csv")
+    }
+
+    func read(_ text: String) -> Result<CSVReader.Table, Diagnostic> {
+        read(Array(text.utf8))
+    }
+
+    func expectError(
+        _ text: String, line: Int, column: Int, contains message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
+        switch read(text) {
+        case .success(let table): Issue.record("expected an error, read \(table)", sourceLocation: sourceLocation)
+        case .failure(let error):
+            #expect(
+                error.location == SourceLocation(origin: .file("d.csv"), line: line, column: column), "\(error)",
+                sourceLocation: sourceLocation)
+            #expect(error.message.contains(message), "\(error)", sourceLocation: sourceLocation)
+        }
     }
 }

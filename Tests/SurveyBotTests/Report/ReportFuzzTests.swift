@@ -32,14 +32,9 @@ import Testing
         var lines = text.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
         // The timeline's lines: from `"timeline" : {` to the end of the document.
         let timeline = lines.firstIndex { $0.starts(with: Array(#"  "timeline" : {"#.utf8)) }.map { Array($0..<lines.count) } ?? []
-        switch random.next() % 10 {
-        case 0:
-            text = Array(text.prefix(pick(text.count)))
-            return
-        case 1, 2:
-            // A number somewhere becomes something no run writes.
-            let replacements = ["1e400", "-7", "99999999999999999999999", "NaN", "\"text\"", "null", "true", "-0.5", "1.5", "[]", "{}"]
-            let numberLines = lines.indices.filter { lines[$0].contains { (0x30...0x39).contains($0) } }
+        // The first number of one of `candidates` (line indices) becomes one of `replacements`.
+        func replaceNumber(on candidates: [Int], with replacements: [String]) {
+            let numberLines = candidates.filter { lines[$0].contains { (0x30...0x39).contains($0) } }
             guard !numberLines.isEmpty else { return }
             let index = numberLines[pick(numberLines.count)]
             let line = lines[index]
@@ -47,6 +42,16 @@ import Testing
             var end = start
             while end < line.count, (0x30...0x39).contains(line[end]) || line[end] == 0x2E { end += 1 }
             lines[index] = Array(line[..<start]) + Array(replacements[pick(replacements.count)].utf8) + Array(line[end...])
+        }
+        switch random.next() % 10 {
+        case 0:
+            text = Array(text.prefix(pick(text.count)))
+            return
+        case 1, 2:
+            // A number somewhere becomes something no run writes.
+            replaceNumber(
+                on: Array(lines.indices),
+                with: ["1e400", "-7", "99999999999999999999999", "NaN", "\"text\"", "null", "true", "-0.5", "1.5", "[]", "{}"])
         case 3:
             if !lines.isEmpty { lines.remove(at: pick(lines.count)) }
         case 4:
@@ -61,15 +66,7 @@ import Testing
             }
         case 7:
             // A timeline number becomes one no run writes, or its interval or start change.
-            let replacements = ["1e17", "0", "-1", "1e-9", "1e300", "0.0004", "86400000000", "720", "3.5"]
-            let numberLines = timeline.filter { lines[$0].contains { (0x30...0x39).contains($0) } }
-            guard !numberLines.isEmpty else { return }
-            let index = numberLines[pick(numberLines.count)]
-            let line = lines[index]
-            guard let start = line.firstIndex(where: { (0x30...0x39).contains($0) }) else { return }
-            var end = start
-            while end < line.count, (0x30...0x39).contains(line[end]) || line[end] == 0x2E { end += 1 }
-            lines[index] = Array(line[..<start]) + Array(replacements[pick(replacements.count)].utf8) + Array(line[end...])
+            replaceNumber(on: timeline, with: ["1e17", "0", "-1", "1e-9", "1e300", "0.0004", "86400000000", "720", "3.5"])
         case 8:
             // The timeline starts at another time: a clock never set, one far ahead, off the grid.
             let starts = ["1970-01-01T00:00:00.000Z", "2199-12-31T23:59:59.000Z", "2026-11-18T11:06:40.250Z", "9999-01-01T00:00:00.000Z"]

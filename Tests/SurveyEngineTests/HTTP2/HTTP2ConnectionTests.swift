@@ -12,20 +12,10 @@ import Testing
         _ server: ScriptedHTTP2Server, sharing: ConnectionSharing = .shared, timeout: Duration = .seconds(30), maxBody: Int = 1 << 20,
         _ body: (HTTPClient) async throws -> Void
     ) async throws {
-        let group = EventLoopGroup(threads: 1)
         var configuration = HTTPClientConfiguration(timeout: timeout, maxBodyBytes: maxBody)
         configuration.version = .http2
         configuration.sharing = sharing
-        let client = try HTTPClient(target: server.target, group: group, configuration: configuration)
-        do {
-            try await body(client)
-        } catch {
-            await client.shutdown()
-            group.shutdown()
-            throw error
-        }
-        await client.shutdown()
-        group.shutdown()
+        try await SurveyEngineTests.withClient(server.target, configuration, body)
     }
 
     func request(_ client: HTTPClient, _ method: String = "GET", _ path: String = "/questions", body: String? = nil) -> HTTPRequest {

@@ -13,21 +13,10 @@ struct HTTP2AgainstNginxTests {
         port: Int, scheme: HTTPTarget.Scheme, tls: TLSConfiguration = TLSConfiguration(), version: HTTPVersion,
         sharing: ConnectionSharing = .perRequest, _ body: (HTTPClient) async throws -> Void
     ) async throws {
-        let group = EventLoopGroup(threads: 1)
         var configuration = HTTPClientConfiguration(timeout: .seconds(20), tls: tls)
         configuration.version = version
         configuration.sharing = sharing
-        let client = try HTTPClient(
-            target: HTTPTarget(scheme: scheme, host: "127.0.0.1", port: port), group: group, configuration: configuration)
-        do {
-            try await body(client)
-        } catch {
-            await client.shutdown()
-            group.shutdown()
-            throw error
-        }
-        await client.shutdown()
-        group.shutdown()
+        try await withClient(HTTPTarget(scheme: scheme, host: "127.0.0.1", port: port), configuration, body)
     }
 
     func request(_ client: HTTPClient, _ method: String, _ path: String, body: String? = nil) -> HTTPRequest {

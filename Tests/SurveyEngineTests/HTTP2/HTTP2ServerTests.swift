@@ -27,17 +27,7 @@ import Testing
         let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, tls: serverTLS, http2: http2, handler: handler)
         let target = HTTPTarget(scheme: tls ? .https : .http, host: "127.0.0.1", port: server.port)
         let client = try HTTPClient(target: target, group: group, configuration: configuration)
-        do {
-            try await body(server, client)
-        } catch {
-            await client.shutdown()
-            await server.shutdown()
-            group.shutdown()
-            throw error
-        }
-        await client.shutdown()
-        await server.shutdown()
-        group.shutdown()
+        try await tearingDown(client, server, group) { try await body(server, client) }
     }
 
     /// Answers each request with its path as the body.

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import SurveyEngine
@@ -23,13 +24,16 @@ import Testing
     }
 
     @Test func aWaitCutByAnInterruptionIsNotCounted() async {
-        let clock = VirtualClock()
+        // The signal comes during the first slice of the first think: that wait never ends.
+        let interruption = Mutex<OnceFlag?>(nil)
+        let clock = VirtualClock(onSleep: { interruption.withLock { $0 }?.raise() })
         let recorder = MetricsRecorder(lanes: 1)
         let context = context(
             ScriptedTransport(survey()), clock: clock, recorder: recorder, think: .uniform(DurationRange(fixed: .milliseconds(120))))
-        context.interruption.raise()
+        interruption.withLock { $0 = context.interruption }
         var respondent = Respondent(index: 0, seed: 1, lane: 0)
         _ = await respondent.run(context)
+        #expect(clock.sleeps == [50_000_000], "the think began, and was cut in its first slice")
         #expect(recorder.snapshot().timerLag.count == 0)
     }
 }

@@ -96,9 +96,12 @@ final class VirtualClock: Sendable {
     private let state = Mutex<(now: UInt64, sleeps: [UInt64])>((1_000_000_000, []))
     /// How much later than asked every sleep ends: a busy loop's timers.
     private let oversleep: UInt64
+    /// Called at every sleep, after time has moved: something that happens while a task waits.
+    private let onSleep: (@Sendable () -> Void)?
 
-    init(oversleep: UInt64 = 0) {
+    init(oversleep: UInt64 = 0, onSleep: (@Sendable () -> Void)? = nil) {
         self.oversleep = oversleep
+        self.onSleep = onSleep
     }
 
     var clock: EngineClock {
@@ -109,6 +112,7 @@ final class VirtualClock: Sendable {
                     $0.now += nanoseconds + self.oversleep
                     $0.sleeps.append(nanoseconds)
                 }
+                self.onSleep?()
                 await Task.yield()
             })
     }

@@ -10,3 +10,22 @@ func tearingDown(_ client: HTTPClient, _ server: HTTPServer, _ group: EventLoopG
         group.shutdown()
     }
 }
+
+/// A client of `target` with `configuration` on an event loop of its own, run by `body`, then
+/// shut down with its loop — whether `body` returned or threw.
+func withClient(
+    _ target: HTTPTarget, _ configuration: HTTPClientConfiguration, _ body: (HTTPClient) async throws -> Void
+) async throws {
+    let group = EventLoopGroup(threads: 1)
+    let client: HTTPClient
+    do {
+        client = try HTTPClient(target: target, group: group, configuration: configuration)
+    } catch {
+        group.shutdown()
+        throw error
+    }
+    try await tearingDown(after: { try await body(client) }) {
+        await client.shutdown()
+        group.shutdown()
+    }
+}
