@@ -52,6 +52,16 @@ final class RawClient: Sendable {
         return offset
     }
 
+    /// Writes `bytes`, as much as goes within 5 s: for a test's few exchanges.
+    func writeAll(_ bytes: [UInt8]) {
+        _ = write(bytes, until: .now + .seconds(5))
+    }
+
+    /// The next bytes that arrive within 5 s; empty after that, or at the close.
+    func readSome() -> [UInt8] {
+        read(until: .now + .seconds(5), stopAfter: 1).bytes
+    }
+
     /// What arrives before `deadline`, or until the server closes the connection (then `closed`).
     func read(until deadline: ContinuousClock.Instant, stopAfter wanted: Int = .max) -> (bytes: [UInt8], closed: Bool) {
         var received: [UInt8] = []

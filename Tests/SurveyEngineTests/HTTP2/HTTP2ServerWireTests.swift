@@ -12,18 +12,17 @@ import Testing
 /// may arrive in pieces and still be told from HTTP/1.1, and a client that floods frames is sent
 /// GOAWAY and cut off.
 @Suite struct HTTP2ServerWireTests {
-    typealias Socket = HTTP2AgainstNghttpdTests.Socket
 
     /// A server echoing each request's path, HTTP/2 on; `body` runs on a thread of its own with
     /// a socket to it.
-    func withServer(_ body: @escaping @Sendable (HTTPServer, Socket) -> Void) async throws {
+    func withServer(_ body: @escaping @Sendable (HTTPServer, RawClient) -> Void) async throws {
         let group = EventLoopGroup(threads: 1)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, http2: .init()) { request in
             .respond(EncodedResponse(HTTPServerResponse(status: 200, body: Array(request.path.utf8))))
         }
         let port = server.port
         let connected = await onOwnThread { () -> Bool in
-            guard let socket = Socket(port: port) else { return false }
+            guard let socket = try? RawClient(port: port) else { return false }
             body(server, socket)
             return true
         }
@@ -42,16 +41,16 @@ import Testing
             // "PRI * HTTP/2.0" could begin neither HTTP/1.1 request nor anything else: the server
             // waits for the rest before it decides.
             for range in [0..<3, 3..<14, 14..<24, 24..<opening.count] {
-                socket.write(Array(opening[range]))
+                socket.writeAll(Array(opening[range]))
                 usleep(20_000)
             }
             var response: HTTP2ClientSession.Response?
             var reply: [UInt8] = []
             while response == nil {
-                let bytes = socket.read()
+                let bytes = socket.readSome()
                 guard !bytes.isEmpty, let events = try? client.receive(bytes, into: &reply) else { break }
                 for case .response(id, let answer) in events { response = answer }
-                socket.write(reply)
+                socket.writeAll(reply)
                 reply = []
             }
             #expect(response?.status == 200)
@@ -66,10 +65,10 @@ import Testing
             client.start(into: &opening)
             var flood = opening
             for index in 0..<10_050 { HTTP2Frame.ping([UInt8(index & 0xFF)], ack: false).write(into: &flood) }
-            socket.write(flood)
+            socket.writeAll(flood)
             var received: [UInt8] = []
             while true {
-                let bytes = socket.read()
+                let bytes = socket.readSome()
                 if bytes.isEmpty { break }
                 received += bytes
             }
