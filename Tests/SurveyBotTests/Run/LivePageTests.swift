@@ -216,7 +216,7 @@ import Testing
         var fragment = try await Self.request(port: port, path: "/live/fragment")
         #expect(fragment.status == 200 && fragment.type == "text/html; charset=utf-8")
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 (try? await Self.request(port: port, path: "/live/fragment"))?.body.contains("id=\"attempts\"") == true
             })
         fragment = try await Self.request(port: port, path: "/live/fragment?t=1")
@@ -267,7 +267,7 @@ import Testing
             for try await count in viewers { asked += count }
             #expect(asked >= 30)
         }
-        #expect(await eventually(within: 20) { listener.renders.page >= 1 })
+        #expect(await eventually { listener.renders.page >= 1 })
         let renders = listener.renders.page
         let elapsed = ContinuousClock.now - start
         // Renderings are an interval apart at least, however many ask.
@@ -281,7 +281,7 @@ import Testing
         #expect(listener.renders.page == idle)
         // A request wakes it at once, without waiting for a tick.
         _ = try await Self.request(port: port, path: "/")
-        #expect(await eventually(within: 20) { listener.renders.page > idle })
+        #expect(await eventually { listener.renders.page > idle })
         await listener.shutdown()
     }
 
