@@ -4,9 +4,15 @@ extension RunReport.Lag {
     /// The record of a run's lag histograms against `limit`; nil when the run set no time for
     /// anything (a closed run without think time, pace or retries).
     init?(arrivals: Histogram, timers: Histogram, limit: Duration) {
+        self.init(arrivals: arrivals, timers: timers, limitMs: milliseconds(limit.seconds * 1e9))
+    }
+
+    /// The same with the limit in milliseconds, as a report holds it: any value a report may
+    /// hold, though one past 292 years is no `Duration`.
+    private init?(arrivals: Histogram, timers: Histogram, limitMs: Double) {
         guard arrivals.count > 0 || timers.count > 0 else { return nil }
         self.init(
-            limitMs: milliseconds(limit.seconds * 1e9),
+            limitMs: limitMs,
             arrivalsMs: .of(arrivals), arrivalsHistogram: arrivals.count > 0 ? RunReport.HistogramRecord(arrivals) : nil,
             timersMs: .of(timers), timersHistogram: timers.count > 0 ? RunReport.HistogramRecord(timers) : nil)
     }
@@ -40,7 +46,7 @@ extension RunReport.Lag {
             try add(lag.timersHistogram, to: &timers)
         }
         guard let limit else { return nil }
-        return Self(arrivals: arrivals, timers: timers, limit: .nanoseconds(Int64((limit * 1e6).rounded())))
+        return Self(arrivals: arrivals, timers: timers, limitMs: limit)
     }
 }
 

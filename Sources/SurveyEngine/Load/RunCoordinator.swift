@@ -210,7 +210,9 @@ private struct OpenArrivals: Sendable {
                 }
                 arrivals.advance()
                 guard inFlight.enter(below: cap) else {
-                    recorder.dropped(at: now &- context.runStart, lane: lane)
+                    // When it was due, not when a late loop came to it: the timeline's drops
+                    // stay in the interval whose arrivals they are.
+                    recorder.dropped(at: arrival.due, lane: lane)
                     continue
                 }
                 let inFlight = self.inFlight
@@ -237,14 +239,16 @@ private final class InFlight: Sendable {
     private let count = Atomic<Int>(0)
 
     /// Counts one more respondent when fewer than `cap` are under way; false when the cap is
-    /// reached. Exact with lanes entering at once: a lane that counted itself past the cap takes
-    /// itself back out.
+    /// reached. Exact with lanes entering and respondents leaving at once: the count only ever
+    /// moves from a value it was seen at, so no lane is refused for another's passing count.
     func enter(below cap: Int) -> Bool {
-        guard count.wrappingAdd(1, ordering: .relaxed).oldValue < cap else {
-            count.subtract(1, ordering: .relaxed)
-            return false
+        var current = count.load(ordering: .relaxed)
+        while current < cap {
+            let (exchanged, found) = count.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = found
         }
-        return true
+        return false
     }
 
     func leave() {

@@ -113,6 +113,21 @@ import Testing
         #expect(counts == 100)
     }
 
+    /// Any limit a report may hold merges as it is: one past `Int64`'s nanoseconds (292 years)
+    /// trapped converting to a `Duration`.
+    @Test func mergeKeepsAnyLimitAReportMayHold() async throws {
+        let directory = try TemporaryDirectory()
+        var paths: [String] = []
+        for index in 1...2 {
+            var shard = ReportFixtures.report(metrics: Self.metrics(arrivalMs: 1), shard: Shard(index: index, count: 2))
+            shard.lag?.limitMs = 1e14
+            paths.append(try directory.write("\(index).json", shard.jsonText()))
+        }
+        let result = await runCommand(["merge"] + paths + ["--out", directory.path + "/merged.json"])
+        #expect(result.status != .validationFailure, "\(result.err)")
+        #expect(try RunReport.read(path: directory.path + "/merged.json").lag?.limitMs == 1e14)
+    }
+
     @Test func aReportWhoseLagNoRunWritesIsRefused() async throws {
         var negative = ReportFixtures.report(metrics: Self.metrics(arrivalMs: 1))
         negative.lag?.limitMs = -1

@@ -82,6 +82,29 @@ private func configuration(_ load: LoadModel, concurrency: Int, duration: Durati
         #expect(transport.maxInFlight == 5)
     }
 
+    @Test func droppedArrivalsCountInTheIntervalTheyWereDue() async throws {
+        // 10/s for 2 s with room for one: the first respondent holds the cap to the end (its
+        // request waits at the latch), and each of the other 19 arrivals is dropped. The loop's
+        // every sleep ends 600 ms late, so it comes to arrivals due at 0.7, 0.8 and 0.9 s only
+        // at 1.3 s: they are still the first second's drops.
+        let clock = VirtualClock(oversleep: 600_000_000)
+        let latch = Latch()
+        let transport = ScriptedTransport(gate: latch.wait, survey())
+        var configuration = configuration(.open(rate: Rate(perSecond: 10), ramp: []), concurrency: 1, duration: .seconds(2))
+        configuration.timelineInterval = .seconds(1)
+        let coordinator = try RunCoordinator(configuration: configuration, target: target, transport: transport, clock: clock.clock)
+        async let run = coordinator.run()
+        let allDecided = await eventually {
+            let metrics = coordinator.recorder.snapshot()
+            return metrics.respondentsStarted + metrics.dropped == 20 && transport.inFlight == 1
+        }
+        latch.open()
+        let result = await run
+        #expect(allDecided)
+        #expect(result.metrics.dropped == 19)
+        #expect(result.metrics.timeline.points.map(\.dropped) == [9, 10])
+    }
+
     @Test func shardsTogetherDoTheWholeRun() async throws {
         var whole = RunMetrics()
         var bodies: [String] = []
