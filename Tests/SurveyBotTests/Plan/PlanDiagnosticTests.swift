@@ -148,6 +148,9 @@ import Testing
         expectSingleError(lines("thresholds:", "  submit.p96: \"< 1s\""), line: 2, column: 10, contains: "unknown threshold metric 'p96'")
         expectSingleError(lines("thresholds:", "  submit.p95: 300ms"), line: 2, column: 15, contains: "expected a comparison")
         expectSingleError(
+            lines("thresholds:", "  submit.p95: \"< 250 parsecs\""), line: 2, column: 15,
+            contains: "expected a latency like 300ms for 'thresholds.submit.p95', found '250 parsecs'")
+        expectSingleError(
             lines("thresholds:", "  submit.completion_rate: \">= 1%\""), line: 2, column: 10, contains: "write 'survey.completion_rate'")
         expectSingleError(lines("thresholds:", "  submit.success_rate: \">= 150%\""), line: 2, column: 24, contains: "over 100%")
     }
