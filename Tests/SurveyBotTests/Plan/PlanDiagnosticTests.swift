@@ -26,6 +26,13 @@ import Testing
             contains: "duplicate key 'concurrency' (first given on line 1)")
     }
 
+    @Test func theBlockOfABrokenLineIsLeftOutWithIt() {
+        // Without its colon, 'thresholds' is broken: its entries are not taken for builtin's.
+        expectSingleError(
+            lines("builtin:", "  questions: 3", "thresholds", "  submit.p95: \"< 1s\"", "name: x"), line: 3, column: 1,
+            contains: "expected 'key: value', found 'thresholds'")
+    }
+
     @Test func tabIndentationIsAnError() {
         expectSingleError(lines("api:", "\tquestions: GET /q"), line: 2, column: 1, contains: "tab character in indentation")
     }
