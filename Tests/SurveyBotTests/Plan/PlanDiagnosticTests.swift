@@ -73,6 +73,9 @@ import Testing
 
     @Test func lineWithoutColonIsNotAnEntry() {
         expectSingleError(lines("name: x", "just words"), line: 2, column: 1, contains: "expected 'key: value'")
+        // What was found is the line's text, not its comment.
+        expectSingleError(
+            lines("name: x", "just words   # a comment"), line: 2, column: 1, contains: "expected 'key: value', found 'just words'")
     }
 
     @Test func wrongKindNamesTheExpectedKind() {
