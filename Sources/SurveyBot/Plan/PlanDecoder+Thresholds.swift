@@ -103,7 +103,7 @@ extension PlanDecoder {
         switch metric.unit {
         case .latency:
             let kind = ValueKind<Double>(
-                expected: "a latency like 300ms for '\(metric.rawValue)'", summary: "latency", format: { "\($0)ms" }
+                expected: "a latency like 300ms", summary: "latency", format: { "\($0)ms" }
             ) {
                 text in
                 if let ms = parseDecimal(text), ms >= 0 { return .value(ms) }

@@ -125,7 +125,8 @@ struct PlanLexer {
             }
             guard let colon else {
                 guard required else { return .notAnEntry }
-                error("expected 'key: value', found '\(cursor.rest(from: start))'", at: keyLocation)
+                // What was found stops at the comment, as the search for the colon did.
+                error("expected 'key: value', found '\(cursor.text(start..<i))'", at: keyLocation)
                 return .broken
             }
             key = String(String.UnicodeScalarView(cursor.scalars[start..<colon])).trimmingTrailingSpaces

@@ -73,9 +73,9 @@ struct LineCursor {
         index >= 0 && index < scalars.count && (scalars[index] == " " || scalars[index] == "\t")
     }
 
-    /// The text from `start` to the end of the line, without trailing blanks.
-    func rest(from start: Int) -> String {
-        String(String.UnicodeScalarView(scalars[start...])).trimmingTrailingSpaces
+    /// The text of the scalars in `range`, without trailing blanks.
+    func text(_ range: Range<Int>) -> String {
+        String(String.UnicodeScalarView(scalars[range])).trimmingTrailingSpaces
     }
 }
 

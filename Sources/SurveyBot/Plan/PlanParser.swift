@@ -12,6 +12,9 @@ enum PlanParser {
         var lexer = PlanLexer(origin: .file(path), environment: environment)
         var lexed: [PlanLexer.LexedLine] = []
         var tooLong: [Diagnostic] = []
+        // The indentation of the last line too broken to place: the lines indented under it are
+        // its block, left out with it rather than taken into the block above it.
+        var brokenIndent: Int?
         for (index, line) in PlanLines.split(text).enumerated() {
             if let crossing = PlanLimits.overlongLineIndex(line) {
                 // Left out, like any line too broken to place: one error, not one per token.
@@ -21,7 +24,15 @@ enum PlanParser {
                         at: SourceLocation(origin: .file(path), line: index + 1, column: crossing + 1)))
                 continue
             }
-            if let line = lexer.lex(line: line, number: index + 1) { lexed.append(line) }
+            let errors = lexer.diagnostics.count
+            if let lexedLine = lexer.lex(line: line, number: index + 1) {
+                if let brokenIndent, lexedLine.indent > brokenIndent { continue }
+                brokenIndent = nil
+                lexed.append(lexedLine)
+            } else if lexer.diagnostics.count > errors {
+                let indent = line.prefix { $0 == " " || $0 == "\t" }.count
+                if brokenIndent.map({ indent <= $0 }) ?? true { brokenIndent = indent }
+            }
         }
         var tree = PlanTree(lines: lexed, path: path)
         let entries = tree.parseMapping(indent: 0, first: nil)

@@ -186,6 +186,9 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
                 return failAll(
                     .protocolError, detail: "the server does not speak HTTP/2 over TLS: offered h2 by ALPN, it refused (\(failure.reason))")
             }
+            // Under `auto` no protocol was agreed: HTTP/2 had no part, and the attempts count as
+            // HTTP/1.1's, as when the server picks it.
+            if pool.version == .auto { opening?.wire = .http1 }
             failAll(failure.kind == .certificate ? .tlsCertificate : .tlsHandshake, detail: failure.reason)
         }
     }

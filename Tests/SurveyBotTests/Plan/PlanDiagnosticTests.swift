@@ -26,6 +26,13 @@ import Testing
             contains: "duplicate key 'concurrency' (first given on line 1)")
     }
 
+    @Test func theBlockOfABrokenLineIsLeftOutWithIt() {
+        // Without its colon, 'thresholds' is broken: its entries are not taken for builtin's.
+        expectSingleError(
+            lines("builtin:", "  questions: 3", "thresholds", "  submit.p95: \"< 1s\"", "name: x"), line: 3, column: 1,
+            contains: "expected 'key: value', found 'thresholds'")
+    }
+
     @Test func tabIndentationIsAnError() {
         expectSingleError(lines("api:", "\tquestions: GET /q"), line: 2, column: 1, contains: "tab character in indentation")
     }
@@ -66,6 +73,9 @@ import Testing
 
     @Test func lineWithoutColonIsNotAnEntry() {
         expectSingleError(lines("name: x", "just words"), line: 2, column: 1, contains: "expected 'key: value'")
+        // What was found is the line's text, not its comment.
+        expectSingleError(
+            lines("name: x", "just words   # a comment"), line: 2, column: 1, contains: "expected 'key: value', found 'just words'")
     }
 
     @Test func wrongKindNamesTheExpectedKind() {
@@ -147,6 +157,9 @@ import Testing
             contains: "unknown threshold scope 'sumbit' (did you mean 'submit'?)")
         expectSingleError(lines("thresholds:", "  submit.p96: \"< 1s\""), line: 2, column: 10, contains: "unknown threshold metric 'p96'")
         expectSingleError(lines("thresholds:", "  submit.p95: 300ms"), line: 2, column: 15, contains: "expected a comparison")
+        expectSingleError(
+            lines("thresholds:", "  submit.p95: \"< 250 parsecs\""), line: 2, column: 15,
+            contains: "expected a latency like 300ms for 'thresholds.submit.p95', found '250 parsecs'")
         expectSingleError(
             lines("thresholds:", "  submit.completion_rate: \">= 1%\""), line: 2, column: 10, contains: "write 'survey.completion_rate'")
         expectSingleError(lines("thresholds:", "  submit.success_rate: \">= 150%\""), line: 2, column: 24, contains: "over 100%")

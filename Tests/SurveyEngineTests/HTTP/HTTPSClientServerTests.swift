@@ -136,6 +136,8 @@ import Testing
             #expect(failure.detail == "self-signed certificate" || failure.detail == "self signed certificate")
             #expect(!failure.requestSent)
             #expect(outcome.connection?.reused == false)
+            // h2 was offered (`auto`) but never agreed: the attempt is not HTTP/2's.
+            #expect(outcome.connection?.wire == .http1)
         }
     }
 
