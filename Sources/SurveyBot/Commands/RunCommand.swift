@@ -16,8 +16,8 @@ enum RunCommand: Subcommand {
             there already) plus a stable <name>-latest copy (Prometheus metrics, --format \
             prometheus, only as <name>-latest.prom, for node_exporter's textfile collector). The \
             first Ctrl-C (SIGINT), \
-            SIGTERM or SIGHUP stops starting respondents, lets the attempts in flight finish and \
-            writes a partial report (exit 128 + the signal's number: 130, 143, 129); a second one \
+            SIGTERM or SIGHUP stops starting respondents, lets the attempts in flight finish (within \
+            the grace) and writes a partial report (exit 128 + the signal's number: 130, 143, 129); a second one \
             exits at once — but a copy of the same signal within 250 ms is the same request (timeout, \
             CI runners, systemd and Kubernetes signal the process and then its group). A threshold with 'abort: true' that fails during the run stops it the \
             same way as its duration would, and the run fails.

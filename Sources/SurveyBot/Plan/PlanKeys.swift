@@ -38,7 +38,7 @@ enum PlanKeys {
                 + "respondents still under way are counted as cut short; in the open model, also how long new respondents keep arriving"),
         .optional(
             "grace", .duration, default: "the `timeout`", into: \.run.grace,
-            "with `duration`: how long an attempt in flight when the duration expires may go on (never longer than its own "
+            "with `duration`: how long an attempt in flight when the duration expires (or a signal or an `abort` threshold stops the run) may go on (never longer than its own "
                 + "`timeout`) before it is cut and counted as a `timeout`; the run ends within `duration` + `grace`"),
         .custom(
             "rate", kind: "rate", default: "none",

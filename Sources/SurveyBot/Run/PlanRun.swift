@@ -401,7 +401,7 @@ final class PlanRun {
                 return signal
             }
             console.printError(
-                "\n\(SignalWatcher.name(signal)): stopping — letting attempts in flight finish, then writing the report (again to quit now)"
+                "\n\(SignalWatcher.name(signal)): stopping — letting attempts in flight finish within the grace, then writing the report (again to quit now)"
             )
             coordinator.interrupt()
             return signal

@@ -19,6 +19,12 @@ final class EarlyEnd: Sendable {
         cutoff.set(now &+ grace)
     }
 
+    /// Gives attempts in flight at most the grace from `now`, without ending the run: a signal's
+    /// stop. Neither this nor `end(at:)` moves a cutoff already set.
+    func cutAttemptsInFlight(from now: UInt64) {
+        cutoff.set(now &+ grace)
+    }
+
     /// When the run was ended; nil while it runs on.
     var deadline: UInt64? {
         let value = endedAt.load(ordering: .relaxed)

@@ -64,10 +64,12 @@ public actor RunCoordinator {
     }
 
     /// Interrupts the run, as a signal does: no respondent starts any more; the ones running
-    /// finish their attempt in flight and leave, abandoned (`interrupted`). Safe from any thread,
-    /// returns at once, and a second call changes nothing.
+    /// finish their attempt in flight — given at most the grace, as when the duration ends — and
+    /// leave, abandoned (`interrupted`). Safe from any thread, returns at once, and a second call
+    /// changes nothing.
     public nonisolated func interrupt() {
         interruption.raise()
+        earlyEnd.cutAttemptsInFlight(from: clock.now())
     }
 
     /// Whether `interrupt()` was called.

@@ -94,6 +94,36 @@ private final class CountingTransport: Transport {
         #expect(run.metrics.respondentsCutShort == run.metrics.respondentsStarted)
     }
 
+    @Test func aSignalGivesAttemptsInFlightTheGraceLikeTheDurationsEnd() async throws {
+        // As above, interrupted instead (a signal): before, each attempt ran its whole 5 s.
+        let group = EventLoopGroup(threads: 2)
+        let interrupting = Mutex<RunCoordinator?>(nil)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
+            interrupting.withLock { $0 }?.interrupt()
+            return .hang
+        }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(5)))
+        var result: RunResult?
+        try await tearingDown(client, server, group) {
+            let configuration = RunConfiguration(
+                load: .closed(respondents: 4), concurrency: 4, duration: .seconds(60), seed: 5,
+                client: HTTPClientConfiguration(timeout: .seconds(5)), grace: .milliseconds(200))
+            let run = try RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops)
+            interrupting.withLock { $0 = run }
+            result = await run.run()
+        }
+        let run = try #require(result)
+        #expect(run.stoppedBy == .signal)
+        let longest = Duration.nanoseconds(Int64(run.metrics[.questions].failedLatency.max))
+        #expect(longest < .seconds(2), "the longest attempt took \(longest)")
+        let questions = run.metrics[.questions]
+        #expect(questions.attempts >= 1 && questions.attempts <= run.metrics.respondentsStarted)
+        #expect(questions.errors == [.timeout: questions.attempts])
+        #expect(run.metrics.respondentsCompleted == 0)
+        #expect(run.metrics.abandoned == [.interrupted: run.metrics.respondentsStarted])
+    }
+
     @Test func endingEarlyWithoutADurationLetsAttemptsRunTheirTimeout() async throws {
         // Without a duration the grace is the timeout: a hanging attempt ends at its own 300 ms.
         // The run is ended as the first request arrives (on the server's loop thread): that
