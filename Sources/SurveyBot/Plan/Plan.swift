@@ -115,7 +115,11 @@ extension Plan {
             }
             parts.append(secure ? "HTTP/2 only" : "HTTP/2 (h2c)")
         }
-        if run.client.sharing == .shared { parts.append("shared connections") }
+        switch run.client.sharing {
+        case .shared: parts.append("shared connections")
+        case .perRespondent: parts.append("a connection per respondent")
+        case .perRequest: break
+        }
         return parts.joined(separator: ", ")
     }
 }

@@ -68,9 +68,10 @@ enum PlanKeys {
                 + "with prior knowledge (also `--http`)"),
         .value(
             "connections", .word, default: ConnectionSharing.perRequest, into: \.run.client.sharing,
-            "how respondents hold connections: `per_request` gives each request in flight a connection to itself (as each "
-                + "device has its own), kept alive for the next request of a respondent on the same thread, one HTTP/2 stream "
-                + "at a time; `shared` multiplexes the requests of a thread's respondents as HTTP/2 streams on as few "
+            "how respondents hold connections: `per_request` gives each request in flight a connection to itself, kept "
+                + "alive for the next request of any respondent on the same thread, one HTTP/2 stream at a time; "
+                + "`per_respondent` gives each respondent a connection of its own for its whole survey, kept while it thinks "
+                + "and closed when it leaves (as each phone running the app has its own); `shared` multiplexes the requests of a thread's respondents as HTTP/2 streams on as few "
                 + "connections as the server's stream limit allows (a proxy or CDN in front of the server; h2load's `-m`). "
                 + "HTTP/1.1 cannot share: one request per connection at a time either way"),
         .value(

@@ -190,7 +190,7 @@ final class ClientConnection: EventHandler, Slotted {
         }
         let tls: TLSConnection
         do throws(TLSFailure) {
-            tls = try TLSConnection(client: context, fd: fd, host: pool.host, resuming: pool.resumption)
+            tls = try TLSConnection(client: context, fd: fd, host: pool.host, resuming: pool.resumption(for: request?.device))
         } catch {
             return fail(.tlsHandshake, detail: error.reason)
         }
@@ -316,7 +316,7 @@ final class ClientConnection: EventHandler, Slotted {
         pool.leaveBusy(self)
         if let tls = stream.tls, !resumptionKept {
             // TLS 1.3 sends its tickets after the handshake: the first response has brought them.
-            pool.resumption = tls.resumption() ?? pool.resumption
+            pool.keep(tls.resumption(), for: request?.device)
             resumptionKept = true
         }
         let response = TransportResponse(
@@ -326,10 +326,15 @@ final class ClientConnection: EventHandler, Slotted {
         let outcome = TransportResult.response(response, serviceTime: serviceTime, connection: info)
         let continuation = self.continuation
         self.continuation = nil
+        let device = request?.device
         request = nil
         // A large request's buffer is not kept for the connection's life: the next one starts small.
         if output.capacity > Self.keptOutputCapacity { output = [] }
-        if reusable {
+        if reusable, let device, !device.released {
+            // A respondent's own: it waits for that respondent's next request alone.
+            phase = .idle
+            pool.ownedIdle[ObjectIdentifier(self)] = self
+        } else if reusable, device == nil {
             phase = .idle
             pool.idle.append(self)
         } else {

@@ -21,6 +21,21 @@ final class ConnectionPool: @unchecked Sendable {
     let host: String
     /// The TLS session of this loop's last https connection, offered for resumption by the next.
     var resumption: TLSResumption?
+
+    /// The TLS session a new connection offers for resumption: a respondent's own last one when
+    /// it holds its own connections (a phone resumes only its own sessions; a new one has none),
+    /// else the loop's.
+    func resumption(for device: Device?) -> TLSResumption? {
+        guard let device else { return resumption }
+        return device.resumption
+    }
+
+    /// Keeps `session`, a connection's once its first response came, for the next connection
+    /// of the same respondent (`device`) or of the loop.
+    func keep(_ session: TLSResumption?, for device: Device?) {
+        guard let session else { return }
+        if let device { device.resumption = session } else { resumption = session }
+    }
     let timeout: UInt64
     let connectTimeout: UInt64
     let maxBodyBytes: Int
@@ -29,6 +44,11 @@ final class ConnectionPool: @unchecked Sendable {
     let openSocket: Sockets.Opener
     var idle: [ClientConnection] = []
     var busy: [ClientConnection] = []
+    /// Respondents' own HTTP/1.1 connections (`Device`) idle between their requests: out of
+    /// `idle`, which any request may take, and closed when their respondent leaves.
+    var ownedIdle: [ObjectIdentifier: ClientConnection] = [:]
+    /// Respondents' own HTTP/2 connections, busy or not, until they close.
+    var ownedHTTP2: [ObjectIdentifier: HTTP2Connection] = [:]
     /// Which HTTP version the client speaks, and how its respondents hold connections.
     let version: HTTPVersion
     let sharing: ConnectionSharing
@@ -89,7 +109,24 @@ final class ConnectionPool: @unchecked Sendable {
     /// Sends `request` on the last idle connection that the peer has not closed, or on a new one.
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
         guard negotiated == .http1 else { return startHTTP2(request, continuation, started: MonotonicClock.now(), reconnect: false) }
-        send(request, continuation, on: takeIdle(), started: MonotonicClock.now(), reconnect: false)
+        send(request, continuation, on: reusable(for: request), started: MonotonicClock.now(), reconnect: false)
+    }
+
+    /// The kept-alive HTTP/1.1 connection `request` may go out on: its respondent's own when it
+    /// has one (`Device`), else the last idle one of the loop; nil when there is none open.
+    private func reusable(for request: HTTPRequest) -> ClientConnection? {
+        guard let device = request.device else { return takeIdle() }
+        guard let own = device.http1 else { return nil }
+        ownedIdle.removeValue(forKey: ObjectIdentifier(own))
+        if own.isStillOpen() { return own }
+        own.close()
+        device.http1 = nil
+        return nil
+    }
+
+    /// Whether the respondent of `device` has a connection that can take its next request.
+    private func canReuse(_ device: Device) -> Bool {
+        device.http1?.isStillOpen() == true || device.http2?.hasCapacity == true
     }
 
     /// Sends `request` again on a new connection: the kept-alive one it went out on turned out
@@ -116,6 +153,7 @@ final class ConnectionPool: @unchecked Sendable {
             guard let fd = openSocket(for: continuation) else { return }
             connection = ClientConnection(fd: fd, pool: self)
             if tls != nil { countSettingUp() }
+            request.device?.http1 = connection
         }
         busy.appendSlotted(connection)
         scheduleSweep()
@@ -176,6 +214,9 @@ final class ConnectionPool: @unchecked Sendable {
         _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool,
         fresh: Bool = false
     ) {
+        if let device = request.device {
+            return startOwnHTTP2(device, request, continuation, started: started, reconnect: reconnect, fresh: fresh)
+        }
         if !fresh {
             while let candidate = h2Ready.last {
                 guard candidate.hasCapacity else {
@@ -193,6 +234,35 @@ final class ConnectionPool: @unchecked Sendable {
         if tls != nil { countSettingUp() }
         connection.begin(request, continuation, started: started, reconnect: reconnect)
         if connection.hasCapacity { ready(connection) }
+    }
+
+    /// Sends a respondent's request on its own HTTP/2 connection, or on a new one that becomes
+    /// its own (`fresh`: a new one in any case): one stream at a time, never offered to others.
+    private func startOwnHTTP2(
+        _ device: Device, _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64,
+        reconnect: Bool, fresh: Bool
+    ) {
+        if !fresh, let own = device.http2, own.hasCapacity {
+            return own.begin(request, continuation, started: started, reconnect: reconnect)
+        }
+        // Its last one is closed, or going away: that one closes itself once it carries nothing.
+        guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
+        guard let fd = openSocket(for: continuation) else { return }
+        let connection = HTTP2Connection(fd: fd, pool: self, capacity: 1, owned: true)
+        if tls != nil { countSettingUp() }
+        device.http2 = connection
+        ownedHTTP2[ObjectIdentifier(connection)] = connection
+        connection.begin(request, continuation, started: started, reconnect: reconnect)
+    }
+
+    /// Closes the connections of `device`, whose respondent has left. One still carrying an
+    /// attempt (none should) closes when the run's client does.
+    func release(_ device: Device) {
+        device.released = true
+        if let own = device.http1, ownedIdle.removeValue(forKey: ObjectIdentifier(own)) != nil { own.close() }
+        if let own = device.http2, !own.isBusy { own.close() }
+        device.http1 = nil
+        device.http2 = nil
     }
 
     /// Whether a new connection may be opened now; when not, the attempt waits its turn
@@ -230,11 +300,11 @@ final class ConnectionPool: @unchecked Sendable {
         startingPending = true
         defer { startingPending = false }
         while pendingHead < pending.count {
-            let idleReady = !idle.isEmpty || h2Ready.contains { $0.hasCapacity }
-            guard idleReady || settingUp < Self.maxSettingUp else { break }
             let next = pending[pendingHead]
+            let idleReady = next.request.device.map(canReuse) ?? (!idle.isEmpty || h2Ready.contains { $0.hasCapacity })
+            guard idleReady || settingUp < Self.maxSettingUp else { break }
             pendingHead += 1
-            if negotiated == .http1, let connection = takeIdle() {
+            if negotiated == .http1, let connection = reusable(for: next.request) {
                 send(next.request, next.continuation, on: connection, started: next.started, reconnect: next.reconnect)
             } else {
                 restart(next.request, next.continuation, started: next.started, reconnect: next.reconnect)
@@ -297,6 +367,11 @@ final class ConnectionPool: @unchecked Sendable {
     /// with its first attempt.
     func adopt(fd: Int32, stream: SocketStream, info: ConnectionInfo, _ exchange: HTTP2Connection.Exchange) {
         let connection = ClientConnection(fd: fd, pool: self, handshaken: stream, info: info)
+        if let device = exchange.request.device {
+            if let old = device.http2 { ownedHTTP2.removeValue(forKey: ObjectIdentifier(old)) }
+            device.http2 = nil
+            device.http1 = connection
+        }
         busy.appendSlotted(connection)
         scheduleSweep()
         connection.begin(exchange.request, exchange.continuation, started: exchange.started, reconnect: exchange.reconnect)
@@ -305,7 +380,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// HTTP/2 connections open, busy or ready.
     var openHTTP2Count: Int {
         let ready = h2Ready.filter { !$0.isClosed && !$0.isBusy }.count
-        return h2Busy.count + ready
+        return h2Busy.count + ready + ownedHTTP2.values.filter { !$0.isClosed && !$0.isBusy }.count
     }
 
     func enterBusy(_ connection: HTTP2Connection) {
@@ -319,7 +394,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Lists a connection that can take another attempt (once).
     func ready(_ connection: HTTP2Connection) {
-        guard !connection.listedReady else { return }
+        guard !connection.listedReady, !connection.owned else { return }
         connection.listedReady = true
         h2Ready.append(connection)
     }
@@ -336,6 +411,7 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     func removeIdle(_ connection: ClientConnection) {
+        if ownedIdle.removeValue(forKey: ObjectIdentifier(connection)) != nil { return }
         if let index = idle.lastIndex(where: { $0 === connection }) {
             idle.remove(at: index)
         }
@@ -372,6 +448,10 @@ final class ConnectionPool: @unchecked Sendable {
         for connection in h2Ready { connection.close() }
         h2Busy.removeAll()
         h2Ready.removeAll()
+        for connection in ownedIdle.values { connection.close() }
+        ownedIdle.removeAll()
+        for connection in ownedHTTP2.values { connection.close() }
+        ownedHTTP2.removeAll()
         let waiting = pending[pendingHead...]
         pending = []
         pendingHead = 0

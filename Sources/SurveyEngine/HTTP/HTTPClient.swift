@@ -59,14 +59,34 @@ public final class HTTPClient: Transport {
     /// Starts one attempt, on an idle kept-alive connection of the caller's loop or a new one,
     /// and resumes `continuation` with what came of it on that loop. The service time starts
     /// when the attempt does, connect included.
+    ///
+    /// A respondent's own connections (`request.device`) live on the loop of its first request,
+    /// and its later requests go out there.
     public func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
-        if let loop = group.current {
-            pools[loop.index].start(request, continuation)
+        let current = group.current
+        if let device = request.device {
+            // Read here before the first request goes out on a loop; set on that loop after.
+            let index = device.loop ?? current?.index ?? group.next().index
+            if device.loop == nil { device.loop = index }
+            if current?.index == index { return pools[index].start(request, continuation) }
+            let pool = pools[index]
+            return group.loops[index].execute { pool.start(request, continuation) }
+        }
+        if let current {
+            pools[current.index].start(request, continuation)
             return
         }
         let loop = group.next()
         let pool = pools[loop.index]
         loop.execute { pool.start(request, continuation) }
+    }
+
+    /// Closes the connections of a respondent that left, on their loop.
+    public func release(_ device: Device) {
+        guard let index = device.loop else { return }
+        let pool = pools[index]
+        if group.current?.index == index { return pool.release(device) }
+        group.loops[index].execute { pool.release(device) }
     }
 
     /// Closes every connection; attempts still waiting end as `connection_closed`. It does its
@@ -87,7 +107,9 @@ public final class HTTPClient: Transport {
         var total = 0
         for (loop, pool) in zip(group.loops, pools) {
             total += await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-                loop.execute { continuation.resume(returning: pool.idle.count + pool.busy.count + pool.openHTTP2Count) }
+                loop.execute {
+                    continuation.resume(returning: pool.idle.count + pool.busy.count + pool.openHTTP2Count + pool.ownedIdle.count)
+                }
             }
         }
         return total

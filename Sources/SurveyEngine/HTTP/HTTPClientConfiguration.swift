@@ -57,6 +57,12 @@ public enum ConnectionSharing: String, Sendable, Hashable, CaseIterable {
     /// own: kept alive after its response, then taken by the next request of a respondent on
     /// the same event loop. Under HTTP/2, one stream at a time on each connection.
     case perRequest = "per_request"
+    /// Each respondent holds its own connection for its whole survey, as a phone running the app
+    /// does: opened by its first request (a handshake of its own over TLS), kept while it thinks,
+    /// closed when it leaves; no other respondent uses it. A server meets as many connections as
+    /// there are respondents under way, thinking or not (Gatling's default, a connection per
+    /// virtual user). Under HTTP/2, one stream at a time on it.
+    case perRespondent = "per_respondent"
     /// Under HTTP/2, the requests of the respondents on one event loop go out as streams of as
     /// few connections as the server's limit of concurrent streams allows (what a proxy or a
     /// CDN in front of a server does, and h2load's `-m`). HTTP/1.1 cannot share: one request in

@@ -36,6 +36,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     var listedReady = false
     /// The most attempts it carries at once: one, or the server's limit of streams.
     let capacity: Int
+    /// Whether it is one respondent's own (`Device`): never listed for others' attempts.
+    let owned: Bool
     private var token: UInt64 = 0
     private var registered = false
     private var phase = Phase.connecting
@@ -67,10 +69,11 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
     private static let writable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue
 
-    init(fd: Int32, pool: ConnectionPool, capacity: Int) {
+    init(fd: Int32, pool: ConnectionPool, capacity: Int, owned: Bool = false) {
         self.fd = fd
         self.pool = pool
         self.capacity = capacity
+        self.owned = owned
         wire = pool.tls == nil ? .h2c : .h2
         stream = SocketStream(fd: fd, tls: nil)
         var settings = HTTP2ClientSession.Settings()
@@ -156,7 +159,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         guard let context = pool.tls else { return open() }
         let tls: TLSConnection
         do throws(TLSFailure) {
-            tls = try TLSConnection(client: context, fd: fd, host: pool.host, resuming: pool.resumption)
+            tls = try TLSConnection(client: context, fd: fd, host: pool.host, resuming: pool.resumption(for: waiting.first?.request.device))
         } catch {
             return failAll(.tlsHandshake, detail: error.reason)
         }
@@ -491,7 +494,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private func complete(_ exchange: Exchange, _ response: HTTP2ClientSession.Response) {
         let serviceTime = elapsed(exchange)
         if let tls = stream.tls, !resumptionKept {
-            pool.resumption = tls.resumption() ?? pool.resumption
+            pool.keep(tls.resumption(), for: exchange.request.device)
             resumptionKept = true
         }
         let request = exchange.request
@@ -613,5 +616,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         stream = SocketStream(fd: fd, tls: nil)
         Glibc.close(fd)
         setUpEnded()
+        if owned { pool.ownedHTTP2.removeValue(forKey: ObjectIdentifier(self)) }
     }
 }

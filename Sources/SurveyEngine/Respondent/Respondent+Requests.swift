@@ -16,7 +16,7 @@ extension Respondent {
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
         request.cutoff = context.cutoff
-        request.lateCutoff = context.earlyEnd.cutoff
+        request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return request
     }
 
@@ -65,7 +65,7 @@ extension Respondent {
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
         request.cutoff = context.cutoff
-        request.lateCutoff = context.earlyEnd.cutoff
+        request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return (request, think)
     }
 
@@ -130,7 +130,7 @@ extension Respondent {
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
         request.cutoff = context.cutoff
-        request.lateCutoff = context.earlyEnd.cutoff
+        request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return (request, think, answered)
     }
 

@@ -32,6 +32,9 @@ struct Respondent: Sendable {
     var asking: Int32 = -1
     /// The respondent's own cookies, when the run keeps them.
     private var jar = CookieJar()
+    /// Its own connections, when it holds some (`SurveyContext.ownConnections`); its requests
+    /// carry it, and they close when it leaves.
+    var device: Device?
 
     init(index: Int, seed: UInt64, startLag: Duration = .zero, lane: Int, row: Int? = nil) {
         self.index = index
@@ -52,7 +55,9 @@ struct Respondent: Sendable {
     mutating func run(_ context: SurveyContext) async -> RespondentResult {
         context.recorder.respondentStarted(at: context.sinceRunStart(), lane: lane)
         if rowIndex >= 0 { row = context.rows[rowIndex] }
+        if context.ownConnections { device = Device(cutoff: context.earlyEnd.cutoff) }
         let result = await takeSurvey(context)
+        if let device { context.transport.release(device) }
         context.recorder.respondentFinished(result, at: context.sinceRunStart(), lane: lane)
         return result
     }

@@ -35,6 +35,8 @@ final class SurveyContext: Sendable {
     let pace: UInt64
     /// Whether respondents keep cookie jars.
     let cookies: Bool
+    /// Whether each respondent holds connections of its own (`ConnectionSharing.perRespondent`).
+    let ownConnections: Bool
     /// Whether the answers given are counted (`RunConfiguration.recordAnswers`).
     let recordAnswers: Bool
     let retry: RetryPolicies
@@ -87,6 +89,7 @@ final class SurveyContext: Sendable {
         }
         pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
         cookies = configuration.cookies
+        ownConnections = configuration.client.sharing == .perRespondent
         recordAnswers = configuration.recordAnswers
         retry = configuration.retry
         budget = RetryBudget(configuration.retry.budget)

@@ -14,9 +14,15 @@ public protocol Transport: Sendable {
 
     /// Closes idle connections and releases resources. No attempt may follow.
     func shutdown() async
+
+    /// The respondent that held `device` has left: its connections close. It must not block.
+    func release(_ device: Device)
 }
 
 extension Transport {
+    /// A transport without connections of its own to give respondents has nothing to close.
+    public func release(_ device: Device) {}
+
     /// One attempt, awaited: a response, or the reason there is none.
     public func send(_ request: HTTPRequest) async -> TransportResult {
         await withUnsafeContinuation { start(request, $0) }
@@ -110,15 +116,43 @@ public struct HTTPRequest: Sendable {
     /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
     /// grace after a run's duration. Nil: the timeout alone.
     var cutoff: UInt64?
+    /// Whose request it is, for the transport: the run's, or a respondent's that holds its own
+    /// connections. One reference for `lateCutoff` and `device`, which a `Device` carries both of:
+    /// a request, which a waiting respondent holds in its frames, is no larger for it.
+    var scope: Scope?
+
+    /// What `scope` may be.
+    enum Scope {
+        /// A request of the run's respondents, sent on the loop's shared connections; the run's
+        /// late cutoff.
+        case run(LateCutoff)
+        /// A request of a respondent that holds its own connections, which carries the run's
+        /// late cutoff too.
+        case respondent(Device)
+    }
+
     /// A cutoff set later, if one may come: once set, the attempt also ends as a `timeout` at it
     /// (the early end of a run, plus its grace).
-    var lateCutoff: LateCutoff?
+    var lateCutoff: LateCutoff? {
+        switch scope {
+        case .run(let cutoff): cutoff
+        case .respondent(let device): device.cutoff
+        case nil: nil
+        }
+    }
     /// Whether the response body is wanted; when not, it is read and dropped.
     var collectBody: Bool
     /// Whether the response's header fields are wanted (`TransportResponse.headers`).
     var collectHeaders = false
     /// Whether the response's `Set-Cookie` fields are wanted (the respondent keeps a jar).
     var collectCookies = false
+
+    /// The respondent's own connections (`ConnectionSharing.perRespondent`): the attempt goes
+    /// out on them, or on a new one that becomes theirs. Nil: the loop's shared connections.
+    var device: Device? {
+        guard case .respondent(let device) = scope else { return nil }
+        return device
+    }
 
     /// A request of `template` with `body`. The response body is dropped unless
     /// `collectBody`: only a caller that reads it should pay for keeping it.

@@ -48,6 +48,31 @@ private let plan = """
         }
     }
 
+    /// `connections: per_respondent` from the plan, over HTTP/1.1 and h2c: the server accepts
+    /// one connection a respondent (and one for its stats), and every other request of a
+    /// respondent goes out on it.
+    @Test(arguments: ["1.1", "2"])
+    func aConnectionPerRespondentIsWhatTheServerCounts(http: String) async throws {
+        let directory = try TemporaryDirectory()
+        let text = plan.replacingOccurrences(of: "connections: shared", with: "connections: per_respondent")
+            .replacingOccurrences(of: "http: 2", with: "http: \(http)")
+        let planPath = try directory.write("h2.plan", text)
+        let (server, url) = try await startServer(["--http2", "--questions", "5"])
+        defer { server.stop() }
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet"])
+        let status = await run.wait(seconds: 60)
+        let stats = try await fetchStats(url)
+        server.signal(SIGTERM)
+        #expect(await server.wait(seconds: 10) == 0)
+        #expect(status == 0, "\(run.standardError)")
+        let report = try RunReport.read(path: "\(directory.path)/h2-latest.json")
+        #expect(report.respondents.completed == 24)
+        #expect(stats.connectionsAccepted == 24 + 1, "\(stats)")
+        #expect(report.endpoints["questions"]?.connections?.new == 24)
+        #expect(report.endpoints["submit"]?.connections?.new == 0)
+        #expect(report.endpoints["submit"]?.connections?.reused == 120)
+    }
+
     @Test(arguments: [
         (["--hang-rate", "100%"], "timeout"), (["--slow-rate", "100%", "--trickle", "1s"], "timeout"),
         (["--reset-rate", "100%"], "stream_reset"), (["--malformed-rate", "100%"], "stream_reset"),

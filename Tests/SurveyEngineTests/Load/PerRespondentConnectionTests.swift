@@ -1,0 +1,99 @@
+import Synchronization
+import Testing
+
+@testable import SurveyEngine
+@testable import SurveyTestSupport
+
+/// `connections: per_respondent`: each respondent holds a connection of its own for its whole
+/// survey, as a phone running the app does, and closes it when it leaves; no other respondent
+/// sends on it. Counted by a real server on loopback, over each protocol the client speaks.
+@Suite struct PerRespondentConnectionTests {
+    enum Wire: String, CaseIterable {
+        /// Plain http: HTTP/1.1.
+        case http1
+        /// Plain http with `http: 2`: h2c with prior knowledge.
+        case h2c
+        /// https under `auto` to a server without HTTP/2: each connection offers h2 by ALPN, the
+        /// server picks http/1.1, and the HTTP/1.1 client takes the socket over.
+        case tlsHTTP1
+        /// https under `auto` to a server with HTTP/2: h2.
+        case h2
+    }
+
+    /// Six respondents, two at a time on two threads, each fetching the questions and answering
+    /// three, over `wire`, holding connections as `sharing` says; the run and the server's count
+    /// of connections accepted, and of those the client still held when the run ended.
+    func run(
+        _ wire: Wire, _ sharing: ConnectionSharing, think: ThinkTime = .zero, serverIdle: Duration = .seconds(60)
+    ) async throws -> (result: RunResult, accepted: Int, heldAfter: Int) {
+        let group = EventLoopGroup(threads: 2)
+        var serverTLS: TLSServerContext?
+        var client = HTTPClientConfiguration(timeout: .seconds(10))
+        client.sharing = sharing
+        client.version = wire == .h2c ? .http2 : .auto
+        if wire == .tlsHTTP1 || wire == .h2 {
+            let (context, certificate) = try TLSServerContext.selfSigned()
+            serverTLS = context
+            client.tls.trustedCertificates = [certificate]
+        }
+        let server = try HTTPServer(
+            host: "127.0.0.1", port: 0, group: group, tls: serverTLS, limits: HTTPServer.Limits(idleTimeout: serverIdle),
+            http2: wire == .h2c || wire == .h2 ? .init() : nil
+        ) { request in
+            .respond(EncodedResponse(HTTPServerResponse(status: 200, body: request.method == "GET" ? Array(questionsJSON.utf8) : [])))
+        }
+        let target = HTTPTarget(scheme: serverTLS == nil ? .http : .https, host: "127.0.0.1", port: server.port)
+        let transport = try HTTPClient(target: target, group: group, configuration: client)
+        var outcome: (RunResult, Int, Int)?
+        try await tearingDown(transport, server, group) {
+            let configuration = RunConfiguration(
+                load: .closed(respondents: 6), concurrency: 2, think: think, seed: 5, answers: AnswerBook(fallback: ["x"]),
+                client: client)
+            let coordinator = try RunCoordinator(configuration: configuration, target: target, transport: transport, executors: group.loops)
+            let result = await coordinator.run()
+            outcome = (result, server.connectionsAccepted, await transport.openConnectionCount())
+        }
+        return try #require(outcome)
+    }
+
+    @Test(arguments: Wire.allCases)
+    func eachRespondentOpensAConnectionOfItsOwnAndClosesItAsItLeaves(_ wire: Wire) async throws {
+        let (result, accepted, heldAfter) = try await run(wire, .perRespondent)
+        #expect(result.metrics.respondentsCompleted == 6)
+        // One connection a respondent, opened by its first request and carrying its others.
+        #expect(accepted == 6)
+        #expect(result.metrics[.questions].newConnections == 6 && result.metrics[.questions].reusedConnections == 0)
+        #expect(result.metrics[.submit].newConnections == 0 && result.metrics[.submit].reusedConnections == 18)
+        // Each closed as its respondent left.
+        #expect(heldAfter == 0)
+        // A new phone has no session to resume, though its thread's connections had some.
+        #expect(result.metrics[.questions].tlsResumed == 0)
+    }
+
+    @Test(arguments: [Wire.http1, .h2c])
+    func perRequestConnectionsPassFromRespondentToRespondent(_ wire: Wire) async throws {
+        // The control: the two threads' connections carry every respondent in turn, and stay open.
+        let (result, accepted, heldAfter) = try await run(wire, .perRequest)
+        #expect(result.metrics.respondentsCompleted == 6)
+        #expect(accepted <= 2)
+        #expect(result.metrics[.questions].reusedConnections >= 4)
+        #expect(heldAfter == accepted)
+    }
+
+    @Test(arguments: Wire.allCases)
+    func aConnectionTheServerClosesWhileItsRespondentThinksIsReplacedByANewOne(_ wire: Wire) async throws {
+        // The server closes a connection idle for 50 ms; each respondent thinks 250 ms before each
+        // answer: a request that finds its respondent's connection closed opens another (every
+        // one, on a quiet machine), which is then its own, and none fails.
+        let think = ThinkTime.uniform(DurationRange(fixed: .milliseconds(250)))
+        let (result, accepted, heldAfter) = try await run(wire, .perRespondent, think: think, serverIdle: .milliseconds(50))
+        #expect(result.metrics.respondentsCompleted == 6)
+        #expect(result.metrics[.submit].attempts == 18 && result.metrics[.submit].failedAttempts == 0)
+        let replaced = result.metrics[.submit].newConnections
+        #expect(replaced > 0)
+        #expect(accepted == 6 + replaced)
+        #expect(heldAfter == 0)
+        // Over TLS the new one resumes its respondent's own session.
+        if wire == .tlsHTTP1 || wire == .h2 { #expect(result.metrics[.submit].tlsResumed == replaced) }
+    }
+}
