@@ -62,7 +62,7 @@ private let plan = """
         let status = await run.wait(seconds: 60)
         let stats = try await fetchStats(url)
         server.signal(SIGTERM)
-        #expect(await server.wait(seconds: 10) == 0)
+        #expect(await server.wait() == 0)
         let report = try RunReport.read(path: "\(directory.path)/h2-latest.json")
         let questions = try #require(report.endpoints["questions"])
         // Every respondent's fetch fails the same way; none gets as far as a submit.
@@ -82,7 +82,7 @@ private let plan = """
         let status = await run.wait(seconds: 60)
         let stats = try await fetchStats(url)
         server.signal(SIGTERM)
-        #expect(await server.wait(seconds: 10) == 0)
+        #expect(await server.wait() == 0)
         #expect(status == 0, "\(run.standardError)")
         let report = try RunReport.read(path: "\(directory.path)/h2-latest.json")
         let attempts = report.endpoints.values.reduce(0) { $0 + $1.attempts }
