@@ -105,18 +105,21 @@ final class ChildProcess: @unchecked Sendable {
         }
         process.waitUntilExit()
         // The pipes end when the last process holding them exits: at once, unless the tool left
-        // a child behind, which the deadline bounds. The exit time is noted just after the exit.
-        _ = await eventually(within: 10) { output.bytes.withLock { $0.openPipes == 0 } && exitedAt != nil }
+        // a child behind, which the deadline bounds. The exit time is noted just after the exit,
+        // on Foundation's thread, and the pipes' readers are threads too: on a busy machine each
+        // may wait seconds for a core.
+        _ = await eventually(within: 60) { output.bytes.withLock { $0.openPipes == 0 } && exitedAt != nil }
         return process.terminationStatus
     }
 
-    /// Waits until standard output contains `text`, at most `seconds`.
-    func waitForOutput(_ text: String, seconds: Double = 20) async -> Bool {
+    /// Waits until standard output contains `text`, at most `seconds`: like `eventually`'s, the
+    /// default only stops a hung test (a process on a busy machine may take seconds to get going).
+    func waitForOutput(_ text: String, seconds: Double = 120) async -> Bool {
         await eventually(within: seconds) { standardOutput.contains(text) }
     }
 
-    /// Waits until standard error contains `text`, at most `seconds`.
-    func waitForError(_ text: String, seconds: Double = 20) async -> Bool {
+    /// Waits until standard error contains `text`, at most `seconds` (by default a hang's bound).
+    func waitForError(_ text: String, seconds: Double = 120) async -> Bool {
         await eventually(within: seconds) { standardError.contains(text) }
     }
 
@@ -131,8 +134,10 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Asks `probe` every 10 ms until it answers, the process has ended (and `probe` has seen
-    /// all it wrote), or `seconds` have passed; nil unless it answered.
-    func waitFor<T>(within seconds: Double = 10, _ probe: (ChildProcess) -> T?) async -> T? {
+    /// all it wrote), or `seconds` have passed; nil unless it answered. The default bound only
+    /// stops a hung test: what `probe` waits for is another process's doing, which a busy
+    /// machine delays.
+    func waitFor<T>(within seconds: Double = 120, _ probe: (ChildProcess) -> T?) async -> T? {
         var answer: T?
         _ = await eventually(within: seconds) {
             let ended = self.ended

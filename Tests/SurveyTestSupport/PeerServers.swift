@@ -81,7 +81,7 @@ final class OpenSSLServer {
     /// What s_server printed so far: its errors, one per failed connection.
     var log: String { process.allOutput }
 
-    /// Waits until s_server has printed `text`, at most 10 s.
+    /// Waits until s_server has printed `text` (or has ended).
     func waitForLog(_ text: String) async -> Bool {
         await process.waitFor { $0.allOutput.contains(text) ? true : nil } ?? false
     }
@@ -223,7 +223,7 @@ final class NginxServer {
         return log.split(separator: "\n").map(String.init)
     }
 
-    /// Waits until nginx has logged `count` requests (it logs after it answers), at most 10 s.
+    /// Waits until nginx has logged `count` requests (it logs after it answers), or has ended.
     func waitForRequests(_ count: Int) async -> [String] {
         await process.waitFor { _ in requests.count >= count ? requests : nil } ?? requests
     }

@@ -52,14 +52,16 @@ final class RawClient: Sendable {
         return offset
     }
 
-    /// Writes `bytes`, as much as goes within 5 s: for a test's few exchanges.
+    /// Writes `bytes`, as much as goes within 30 s: for a test's few exchanges. The bound only
+    /// stops a hung test; the peer, another process or loop, may wait seconds for a core.
     func writeAll(_ bytes: [UInt8]) {
-        _ = write(bytes, until: .now + .seconds(5))
+        _ = write(bytes, until: .now + .seconds(30))
     }
 
-    /// The next bytes that arrive within 5 s; empty after that, or at the close.
+    /// The next bytes that arrive within 30 s (a hang's bound, as for `writeAll`); empty after
+    /// that, or at the close.
     func readSome() -> [UInt8] {
-        read(until: .now + .seconds(5), stopAfter: 1).bytes
+        read(until: .now + .seconds(30), stopAfter: 1).bytes
     }
 
     /// What arrives before `deadline`, or until the server closes the connection (then `closed`).

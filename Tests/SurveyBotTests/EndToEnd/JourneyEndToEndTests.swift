@@ -43,7 +43,9 @@ import Testing
     }
 
     /// A survey API that stores each answer as it arrives, and answers every fourth one after
-    /// the client has given up: what a timed-out POST sent again does to the stored rows.
+    /// the client has given up: what a timed-out POST sent again does to the stored rows. Late
+    /// is twice the plan's 2 s timeout (a delay never ends early); the timeout itself is far
+    /// above any other loopback answer, so that a busy machine cannot time the fetch out.
     final class SlowStore: Sendable {
         let state = Mutex<(received: Int, rows: [String: Int])>((0, [:]))
 
@@ -57,7 +59,7 @@ import Testing
                 return state.received % 4 == 0
             }
             let stored = HTTPServerAction.respond(EncodedResponse(.json(201, Array("{}".utf8))))
-            return late ? .after(.milliseconds(900), stored) : stored
+            return late ? .after(.seconds(4), stored) : stored
         }
     }
 
@@ -74,7 +76,7 @@ import Testing
                         "store.plan",
                         lines(
                             "name: store", "target: http://127.0.0.1:\(server.port)", "respondents: 12", "concurrency: 4", "seed: 2",
-                            "timeout: 300ms", "journey:", "  fetch:", "    request: GET /questions", "    questions: $", "  answer:",
+                            "timeout: 2s", "journey:", "  fetch:", "    request: GET /questions", "    questions: $", "  answer:",
                             "    request: POST /answers", "    runs: per_question",
                             #"    body: '{"respondent": ${respondent.id}, "question": ${question.id}, "answer": ${answer}}'"#,
                             "    idempotent: \(idempotent)"))

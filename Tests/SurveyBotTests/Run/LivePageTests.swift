@@ -168,7 +168,8 @@ import Testing
         var value: Int { count.withLock { $0 } }
     }
 
-    /// A browser's tab: one kept-alive connection to the listener.
+    /// A browser's tab: one kept-alive connection to the listener. Its timeout is far above any
+    /// loopback answer, so that a machine busy with other work cannot fail a request for it.
     final class Viewer: Sendable {
         let target: HTTPTarget
         let group = EventLoopGroup(threads: 1)
@@ -176,7 +177,7 @@ import Testing
 
         init(port: Int) throws {
             target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: port)
-            client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration())
+            client = try HTTPClient(target: target, group: group, configuration: HTTPClientConfiguration(timeout: .seconds(60)))
         }
 
         /// `METHOD path`: the status, the Content-Type, the body.

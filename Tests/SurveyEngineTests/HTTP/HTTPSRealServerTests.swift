@@ -253,10 +253,10 @@ struct HTTPSAgainstNginxTests {
     @Test func aHandshakeThatNeverFinishesTimesOutWhenTheTimeoutIsUp() async throws {
         let server = try UnfinishedHandshakeServer(.stayQuiet)
         defer { server.stop() }
-        // Should the timeout never fire, the peer hangs up after 30 s, a hundred times the
-        // timeout: the attempt then ends as a handshake failure, which the checks below refuse,
-        // instead of waiting for ever.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { [weak server] in server?.stop() }
+        // Should the timeout never fire, the peer hangs up after 120 s, long after a busy
+        // machine has let the attempt start: the attempt then ends as a handshake failure, which
+        // the checks below refuse, instead of waiting for ever.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [weak server] in server?.stop() }
         let timeout = Duration.milliseconds(300)
         let outcome = try await send(port: server.port, tls: TLSConfiguration(verify: false), timeout: timeout)
         let failure = try #require(failureOf(outcome))
@@ -272,16 +272,17 @@ struct HTTPSAgainstNginxTests {
         #expect(outcome.serviceTime >= timeout, "\(outcome.serviceTime)")
         #expect(server.seen.clientHellos.map(isClientHello) == [true])
         // The client closed its socket when it gave up.
-        #expect(await eventually(within: 10) { server.seen.clientsGone == 1 })
+        #expect(await eventually { server.seen.clientsGone == 1 })
     }
 }
 
 // MARK: - Helpers
 
 /// A client of `127.0.0.1:port` over https with `tls` and `timeout`, on a loop of its own;
-/// shut down after `body`, whether it returned or threw.
+/// shut down after `body`, whether it returned or threw. The default timeout is far above any
+/// loopback answer: s_server and nginx are processes a busy machine may keep waiting for a core.
 private func withClient(
-    port: Int, tls: TLSConfiguration, timeout: Duration = .seconds(5), _ body: (HTTPClient) async throws -> Void
+    port: Int, tls: TLSConfiguration, timeout: Duration = .seconds(30), _ body: (HTTPClient) async throws -> Void
 ) async throws {
     let group = EventLoopGroup(threads: 1)
     let client: HTTPClient
@@ -300,7 +301,7 @@ private func withClient(
 }
 
 /// One `GET /questions` from a new client: what came of it.
-private func send(port: Int, tls: TLSConfiguration, timeout: Duration = .seconds(5)) async throws -> TransportResult {
+private func send(port: Int, tls: TLSConfiguration, timeout: Duration = .seconds(30)) async throws -> TransportResult {
     var outcome: TransportResult?
     try await withClient(port: port, tls: tls, timeout: timeout) { client in
         outcome = await client.send(request(client, "GET", "/questions"))

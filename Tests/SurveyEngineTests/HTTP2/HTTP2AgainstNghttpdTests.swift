@@ -17,15 +17,16 @@ struct HTTP2AgainstNghttpdTests {
     /// nghttpd serving `directory` on a free loopback port, and a socket to it.
     func start(_ directory: TemporaryDirectory) async throws -> (ChildProcess, RawClient) {
         for _ in 0..<5 {
-            let port = Int.random(in: 20_000..<60_000)
+            guard let port = freeLoopbackPort() else { break }
             let server = try ChildProcess(
                 try #require(Installed.nghttpd), ["--no-tls", "-a", "127.0.0.1", "-d", directory.path, String(port)])
-            var socket: RawClient?
-            _ = await eventually(within: 5) {
-                socket = try? RawClient(port: port)
-                return socket != nil
+            // Until nghttpd itself listens there, however long a busy machine takes to start it,
+            // or it has exited (the port was taken meanwhile: another one, then).
+            if await server.waitFor(within: 60, { listensOnLoopback(pid: $0.pid, port: port) ? true : nil }) == true,
+                let socket = try? RawClient(port: port)
+            {
+                return (server, socket)
             }
-            if let socket { return (server, socket) }
             server.stop()
         }
         struct NoServer: Error {}
@@ -39,6 +40,25 @@ struct HTTP2AgainstNghttpdTests {
         _ = try directory.write("questions.json", "[" + survey + "]")
         let (server, socket) = try await start(directory)
         defer { server.stop() }
+        // The exchange blocks on the socket, for as long as nghttpd takes: on a thread of its
+        // own, not on one of the cooperative pool's, which every other test shares.
+        let exchange = await onOwnThread { Result { try Self.exchange(socket) } }
+        let (acknowledged, streams, responses, status) = try exchange.get()
+        #expect(acknowledged, "nghttpd acknowledged this end's SETTINGS")
+        #expect(responses.keys.sorted() == streams)
+        for response in responses.values {
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "[" + survey + "]")
+        }
+        #expect(status == 404)
+    }
+
+    /// Ten GETs of /questions.json at once, then one of a file that is not there on the same
+    /// connection: whether nghttpd acknowledged the SETTINGS, the ten streams, their responses,
+    /// and the status of the last.
+    private static func exchange(_ socket: RawClient) throws -> (
+        acknowledged: Bool, streams: [UInt32], responses: [UInt32: HTTP2ClientSession.Response], status: Int?
+    ) {
         var settings = HTTP2ClientSession.Settings()
         settings.initialWindowSize = 16_384
         settings.connectionWindow = 65_535
@@ -66,12 +86,7 @@ struct HTTP2AgainstNghttpdTests {
             }
             if !output.isEmpty { socket.writeAll(output) }
         }
-        #expect(session.settingsAcknowledged, "nghttpd acknowledged this end's SETTINGS")
-        #expect(responses.keys.sorted() == streams)
-        for response in responses.values {
-            #expect(response.status == 200)
-            #expect(String(decoding: response.body, as: UTF8.self) == "[" + survey + "]")
-        }
+        let acknowledged = session.settingsAcknowledged
         // A file that is not there is a 404, on the same connection.
         output = []
         let missing = session.send(
@@ -85,6 +100,6 @@ struct HTTP2AgainstNghttpdTests {
             for case .response(missing, let response) in try session.receive(bytes, into: &output) { status = response.status }
             if !output.isEmpty { socket.writeAll(output) }
         }
-        #expect(status == 404)
+        return (acknowledged, streams, responses, status)
     }
 }

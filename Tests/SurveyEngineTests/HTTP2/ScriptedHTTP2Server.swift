@@ -9,7 +9,9 @@ import Synchronization
 
 /// A loopback HTTP/2 server that does what a test scripts, frame by frame, on a thread of its own:
 /// the misbehaving servers (GOAWAY mid-run, reset streams, floods, windows that never open) that
-/// no real server can be made to be on demand. Blocking sockets, a 5 s receive timeout.
+/// no real server can be made to be on demand. Blocking sockets, a 60 s receive timeout: what
+/// the client sends starts from test tasks on the cooperative pool, which a busy machine may keep
+/// waiting for a thread for seconds, so the timeout only stops a hung test.
 final class ScriptedHTTP2Server: Sendable {
     let port: Int
     private let listener: Int32
@@ -81,7 +83,7 @@ final class ScriptedHTTP2Server: Sendable {
 
         init(fd: Int32) {
             self.fd = fd
-            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            var timeout = timeval(tv_sec: 60, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
 
@@ -165,7 +167,7 @@ final class ScriptedHTTP2Server: Sendable {
             return block
         }
 
-        /// Waits for the client to close its end (or 5 s); what it sent meanwhile.
+        /// Waits for the client to close its end (or 60 s); what it sent meanwhile.
         func drain() -> [HTTP2Frame] {
             var frames: [HTTP2Frame] = []
             while let frame = next() { frames.append(frame) }

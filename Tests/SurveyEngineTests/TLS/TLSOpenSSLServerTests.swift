@@ -19,7 +19,9 @@ struct TLSOpenSSLServerTests {
         let port = server.port
         let client = try TLSFixtures.client(trusting: [identity])
 
-        let first = try Self.exchange(client, port: port, host: "localhost", resuming: nil)
+        // Each exchange blocks in poll(2) for as long as s_server takes: on a thread of its own,
+        // not on one of the cooperative pool's, which every other test shares.
+        let first = try await Self.exchangeOnOwnThread(client, port: port, host: "localhost", resuming: nil)
         #expect(first.version == "TLSv1.3")
         #expect(first.alpn == "http/1.1")
         #expect(!first.resumed)
@@ -27,17 +29,34 @@ struct TLSOpenSSLServerTests {
         #expect(first.response.contains("New, TLSv1.3"), "s_server's own account of the connection")
         let saved = try #require(first.saved)
 
-        let second = try Self.exchange(client, port: port, host: "127.0.0.1", resuming: saved)
+        let second = try await Self.exchangeOnOwnThread(client, port: port, host: "127.0.0.1", resuming: saved)
         #expect(second.resumed)
         #expect(second.response.contains("Reused, TLSv1.3"), "s_server's own account of the connection")
 
         let stranger = try TLSFixtures.client(trusting: [try TLSIdentity.selfSigned(names: ["localhost"])])
-        #expect(throws: TLSFailure(.certificate, reason: "self-signed certificate")) {
-            try Self.exchange(stranger, port: port, host: "localhost", resuming: nil)
+        await #expect(throws: TLSFailure(.certificate, reason: "self-signed certificate")) {
+            try await Self.exchangeOnOwnThread(stranger, port: port, host: "localhost", resuming: nil)
         }
     }
 
-    private struct Exchange {
+    /// `exchange` on a thread of its own.
+    private static func exchangeOnOwnThread(_ context: TLSClientContext, port: Int, host: String, resuming saved: TLSResumption?)
+        async throws -> Exchange
+    {
+        let handed = Handed(saved)
+        return try await onOwnThread { Result { try exchange(context, port: port, host: host, resuming: handed.value) } }.get()
+    }
+
+    /// A session handed to the exchange's thread: used there alone, once this test's task has
+    /// passed it on.
+    private struct Handed: @unchecked Sendable {
+        let value: TLSResumption?
+        init(_ value: TLSResumption?) { self.value = value }
+    }
+
+    /// Made on the exchange's thread and read by the test's task once that thread is done with
+    /// it, the saved session included.
+    private struct Exchange: @unchecked Sendable {
         var version: String
         var alpn: String?
         var resumed: Bool
@@ -45,11 +64,13 @@ struct TLSOpenSSLServerTests {
         var saved: TLSResumption?
     }
 
-    /// Connects, shakes hands, sends a GET, reads the answer until the server closes: 10 s at most.
+    /// Connects, shakes hands, sends a GET, reads the answer until the server closes: 60 s at
+    /// most, a bound for a hung test only (s_server is another process, which a busy machine
+    /// may keep waiting for a core).
     private static func exchange(_ context: TLSClientContext, port: Int, host: String, resuming saved: TLSResumption?) throws
         -> Exchange
     {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         let address = try #require(try SocketAddress.resolve(host: "127.0.0.1", port: port).get().first)
         let fd = Sockets.makeTCP(family: address.family)
         try #require(fd >= 0)
