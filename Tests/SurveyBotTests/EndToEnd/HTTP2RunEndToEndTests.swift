@@ -24,6 +24,23 @@ private let plan = """
 /// just works, over `builtin.tls` (h2) and in cleartext (h2c), and against `serve --http2` with
 /// reset streams and GOAWAY the report and the server's `/__stats` agree.
 @Suite struct HTTP2RunEndToEndTests {
+    /// Runs `text` as a plan against `serve --http2` with `serve` options, then ends the server:
+    /// the run's exit status and report, the server's `/__stats`, and what the run printed.
+    func runAgainstServe(_ text: String, serve options: [String], run arguments: [String] = []) async throws -> (
+        status: Int32, report: RunReport, stats: ReferenceServerStats, errors: String
+    ) {
+        let directory = try TemporaryDirectory()
+        let planPath = try directory.write("h2.plan", text)
+        let (server, url) = try await startServer(["--http2"] + options)
+        defer { server.stop() }
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet"] + arguments)
+        let status = await run.wait(seconds: 60)
+        let stats = try await fetchStats(url)
+        server.signal(SIGTERM)
+        #expect(await server.wait() == 0)
+        return (status, try RunReport.read(path: "\(directory.path)/h2-latest.json"), stats, run.standardError)
+    }
+
     @Test(arguments: [false, true])
     func aBuiltinRunOverHTTP2ReportsItsProtocolAndEveryRequest(tls: Bool) async throws {
         let directory = try TemporaryDirectory()
@@ -53,19 +70,10 @@ private let plan = """
     /// respondent goes out on it.
     @Test(arguments: ["1.1", "2"])
     func aConnectionPerRespondentIsWhatTheServerCounts(http: String) async throws {
-        let directory = try TemporaryDirectory()
         let text = plan.replacingOccurrences(of: "connections: shared", with: "connections: per_respondent")
             .replacingOccurrences(of: "http: 2", with: "http: \(http)")
-        let planPath = try directory.write("h2.plan", text)
-        let (server, url) = try await startServer(["--http2", "--questions", "5"])
-        defer { server.stop() }
-        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet"])
-        let status = await run.wait(seconds: 60)
-        let stats = try await fetchStats(url)
-        server.signal(SIGTERM)
-        #expect(await server.wait(seconds: 10) == 0)
-        #expect(status == 0, "\(run.standardError)")
-        let report = try RunReport.read(path: "\(directory.path)/h2-latest.json")
+        let (status, report, stats, errors) = try await runAgainstServe(text, serve: ["--questions", "5"])
+        #expect(status == 0, "\(errors)")
         #expect(report.respondents.completed == 24)
         #expect(stats.connectionsAccepted == 24 + 1, "\(stats)")
         #expect(report.endpoints["questions"]?.connections?.new == 24)
@@ -78,19 +86,11 @@ private let plan = """
         (["--reset-rate", "100%"], "stream_reset"), (["--malformed-rate", "100%"], "stream_reset"),
     ])
     func eachFaultBreaksItsStreamAndIsCountedLikeTheServerCountsIt(serve options: [String], kind: String) async throws {
-        let directory = try TemporaryDirectory()
         // A short timeout where the fault is that no answer comes; elsewhere one far above any
         // loopback answer, so that a busy machine cannot turn a reset into a `timeout`.
-        let planPath = try directory.write("h2.plan", plan + "\ntimeout: \(kind == "timeout" ? "300ms" : "30s")\n")
-        let (server, url) = try await startServer(["--http2"] + options)
-        defer { server.stop() }
-        let run = try ChildProcess(
-            surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet", "--respondents", "4", "--concurrency", "4"])
-        let status = await run.wait(seconds: 60)
-        let stats = try await fetchStats(url)
-        server.signal(SIGTERM)
-        #expect(await server.wait() == 0)
-        let report = try RunReport.read(path: "\(directory.path)/h2-latest.json")
+        let (status, report, stats, _) = try await runAgainstServe(
+            plan + "\ntimeout: \(kind == "timeout" ? "300ms" : "30s")\n", serve: options,
+            run: ["--respondents", "4", "--concurrency", "4"])
         let questions = try #require(report.endpoints["questions"])
         // Every respondent's fetch fails the same way; none gets as far as a submit.
         #expect(questions.errors == [kind: questions.attempts], "\(questions.errors)")
@@ -101,17 +101,9 @@ private let plan = """
     }
 
     @Test func resetStreamsAndGoAwayAgainstServeAddUpWithTheServersCounts() async throws {
-        let directory = try TemporaryDirectory()
-        let planPath = try directory.write("h2.plan", plan)
-        let (server, url) = try await startServer(["--http2", "--reset-rate", "4%", "--goaway-rate", "4%", "--seed", "5"])
-        defer { server.stop() }
-        let run = try ChildProcess(surveyBot: ["run", planPath, "--target", url, "--out", directory.path, "--quiet"])
-        let status = await run.wait(seconds: 60)
-        let stats = try await fetchStats(url)
-        server.signal(SIGTERM)
-        #expect(await server.wait() == 0)
-        #expect(status == 0, "\(run.standardError)")
-        let report = try RunReport.read(path: "\(directory.path)/h2-latest.json")
+        let (status, report, stats, errors) = try await runAgainstServe(
+            plan, serve: ["--reset-rate", "4%", "--goaway-rate", "4%", "--seed", "5"])
+        #expect(status == 0, "\(errors)")
         let attempts = report.endpoints.values.reduce(0) { $0 + $1.attempts }
         let reconnects = report.endpoints.values.reduce(0) { $0 + ($1.connections?.reconnects ?? 0) }
         var outcomes: [String: Int] = [:]

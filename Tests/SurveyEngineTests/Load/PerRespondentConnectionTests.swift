@@ -28,7 +28,7 @@ import Testing
     ) async throws -> (result: RunResult, accepted: Int, heldAfter: Int) {
         let group = EventLoopGroup(threads: 2)
         var serverTLS: TLSServerContext?
-        var client = HTTPClientConfiguration(timeout: .seconds(10))
+        var client = HTTPClientConfiguration(timeout: .seconds(60))
         client.sharing = sharing
         client.version = wire == .h2c ? .http2 : .auto
         if wire == .tlsHTTP1 || wire == .h2 {

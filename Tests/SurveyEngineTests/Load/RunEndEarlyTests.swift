@@ -97,7 +97,7 @@ private final class CountingTransport: Transport {
     }
 
     @Test func aSignalGivesAttemptsInFlightTheGraceLikeTheDurationsEnd() async throws {
-        // As above, interrupted instead (a signal): before, each attempt ran its whole 5 s.
+        // As above, interrupted instead (a signal): before, each attempt ran its whole minute.
         let group = EventLoopGroup(threads: 2)
         let interrupting = Mutex<RunCoordinator?>(nil)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
@@ -105,12 +105,12 @@ private final class CountingTransport: Transport {
             return .hang
         }
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
-        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(5)))
+        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(60)))
         var result: RunResult?
         try await tearingDown(client, server, group) {
             let configuration = RunConfiguration(
                 load: .closed(respondents: 4), concurrency: 4, duration: .seconds(60), seed: 5,
-                client: HTTPClientConfiguration(timeout: .seconds(5)), grace: .milliseconds(200))
+                client: HTTPClientConfiguration(timeout: .seconds(60)), grace: .milliseconds(200))
             let run = try RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops)
             interrupting.withLock { $0 = run }
             result = await run.run()
@@ -118,7 +118,7 @@ private final class CountingTransport: Transport {
         let run = try #require(result)
         #expect(run.stoppedBy == .signal)
         let longest = Duration.nanoseconds(Int64(run.metrics[.questions].failedLatency.max))
-        #expect(longest < .seconds(2), "the longest attempt took \(longest)")
+        #expect(longest < .seconds(30), "the longest attempt took \(longest)")
         let questions = run.metrics[.questions]
         #expect(questions.attempts >= 1 && questions.attempts <= run.metrics.respondentsStarted)
         #expect(questions.errors == [.timeout: questions.attempts])
