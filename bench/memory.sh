@@ -12,6 +12,9 @@
 # 5 s (the open model), and since each lives about 7.5 s, all of them are alive at the end of
 # the arrivals. Over https a burst measures the handshake storm (every TLS connection holds its
 # handshake buffers at once); a ramp measures respondents that hold an established connection.
+#
+# With connections=per_respondent in the environment each respondent holds a connection of its
+# own for its whole survey, thinking included (the plan key `connections`; default per_request).
 source "$(dirname "$0")/common.sh"
 scheme=${1:-http}
 start=${2:-burst}
@@ -43,7 +46,8 @@ else
     target=http://127.0.0.1:18082
 fi
 
-echo "== $scheme, respondents starting: $start"
+[ -n "${connections:-}" ] && extra+=(--set "connections=$connections")
+echo "== $scheme, respondents starting: $start${connections:+, connections: $connections}"
 : >"$out/memory-$scheme.txt"
 for n in 1000 10000 "$largest"; do
     rm -rf "$out/crowd-$n"
