@@ -55,6 +55,41 @@ struct HTTPSRealServerEndToEndTests {
         #expect(connections.tls?.keys.allSatisfy { $0.hasPrefix("TLSv1.3 ") } == true, "\(connections)")
     }
 
+    /// `connections: per_respondent` as nginx's own log sees it: a connection per respondent
+    /// (`$connection`), carrying that respondent's questions and its three answers and nothing
+    /// else, each after a full handshake (`$ssl_session_reused` is `.`): a fleet of new phones.
+    @Test func aConnectionPerRespondentIsWhatNginxLogs() async throws {
+        let directory = try TemporaryDirectory()
+        let certificates = OpenSSLCertificates(directory: directory)
+        let authority = try await certificates.makeAuthority()
+        let leaf = try await certificates.issue("server", for: ["127.0.0.1"], days: 2, by: authority)
+        let server = try await NginxServer.start(
+            certificate: leaf.certificate, key: leaf.key, questions: NginxServer.numberedQuestions(3))
+        let planPath = try directory.write(
+            "real.plan",
+            plan(
+                "https://127.0.0.1:\(server.port)", extra: "connections: per_respondent\ntls:\n  ca_file: \(authority.certificate)\n"))
+        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
+        let status = await run.wait(seconds: 60)
+        let logged = await server.waitForProtocolLog(48)
+        server.stop()
+        #expect(status == 0, "\(run.standardError)")
+        #expect(logged.count == 48, "\(logged)")
+        // method, path, status, TLS protocol, reused, client verdict, HTTP version, connection
+        let fields = logged.map { $0.split(separator: " ").map(String.init) }
+        let byConnection = Dictionary(grouping: fields.filter { $0.count == 8 }) { $0[7] }
+        #expect(byConnection.count == 12, "\(byConnection.keys.sorted())")
+        for (connection, requests) in byConnection {
+            #expect(
+                requests.map { "\($0[0]) \($0[1])" } == ["GET /questions"] + Array(repeating: "POST /question/submit", count: 3),
+                "\(connection)")
+            #expect(requests.allSatisfy { $0[4] == "." }, "\(connection): \(requests)")
+        }
+        let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
+        #expect(report.endpoints["questions"]?.connections?.new == 12)
+        #expect(report.endpoints["submit"]?.connections?.new == 0)
+    }
+
     @Test func aSelfSignedNginxIsRefusedEveryTimeAndAcceptedWithInsecure() async throws {
         let directory = try TemporaryDirectory()
         let certificate = try await OpenSSLCertificates(directory: directory).selfSigned("server", for: ["127.0.0.1"])
