@@ -83,9 +83,12 @@ struct PlanTree {
         if let inline = token.value {
             if index < lines.count, lines[index].indent > indent {
                 let next = lines[index]
+                // Which of the two lines is off, only the user knows: say both indentations.
+                func spaces(_ count: Int) -> String { count == 1 ? "1 space" : "\(count) spaces" }
                 error(
-                    "unexpected indentation: '\(token.key)' already has a value on line \(line)", line: next.number, column: next.indent + 1
-                )
+                    "unexpected indentation: '\(token.key)' already has a value on line \(line), indented \(spaces(indent)), "
+                        + "and this line is indented \(spaces(next.indent)); lines of one block are indented alike",
+                    line: next.number, column: next.indent + 1)
                 skipDeeper(than: indent)
             }
             return inline

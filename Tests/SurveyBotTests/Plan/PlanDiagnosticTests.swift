@@ -51,6 +51,14 @@ import Testing
         expectSingleError(lines("timeout: 5s", "  concurrency: 2"), line: 2, column: 3, contains: "'timeout' already has a value on line 1")
     }
 
+    @Test func anEntryIndentedLessThanTheNextNamesBothIndentations() {
+        // The slip is the first line's (one space), though the parser meets it at the second:
+        // the message gives both indentations, so either can be seen to be the odd one.
+        expectSingleError(
+            lines("answers:", " 1: blue", "  2: red"), line: 3, column: 3,
+            contains: "'1' already has a value on line 2, indented 1 space, and this line is indented 2 spaces")
+    }
+
     @Test func unterminatedDoubleQuote() {
         expectSingleError(lines("name: \"smoke"), line: 1, column: 7, contains: "unterminated string: missing closing \"")
     }
@@ -224,7 +232,7 @@ import Testing
         let diagnostics = expectErrors(lines("name: x", "  concurrency: 5"))
         #expect(
             diagnostics.first?.description == """
-                test.plan:2:3: error: unexpected indentation: 'name' already has a value on line 1
+                test.plan:2:3: error: unexpected indentation: 'name' already has a value on line 1, indented 0 spaces, and this line is indented 2 spaces; lines of one block are indented alike
                   concurrency: 5
                   ^
                 """)
