@@ -117,7 +117,7 @@ struct TimelineCharts {
     /// p50, p95 and p99 over time, one chart per step.
     var latency: [(step: String, chart: LineChart)] {
         steps.map { step in
-            let lines = [("p50", 0, \RunReport.TimelineRecord.StepPoint.p50), ("p95", 4, \.p95), ("p99", 1, \.p99)].flatMap {
+            let lines = [("p50", 0, \RunReport.TimelineRecord.StepPoint.p50), ("p95", 3, \.p95), ("p99", 1, \.p99)].flatMap {
                 metric, colour, path in
                 series(metric, colour: colour) { timeline, position, _ in
                     guard let points = timeline.endpoints[step], position < points.count else { return nil }
