@@ -50,7 +50,8 @@ struct RunFigures: Sendable {
     var perStep: [String: Calls]
     /// Every step together, with the latency of their merged histograms.
     var survey: Calls
-    /// Respondents who submitted every answer, of respondents started.
+    /// Respondents who submitted every answer, of the respondents whose survey ended (completed,
+    /// with questions unanswered, or abandoned); nil when none has ended.
     var completionRate: Double?
     /// Open model: arrivals dropped because `concurrency` respondents were in flight, of all
     /// arrivals (started and dropped).
@@ -123,7 +124,11 @@ struct RunFigures: Sendable {
         steps = report.stepNames
         self.perStep = perStep
         self.survey = survey
-        completionRate = ratio(report.respondents.completed, report.respondents.started)
+        let respondents = report.respondents
+        // Of those whose survey ended: not those cut short by the run's end, nor those still
+        // under way in a figure of the run so far. The window closing on a respondent is no
+        // failure of its survey; k6 counts its interrupted iterations apart from failed ones.
+        completionRate = ratio(respondents.completed, respondents.completed + respondents.finishedWithUnanswered + respondents.abandoned)
         droppedRate = ratio(report.respondents.dropped, report.respondents.started + report.respondents.dropped)
     }
 

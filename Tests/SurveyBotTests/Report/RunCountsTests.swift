@@ -91,6 +91,30 @@ import Testing
                 "not sent: 1 attempt (local_resource): survey-bot ran out of file descriptors or local ports, so"))
     }
 
+    /// `survey.completion_rate` is of the respondents whose survey ended: one cut short by the
+    /// run's end, or still under way in a figure of the run so far, counts neither way; one that
+    /// gave up counts against it.
+    @Test func theCompletionRateLeavesOutRespondentsTheRunsEndCutShort() throws {
+        func completion(_ metrics: RunMetrics) throws -> Double {
+            try #require(RunFigures(ReportFixtures.report(metrics: metrics)).completionRate)
+        }
+        let whole = ReportFixtures.metrics()
+        var cut = whole
+        cut.respondentsStarted += 3
+        for _ in 0..<2 { cut.add(RespondentResult(ending: .cutShort, submitted: 1, unanswered: 0)) }
+        // The third is still under way: started, not ended.
+        #expect(try completion(cut) == completion(whole))
+        var gaveUp = whole
+        gaveUp.respondentsStarted += 1
+        gaveUp.add(RespondentResult(ending: .abandoned(.questionsUnavailable), submitted: 0, unanswered: 0))
+        #expect(try completion(gaveUp) < completion(whole))
+        // None ended: no value, and a threshold on it fails (`no samples`).
+        var none = RunMetrics()
+        none.respondentsStarted = 2
+        for _ in 0..<2 { none.add(RespondentResult(ending: .cutShort, submitted: 0, unanswered: 0)) }
+        #expect(RunFigures(ReportFixtures.report(metrics: none)).completionRate == nil)
+    }
+
     @Test func aRunStoppedByItsDurationSaysSoAndCountsRespondentsCutShort() throws {
         var metrics = ReportFixtures.metrics()
         metrics.respondentsStarted += 2
