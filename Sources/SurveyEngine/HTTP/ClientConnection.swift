@@ -314,9 +314,10 @@ final class ClientConnection: EventHandler, Slotted {
         // The attempt ended with its last byte: not after the response is boxed below.
         let serviceTime = elapsed()
         pool.leaveBusy(self)
-        if let tls = stream.tls, !resumptionKept {
-            // TLS 1.3 sends its tickets after the handshake: the first response has brought them.
-            pool.keep(tls.resumption(), for: request?.device)
+        // TLS 1.3 sends its tickets after the handshake: the first response has brought them, as
+        // a rule; until a response has, each asks again.
+        if let tls = stream.tls, !resumptionKept, let session = tls.resumption() {
+            pool.keep(session, for: request?.device)
             resumptionKept = true
         }
         let response = TransportResponse(

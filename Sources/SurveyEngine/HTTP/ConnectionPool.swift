@@ -32,8 +32,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Keeps `session`, a connection's once its first response came, for the next connection
     /// of the same respondent (`device`) or of the loop.
-    func keep(_ session: TLSResumption?, for device: Device?) {
-        guard let session else { return }
+    func keep(_ session: TLSResumption, for device: Device?) {
         if let device { device.resumption = session } else { resumption = session }
     }
     let timeout: UInt64

@@ -264,7 +264,7 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
         let idle = limits.idleTimeout.clampedNanoseconds
         for connection in http2Connections where connection.isIdle(now: now, timeout: idle) {
             counters.timedOut.add(1, ordering: .relaxed)
-            connection.close(reset: false)
+            connection.closeIdle()
         }
         loop.schedule(at: now &+ Self.sweepInterval) { [self] in sweep() }
     }

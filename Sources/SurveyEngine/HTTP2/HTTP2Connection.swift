@@ -493,8 +493,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     private func complete(_ exchange: Exchange, _ response: HTTP2ClientSession.Response) {
         let serviceTime = elapsed(exchange)
-        if let tls = stream.tls, !resumptionKept {
-            pool.keep(tls.resumption(), for: exchange.request.device)
+        if let tls = stream.tls, !resumptionKept, let session = tls.resumption() {
+            pool.keep(session, for: exchange.request.device)
             resumptionKept = true
         }
         let request = exchange.request

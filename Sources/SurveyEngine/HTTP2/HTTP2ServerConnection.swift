@@ -328,10 +328,22 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         }
     }
 
+    /// Ends an idle connection as RFC 9113 asks (§6.8): GOAWAY without error, keeping every
+    /// stream processed so far, then the close once it is written and the client has closed its
+    /// side (`closeIfDone`). A request the client sent as it went is left unprocessed, and the
+    /// client may send it again on a new connection; closed without a word, that request would
+    /// be lost in the close.
+    func closeIdle() {
+        var frames: [UInt8] = []
+        goAway(nil, into: &frames)
+        append(frames)
+        flush()
+    }
+
     /// Whether it has carried nothing either way for `timeout` nanoseconds with no stream open:
     /// a held-open connection that would keep a descriptor from the clients that use theirs.
     func isIdle(now: UInt64, timeout: UInt64) -> Bool {
-        !closed && !draining && session.openStreams == 0 && written == output.count && now &- lastProgress > timeout
+        !closed && !closing && !draining && session.openStreams == 0 && written == output.count && now &- lastProgress > timeout
     }
 
     func close(reset: Bool, notify: Bool = true) {

@@ -154,6 +154,18 @@ import Testing
         #expect(ContinuousClock.now - began >= .milliseconds(300))
         // It spoke HTTP/2 first: its SETTINGS, nine bytes of frame header with type 4.
         #expect(bytes.count >= 9 && bytes[3] == 4, "\(bytes.prefix(16))")
+        // And it said goodbye before it closed (RFC 9113 §6.8): GOAWAY, type 7, without error,
+        // so that a request crossing it is known to be unprocessed.
+        var frames: [(type: UInt8, payload: ArraySlice<UInt8>)] = []
+        var at = 0
+        while at + 9 <= bytes.count {
+            let length = Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
+            guard at + 9 + length <= bytes.count else { break }
+            frames.append((bytes[at + 3], bytes[(at + 9)..<(at + 9 + length)]))
+            at += 9 + length
+        }
+        let goAway = try #require(frames.last { $0.type == 7 }, "\(frames.map(\.type))")
+        #expect(goAway.payload.count >= 8 && goAway.payload.dropFirst(4).prefix(4).allSatisfy { $0 == 0 })
         #expect(server.connectionsTimedOut == 1)
         await server.shutdown()
         group.shutdown()
