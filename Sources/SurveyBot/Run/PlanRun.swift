@@ -420,6 +420,9 @@ final class PlanRun {
         if !options.quiet {
             console.out(TextReport.render(report))
             for file in output.written { console.print("report: \(plan.redacting(file))") }
+            if let path = options.raw, let raw = report.raw {
+                console.print("attempts: \(plan.redacting(TerminalText.escaped(path))) (\(raw.lines) line\(raw.lines == 1 ? "" : "s"))")
+            }
         }
         if report.interrupted { return .signalled(interruptingSignal ?? SIGINT) }
         return report.passed ? .success : .failure

@@ -30,8 +30,10 @@ import Testing
         }
         #expect(try String(contentsOfFile: plan, encoding: .utf8) == planText)
         #expect(try String(contentsOfFile: data, encoding: .utf8) == "member\na\nb\n")
-        // A file of its own is taken.
-        let fine = await runCommand(["run", plan, "--out", out, "--raw", out + "/clash.jsonl", "--quiet"])
+        // A file of its own is taken, and named with the reports, with the lines written in it.
+        let fine = await runCommand(["run", plan, "--out", out, "--raw", out + "/clash.jsonl"])
         #expect(fine.status == .success, "\(fine.err)")
+        let written = try String(contentsOfFile: out + "/clash.jsonl", encoding: .utf8).split(separator: "\n").count
+        #expect(written > 0 && fine.out.contains("attempts: \(out)/clash.jsonl (\(written) lines)\n"), "\(fine.out)")
     }
 }
