@@ -241,13 +241,6 @@ final class PlanRun {
                 "warning: TLS certificates are not verified (--insecure or tls.verify: false): this run cannot tell \(target.host) from an impostor"
             )
         }
-        if !options.quiet {
-            let place = plan.target == .builtin ? "builtin server at \(target)" : plan.shownTarget
-            console.printError(
-                TerminalText.escaped(
-                    "survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary(naming: false))"))
-        }
-
         let startedAt = Date()
         var live: LiveFacts?
         if let address = options.metricsListen {
@@ -269,11 +262,19 @@ final class PlanRun {
                 if let warning = WildcardBind.warning(listener.address, option: "--metrics-listen") {
                     console.printError(warning)
                 }
-                if !options.quiet { console.printError("live: http://\(listener.address)/ (metrics at /metrics)") }
             } catch {
                 listenerGroup.shutdown()
                 throw SetupError(description: "--metrics-listen \(address): \(error.description)")
             }
+        }
+        // Said once nothing can stop the run from starting: a busy --metrics-listen port is an
+        // error without a banner before it.
+        if !options.quiet {
+            let place = plan.target == .builtin ? "builtin server at \(target)" : plan.shownTarget
+            console.printError(
+                TerminalText.escaped(
+                    "survey-bot \(SurveyEngine.version): running \(plan.name) against \(place) — \(plan.summary(naming: false))"))
+            if let (listener, _) = metricsListener { console.printError("live: http://\(listener.address)/ (metrics at /metrics)") }
         }
         rawWriter?.begin(at: startedAt)
         onStart?(metricsListener?.listener.port, coordinator)

@@ -230,6 +230,8 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         #expect(result.status == .validationFailure)
         #expect(result.err.contains("--metrics-listen 127.0.0.1:\(busy.port): cannot listen on"), "\(result.err)")
         #expect(result.err.contains("nothing was sent"))
+        // No banner says it is running first.
+        #expect(!result.err.contains("running"), "\(result.err)")
     }
 
     @Test func aRawPathThatIsNotAFileExitsTwoBeforeAnythingIsSent() async throws {
