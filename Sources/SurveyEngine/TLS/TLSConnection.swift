@@ -236,8 +236,15 @@ final class TLSConnection {
             if ctls_error_is_unexpected_eof(result.queued) != 0 {
                 return TLSFailure(.handshake, reason: TLSFailure.closedDuringHandshake)
             }
-            return TLSFailure(.handshake, reason: Self.reason(result.queued))
+            return TLSFailure(.handshake, reason: Self.explained(Self.reason(result.queued)))
         }
+    }
+
+    /// OpenSSL's reason, with what it most likely means where its words do not say: "wrong
+    /// version number" is what it says of a first answer that is no TLS record at all.
+    static func explained(_ reason: String) -> String {
+        guard reason == "wrong version number" else { return reason }
+        return reason + " (the server's answer was not TLS: does it speak plain http on this port?)"
     }
 
     /// A failure after the handshake: the socket's (reset, broken pipe) or the protocol's.
