@@ -135,7 +135,7 @@ public enum SurveyBotCommand {
             text += CommandSpec.row(command.spec.name, command.spec.abstract)
         }
         text += "\n  See 'survey-bot help <subcommand>' for detailed help.\n"
-        text += "\nEXIT CODES:\n\(ExitCode.table)\n"
+        text += "\nEXIT CODES:\n\(ExitCode.table)\n  Each command's --help says what its own codes mean.\n"
         return text
     }
 }

@@ -14,7 +14,8 @@ enum RunCommand: Subcommand {
             The report is written to the plan's report.dir (default reports/) as \
             <name>-<UTC time>.json/.md (-2, -3… after the time when a report of that second is \
             there already) plus a stable <name>-latest copy (Prometheus metrics, --format \
-            prometheus, only as <name>-latest.prom, for node_exporter's textfile collector). The \
+            prometheus, only as <name>-latest.prom, for node_exporter's textfile collector); a \
+            shard's name is <name>-shard-<i>-of-<n> (--shard), which merge takes. The \
             first Ctrl-C (SIGINT), \
             SIGTERM or SIGHUP stops starting respondents, lets the attempts in flight finish (within \
             the grace) and writes a partial report (exit 128 + the signal's number: 130, 143, 129); a second one \
