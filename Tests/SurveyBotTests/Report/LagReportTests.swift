@@ -100,6 +100,25 @@ import Testing
         #expect(HTMLReport.render(report).contains("survey-bot&#39;s own lag (p99)"))
     }
 
+    /// A diff draws one limit, unlabelled, across the longer run: not the base's, over the base.
+    @Test func aDiffChartsOneLimitAcrossTheLongerRun() throws {
+        let base = ReportFixtures.report(metrics: Self.metrics(count: 10, arrivalMs: 5))
+        // The new run went on for 6 s, not 3: what it did after 3 s has no lag, but it ran.
+        var metrics = Self.metrics(count: 10, arrivalMs: 30)
+        metrics.timeline.lagged(by: 1_000_000, at: 5_500_000_000)
+        let start = Date(timeIntervalSince1970: 1_795_000_000.25)
+        let new = RunReport.make(
+            metrics: metrics,
+            facts: RunReport.RunFacts(
+                plan: ReportFixtures.plan, startedAt: start, endedAt: start.addingTimeInterval(6), elapsed: .seconds(6), seed: 42,
+                shard: .whole, stoppedBy: .completed, runID: ReportFixtures.runID))
+        let chart = try #require(
+            TimelineCharts(runs: [.init(report: base, label: "base", dashed: true), .init(report: new, label: "new", dashed: false)]).lag)
+        #expect(chart.series.map(\.name) == ["base survey-bot's lag p99", "new survey-bot's lag p99", "limit"])
+        let ends = chart.series.map { $0.points.last?.to ?? 0 }
+        #expect(ends[2] == ends.max() && ends[2] > ends[0], "\(ends)")
+    }
+
     @Test func mergeAddsTheShardsLag() throws {
         let first = ReportFixtures.report(metrics: Self.metrics(count: 99, arrivalMs: 1), shard: Shard(index: 1, count: 2))
         let second = ReportFixtures.report(metrics: Self.metrics(count: 1, arrivalMs: 40), shard: Shard(index: 2, count: 2))

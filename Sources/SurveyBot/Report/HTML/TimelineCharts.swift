@@ -196,10 +196,9 @@ struct TimelineCharts {
         let limits = runs.compactMap(\.report.lag?.limitMs)
         guard let limit = limits.max() else { return nil }
         var lines = series("survey-bot's lag p99", colour: 6) { timeline, position, _ in timeline.survey[position].lagP99 }
-        lines += series("limit", colour: 1) { _, _, _ in limit }.prefix(1).map { line in
-            var line = line
-            line.dashed = true
-            return line
+        // One line for the limit, across the longest run: a diff's runs share one scale.
+        if let end {
+            lines.append(ChartSeries(name: "limit", colour: 1, dashed: true, points: [ChartPoint(from: 0, to: end, y: limit)]))
         }
         return LineChart(
             title: "survey-bot's own lag (p99): how late it started arrivals and ended waits", yUnit: "ms", series: lines, xEnd: end,
