@@ -105,27 +105,55 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Sends `request` on the last idle connection that the peer has not closed, or on a new one.
+    /// Sends `request` on the last idle connection that the peer has not closed, or on a new one;
+    /// a respondent's request on the connection it holds, whichever protocol that one speaks.
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
-        guard negotiated == .http1 else { return startHTTP2(request, continuation, started: MonotonicClock.now(), reconnect: false) }
-        send(request, continuation, on: reusable(for: request), started: MonotonicClock.now(), reconnect: false)
+        let started = MonotonicClock.now()
+        if let device = request.device, startOnOwn(device, request, continuation, started: started, reconnect: false) { return }
+        guard negotiated == .http1 else { return startHTTP2(request, continuation, started: started, reconnect: false) }
+        send(request, continuation, on: request.device == nil ? takeIdle() : nil, started: started, reconnect: false)
     }
 
-    /// The kept-alive HTTP/1.1 connection `request` may go out on: its respondent's own when it
-    /// has one (`Device`), else the last idle one of the loop; nil when there is none open.
-    private func reusable(for request: HTTPRequest) -> ClientConnection? {
-        guard let device = request.device else { return takeIdle() }
-        guard let own = device.http1 else { return nil }
-        ownedIdle.removeValue(forKey: ObjectIdentifier(own))
-        if own.isStillOpen() { return own }
-        own.close()
-        device.http1 = nil
-        return nil
+    /// Sends a respondent's request on the connection it holds, when that one can take it: its
+    /// HTTP/1.1 connection open and idle, or its HTTP/2 connection with room — whatever the loop
+    /// negotiates now (a server behind a balancer may answer ALPN one way, then the other).
+    /// False when it holds none that can.
+    private func startOnOwn(
+        _ device: Device, _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64,
+        reconnect: Bool
+    ) -> Bool {
+        if let own = device.http1 {
+            ownedIdle.removeValue(forKey: ObjectIdentifier(own))
+            if own.isStillOpen() {
+                send(request, continuation, on: own, started: started, reconnect: reconnect)
+                return true
+            }
+            own.close()
+            device.http1 = nil
+        }
+        guard let own = device.http2, own.hasCapacity else { return false }
+        own.begin(request, continuation, started: started, reconnect: reconnect)
+        return true
     }
 
-    /// Whether the respondent of `device` has a connection that can take its next request.
+    /// Whether the respondent of `device` holds a connection that can take its next request
+    /// (`startOnOwn` would send it).
     private func canReuse(_ device: Device) -> Bool {
         device.http1?.isStillOpen() == true || device.http2?.hasCapacity == true
+    }
+
+    /// Makes `connection` the HTTP/1.1 connection of `device`, closing the one it held if that
+    /// one is open and idle (it could be reached no more).
+    private func own(_ connection: ClientConnection, for device: Device) {
+        if let old = device.http1, old !== connection, ownedIdle.removeValue(forKey: ObjectIdentifier(old)) != nil { old.close() }
+        device.http1 = connection
+    }
+
+    /// Makes `connection` the HTTP/2 connection of `device`, closing the one it held if that one
+    /// is open and carries nothing; one going away closes itself once it has carried its last.
+    private func own(_ connection: HTTP2Connection, for device: Device) {
+        if let old = device.http2, old !== connection, !old.isBusy, !old.isClosed, !old.isGoingAway { old.close() }
+        device.http2 = connection
     }
 
     /// Sends `request` again on a new connection: the kept-alive one it went out on turned out
@@ -152,7 +180,7 @@ final class ConnectionPool: @unchecked Sendable {
             guard let fd = openSocket(for: continuation) else { return }
             connection = ClientConnection(fd: fd, pool: self)
             if tls != nil { countSettingUp() }
-            request.device?.http1 = connection
+            if let device = request.device { own(connection, for: device) }
         }
         busy.appendSlotted(connection)
         scheduleSweep()
@@ -244,12 +272,11 @@ final class ConnectionPool: @unchecked Sendable {
         if !fresh, let own = device.http2, own.hasCapacity {
             return own.begin(request, continuation, started: started, reconnect: reconnect)
         }
-        // Its last one is closed, or going away: that one closes itself once it carries nothing.
         guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
         guard let fd = openSocket(for: continuation) else { return }
         let connection = HTTP2Connection(fd: fd, pool: self, capacity: 1, owned: true)
         if tls != nil { countSettingUp() }
-        device.http2 = connection
+        own(connection, for: device)
         ownedHTTP2[ObjectIdentifier(connection)] = connection
         connection.begin(request, continuation, started: started, reconnect: reconnect)
     }
@@ -298,12 +325,20 @@ final class ConnectionPool: @unchecked Sendable {
         guard pendingHead < pending.count, !startingPending else { return }
         startingPending = true
         defer { startingPending = false }
-        while pendingHead < pending.count {
+        // The attempts waiting now, each once: one that has to wait again goes to the back, for
+        // a later pass, never round again in this one.
+        let end = pending.count
+        while pendingHead < end {
             let next = pending[pendingHead]
-            let idleReady = next.request.device.map(canReuse) ?? (!idle.isEmpty || h2Ready.contains { $0.hasCapacity })
-            guard idleReady || settingUp < Self.maxSettingUp else { break }
+            let reusable = next.request.device.map(canReuse) ?? (negotiated == .http1 ? !idle.isEmpty : h2Ready.contains { $0.hasCapacity })
+            guard reusable || settingUp < Self.maxSettingUp else { break }
             pendingHead += 1
-            if negotiated == .http1, let connection = reusable(for: next.request) {
+            if let device = next.request.device,
+                startOnOwn(device, next.request, next.continuation, started: next.started, reconnect: next.reconnect)
+            {
+                continue
+            }
+            if negotiated == .http1, next.request.device == nil, let connection = takeIdle() {
                 send(next.request, next.continuation, on: connection, started: next.started, reconnect: next.reconnect)
             } else {
                 restart(next.request, next.continuation, started: next.started, reconnect: next.reconnect)
@@ -345,6 +380,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// Starts again an attempt that never left (its connection went away or turned to
     /// HTTP/1.1 before sending it), keeping its start.
     func restart(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
+        if let device = request.device, startOnOwn(device, request, continuation, started: started, reconnect: reconnect) { return }
         if negotiated == .http1 {
             send(request, continuation, on: nil, started: started, reconnect: reconnect)
         } else {
@@ -367,9 +403,10 @@ final class ConnectionPool: @unchecked Sendable {
     func adopt(fd: Int32, stream: SocketStream, info: ConnectionInfo, _ exchange: HTTP2Connection.Exchange) {
         let connection = ClientConnection(fd: fd, pool: self, handshaken: stream, info: info)
         if let device = exchange.request.device {
-            if let old = device.http2 { ownedHTTP2.removeValue(forKey: ObjectIdentifier(old)) }
-            device.http2 = nil
-            device.http1 = connection
+            // The HTTP/2 connection that handed its socket over is closed as far as it goes.
+            if let old = device.http2, old.isClosed { ownedHTTP2.removeValue(forKey: ObjectIdentifier(old)) }
+            if device.http2?.isClosed == true { device.http2 = nil }
+            own(connection, for: device)
         }
         busy.appendSlotted(connection)
         scheduleSweep()

@@ -102,6 +102,10 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     var isClosed: Bool { phase == .closed }
 
+    /// Whether a GOAWAY (either side's) means it takes no more streams: it closes itself once
+    /// it has carried its last.
+    var isGoingAway: Bool { session.goingAway }
+
     /// Takes an attempt: sent now when the connection is open and a stream is free, else when one is.
     func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
         let deadline = min(started &+ pool.timeout, request.cutoff ?? .max, request.lateCutoff?.value ?? .max)
@@ -204,6 +208,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
             return failAll(.protocolError, detail: "the server does not speak HTTP/2 over TLS: offered h2 by ALPN, it \(chosen)")
         }
         pool.negotiated = .http1
+        // Its attempts ran out of time during the handshake: nothing to hand over.
+        guard !waiting.isEmpty else { return failAll(.connectionClosed, detail: nil) }
         var handed = waiting
         waiting = []
         exchanges = [:]

@@ -338,6 +338,10 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         goAway(nil, into: &frames)
         append(frames)
         flush()
+        // A client that reads nothing more cannot keep it open by leaving the GOAWAY unwritten.
+        state.loop.schedule(at: MonotonicClock.now() &+ 2_000_000_000) { [self] in
+            if !closed { close(reset: true) }
+        }
     }
 
     /// Whether it has carried nothing either way for `timeout` nanoseconds with no stream open:

@@ -99,4 +99,40 @@ import Testing
         // Over TLS the new one resumes its respondent's own session.
         if wire == .tlsHTTP1 || wire == .h2 { #expect(result.metrics[.submit].tlsResumed == replaced) }
     }
+
+    /// A respondent keeps sending on the connection it holds when the loop's next handshake
+    /// learns the other protocol (a balancer's backends may answer ALPN differently): it opens
+    /// no second one, and none is left open when it leaves.
+    @Test(arguments: [(true, WireProtocol.http1), (false, WireProtocol.h2)])
+    func aRespondentKeepsItsConnectionWhenTheLoopLearnsTheOtherProtocol(serverSpeaksHTTP2: Bool, learned: WireProtocol) async throws {
+        let group = EventLoopGroup(threads: 1)
+        let (context, certificate) = try TLSServerContext.selfSigned()
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, tls: context, http2: serverSpeaksHTTP2 ? .init() : nil) { _ in
+            .respond(EncodedResponse(HTTPServerResponse(status: 200)))
+        }
+        var configuration = HTTPClientConfiguration(timeout: .seconds(60))
+        configuration.sharing = .perRespondent
+        configuration.tls.trustedCertificates = [certificate]
+        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: server.port)
+        let client = try HTTPClient(target: target, group: group, configuration: configuration)
+        try await tearingDown(client, server, group) {
+            let device = Device(cutoff: LateCutoff())
+            var request = HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target))
+            request.scope = .respondent(device)
+            let first = await client.send(request)
+            #expect(first.connection?.reused == false && first.connection?.wire == (serverSpeaksHTTP2 ? .h2 : .http1))
+            // Another respondent's handshake on this loop learned the other protocol.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                group.loops[0].execute {
+                    client.pools[0].negotiated = learned
+                    done.resume()
+                }
+            }
+            let second = await client.send(request)
+            #expect(second.connection?.reused == true, "\(String(describing: second.connection))")
+            #expect(await client.openConnectionCount() == 1)
+            client.release(device)
+            #expect(await client.openConnectionCount() == 0)
+        }
+    }
 }
