@@ -26,21 +26,29 @@ private func plan(_ url: String, respondents: Int = 12, extra: String = "") -> S
         if: Installed.openssl != nil && Installed.nginx != nil,
         "openssl or nginx is not installed: no real TLS server to run against (.ci/run installs both)"))
 struct HTTPSRealServerEndToEndTests {
-    @Test func aRunTrustingTheCAFileCompletesAgainstNginxAndNginxCountsTheSame() async throws {
-        let directory = try TemporaryDirectory()
+    /// nginx over TLS with a certificate of a private CA and three questions, and the run of 12
+    /// respondents trusting that CA, with `extra` plan lines; the server, once the run ended.
+    private func runAgainstNginx(
+        in directory: TemporaryDirectory, extra: String = ""
+    ) async throws -> (server: NginxServer, status: Int32, errors: String) {
         let certificates = OpenSSLCertificates(directory: directory)
         let authority = try await certificates.makeAuthority()
         let leaf = try await certificates.issue("server", for: ["127.0.0.1"], days: 2, by: authority)
         let server = try await NginxServer.start(
             certificate: leaf.certificate, key: leaf.key, questions: NginxServer.numberedQuestions(3))
         let planPath = try directory.write(
-            "real.plan", plan("https://127.0.0.1:\(server.port)", extra: "tls:\n  ca_file: \(authority.certificate)\n"))
+            "real.plan", plan("https://127.0.0.1:\(server.port)", extra: extra + "tls:\n  ca_file: \(authority.certificate)\n"))
         let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
-        let status = await run.wait(seconds: 60)
+        return (server, await run.wait(seconds: 60), run.standardError)
+    }
+
+    @Test func aRunTrustingTheCAFileCompletesAgainstNginxAndNginxCountsTheSame() async throws {
+        let directory = try TemporaryDirectory()
+        let (server, status, errors) = try await runAgainstNginx(in: directory)
         // nginx logs a request once it has answered it: the last may come just after the run ends.
         let logged = await server.waitForRequests(48)
         server.stop()
-        #expect(status == 0, "\(run.standardError)")
+        #expect(status == 0, "\(errors)")
         let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
         #expect(report.respondents.completed == 12)
         let questions = try #require(report.endpoints["questions"])
@@ -60,20 +68,10 @@ struct HTTPSRealServerEndToEndTests {
     /// else, each after a full handshake (`$ssl_session_reused` is `.`): a fleet of new phones.
     @Test func aConnectionPerRespondentIsWhatNginxLogs() async throws {
         let directory = try TemporaryDirectory()
-        let certificates = OpenSSLCertificates(directory: directory)
-        let authority = try await certificates.makeAuthority()
-        let leaf = try await certificates.issue("server", for: ["127.0.0.1"], days: 2, by: authority)
-        let server = try await NginxServer.start(
-            certificate: leaf.certificate, key: leaf.key, questions: NginxServer.numberedQuestions(3))
-        let planPath = try directory.write(
-            "real.plan",
-            plan(
-                "https://127.0.0.1:\(server.port)", extra: "connections: per_respondent\ntls:\n  ca_file: \(authority.certificate)\n"))
-        let run = try ChildProcess(surveyBot: ["run", planPath, "--out", directory.path, "--quiet"])
-        let status = await run.wait(seconds: 60)
+        let (server, status, errors) = try await runAgainstNginx(in: directory, extra: "connections: per_respondent\n")
         let logged = await server.waitForProtocolLog(48)
         server.stop()
-        #expect(status == 0, "\(run.standardError)")
+        #expect(status == 0, "\(errors)")
         #expect(logged.count == 48, "\(logged)")
         // method, path, status, TLS protocol, reused, client verdict, HTTP version, connection
         let fields = logged.map { $0.split(separator: " ").map(String.init) }

@@ -60,14 +60,15 @@ private final class CountingTransport: Transport {
         #expect(run.hasEndedEarly)
     }
 
-    @Test func endingEarlyGivesAttemptsInFlightTheGraceOnRealSockets() async throws {
-        // A server that never answers; attempts time out after a minute, as does the duration;
-        // its grace is 200 ms. Ended as the first request arrives (on the server's loop thread,
-        // not on a task that a busy pool could delay), the attempts in flight are cut 200 ms later.
+    /// Four respondents against a server that never answers, on real sockets: attempts time out
+    /// after a minute, as does the duration, whose grace is 200 ms. `stop` ends the run as the
+    /// first request arrives — on the server's loop thread, not on a task that a busy pool could
+    /// delay.
+    private func runAgainstAHangingServer(stoppedBy stop: @escaping @Sendable (RunCoordinator) -> Void) async throws -> RunResult {
         let group = EventLoopGroup(threads: 2)
-        let ending = Mutex<RunCoordinator?>(nil)
+        let stopping = Mutex<RunCoordinator?>(nil)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
-            ending.withLock { $0 }?.endEarly()
+            if let run = stopping.withLock({ $0 }) { stop(run) }
             return .hang
         }
         let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
@@ -78,50 +79,33 @@ private final class CountingTransport: Transport {
                 load: .closed(respondents: 4), concurrency: 4, duration: .seconds(60), seed: 5,
                 client: HTTPClientConfiguration(timeout: .seconds(60)), grace: .milliseconds(200))
             let run = try RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops)
-            ending.withLock { $0 = run }
+            stopping.withLock { $0 = run }
             result = await run.run()
         }
         let run = try #require(result)
-        #expect(run.stoppedBy == .endedEarly)
         // Measured on the loops' threads from each attempt's start: about 200 ms, later when a
-        // busy machine keeps a loop from its core; an attempt the end did not cut would run its
+        // busy machine keeps a loop from its core; an attempt the stop did not cut would run its
         // whole minute (never less: a timeout does not fire early), far above the bound.
         let longest = Duration.nanoseconds(Int64(run.metrics[.questions].failedLatency.max))
         #expect(longest < .seconds(30), "the longest attempt took \(longest)")
         // A respondent its loop started just as the run ended may be cut before it sends: every
-        // attempt that was sent timed out at the grace, and every respondent started was cut short.
+        // attempt that was sent timed out at the grace.
         let questions = run.metrics[.questions]
         #expect(questions.attempts >= 1 && questions.attempts <= run.metrics.respondentsStarted)
         #expect(questions.errors == [.timeout: questions.attempts])
+        return run
+    }
+
+    @Test func endingEarlyGivesAttemptsInFlightTheGraceOnRealSockets() async throws {
+        let run = try await runAgainstAHangingServer { $0.endEarly() }
+        #expect(run.stoppedBy == .endedEarly)
         #expect(run.metrics.respondentsCutShort == run.metrics.respondentsStarted)
     }
 
     @Test func aSignalGivesAttemptsInFlightTheGraceLikeTheDurationsEnd() async throws {
-        // As above, interrupted instead (a signal): before, each attempt ran its whole minute.
-        let group = EventLoopGroup(threads: 2)
-        let interrupting = Mutex<RunCoordinator?>(nil)
-        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group) { _ in
-            interrupting.withLock { $0 }?.interrupt()
-            return .hang
-        }
-        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
-        let client = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(60)))
-        var result: RunResult?
-        try await tearingDown(client, server, group) {
-            let configuration = RunConfiguration(
-                load: .closed(respondents: 4), concurrency: 4, duration: .seconds(60), seed: 5,
-                client: HTTPClientConfiguration(timeout: .seconds(60)), grace: .milliseconds(200))
-            let run = try RunCoordinator(configuration: configuration, target: target, transport: client, executors: group.loops)
-            interrupting.withLock { $0 = run }
-            result = await run.run()
-        }
-        let run = try #require(result)
+        // Before, each attempt ran its whole minute.
+        let run = try await runAgainstAHangingServer { $0.interrupt() }
         #expect(run.stoppedBy == .signal)
-        let longest = Duration.nanoseconds(Int64(run.metrics[.questions].failedLatency.max))
-        #expect(longest < .seconds(30), "the longest attempt took \(longest)")
-        let questions = run.metrics[.questions]
-        #expect(questions.attempts >= 1 && questions.attempts <= run.metrics.respondentsStarted)
-        #expect(questions.errors == [.timeout: questions.attempts])
         #expect(run.metrics.respondentsCompleted == 0)
         #expect(run.metrics.abandoned == [.interrupted: run.metrics.respondentsStarted])
     }
