@@ -98,6 +98,32 @@ import Testing
         #expect(server.connectionsAccepted == 3)
     }
 
+    /// A respondent's own connection the server closes to new streams (its limit down to 0, a
+    /// server shedding load) is replaced, and closed: no connection stays open out of reach.
+    @Test func aRespondentsConnectionThatTakesNoMoreStreamsIsReplacedAndClosed() async throws {
+        let server = try ScriptedHTTP2Server()
+        let serving = server.serve(connections: 2) { peer, index in
+            guard peer.open() else { return }
+            let (streams, _) = peer.requests(1)
+            // The limit goes down before the answer: the client knows it when its attempt ends.
+            if index == 0 { peer.send(.settings([(.maxConcurrentStreams, 0)], ack: false)) }
+            peer.respond(streams[0], body: "\(index)")
+            _ = peer.drain()
+        }
+        try await withClient(server, sharing: .perRespondent) { client in
+            let device = Device(cutoff: LateCutoff())
+            var own = request(client)
+            own.scope = .respondent(device)
+            #expect(body(await client.send(own)) == "0")
+            #expect(body(await client.send(own)) == "1")
+            #expect(await client.openConnectionCount() == 1)
+            client.release(device)
+            #expect(await client.openConnectionCount() == 0)
+        }
+        await serving.value
+        #expect(server.connectionsAccepted == 2)
+    }
+
     @Test func goAwaySendsUnprocessedStreamsAgainOnANewConnection() async throws {
         let server = try ScriptedHTTP2Server()
         let serving = server.serve(connections: 2) { peer, index in
