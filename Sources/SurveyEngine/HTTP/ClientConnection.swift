@@ -334,7 +334,7 @@ final class ClientConnection: EventHandler, Slotted {
         if reusable, let device, !device.released {
             // A respondent's own: it waits for that respondent's next request alone.
             phase = .idle
-            pool.ownedIdle[ObjectIdentifier(self)] = self
+            pool.ownedIdle.appendSlotted(self)
         } else if reusable, device == nil {
             phase = .idle
             pool.idle.append(self)

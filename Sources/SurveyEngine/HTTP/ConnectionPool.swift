@@ -44,8 +44,9 @@ final class ConnectionPool: @unchecked Sendable {
     var idle: [ClientConnection] = []
     var busy: [ClientConnection] = []
     /// Respondents' own HTTP/1.1 connections (`Device`) idle between their requests: out of
-    /// `idle`, which any request may take, and closed when their respondent leaves.
-    var ownedIdle: [ObjectIdentifier: ClientConnection] = [:]
+    /// `idle`, which any request may take, and closed when their respondent leaves. Slotted, as
+    /// `busy`, which a connection has left when it is here.
+    var ownedIdle: [ClientConnection] = []
     /// Respondents' own HTTP/2 connections, busy or not, until they close.
     var ownedHTTP2: [ObjectIdentifier: HTTP2Connection] = [:]
     /// Which HTTP version the client speaks, and how its respondents hold connections.
@@ -123,7 +124,7 @@ final class ConnectionPool: @unchecked Sendable {
         reconnect: Bool
     ) -> Bool {
         if let own = device.http1 {
-            ownedIdle.removeValue(forKey: ObjectIdentifier(own))
+            ownedIdle.removeSlotted(own)
             if own.isStillOpen() {
                 send(request, continuation, on: own, started: started, reconnect: reconnect)
                 return true
@@ -145,7 +146,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// Makes `connection` the HTTP/1.1 connection of `device`, closing the one it held if that
     /// one is open and idle (it could be reached no more).
     private func own(_ connection: ClientConnection, for device: Device) {
-        if let old = device.http1, old !== connection, ownedIdle.removeValue(forKey: ObjectIdentifier(old)) != nil { old.close() }
+        if let old = device.http1, old !== connection, ownedIdle.removeSlotted(old) { old.close() }
         device.http1 = connection
     }
 
@@ -241,9 +242,7 @@ final class ConnectionPool: @unchecked Sendable {
         _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool,
         fresh: Bool = false
     ) {
-        if let device = request.device {
-            return startOwnHTTP2(device, request, continuation, started: started, reconnect: reconnect, fresh: fresh)
-        }
+        if let device = request.device { return startOwnHTTP2(device, request, continuation, started: started, reconnect: reconnect) }
         if !fresh {
             while let candidate = h2Ready.last {
                 guard candidate.hasCapacity else {
@@ -263,15 +262,13 @@ final class ConnectionPool: @unchecked Sendable {
         if connection.hasCapacity { ready(connection) }
     }
 
-    /// Sends a respondent's request on its own HTTP/2 connection, or on a new one that becomes
-    /// its own (`fresh`: a new one in any case): one stream at a time, never offered to others.
+    /// Sends a respondent's request on a new HTTP/2 connection that becomes its own: one stream
+    /// at a time, never offered to others. Its callers tried the one it holds first
+    /// (`startOnOwn`), or must not (a GOAWAY's `reconnect`).
     private func startOwnHTTP2(
         _ device: Device, _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64,
-        reconnect: Bool, fresh: Bool
+        reconnect: Bool
     ) {
-        if !fresh, let own = device.http2, own.hasCapacity {
-            return own.begin(request, continuation, started: started, reconnect: reconnect)
-        }
         guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
         guard let fd = openSocket(for: continuation) else { return }
         let connection = HTTP2Connection(fd: fd, pool: self, capacity: 1, owned: true)
@@ -285,7 +282,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// attempt (none should) closes when the run's client does.
     func release(_ device: Device) {
         device.released = true
-        if let own = device.http1, ownedIdle.removeValue(forKey: ObjectIdentifier(own)) != nil { own.close() }
+        if let own = device.http1, ownedIdle.removeSlotted(own) { own.close() }
         if let own = device.http2, !own.isBusy { own.close() }
         device.http1 = nil
         device.http2 = nil
@@ -404,8 +401,10 @@ final class ConnectionPool: @unchecked Sendable {
         let connection = ClientConnection(fd: fd, pool: self, handshaken: stream, info: info)
         if let device = exchange.request.device {
             // The HTTP/2 connection that handed its socket over is closed as far as it goes.
-            if let old = device.http2, old.isClosed { ownedHTTP2.removeValue(forKey: ObjectIdentifier(old)) }
-            if device.http2?.isClosed == true { device.http2 = nil }
+            if let old = device.http2, old.isClosed {
+                ownedHTTP2.removeValue(forKey: ObjectIdentifier(old))
+                device.http2 = nil
+            }
             own(connection, for: device)
         }
         busy.appendSlotted(connection)
@@ -447,7 +446,7 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     func removeIdle(_ connection: ClientConnection) {
-        if ownedIdle.removeValue(forKey: ObjectIdentifier(connection)) != nil { return }
+        if ownedIdle.removeSlotted(connection) { return }
         if let index = idle.lastIndex(where: { $0 === connection }) {
             idle.remove(at: index)
         }
@@ -484,7 +483,7 @@ final class ConnectionPool: @unchecked Sendable {
         for connection in h2Ready { connection.close() }
         h2Busy.removeAll()
         h2Ready.removeAll()
-        for connection in ownedIdle.values { connection.close() }
+        for connection in ownedIdle { connection.close() }
         ownedIdle.removeAll()
         for connection in ownedHTTP2.values { connection.close() }
         ownedHTTP2.removeAll()

@@ -106,7 +106,6 @@ struct ArrivalLane: Sendable {
 
     let schedule: ArrivalSchedule
     let shard: Shard
-    let lane: Int
     let lanes: Int
     /// The position among the shard's arrivals of the lane's next one.
     private var position: Int
@@ -116,7 +115,6 @@ struct ArrivalLane: Sendable {
         precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane \(lane) of \(lanes)")
         self.schedule = schedule
         self.shard = shard
-        self.lane = lane
         self.lanes = lanes
         position = lane
     }
