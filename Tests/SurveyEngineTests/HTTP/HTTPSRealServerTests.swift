@@ -284,20 +284,8 @@ struct HTTPSAgainstNginxTests {
 private func withClient(
     port: Int, tls: TLSConfiguration, timeout: Duration = .seconds(30), _ body: (HTTPClient) async throws -> Void
 ) async throws {
-    let group = EventLoopGroup(threads: 1)
-    let client: HTTPClient
-    do {
-        client = try HTTPClient(
-            target: HTTPTarget(scheme: .https, host: "127.0.0.1", port: port), group: group,
-            configuration: HTTPClientConfiguration(timeout: timeout, tls: tls))
-    } catch {
-        group.shutdown()
-        throw error
-    }
-    try await tearingDown(after: { try await body(client) }) {
-        await client.shutdown()
-        group.shutdown()
-    }
+    try await withClient(
+        HTTPTarget(scheme: .https, host: "127.0.0.1", port: port), HTTPClientConfiguration(timeout: timeout, tls: tls), body)
 }
 
 /// One `GET /questions` from a new client: what came of it.
