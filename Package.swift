@@ -8,35 +8,41 @@
 // a message that says so.
 import PackageDescription
 
+// An async call runs on its caller's executor instead of hopping at entry: on the event loops
+// that saves a runtime executor check on every await of every request.
+let engineSettings: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "survey-bot",
     products: [
         .executable(name: "survey-bot", targets: ["survey-bot"]),
-        .library(name: "SurveyEngine", targets: ["SurveyEngine"]),
+        .library(name: "SurveyEngine", targets: ["SurveyEngine", "SurveyWire"]),
     ],
     targets: [
         .target(name: "CEpoll"),
         // dlopen lives in libc from glibc 2.34 on, in libdl before.
         .target(name: "CTLS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(
-            name: "SurveyEngine", dependencies: ["CEpoll", "CTLS"],
-            // An async call runs on its caller's executor instead of hopping at entry: on the
-            // event loops that saves a runtime executor check on every await of every request.
-            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
-        .target(name: "SurveyBot", dependencies: ["SurveyEngine"]),
+        // The wire: event loops, TLS, HTTP/1.1 and HTTP/2, clients and servers, the transport.
+        // It knows nothing of journeys or respondents (ARCHITECTURE.md, "Modules").
+        .target(name: "SurveyWire", dependencies: ["CEpoll", "CTLS"], swiftSettings: engineSettings),
+        // The walk over the wire: journeys, respondents, retries, load models, metrics.
+        .target(name: "SurveyEngine", dependencies: ["SurveyWire"], swiftSettings: engineSettings),
+        .target(name: "SurveyBot", dependencies: ["SurveyEngine", "SurveyWire"]),
         .executableTarget(name: "survey-bot", dependencies: ["SurveyBot"]),
         // The benchmark driver of bench/*.sh: the raw HTTP client at a fixed concurrency.
-        .executableTarget(name: "survey-bench", dependencies: ["SurveyEngine"]),
+        .executableTarget(name: "survey-bench", dependencies: ["SurveyWire"]),
         // What both test targets use, once: temporary directories, polling, child processes, the
         // real TLS servers (openssl s_server, nginx) and the Python survey server they start. No
         // product depends on it.
-        .target(name: "SurveyTestSupport", dependencies: ["SurveyEngine"], path: "Tests/SurveyTestSupport"),
+        .target(name: "SurveyTestSupport", dependencies: ["SurveyEngine", "SurveyWire"], path: "Tests/SurveyTestSupport"),
         // HTTP2/Fixtures: other HPACK implementations' header blocks, read by their path.
-        .testTarget(name: "SurveyEngineTests", dependencies: ["SurveyEngine", "SurveyTestSupport"], exclude: ["HTTP2/Fixtures"]),
+        .testTarget(
+            name: "SurveyEngineTests", dependencies: ["SurveyEngine", "SurveyWire", "SurveyTestSupport"],
+            exclude: ["HTTP2/Fixtures"]),
         // `survey-bot` is a dependency so that building the tests, by any route, builds the
         // executable the end-to-end tests run from the same source; see `executablePath()`.
         .testTarget(
-            name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine", "SurveyTestSupport", "survey-bot"],
+            name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine", "SurveyWire", "SurveyTestSupport", "survey-bot"],
             exclude: ["Report/Golden"]),
     ],
     swiftLanguageModes: [.v6]

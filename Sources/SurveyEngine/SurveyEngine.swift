@@ -1,6 +1,9 @@
-/// SurveyEngine: the HTTP engine, virtual respondents, retries, load models and metrics of
-/// survey-bot. It knows nothing of files, plans or terminals; SurveyBot drives it.
+import SurveyWire
+
+/// SurveyEngine: the walk of survey-bot — journeys, virtual respondents, retries, load models
+/// and metrics — over the wire beneath it (SurveyWire: event loops, TLS, HTTP/1.1, HTTP/2). It
+/// knows nothing of files, plans or terminals; SurveyBot drives it.
 public enum SurveyEngine {
     /// The tool's version, recorded in every report.
-    public static let version = "0.1.0"
+    public static let version = ToolVersion.text
 }

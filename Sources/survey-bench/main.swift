@@ -8,6 +8,7 @@
 // Prints one line: requests, errors (by kind), seconds, req/s.
 import Foundation
 import SurveyEngine
+import SurveyWire
 import Synchronization
 
 func fail(_ message: String) -> Never {

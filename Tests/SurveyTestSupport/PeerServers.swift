@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyWire
 
 /// The independent programs the real-server tests run, where they are installed.
 enum Installed {

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyWire
 
 /// A fresh directory under the system's temporary directory, removed when released.
 final class TemporaryDirectory {

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// `survey-bot serve`: the reference survey server, with fault injection.
 enum ServeCommand: Subcommand {

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// How a plan's values are shown wherever they are printed or written — the start line,
 /// `validate`, the report and its file names, errors — as opposed to what is sent.

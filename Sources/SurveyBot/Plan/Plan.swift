@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// A validated plan: every key of the plan format understood, defaults applied, command-line
 /// overrides merged. What the engine runs is decoded straight into its own `RunConfiguration`;

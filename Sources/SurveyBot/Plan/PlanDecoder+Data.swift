@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// The keys of data feeds and sessions: `data`, `api.capture`, the shapes of look-alike
 /// backends, and the checks of every template (`${row.…}` and its kin) against the data and

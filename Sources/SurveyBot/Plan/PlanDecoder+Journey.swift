@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// The keys of one step of `journey`, as `PlanKey`s whose paths name the step
 /// (`journey.open.request`): the decoder walks a step's block with them, unknown keys are

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// Every key of the plan format, once: the table `PlanKey` describes. The order is the order of
 /// the key reference and of "known keys" in errors.

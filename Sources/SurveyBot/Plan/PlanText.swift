@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// Text read from a plan, with where each part of it came from: written in the plan, or taken
 /// from an environment variable by `${NAME}`.

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// A step's `expect` lines, as Hurl's asserts read: `SUBJECT TEST [VALUE]`.
 ///

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// One kind of scalar a plan key takes — a duration, a rate, a percentage — with its parser, the
 /// way back to plan text, and the phrases naming it in errors and in the key reference. The same

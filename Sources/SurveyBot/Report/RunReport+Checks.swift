@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyWire
 
 /// The names and the timeline of a report read back, checked by one rule: a report holds only
 /// what a run writes. A name no run writes (an error kind, a status, a step, an abandon reason,

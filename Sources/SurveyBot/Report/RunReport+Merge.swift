@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyWire
 
 extension RunReport {
     /// Why reports cannot be merged: every problem found, each naming its files.

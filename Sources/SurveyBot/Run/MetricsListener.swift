@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 import Synchronization
 
 /// `run --metrics-listen HOST:PORT`: the run's figures so far as Prometheus metrics at

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyWire
 import Synchronization
 
 /// One run of a plan, from the first thing it starts to the last thing it stops.

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyWire
 import Synchronization
 
 /// The reference survey server: the survey API of the original app (`GET /questions`,

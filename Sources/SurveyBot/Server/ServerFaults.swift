@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// The faults the reference server injects, each seeded and repeatable: the n-th request an
 /// endpoint receives meets the same fault in every run with the same seed.

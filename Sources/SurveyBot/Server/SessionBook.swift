@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyWire
 import Synchronization
 
 /// The reference server's sessions (`builtin.login`): each login gets a token and a session id,

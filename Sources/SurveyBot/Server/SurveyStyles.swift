@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 import Synchronization
 
 /// The survey API shapes the reference server speaks: the survey contract's, and three shapes

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// The PEM files of TLS, read here for the engine, which reads no files: through `FileAccess`,
 /// so that what is not a regular file (a FIFO, a directory, a device) is refused here, once, and

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// A server of survey-bot's bound to every interface (`0.0.0.0`, `::`): `run --metrics-listen
 /// 0:9464`, `serve --host ::`. Anyone who can reach the host can connect to it, so it is said

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// One step of a journey as declared: its request, when it runs, and what it reads from its
 /// response.
 public struct JourneyStep: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import SurveyWire
 
 /// What a step expects of its response besides a 2xx (Hurl's asserts, Gatling's checks): the
 /// statuses that count as success, and checks of its body, headers and JSON that must all hold.

@@ -1,3 +1,4 @@
+import SurveyWire
 import Synchronization
 
 /// The early end of a run (`RunCoordinator.endEarly()`), shared by its respondents: once set,

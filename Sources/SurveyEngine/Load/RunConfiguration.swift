@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// Everything the engine needs to run a survey load except where to send it: the load model,
 /// what respondents do and how they retry, and the HTTP client's limits. A plan file decodes
 /// straight into it; the engine reads no files.

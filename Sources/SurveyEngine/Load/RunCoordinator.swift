@@ -1,3 +1,4 @@
+import SurveyWire
 import Synchronization
 
 /// Runs a survey load: owns the task group of respondents, starts them by the load model, and

@@ -1,3 +1,4 @@
+import SurveyWire
 import Synchronization
 
 /// One attempt as the raw log keeps it: who sent it, what it was, how it ended, how long it

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// How one HTTP attempt ended: a status code, or an error kind without one. Retry policies
 /// decide on it; metrics count it.
 enum AttemptOutcome: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// What one step saw over a run: calls, attempts, outcomes, latencies.
 public struct StepMetrics: Sendable, Hashable, Mergeable {
     /// Logical calls (a call may take several attempts).

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// What a run did over time: one point per interval of wall-clock time, each with its attempts,
 /// outcomes, latency histogram and respondents.
 ///

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// The requests a respondent sends: each step's, made from the run's prebuilt recipes with the
 /// respondent's own values (its data row, its captured session, the question and its answer).
 extension Respondent {

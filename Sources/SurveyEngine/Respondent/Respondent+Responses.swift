@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// What a respondent takes from the responses it gets: the questions of the survey, and the
 /// values its steps' responses give its session (`${session.…}`).
 extension Respondent {

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// One virtual survey-taker, doing what the survey app's user does: fetch the questions (with
 /// the retry mechanism), then for each question pick an answer, think, submit, and retry a
 /// failed submit like the "Failure.... — Retry" banner, never submitting a success twice.

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// How respondents take the rows of a data feed.
 public enum DataOrder: String, Sendable, Hashable, CaseIterable {
     /// Row after row, starting again at the first when they run out.

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// The calls of the survey API, the headers sent with them and the shape of its JSON. Paths are
 /// relative to the target's base path; the defaults are the reference server's contract.
 public struct SurveyAPI: Sendable, Hashable {

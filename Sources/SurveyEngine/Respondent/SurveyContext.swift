@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// What every respondent of a run shares: the journey and its requests, the answers, the
 /// policies, the transport, the clock, where to record, and how the run stops. A class, so that
 /// the frames of ten thousand waiting respondents each hold one reference to it rather than a copy.

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// A question's id as the API gives it: a JSON integer (the survey contract's) or a string
 /// (`"q1"`, LimeSurvey's `"900001X1X2"`). Two ids are the same when their text is — the plan's
 /// `answers: 3:` answers the question `3` or `"3"` — and an id goes into JSON bodies as the API

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// The survey's requests, built once per run from its API and target: a fixed head where
 /// nothing in it varies, or the compiled parts each respondent (or each submit) fills in.
 struct SurveyRequests: Sendable {
@@ -123,7 +125,7 @@ struct SurveyRequests: Sendable {
         static func hostLine(host: String, headers: [(name: String, value: CompiledTemplate)]) -> [UInt8] {
             var line = Array(" HTTP/1.1\r\nHost: \(host)\r\n".utf8)
             if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
-                line.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
+                line.append(contentsOf: "User-Agent: survey-bot/\(ToolVersion.text)\r\n".utf8)
             }
             return line
         }

@@ -1,3 +1,5 @@
+import SurveyWire
+
 #if canImport(Glibc)
     import Glibc
 #endif

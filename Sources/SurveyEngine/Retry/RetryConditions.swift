@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// Which attempt outcomes a retry policy retries: the plan's `on: [400, 5xx, timeout, connection]`.
 public struct RetryConditions: Sendable, Hashable, CustomStringConvertible {
     /// Exact status codes, such as 400 or 429.

@@ -3,6 +3,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Small things a new user meets first: each line says a thing once, and says it right.
 @Suite struct FirstTouchTests {

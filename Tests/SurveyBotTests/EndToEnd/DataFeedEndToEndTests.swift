@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A look-alike backend with a login, served in the test on loopback: each member logs in and
 /// gets its own token (in the body) and session id (in a header), and every later call must

@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// One row of the fault matrix: how the server misbehaves and what the report must say.
 struct FaultCase: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyWire
 import Testing
 
 @testable import SurveyBot

@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// The real executable given plans made to hurt it: it exits 2 with a short, clear message,
 /// and never crashes or floods the terminal.

@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A JSON-RPC survey API that refuses inside a `200`, as JSON-RPC servers do: without `expect`
 /// a run of it reports every answer stored, with `expect` the report counts exactly the answers

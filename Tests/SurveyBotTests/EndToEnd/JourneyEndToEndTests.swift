@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Declared journeys run by the real executable against `survey-bot serve --login`, reconciled
 /// with what the server counted; and the default journey spelt out as steps, which runs exactly

@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// The LimeSurvey example plans, run as written against stand-ins that answer as LimeSurvey 6.4
 /// does (its RemoteControl handler's source, and requests and responses recorded from a real

@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// The Qualtrics, Formbricks and SurveyMonkey example plans, run as written against stand-ins
 /// that follow each platform's public documentation and source (the request and response

@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// `survey-bot serve --login` against the real executable: the server's sessions hold, and what
 /// a run carries — a token in `Authorization`, the session's cookie beside the jar's — is

@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A backend whose question ids are strings, as many survey platforms' are (`q1`,
 /// LimeSurvey's `900001X1X2`), served in the test on loopback: the plan answers them by name,

@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Values from the environment go on the wire as they are and are shown as `${NAME}` wherever
 /// they are printed or written; URL user info and query values are shown as `***`.

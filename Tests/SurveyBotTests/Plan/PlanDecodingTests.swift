@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyWire
 
 @Suite struct PlanDecodingTests {
     @Test func emptyPlanGetsEveryDefault() throws {

@@ -1,6 +1,7 @@
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Plans made to hurt the parser rather than mistakes: deep indentation, very long lines, NULs,
 /// terminal escape sequences, binary garbage and files past the size limit. Each case is read

@@ -1,6 +1,7 @@
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Seeded mutation fuzzing of plan files: byte flips, deleted and duplicated lines, random
 /// indentation, and grammar-aware insertions (quotes, colons, brackets, tabs, `${`).

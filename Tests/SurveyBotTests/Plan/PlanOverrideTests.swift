@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyWire
 
 @Suite struct PlanOverrideTests {
     private func overrides(_ build: (inout PlanOverrides) throws -> Void) rethrows -> PlanOverrides {

@@ -3,6 +3,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A byte that would let plan text forge a second request (or a second header) if it reached
 /// the request head, and how the error names it.

@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 private func verdict(_ diff: ReportDiff, _ scope: String, _ metric: String) -> ReportDiff.Verdict? {
     diff.rows.first { $0.scope == scope && $0.metric == metric }?.verdict

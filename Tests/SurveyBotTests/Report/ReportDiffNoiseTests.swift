@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A run drawn at random from a known distribution: each respondent fetches the questions
 /// once, then submits `questions` answers, each attempt failing with probability `failRate`

@@ -2,6 +2,7 @@ import Foundation
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// A fixed run: the smoke plan, made-up but plausible metrics, fixed times. Every format is
 /// golden-tested against its rendering.

@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Seeded mutations of a valid report fed to `report`, `diff` (every format) and `merge`:
 /// truncation, numbers swapped for huge, negative, non-finite or wrongly typed values, deleted

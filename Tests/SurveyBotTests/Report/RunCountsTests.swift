@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// What a run counts: every response a kind, attempts this process could not make apart from
 /// the attempts sent, and what a plan retries by default.

@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// `GET http://127.0.0.1:port/path`: the status and the body. The timeout is far above any
 /// loopback answer, so that a machine busy with other work cannot fail a scrape for it.

@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// The servers survey-bot opens — the `--metrics-listen` listener and `serve` — are exposed
 /// services: whoever reaches them can hold connections; binding every interface is said.

@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// The live page of `--metrics-listen`: what its fragment says of a report, the documents the
 /// listener serves and how, rendering only on demand, and the final state once a run has ended.

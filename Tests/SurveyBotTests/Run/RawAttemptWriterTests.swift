@@ -5,6 +5,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 private func attempt(_ respondent: Int, status: Int? = 200, error: ErrorKind? = nil, reason: String? = nil) -> LoggedAttempt {
     LoggedAttempt(

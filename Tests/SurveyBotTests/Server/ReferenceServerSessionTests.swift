@@ -3,6 +3,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A reference server with `login` on loopback, a client for it, and teardown.
 private func withLoginServer(

@@ -3,6 +3,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A reference server with `faults` on loopback and a client for it.
 ///

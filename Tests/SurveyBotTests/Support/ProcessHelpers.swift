@@ -4,6 +4,7 @@ import Testing
 @testable import SurveyBot
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Why an end-to-end test cannot run the executable.
 struct MissingExecutable: Error, CustomStringConvertible {

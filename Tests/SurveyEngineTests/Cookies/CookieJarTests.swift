@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// One case of the IETF http-state working group's parser tests (github.com/abarth/http-state,
 /// tests/data/parser.json): the `Set-Cookie` values a response to

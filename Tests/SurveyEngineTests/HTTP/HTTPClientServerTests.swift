@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// A loopback server with `handler`, a client for it, and teardown; runs `body`.
 ///

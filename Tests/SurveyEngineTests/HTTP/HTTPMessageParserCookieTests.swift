@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// Feeds `text` to a parser whose flags `configure` sets, split at `cut`.
 private func parsed(_ text: String, role: HTTPMessageParser.Role, cut: Int? = nil, configure: (inout HTTPMessageParser) -> Void)

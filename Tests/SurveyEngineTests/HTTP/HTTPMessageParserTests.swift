@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// Feeds `message` to a fresh parser in the pieces `cuts` makes; returns the parser and its last progress.
 private func parse(

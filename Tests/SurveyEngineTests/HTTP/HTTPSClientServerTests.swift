@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// The event-loop client and server over TLS on loopback: the same exchanges as over plain
 /// http, plus what only https has — certificates, handshakes, sessions, tickets.

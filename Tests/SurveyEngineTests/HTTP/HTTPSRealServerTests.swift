@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 // The event-loop client against TLS servers it shares no code with — `openssl s_server` and
 // nginx on 127.0.0.1 — and against peers that never finish a handshake. Failures are data: each

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// Every response has a kind: a status the survey API may send, or `malformed_response` for one
 /// it cannot (a status outside 100–599, bytes that are not HTTP) — and a redirect is a status,

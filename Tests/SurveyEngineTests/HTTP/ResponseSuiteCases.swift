@@ -13,6 +13,7 @@
 // suites in their order, so that it can be checked against them side by side.
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 enum ResponseSuite {
     static var all: [ResponseCase] { llhttp + httpParser }

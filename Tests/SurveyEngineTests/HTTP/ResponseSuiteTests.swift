@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// One response case of a public parser's test suite (see `ResponseSuite`): the bytes a server
 /// sends, and how this client must read them.

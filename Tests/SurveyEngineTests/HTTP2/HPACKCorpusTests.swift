@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// HPACK against other implementations' header blocks: the public hpack-test-case corpus
 /// (github.com/http2jp/hpack-test-case), one story of each of eight encoders — nghttp2 (with

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// HPACK against RFC 7541's own examples (Appendix C): integers, Huffman strings, and request
 /// and response sequences through one dynamic table each, decoded and encoded byte for byte.

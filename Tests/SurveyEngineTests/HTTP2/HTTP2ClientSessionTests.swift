@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// The client's HTTP/2 state machine against a scripted server: the handshake, a request and
 /// its response, flow control both ways, the peer's stream limit, GOAWAY, RST_STREAM, PING,

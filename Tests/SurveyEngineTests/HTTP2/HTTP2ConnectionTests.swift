@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// The HTTP/2 client on the event loops (`HTTPClient` with `http: 2`, `HTTP2Connection`) against
 /// a server scripted frame by frame: multiplexing, GOAWAY, reset streams, and the hostile

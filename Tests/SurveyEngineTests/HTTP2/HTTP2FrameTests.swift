@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// HTTP/2 frames read and written as RFC 9113 lays them out, and every frame that breaks the
 /// protocol refused with the connection error it calls for.

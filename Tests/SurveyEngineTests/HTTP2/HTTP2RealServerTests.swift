@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// The event-loop client's HTTP/2 against servers no one here wrote: nginx over TLS (ALPN h2,
 /// and its fallback to http/1.1) and in cleartext (h2c), and nghttpd. Each server's own log or

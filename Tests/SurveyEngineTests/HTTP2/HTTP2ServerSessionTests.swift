@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// The server's HTTP/2 state machine, bytes in and bytes out: against the engine's own client
 /// session for whole exchanges (requests, responses, flow control both ways, GOAWAY, resets), and

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// `HTTPServer` speaking HTTP/2 on loopback, against the engine's own client: h2c with prior
 /// knowledge and HTTP/1.1 on one port, h2 by ALPN over TLS, and every action of the handler

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// The open model's arrivals, each lane generating its own share: together, exactly the
 /// schedule's arrivals of the shard, each once, at exactly its time, on the lane that the

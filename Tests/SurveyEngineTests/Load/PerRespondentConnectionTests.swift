@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// `connections: per_respondent`: each respondent holds a connection of its own for its whole
 /// survey, as a phone running the app does, and closes it when it leaves; no other respondent

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 private func configuration(_ load: LoadModel, concurrency: Int, duration: Duration? = nil, shard: Shard = .whole) -> RunConfiguration {
     RunConfiguration(

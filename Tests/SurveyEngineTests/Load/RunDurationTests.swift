@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A transport on virtual time: each request takes the time `answer` says, ends as a `timeout`
 /// at the client's timeout or at the request's cutoff if either comes first (as the event-loop

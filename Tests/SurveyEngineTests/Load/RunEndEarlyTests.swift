@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// A transport on virtual time whose submits take 100 ms, and which calls `onSubmit` with the
 /// number of the submit as it is sent: a test ends the run from there, at a known point.

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 private func attempt(_ respondent: Int, start: UInt64 = 0) -> LoggedAttempt {
     LoggedAttempt(

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 @Suite struct HistogramTests {
     /// Log-normal latencies from 10 µs to minutes, like a real run with a long tail.

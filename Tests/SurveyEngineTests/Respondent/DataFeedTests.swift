@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// Respondents with their own data: rows, variables, answers from rows, look-alike shapes, and
 /// the login with its captures.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// Journeys of declared steps: steps run once before and after the step per question, their
 /// own headers and captures, the `<step>_failed` abandonment, and the steps that run `always`.

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// A step run per page: posted once per page with that page's answers, again while its
 /// response lists questions, bounded by `pages`; and the HTML survey it was made for, whose

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// A step's `expect`: the statuses that count as success, and checks of the body, headers and
 /// JSON that turn a refusal inside a success into a failure of its own kind, `rejected`.

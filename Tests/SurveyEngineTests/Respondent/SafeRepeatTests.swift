@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// Repeating must be safe: a step that is not idempotent is not retried once its request may
 /// have reached the server, and the retries not made are counted; a request that never left,

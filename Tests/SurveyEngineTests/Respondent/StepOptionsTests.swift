@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// What a declared step may say beyond its request: a form or text body, its own timeout and
 /// think time, and captures from cookies, regular expressions and HTML forms.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// `count` draws of `think` from a fixed seed, in milliseconds, sorted.
 private func draws(_ think: ThinkTime, count: Int = 20_000, seed: UInt64 = 42) -> [Double] {

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// How late the tool's own timers end: each think, pace or retry wait counted once, from the
 /// end it was set for, however many slices it was slept in.

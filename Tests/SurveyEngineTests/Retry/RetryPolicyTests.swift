@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 @Suite struct BackoffTests {
     private func delays(_ backoff: Backoff, retries: Int = 6) -> [Duration] {

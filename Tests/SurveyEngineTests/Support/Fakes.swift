@@ -1,6 +1,7 @@
 import Synchronization
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// A transport that answers from a script and remembers every request and the highest number
 /// of requests in flight at once.

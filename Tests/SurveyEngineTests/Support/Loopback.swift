@@ -1,5 +1,6 @@
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Runs `body`, then shuts `client`, `server` and `group` down in that order — whether `body`
 /// returned or threw, so that a failing test leaves no loop thread or socket behind.

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 /// Figures for docs/tls.md, not tests of speed: run on demand, in release, alone, with
 /// `SURVEY_BOT_TLS_MEASURE=1 swift test -c release -Xswiftc -enable-testing --filter TLSMeasurements`.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyWire
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyEngine
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Loading OpenSSL, and the setup errors that stop a run before anything is sent.
 @Suite struct TLSSetupTests {

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyWire
 
 /// The words every report format shares, said once: the verdict, how the survey went for the
 /// respondents, the answers, what was not sent, the raw file, the errors and the connections.

@@ -7,11 +7,11 @@ public final class LateCutoff: Sendable {
     private let time = Atomic<UInt64>(.max)
 
     /// A cutoff not yet set.
-    init() {}
+    package init() {}
 
     /// Sets the cutoff to `time`, a reading of the clock the requests are timed by; a second
     /// call changes nothing.
-    func set(_ time: UInt64) {
+    package func set(_ time: UInt64) {
         _ = self.time.compareExchange(expected: .max, desired: time, ordering: .relaxed)
     }
 

@@ -19,7 +19,7 @@ public final class Device: @unchecked Sendable {
     /// Set when its respondent has left: a connection that ends an attempt afterwards closes.
     var released = false
 
-    init(cutoff: LateCutoff) {
+    package init(cutoff: LateCutoff) {
         self.cutoff = cutoff
     }
 }

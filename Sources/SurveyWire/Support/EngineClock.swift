@@ -6,13 +6,13 @@
 /// so that engine tests run on virtual time, fast and repeatable.
 public struct EngineClock: Sendable {
     /// Monotonic nanoseconds.
-    var now: @Sendable () -> UInt64
+    package var now: @Sendable () -> UInt64
     /// Suspends the caller for that many nanoseconds.
-    var sleep: @Sendable (UInt64) async -> Void
+    package var sleep: @Sendable (UInt64) async -> Void
     /// Seconds since the Unix epoch, for dates that servers send (a cookie's `Expires`).
-    var unixTime: @Sendable () -> Int64
+    package var unixTime: @Sendable () -> Int64
     /// Wall-clock nanoseconds since 1970: where a run's timeline intervals fall.
-    var wall: @Sendable () -> UInt64
+    package var wall: @Sendable () -> UInt64
 
     init(
         now: @escaping @Sendable () -> UInt64, sleep: @escaping @Sendable (UInt64) async -> Void,

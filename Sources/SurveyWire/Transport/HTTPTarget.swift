@@ -32,7 +32,7 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     var isIPv6Literal: Bool { host.contains(":") }
 
     /// The `Host` header value: the port is omitted when it is the scheme's default.
-    var hostHeader: String {
+    package var hostHeader: String {
         let name = isIPv6Literal ? "[\(host)]" : host
         return port == scheme.defaultPort ? name : "\(name):\(port)"
     }

@@ -23,5 +23,5 @@ enum MonotonicClock {
 extension Duration {
     /// Whole nanoseconds, never negative: the form deadlines add up in.
     @inline(__always)
-    var clampedNanoseconds: UInt64 { UInt64(max(0, nanoseconds)) }
+    package var clampedNanoseconds: UInt64 { UInt64(max(0, nanoseconds)) }
 }

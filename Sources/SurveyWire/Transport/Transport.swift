@@ -45,7 +45,7 @@ public struct HTTPRequest: Sendable {
         /// one `Cookie` line a request may carry (RFC 6265 §5.4).
         let cookie: [UInt8]?
         /// Where the request goes, as a cookie jar matches it.
-        let cookieOrigin: CookieOrigin
+        package let cookieOrigin: CookieOrigin
 
         /// Builds the head once: the request line with `path` (base path included), `Host` for
         /// `target` (its port left out when it is the scheme's default), survey-bot's
@@ -72,7 +72,7 @@ public struct HTTPRequest: Sendable {
 
         /// A template of a head built by `head(method:path:host:headers:)` from parts already
         /// checked: a respondent's own requests, whose variables are filled in.
-        init(method: String, path: String, head: [UInt8], cookie: [UInt8]?, cookieOrigin: CookieOrigin) {
+        package init(method: String, path: String, head: [UInt8], cookie: [UInt8]?, cookieOrigin: CookieOrigin) {
             self.method = method
             self.path = path
             headers = []
@@ -91,7 +91,7 @@ public struct HTTPRequest: Sendable {
             head.append(contentsOf: path)
             head.append(contentsOf: " HTTP/1.1\r\nHost: \(host)\r\n".utf8)
             if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
-                head.append(contentsOf: "User-Agent: survey-bot/\(SurveyEngine.version)\r\n".utf8)
+                head.append(contentsOf: "User-Agent: survey-bot/\(ToolVersion.text)\r\n".utf8)
             }
             var cookies: [String] = []
             for header in headers {
@@ -106,23 +106,23 @@ public struct HTTPRequest: Sendable {
     }
 
     // Declared in this order to pack: the flags fill the byte after the cutoff's tag.
-    let template: Template
+    package let template: Template
     /// The body, or nil for none (no Content-Length is sent for a GET without a body).
     var body: [UInt8]?
     /// The cookies of the respondent's jar for this request (`name=value; …`), sent in the
     /// `Cookie` line after the template's own; nil for none.
-    var cookies: [UInt8]?
+    package var cookies: [UInt8]?
     /// A reading of the run's clock (`EngineClock`; for `HTTPClient`, `MonotonicClock`) at which
     /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
     /// grace after a run's duration. Nil: the timeout alone.
-    var cutoff: UInt64?
+    package var cutoff: UInt64?
     /// Whose request it is, for the transport: the run's, or a respondent's that holds its own
     /// connections. One reference for `lateCutoff` and `device`, which a `Device` carries both of:
     /// a request, which a waiting respondent holds in its frames, is no larger for it.
-    var scope: Scope?
+    package var scope: Scope?
 
     /// What `scope` may be.
-    enum Scope {
+    package enum Scope {
         /// A request of the run's respondents, sent on the loop's shared connections; the run's
         /// late cutoff.
         case run(LateCutoff)
@@ -141,11 +141,11 @@ public struct HTTPRequest: Sendable {
         }
     }
     /// Whether the response body is wanted; when not, it is read and dropped.
-    var collectBody: Bool
+    package var collectBody: Bool
     /// Whether the response's header fields are wanted (`TransportResponse.headers`).
-    var collectHeaders = false
+    package var collectHeaders = false
     /// Whether the response's `Set-Cookie` fields are wanted (the respondent keeps a jar).
-    var collectCookies = false
+    package var collectCookies = false
 
     /// The respondent's own connections (`ConnectionSharing.perRespondent`): the attempt goes
     /// out on them, or on a new one that becomes theirs. Nil: the loop's shared connections.
@@ -165,9 +165,9 @@ public struct HTTPRequest: Sendable {
 
 /// What a server answered.
 public struct TransportResponse: Sendable, Equatable {
-    var status: Int
+    package var status: Int
     /// The body when it was asked for, else empty.
-    var body: [UInt8]
+    package var body: [UInt8]
     /// The fields few responses carry, in one box made only for a response that has them: every
     /// outcome rides through the frames of every waiting respondent, so it stays three words.
     private var extras: Extras?
@@ -190,14 +190,14 @@ public struct TransportResponse: Sendable, Equatable {
     }
 
     /// The `Retry-After` header, as sent.
-    var retryAfter: String? { extras?.retryAfter }
+    package var retryAfter: String? { extras?.retryAfter }
     /// The `Set-Cookie` field values, when the request asked for them (`collectCookies`); empty
     /// otherwise, and when there are none.
-    var setCookies: [[UInt8]] { extras?.setCookies ?? [] }
+    package var setCookies: [[UInt8]] { extras?.setCookies ?? [] }
     /// Every header field, in order, when the request asked for them (`collectHeaders`).
-    var headers: [HTTPHeader] { extras?.headers ?? [] }
+    package var headers: [HTTPHeader] { extras?.headers ?? [] }
     /// Bytes of body received, kept or not.
-    var bodyBytes: Int
+    package var bodyBytes: Int
 
     init(
         status: Int, body: [UInt8] = [], retryAfter: String? = nil, setCookies: [[UInt8]] = [], headers: [HTTPHeader] = [],
@@ -217,10 +217,10 @@ public struct TransportFailure: Error, Sendable, Equatable {
     /// What went wrong, as reports and retry conditions name it.
     public var kind: ErrorKind
     /// Whether any of the request reached the wire: a request never sent is always safe to retry.
-    var requestSent: Bool
+    package var requestSent: Bool
     /// What a person needs to know beyond the kind, such as why a certificate was refused
     /// ("certificate has expired"); nil when the kind says it all.
-    var detail: String?
+    package var detail: String?
 
     init(_ kind: ErrorKind, requestSent: Bool, detail: String? = nil) {
         self.kind = kind
@@ -231,22 +231,22 @@ public struct TransportFailure: Error, Sendable, Equatable {
 
 /// The connection an attempt went over: kept alive from an earlier attempt, or opened for this
 /// one — then how long its connect and TLS handshake took, and what TLS agreed.
-struct ConnectionInfo: Sendable, Hashable {
+package struct ConnectionInfo: Sendable, Hashable {
     // Kept small: a copy rides in every attempt's outcome, through frames that ten thousand
     // waiting respondents hold at once. Times are nanoseconds, 0 for none.
     private var connectNanoseconds: UInt64
     private var handshakeNanoseconds: UInt64
     /// The protocol version and cipher suite of a new https connection: "TLSv1.3 TLS_AES_256_GCM_SHA384".
-    var tls: String?
+    package var tls: String?
     /// Whether the connection was kept alive from an earlier attempt.
-    var reused: Bool
+    package var reused: Bool
     /// Whether a new https connection resumed an earlier session (an abbreviated handshake).
-    var tlsResumed: Bool
+    package var tlsResumed: Bool
     /// The protocol the attempt went over.
-    var wire: WireProtocol
+    package var wire: WireProtocol
     /// Whether this new connection carries a request sent again because the kept-alive one it
     /// first went out on was found closed by the server (`ConnectionPool.reconnect`).
-    var reconnected: Bool
+    package var reconnected: Bool
 
     /// A connection kept alive from an earlier attempt.
     static let reused = ConnectionInfo(reused: true)
@@ -266,12 +266,12 @@ struct ConnectionInfo: Sendable, Hashable {
 
     /// From the connect's start to the TCP connection's, for a new connection (an attempt that
     /// waited for a TLS set-up to end began earlier: its service time says so, this does not).
-    var connectTime: Duration? {
+    package var connectTime: Duration? {
         connectNanoseconds == 0 ? nil : .nanoseconds(Int64(clamping: connectNanoseconds))
     }
 
     /// From the TCP connection to the end of the TLS handshake, for a new https connection.
-    var tlsHandshakeTime: Duration? {
+    package var tlsHandshakeTime: Duration? {
         get { handshakeNanoseconds == 0 ? nil : .nanoseconds(Int64(clamping: handshakeNanoseconds)) }
         set { handshakeNanoseconds = newValue.map { max(1, $0.clampedNanoseconds) } ?? 0 }
     }
@@ -297,10 +297,10 @@ public struct TransportResult: Sendable, Equatable {
     public var received: Result<TransportResponse, TransportFailure>
     /// From the attempt's start (the connect, or the first byte sent on a kept-alive
     /// connection) to the last byte of the response, or to the failure.
-    var serviceTime: Duration
+    package var serviceTime: Duration
     /// The connection the attempt went over; nil when it never had one (a name that did not
     /// resolve, no descriptor left) or the transport does not say.
-    var connection: ConnectionInfo?
+    package var connection: ConnectionInfo?
 
     /// A result.
     init(_ received: Result<TransportResponse, TransportFailure>, serviceTime: Duration, connection: ConnectionInfo? = nil) {

@@ -10,7 +10,7 @@
 /// and `header(for:now:)` returns nil at once. The header last built is kept and given again
 /// (the same array, not a copy) until a cookie is stored or one expires, so a respondent whose
 /// cookies do not change builds it once. A value: a copy of a jar is another jar (copy on write).
-struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+package struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The storage, shared by copies of a jar until one of them writes.
     private final class Box: @unchecked Sendable {
         // Unchecked: a box is only written through a jar that holds the one reference to it
@@ -24,24 +24,27 @@ struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringConvertibl
 
     private var box: Box?
 
+    /// An empty jar.
+    package init() {}
+
     static let maxPerDomain = 50
     static let maxCookies = 150
     /// The most `Set-Cookie` fields one response may set; the rest are ignored.
     static let maxPerResponse = 64
 
-    var isEmpty: Bool { box?.contents.cookies.isEmpty ?? true }
+    package var isEmpty: Bool { box?.contents.cookies.isEmpty ?? true }
 
     /// How many cookies the jar holds, expired ones included until the next store or header.
     var count: Int { box?.contents.cookies.count ?? 0 }
 
     /// The cookies' names, domains and paths; never a value (nor the cached header, which holds them).
-    var description: String { "CookieJar(\((box?.contents.cookies ?? []).map(\.description).joined(separator: ", ")))" }
-    var debugDescription: String { description }
+    package var description: String { "CookieJar(\((box?.contents.cookies ?? []).map(\.description).joined(separator: ", ")))" }
+    package var debugDescription: String { description }
 
     /// The value of the `Cookie` header for a request to `origin` at `now` (a reading of the
     /// engine's clock): `name=value` pairs joined by `; `, longer paths first, then older
     /// cookies first (RFC 6265 §5.4). Nil when no cookie matches.
-    mutating func header(for origin: CookieOrigin, now: UInt64) -> [UInt8]? {
+    package mutating func header(for origin: CookieOrigin, now: UInt64) -> [UInt8]? {
         // No binding of `box` here: a second reference would make every call copy it.
         guard box?.contents.cookies.isEmpty == false else { return nil }
         makeUnique()
@@ -50,7 +53,7 @@ struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringConvertibl
 
     /// Stores the cookies of a response to `origin` (its `Set-Cookie` field values), at `now`
     /// on the engine's clock and `unixTime` on the wall clock (for `Expires`).
-    mutating func store(_ fields: [[UInt8]], from origin: CookieOrigin, now: UInt64, unixTime: Int64) {
+    package mutating func store(_ fields: [[UInt8]], from origin: CookieOrigin, now: UInt64, unixTime: Int64) {
         for field in fields.prefix(Self.maxPerResponse) {
             if let parsed = SetCookie(field) { store(parsed, from: origin, now: now, unixTime: unixTime) }
         }

@@ -2,12 +2,15 @@ import Synchronization
 
 /// A flag raised once, read from any thread: a run's interruption (`RunCoordinator.interrupt()`),
 /// or the note that its duration or data rows ran out with respondents still to start.
-final class OnceFlag: Sendable {
+package final class OnceFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 
-    var isRaised: Bool { raised.load(ordering: .relaxed) }
+    /// A flag not raised yet.
+    package init() {}
 
-    func raise() {
+    package var isRaised: Bool { raised.load(ordering: .relaxed) }
+
+    package func raise() {
         raised.store(true, ordering: .relaxed)
     }
 }

@@ -27,7 +27,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
 
     /// A generator for one member of a family (the i-th respondent, the n-th shard): streams of
     /// different members are independent, and each is repeatable from the seed.
-    static func derived(seed: UInt64, stream: UInt64) -> SplitMix64 {
+    package static func derived(seed: UInt64, stream: UInt64) -> SplitMix64 {
         SplitMix64(seed: mix(seed ^ mix(stream &+ 0x632B_E59B_D9B4_E019)))
     }
 

@@ -24,7 +24,7 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
     public var isZero: Bool { upper == .zero }
 
     /// A uniformly drawn duration in the range (the lower bound when the range is a point).
-    func sample(using random: inout some RandomNumberGenerator) -> Duration {
+    package func sample(using random: inout some RandomNumberGenerator) -> Duration {
         let lo = lower.nanoseconds
         let hi = upper.nanoseconds
         guard hi > lo else { return lower }
@@ -49,7 +49,7 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
 
 extension Duration {
     /// Whole nanoseconds, saturating at `Int64.max` for durations too long to count that way.
-    var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? Int64.min : Int64.max }

@@ -1,9 +1,9 @@
 /// A `Set-Cookie` field value read by RFC 6265 §5.2: the name and value, and the attributes
 /// that matter to a client that is not a browser. `HttpOnly` and unknown attributes are
 /// ignored; of an attribute given twice, the last counts.
-struct SetCookie: Sendable {
-    var name: [UInt8]
-    var value: [UInt8]
+package struct SetCookie: Sendable {
+    package var name: [UInt8]
+    package var value: [UInt8]
     /// From `Max-Age`: seconds from now; 0 or less is already expired.
     var maxAge: Int64?
     /// From `Expires`: seconds since the Unix epoch.
@@ -16,7 +16,7 @@ struct SetCookie: Sendable {
 
     /// Reads a field value; nil when it sets no cookie (no `=` before the first `;`, or an
     /// empty name).
-    init?(_ field: some Collection<UInt8>) {
+    package init?(_ field: some Collection<UInt8>) {
         let bytes = Array(field)
         let end = bytes.firstIndex(of: 0x3B) ?? bytes.endIndex
         let pair = bytes[..<end]

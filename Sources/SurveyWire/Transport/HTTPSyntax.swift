@@ -82,7 +82,7 @@ public enum HTTPSyntax {
 
     /// How an error names a character: "a carriage return (\r)", "the character '<'",
     /// "the control character \u{1B}", with every control and non-ASCII character escaped.
-    static func describe(_ scalar: Unicode.Scalar) -> String {
+    package static func describe(_ scalar: Unicode.Scalar) -> String {
         switch scalar {
         case "\r": return "a carriage return (\\r)"
         case "\n": return "a line feed (\\n)"
@@ -110,7 +110,7 @@ public enum HTTPSyntax {
         text.escapingControls
     }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || scalar.value == 0x7F
     }
 
@@ -140,7 +140,7 @@ public struct HTTPSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     /// The offset of the first character at fault, in Unicode scalars from the text's start.
     public var offset: Int
 
-    init(_ description: String, offset: Int) {
+    package init(_ description: String, offset: Int) {
         self.description = description
         self.offset = offset
     }
