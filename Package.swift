@@ -16,7 +16,7 @@ let package = Package(
     name: "survey-bot",
     products: [
         .executable(name: "survey-bot", targets: ["survey-bot"]),
-        .library(name: "SurveyEngine", targets: ["SurveyEngine", "SurveyWire"]),
+        .library(name: "SurveyEngine", targets: ["SurveyEngine", "SurveyJourney", "SurveyMetrics", "SurveyWire"]),
     ],
     targets: [
         .target(name: "CEpoll"),
@@ -25,24 +25,33 @@ let package = Package(
         // The wire: event loops, TLS, HTTP/1.1 and HTTP/2, clients and servers, the transport.
         // It knows nothing of journeys or respondents (ARCHITECTURE.md, "Modules").
         .target(name: "SurveyWire", dependencies: ["CEpoll", "CTLS"], swiftSettings: engineSettings),
-        // The walk over the wire: journeys, respondents, retries, load models, metrics.
-        .target(name: "SurveyEngine", dependencies: ["SurveyWire"], swiftSettings: engineSettings),
-        .target(name: "SurveyBot", dependencies: ["SurveyEngine", "SurveyWire"]),
+        // What a respondent is asked to do: journeys and their steps, the survey API's contract,
+        // questions, templates, think times, JSON. No I/O, no respondents.
+        .target(name: "SurveyJourney", dependencies: ["SurveyWire"], swiftSettings: engineSettings),
+        // What came of it: attempts, steps' figures, histograms, the timeline, respondents' endings.
+        .target(name: "SurveyMetrics", dependencies: ["SurveyJourney", "SurveyWire"], swiftSettings: engineSettings),
+        // The walk: respondents, retries, load models and the run that starts them.
+        .target(
+            name: "SurveyEngine", dependencies: ["SurveyMetrics", "SurveyJourney", "SurveyWire"], swiftSettings: engineSettings),
+        .target(name: "SurveyBot", dependencies: ["SurveyEngine", "SurveyJourney", "SurveyMetrics", "SurveyWire"]),
         .executableTarget(name: "survey-bot", dependencies: ["SurveyBot"]),
         // The benchmark driver of bench/*.sh: the raw HTTP client at a fixed concurrency.
         .executableTarget(name: "survey-bench", dependencies: ["SurveyWire"]),
         // What both test targets use, once: temporary directories, polling, child processes, the
         // real TLS servers (openssl s_server, nginx) and the Python survey server they start. No
         // product depends on it.
-        .target(name: "SurveyTestSupport", dependencies: ["SurveyEngine", "SurveyWire"], path: "Tests/SurveyTestSupport"),
+        .target(
+            name: "SurveyTestSupport", dependencies: ["SurveyEngine", "SurveyJourney", "SurveyMetrics", "SurveyWire"],
+            path: "Tests/SurveyTestSupport"),
         // HTTP2/Fixtures: other HPACK implementations' header blocks, read by their path.
         .testTarget(
-            name: "SurveyEngineTests", dependencies: ["SurveyEngine", "SurveyWire", "SurveyTestSupport"],
+            name: "SurveyEngineTests", dependencies: ["SurveyEngine", "SurveyJourney", "SurveyMetrics", "SurveyWire", "SurveyTestSupport"],
             exclude: ["HTTP2/Fixtures"]),
         // `survey-bot` is a dependency so that building the tests, by any route, builds the
         // executable the end-to-end tests run from the same source; see `executablePath()`.
         .testTarget(
-            name: "SurveyBotTests", dependencies: ["SurveyBot", "SurveyEngine", "SurveyWire", "SurveyTestSupport", "survey-bot"],
+            name: "SurveyBotTests",
+            dependencies: ["SurveyBot", "SurveyEngine", "SurveyJourney", "SurveyMetrics", "SurveyWire", "SurveyTestSupport", "survey-bot"],
             exclude: ["Report/Golden"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
 
 /// `survey-bot run PLAN`: runs a plan against its target and writes the report.
 enum RunCommand: Subcommand {

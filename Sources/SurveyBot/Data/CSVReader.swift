@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 /// Reads a data feed's CSV (RFC 4180): a header row, then one record per row; fields separated
 /// by commas, quoted with `"` when they hold commas, quotes (doubled) or line breaks; lines

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 /// The report's `plan_digest`: a SHA-256 of the plan as run, so that `merge` can tell the shards
 /// of one plan from reports of another.

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// How a plan's values are shown wherever they are printed or written — the start line,

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// A validated plan: every key of the plan format understood, defaults applied, command-line

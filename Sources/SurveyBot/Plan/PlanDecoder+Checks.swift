@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// Checks between keys, run once every key is read: each names the key to change, at its place.

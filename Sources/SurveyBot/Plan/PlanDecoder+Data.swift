@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// The keys of data feeds and sessions: `data`, `api.capture`, the shapes of look-alike

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// The keys of one step of `journey`, as `PlanKey`s whose paths name the step

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 /// `thresholds:` entries: the name says what is measured (`submit.p95`), the value how it is
 /// judged (`"< 300ms"`); both are parsed here, once, into a `Threshold`. A threshold with

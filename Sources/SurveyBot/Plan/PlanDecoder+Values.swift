@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// The keys read by their own code: values that are lists or mappings of data, or that set

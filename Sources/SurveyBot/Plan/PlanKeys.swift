@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// Every key of the plan format, once: the table `PlanKey` describes. The order is the order of

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// A step's `expect` lines, as Hurl's asserts read: `SUBJECT TEST [VALUE]`.

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 
 /// One kind of scalar a plan key takes — a duration, a rate, a percentage — with its parser, the

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
 
 extension JSONValue {
     /// The value as readable JSON: two spaces of indentation, one member or item a line, except

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyMetrics
 
 /// The figures of a run — counts, rates, throughput and latency of each step and of the
 /// whole survey — each defined once, here. Thresholds read them, diff compares them, every

@@ -1,5 +1,7 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
+import SurveyMetrics
 import SurveyWire
 
 /// The names and the timeline of a report read back, checked by one rule: a report holds only

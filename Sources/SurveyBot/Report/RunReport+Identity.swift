@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
 
 extension RunReport {
     /// `{"index": i, "count": n}`: the i-th of n shards of a run (`--shard i/n`), from 1.

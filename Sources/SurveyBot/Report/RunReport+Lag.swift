@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyMetrics
 
 extension RunReport.Lag {
     /// The record of a run's lag histograms against `limit`; nil when the run set no time for

@@ -1,5 +1,7 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
+import SurveyMetrics
 
 extension RunReport {
     /// The facts of a run that are not in its metrics.

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
 
 /// What `merge` checks before it adds anything up: that the reports are the shards of one run
 /// of one plan, each shard once, none missing — and every way they are not, each problem

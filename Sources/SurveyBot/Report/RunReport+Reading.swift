@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
 
 /// Reading a report back: the schema checked first, then every field, then every value a run
 /// could not have produced, each refused with the field it is in.

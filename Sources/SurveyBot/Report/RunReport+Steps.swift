@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 extension RunReport {
     /// The report's steps in the journey's order: every format lists them so. A report that

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyMetrics
 
 extension RunReport {
     /// The run over time (`timeline` in the JSON report): one point per interval of wall-clock

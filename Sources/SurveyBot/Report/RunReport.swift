@@ -1,5 +1,7 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
+import SurveyMetrics
 
 /// The JSON report: the source of truth every other format is rendered from. Its field names
 /// are the `survey-bot.report/1` format, documented in docs/report-format.md: old reports and

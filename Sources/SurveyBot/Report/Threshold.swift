@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 /// A pass/fail criterion of a run, written in a plan as `submit.p95: "< 300ms"`.
 struct Threshold: Sendable, Hashable, CustomStringConvertible {

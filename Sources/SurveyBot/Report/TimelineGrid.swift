@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyMetrics
 
 /// A timeline as intervals on the wall-clock grid, in the form that merges: counts and sparse
 /// histograms. The report's `TimelineRecord` is made from it.

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
 
 /// What a run still under way knows of itself, for `--metrics-listen`: its plan and identity,
 /// and where to read its figures so far.

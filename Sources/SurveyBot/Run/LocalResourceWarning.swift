@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyMetrics
 import Synchronization
 
 /// Says once per run, on stderr and even with `--quiet`, that survey-bot ran out of file

@@ -1,4 +1,6 @@
 import SurveyEngine
+import SurveyJourney
+import SurveyMetrics
 
 /// The live progress line on a terminal, redrawn every second: respondents done, attempts per
 /// second, failed attempts, p95 so far. Never shown on a pipe or in a CI log.

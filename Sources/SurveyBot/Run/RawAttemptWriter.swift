@@ -1,5 +1,7 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
+import SurveyMetrics
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyJourney
 
 /// Where a run's report goes: the report directory, proved writable before the run starts,
 /// and the files of every format, written when the run's session stops it.

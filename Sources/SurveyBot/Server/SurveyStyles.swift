@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 import SurveyWire
 import Synchronization
 

@@ -1,3 +1,5 @@
+import SurveyJourney
+
 /// When respondents arrive in the open model: a rate that is constant or ramps linearly between
 /// stages. The n-th arrival (from 0) comes when the integral of the rate reaches n, so a
 /// constant 10/s gives arrivals at 0, 100 ms, 200 ms, …
@@ -129,5 +131,13 @@ struct ArrivalLane: Sendable {
     /// Moves past the next arrival.
     mutating func advance() {
         position += lanes
+    }
+}
+
+extension LoadModel {
+    /// The open model's arrival times over `duration`; nil for the closed model.
+    func schedule(duration: Duration?) -> ArrivalSchedule? {
+        guard case .open(let rate, let ramp) = self else { return nil }
+        return ArrivalSchedule(rate: rate, ramp: ramp, duration: duration)
     }
 }

@@ -1,3 +1,5 @@
+import SurveyJourney
+import SurveyMetrics
 import SurveyWire
 import Synchronization
 

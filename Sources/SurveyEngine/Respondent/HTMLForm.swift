@@ -1,3 +1,5 @@
+import SurveyJourney
+
 /// Reads the fields of HTML forms in a page, as a browser would send them back: what a survey
 /// served as pages needs of its responses (a CSRF token, a page key) to post the next page.
 enum HTMLForm {

@@ -1,3 +1,4 @@
+import SurveyJourney
 import Synchronization
 
 /// The last few questions bodies each lane parsed, with the step that read each and its

@@ -1,3 +1,5 @@
+import SurveyJourney
+import SurveyMetrics
 import SurveyWire
 
 /// The requests a respondent sends: each step's, made from the run's prebuilt recipes with the

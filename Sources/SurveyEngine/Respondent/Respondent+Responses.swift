@@ -1,3 +1,4 @@
+import SurveyJourney
 import SurveyWire
 
 /// What a respondent takes from the responses it gets: the questions of the survey, and the

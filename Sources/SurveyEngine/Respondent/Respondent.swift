@@ -1,3 +1,5 @@
+import SurveyJourney
+import SurveyMetrics
 import SurveyWire
 
 /// One virtual survey-taker, doing what the survey app's user does: fetch the questions (with

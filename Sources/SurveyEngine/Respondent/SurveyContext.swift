@@ -1,3 +1,5 @@
+import SurveyJourney
+import SurveyMetrics
 import SurveyWire
 
 /// What every respondent of a run shares: the journey and its requests, the answers, the

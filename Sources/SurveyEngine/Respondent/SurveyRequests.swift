@@ -1,3 +1,4 @@
+import SurveyJourney
 import SurveyWire
 
 /// The survey's requests, built once per run from its API and target: a fixed head where

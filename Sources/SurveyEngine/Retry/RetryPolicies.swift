@@ -1,3 +1,5 @@
+import SurveyJourney
+
 /// The retry policy of each step's calls, and the run-wide budget they share.
 public struct RetryPolicies: Sendable, Hashable {
     /// Each step's policy; a step without one never retries.

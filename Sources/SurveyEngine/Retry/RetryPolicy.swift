@@ -1,3 +1,5 @@
+import SurveyMetrics
+
 /// A retry policy as a pure value: given what happened on an attempt, stop or wait how long.
 ///
 /// `attempts` counts every attempt, the first one included (gRPC's and urllib3's meaning), so

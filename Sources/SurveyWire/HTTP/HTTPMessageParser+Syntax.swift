@@ -90,14 +90,10 @@ extension HTTPMessageParser {
         byte >= 0x20 ? byte != 0x7F : byte == 0x09
     }
 
-    /// RFC 9110 token characters.
+    /// RFC 9110 token characters (`HTTPSyntax.isTokenByte`, the rule requests are built by).
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
-        default: false
-        }
+        HTTPSyntax.isTokenByte(byte)
     }
 
     static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {

@@ -203,7 +203,7 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     /// How HTTP/2 is spoken, when it is.
     let http2: HTTP2ServerOptions?
     let handler: HTTPServer.Handler
-    let unanswered: HTTPServer.UnansweredHandler?
+    package let unanswered: HTTPServer.UnansweredHandler?
     let counters: ServerCounters
     let accept: HTTPServer.Acceptor
     var connections: [ServerConnection] = []

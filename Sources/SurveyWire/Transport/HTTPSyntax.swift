@@ -11,7 +11,17 @@ public enum HTTPSyntax {
     /// Whether `text` is an RFC 9110 token — a method or a header name: one or more ASCII
     /// letters, digits and ``!#$%&'*+-.^_`|~``.
     public static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(HTTPMessageParser.isTokenByte)
+        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Whether `byte` is an RFC 9110 token character; the parser reads tokens by it too.
+    @inline(__always)
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        default: false
+        }
     }
 
     /// Checks an origin-form request target (RFC 9112 §3.2.1): `/`, then path characters of

@@ -317,7 +317,7 @@ public struct TransportResult: Sendable, Equatable {
     }
 
     /// A failure of `kind` after `serviceTime`.
-    static func failure(
+    package static func failure(
         _ kind: ErrorKind, requestSent: Bool, serviceTime: Duration, detail: String? = nil, connection: ConnectionInfo? = nil
     ) -> TransportResult {
         TransportResult(

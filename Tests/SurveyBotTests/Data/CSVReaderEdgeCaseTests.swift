@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyWire
 
 /// The byte-level reader at its edges: byte-order marks with CRLF, quotes at a value's ends,

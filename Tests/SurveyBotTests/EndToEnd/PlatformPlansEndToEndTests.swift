@@ -4,6 +4,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyTestSupport
 @testable import SurveyWire
 

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyWire
 
 /// `journey:` — a plan's own steps: what it decodes to, and each mistake at its place.

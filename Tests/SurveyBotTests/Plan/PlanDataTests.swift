@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyTestSupport
 
 /// `data:`, the run-time variables and the session keys, as a plan reads them.

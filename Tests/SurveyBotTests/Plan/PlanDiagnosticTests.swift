@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 
 /// Every kind of plan error, each at its exact line and column.
 @Suite struct PlanDiagnosticTests {

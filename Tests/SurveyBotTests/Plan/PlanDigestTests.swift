@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyTestSupport
 
 /// The plan every digest variant starts from: valid with any one key changed.

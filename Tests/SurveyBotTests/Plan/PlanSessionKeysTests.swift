@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyWire
 
 /// `think` distributions, `pace`, `cookies` and `builtin.login`: what the plan says and where

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyMetrics
 
 /// The statistics of `diff` against values worked out independently (textbook tables and SciPy's
 /// `binom`, `norm` and `chi2_contingency`).

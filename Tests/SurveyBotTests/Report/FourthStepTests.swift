@@ -3,6 +3,8 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyTestSupport
 
 /// A journey is data: a fourth step, added here and nowhere else, is counted by the engine and

@@ -3,6 +3,8 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyTestSupport
 
 /// Which attempts a latency figure covers, one rule for every format: the succeeded ones. A

@@ -3,6 +3,8 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyTestSupport
 
 /// The metrics of shard `index` of `count`: every `count`-th respondent of the fixture's run.

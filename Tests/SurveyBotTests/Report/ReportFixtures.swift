@@ -2,6 +2,8 @@ import Foundation
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// A fixed run: the smoke plan, made-up but plausible metrics, fixed times. Every format is

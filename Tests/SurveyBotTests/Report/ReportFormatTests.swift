@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyTestSupport
 
 /// Compares `text` with the golden file; `SURVEY_BOT_UPDATE_GOLDEN=1 swift test` rewrites them.

@@ -3,6 +3,8 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyTestSupport
 
 /// Every number a report or a diff writes is a JSON number or `null`: a figure with no samples is

@@ -4,6 +4,8 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyTestSupport
 @testable import SurveyWire
 

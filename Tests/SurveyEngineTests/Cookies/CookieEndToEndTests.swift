@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyWire
 
 /// A loopback survey server that sets a numbered cookie with every questions response and

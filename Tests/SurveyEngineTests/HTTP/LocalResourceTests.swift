@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyWire
 
 private let local = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080)

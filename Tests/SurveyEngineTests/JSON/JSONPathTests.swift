@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
 
 private func json(_ text: String) throws -> JSONValue {
     try JSONValue.parse(Array(text.utf8)).get()

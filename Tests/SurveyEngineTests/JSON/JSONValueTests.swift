@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
 
 @Suite struct JSONValueTests {
     @Test func readsEveryKindOfValue() throws {

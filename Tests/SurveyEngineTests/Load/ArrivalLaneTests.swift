@@ -2,6 +2,8 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// The open model's arrivals, each lane generating its own share: together, exactly the

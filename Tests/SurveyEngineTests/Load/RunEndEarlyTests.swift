@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyTestSupport
 @testable import SurveyWire
 

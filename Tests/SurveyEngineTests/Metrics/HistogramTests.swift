@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 @Suite struct HistogramTests {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// Respondents with their own data: rows, variables, answers from rows, look-alike shapes, and

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyWire
 
 /// A data feed's compact rows: values made on demand from one buffer, and a shard's share of

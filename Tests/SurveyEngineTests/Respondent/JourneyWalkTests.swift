@@ -1,6 +1,8 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// Journeys of declared steps: steps run once before and after the step per question, their

@@ -2,6 +2,8 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// A step run per page: posted once per page with that page's answers, again while its

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyWire
 
 /// Cookies and pacing: what a respondent carries from one request to the next, and when it sends.

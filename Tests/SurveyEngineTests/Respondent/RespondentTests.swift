@@ -1,6 +1,8 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 
 @Suite struct RespondentTests {
     @Test func submitIsNeverRepeatedAfterSuccess() async {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// A step's `expect`: the statuses that count as success, and checks of the body, headers and

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// Repeating must be safe: a step that is not idempotent is not retried once its request may

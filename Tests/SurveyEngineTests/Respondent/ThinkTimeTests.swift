@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyWire
 
 /// `count` draws of `think` from a fixed seed, in milliseconds, sorted.

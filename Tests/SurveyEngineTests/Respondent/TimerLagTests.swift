@@ -2,6 +2,8 @@ import Synchronization
 import Testing
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// How late the tool's own timers end: each think, pace or retry wait counted once, from the

@@ -1,6 +1,8 @@
 import Synchronization
 
 @testable import SurveyEngine
+@testable import SurveyJourney
+@testable import SurveyMetrics
 @testable import SurveyWire
 
 /// A transport that answers from a script and remembers every request and the highest number

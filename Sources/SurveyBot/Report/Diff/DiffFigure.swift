@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyMetrics
 
 /// One figure of one run as `diff` sees it: the value, how many samples it rests on, the
 /// interval it lies in at the diff's confidence, and the evidence a test of its change reads.

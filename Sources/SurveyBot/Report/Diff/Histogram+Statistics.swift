@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyMetrics
 
 /// What `diff` reads from a latency histogram beyond its percentiles: where a given rank lies,
 /// the variance, and how many values fall below a boundary.

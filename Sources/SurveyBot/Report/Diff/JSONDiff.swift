@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 /// A diff as JSON, for scripts: both paths, the confidence and default tolerance, the
 /// regression count and every row with its intervals, p-value, verdict and reason, in the style

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyMetrics
 
 /// Two reports side by side, figure by figure, each with the interval the data puts it in and
 /// a verdict that knows noise from change: a figure regressed only when it got worse by more

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyMetrics
 
 /// A value of a chart over the span of x it was measured over (an interval of a timeline, from
 /// its start to its end; a bin of a distribution); nil where there is none.

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 /// The charts of the run over time, drawn from reports' timelines: for one report, or for two
 /// overlaid (a diff: the base dashed, the new solid, in the same colours).

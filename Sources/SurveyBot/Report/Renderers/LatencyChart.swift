@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyMetrics
 
 /// A latency distribution as a text bar chart: counts in logarithmic bins between the fastest
 /// and the slowest attempt, for reports that cannot draw.

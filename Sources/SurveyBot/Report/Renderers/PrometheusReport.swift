@@ -1,5 +1,6 @@
 import Foundation
 import SurveyEngine
+import SurveyMetrics
 
 /// The report as Prometheus metrics, in the text exposition format (version 0.0.4) that
 /// node_exporter's textfile collector reads and Prometheus scrapes: `# HELP` and `# TYPE` for

@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyMetrics
 
 @Suite struct ChartTests {
     @Test func ticksStepByOneTwoOrFiveTimesAPowerOfTen() {

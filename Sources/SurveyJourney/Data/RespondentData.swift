@@ -1,3 +1,4 @@
+import SurveyJourney
 import SurveyWire
 
 /// How respondents take the rows of a data feed.
@@ -109,47 +110,19 @@ extension RespondentData {
         /// What is wrong, without the value (a secret): "column 'token' holds a line feed (\n),
         /// which cannot go in the header Authorization".
         public var description: String
-    }
 
-    /// Every value that cannot go where the run's requests use its column, at most `limit` of them: a
-    /// header value takes no control character but a tab (a path takes anything, percent-encoded;
-    /// a JSON body anything, escaped). Checked before the run starts, so that no row can
-    /// smuggle a header or end a head early.
-    public func problems(for configuration: RunConfiguration, limit: Int = 20) -> [Problem] {
-        var headerColumns: [(column: Int, header: String)] = []
-        for header in configuration.api.headers + configuration.journey.steps.flatMap(\.headers) {
-            guard let template = try? TextTemplate(parsing: header.value) else { continue }
-            for case .row(let name) in template.variables {
-                if let column = columns.firstIndex(of: name) { headerColumns.append((column, header.name)) }
-            }
+        /// A problem of `column` in row `row`, told by `description`.
+        package init(row: Int, column: String, description: String) {
+            self.row = row
+            self.column = column
+            self.description = description
         }
-        guard !headerColumns.isEmpty else { return [] }
-        var problems: [Problem] = []
-        for index in rows.indices {
-            var column = 0
-            var bad: [(column: Int, scalar: Unicode.Scalar)] = []
-            rows.forEachValue(ofRow: index) { value in
-                defer { column += 1 }
-                guard headerColumns.contains(where: { $0.column == column }), let scalar = Self.firstControl(in: value) else { return }
-                bad.append((column, scalar))
-            }
-            for (column, header) in headerColumns {
-                guard let scalar = bad.first(where: { $0.column == column })?.scalar else { continue }
-                problems.append(
-                    Problem(
-                        row: feedRow(index), column: columns[column],
-                        description:
-                            "column '\(columns[column])' holds \(HTTPSyntax.describe(scalar)), which cannot go in the header \(header)"))
-                if problems.count >= limit { return problems }
-            }
-        }
-        return problems
     }
 
     /// The first control character but a tab in a value's UTF-8 bytes, if any: a control
     /// character (`HTTPSyntax.isControl`) is one byte in UTF-8, and no byte of a longer
     /// character is one.
-    private static func firstControl(in value: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+    package static func firstControl(in value: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
         value.first { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }.map { Unicode.Scalar($0) }
     }
 }

@@ -11,10 +11,4 @@ public enum LoadModel: Sendable, Hashable {
         if case .open = self { return true }
         return false
     }
-
-    /// The open model's arrival times over `duration`; nil for the closed model.
-    func schedule(duration: Duration?) -> ArrivalSchedule? {
-        guard case .open(let rate, let ramp) = self else { return nil }
-        return ArrivalSchedule(rate: rate, ramp: ramp, duration: duration)
-    }
 }

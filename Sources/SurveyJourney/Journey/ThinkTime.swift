@@ -51,7 +51,7 @@ public enum ThinkTime: Sendable, Hashable, CustomStringConvertible {
     static let z90 = 1.2815515655446004
 
     /// One draw, from `random`.
-    func sample(using random: inout SplitMix64) -> Duration {
+    package func sample(using random: inout SplitMix64) -> Duration {
         switch self {
         case .uniform(let range):
             // The same draw as before distributions existed: a seed repeats older runs' pauses.

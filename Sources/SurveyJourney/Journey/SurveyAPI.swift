@@ -78,7 +78,7 @@ public struct SurveyAPI: Sendable, Hashable {
             }
 
             /// Whether the value is in the body.
-            var inBody: Bool {
+            package var inBody: Bool {
                 switch self {
                 case .json, .regex, .formField: true
                 case .header, .cookie: false
@@ -126,7 +126,7 @@ public struct AnswerBook: Sendable, Hashable {
     }
 
     /// The candidates for a question, or nil when the book has no answer for it.
-    func choices(for id: QuestionID) -> [String]? {
+    package func choices(for id: QuestionID) -> [String]? {
         byQuestion[id] ?? fallback
     }
 

@@ -1,8 +1,9 @@
+import SurveyJourney
 import SurveyWire
 
 /// How one HTTP attempt ended: a status code, or an error kind without one. Retry policies
 /// decide on it; metrics count it.
-enum AttemptOutcome: Sendable, Hashable {
+package enum AttemptOutcome: Sendable, Hashable {
     /// A response arrived with this status.
     case status(Int)
     /// No usable response: why.
@@ -11,7 +12,7 @@ enum AttemptOutcome: Sendable, Hashable {
 
 /// One HTTP attempt, as the metrics see it (vegeta's `Result`): what was called, which try it
 /// was, how it ended, and how long it took.
-struct AttemptRecord: Sendable, Hashable {
+package struct AttemptRecord: Sendable, Hashable {
     /// The step whose call the attempt belongs to.
     var step: Step
     /// 1 for the first try of a call, 2 for its first retry, …
@@ -33,7 +34,7 @@ struct AttemptRecord: Sendable, Hashable {
     var detail: String?
 
     /// A record; `startLag` is zero unless given.
-    init(
+    package init(
         step: Step, attempt: Int, outcome: AttemptOutcome, succeeded: Bool, serviceTime: Duration, startLag: Duration = .zero,
         start: UInt64, connection: ConnectionInfo? = nil, detail: String? = nil
     ) {

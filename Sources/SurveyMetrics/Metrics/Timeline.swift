@@ -1,3 +1,4 @@
+import SurveyJourney
 import SurveyWire
 
 /// What a run did over time: one point per interval of wall-clock time, each with its attempts,
@@ -250,7 +251,7 @@ public struct TimelineStep: Sendable, Hashable, Mergeable {
     }
 
     /// Adds another interval's counts (exact).
-    mutating func merge(_ other: TimelineStep) {
+    package mutating func merge(_ other: TimelineStep) {
         attempts += other.attempts
         succeeded += other.succeeded
         failed += other.failed

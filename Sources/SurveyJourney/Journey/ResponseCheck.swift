@@ -19,7 +19,7 @@ public struct ResponseExpectation: Sendable, Hashable {
     }
 
     /// Whether `status` counts as success.
-    func accepts(_ status: Int) -> Bool {
+    package func accepts(_ status: Int) -> Bool {
         statuses?.contains(status) ?? (200..<300).contains(status)
     }
 
@@ -29,7 +29,7 @@ public struct ResponseExpectation: Sendable, Hashable {
 
     /// Nil when every check holds on `response`; else the first that fails and what was found:
     /// `check '$.result.status not exists' failed: found "Invalid session key"`.
-    func failure(in response: TransportResponse) -> String? {
+    package func failure(in response: TransportResponse) -> String? {
         guard !checks.isEmpty else { return nil }
         var json: Result<JSONValue, JSONValue.ParseError>?
         for check in checks {

@@ -47,14 +47,14 @@ public struct StepTable<Value: Sendable>: Sendable {
 
 /// Figures that add up: counted in parts (lanes, shards, intervals) and merged, exactly, into
 /// the whole.
-protocol Mergeable {
+package protocol Mergeable {
     /// Adds another part's figures.
     mutating func merge(_ other: Self)
 }
 
 extension StepTable where Value: Mergeable {
     /// Adds `other`'s values step by step; a step only `other` has comes after this table's own.
-    mutating func merge(_ other: StepTable) {
+    package mutating func merge(_ other: StepTable) {
         for (step, value) in other.entries { self[step].merge(value) }
     }
 }

@@ -1,3 +1,4 @@
+import SurveyJourney
 import SurveyWire
 
 /// Everything the engine needs to run a survey load except where to send it: the load model,

@@ -1,3 +1,5 @@
+import SurveyJourney
+
 /// Why a respondent stopped before the end of the survey, by the name reports give it.
 ///
 /// The name is kept behind one reference: a respondent's result holds a reason in the frames
@@ -10,7 +12,7 @@ public struct AbandonReason: Sendable, Hashable, Comparable, CustomStringConvert
     private let name: Name
 
     private final class Name: Sendable {
-        let text: String
+        package let text: String
         init(_ text: String) { self.text = text }
     }
 
@@ -65,4 +67,12 @@ public struct AbandonReason: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// The name.
     public var description: String { rawValue }
+}
+
+extension JourneyStep {
+    /// Why a respondent is abandoned when this step, run once, still fails after its retries:
+    /// the questions never came for a step that reads them, `<step>_failed` otherwise.
+    package var abandonReason: AbandonReason {
+        questions != nil ? .questionsUnavailable : .failed(step)
+    }
 }

@@ -1,3 +1,4 @@
+import SurveyJourney
 import SurveyWire
 import Synchronization
 
@@ -122,7 +123,7 @@ public final class AttemptLog: Sendable {
 extension AttemptLog {
     /// Offers the attempt `record` of respondent `respondent`, which came to `result`; one never
     /// sent (`local_resource`) is not an attempt, and is not logged.
-    func offer(_ record: AttemptRecord, result: TransportResult, respondent: Int, question: String? = nil, lane: Int) {
+    package func offer(_ record: AttemptRecord, result: TransportResult, respondent: Int, question: String? = nil, lane: Int) {
         if StepMetrics.isLocal(record) { return }
         var status: Int?
         var error: ErrorKind?

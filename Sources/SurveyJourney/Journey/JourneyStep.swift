@@ -149,23 +149,17 @@ public struct JourneyStep: Sendable, Hashable {
     }
 
     /// Whether anything reads its response's body: the questions, a JSON capture, a check.
-    var readsBody: Bool {
+    package var readsBody: Bool {
         questions != nil || captures.contains(where: \.source.inBody) || expect?.readsBody == true
     }
 
     /// Whether a capture reads the cookies its response sets.
-    var readsCookies: Bool {
+    package var readsCookies: Bool {
         captures.contains { if case .cookie = $0.source { true } else { false } }
     }
 
     /// Whether anything reads its response's header fields: a capture or a check.
-    var readsHeaders: Bool {
+    package var readsHeaders: Bool {
         captures.contains { if case .header = $0.source { true } else { false } } || expect?.readsHeaders == true
-    }
-
-    /// Why a respondent is abandoned when this step, run once, still fails after its retries:
-    /// the questions never came for a step that reads them, `<step>_failed` otherwise.
-    var abandonReason: AbandonReason {
-        questions != nil ? .questionsUnavailable : .failed(step)
     }
 }

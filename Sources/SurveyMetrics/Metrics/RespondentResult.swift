@@ -1,7 +1,7 @@
 /// How one respondent's survey ended.
-struct RespondentResult: Sendable, Hashable {
+package struct RespondentResult: Sendable, Hashable {
     /// Whether the respondent got to the end of the survey.
-    enum Ending: Sendable, Hashable {
+    package enum Ending: Sendable, Hashable {
         /// Every question was submitted successfully.
         case completed
         /// Every question was tried; some were not submitted: still failing after their
@@ -15,17 +15,17 @@ struct RespondentResult: Sendable, Hashable {
     }
 
     /// How the survey ended.
-    var ending: Ending
+    package var ending: Ending
     /// Questions submitted successfully: the app's counter.
-    var submitted: Int
+    package var submitted: Int
     /// Questions whose submit still failed after its retries.
-    var unanswered: Int
+    package var unanswered: Int
     /// Questions the plan has no answer for: never sent, and not `unanswered`, which says the
     /// server refused.
-    var skipped: Int
+    package var skipped: Int
 
     /// A result.
-    init(ending: Ending, submitted: Int, unanswered: Int, skipped: Int = 0) {
+    package init(ending: Ending, submitted: Int, unanswered: Int, skipped: Int = 0) {
         self.ending = ending
         self.submitted = submitted
         self.unanswered = unanswered
@@ -33,7 +33,7 @@ struct RespondentResult: Sendable, Hashable {
     }
 
     /// Whether the respondent was abandoned.
-    var isAbandoned: Bool {
+    package var isAbandoned: Bool {
         if case .abandoned = ending { true } else { false }
     }
 }

@@ -29,7 +29,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     func contains(_ number: Int) -> Bool { number % count == index - 1 }
 
     /// This shard's part of a concurrency, so that the parts add up to the whole (each ≥ 1).
-    func share(of total: Int) -> Int {
+    package func share(of total: Int) -> Int {
         max(1, total / count + (index - 1 < total % count ? 1 : 0))
     }
 

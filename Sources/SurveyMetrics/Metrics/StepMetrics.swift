@@ -1,3 +1,4 @@
+import SurveyJourney
 import SurveyWire
 
 /// What one step saw over a run: calls, attempts, outcomes, latencies.
@@ -129,7 +130,7 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
     }
 
     /// Adds another part's counts (exact: histograms merge bucket by bucket).
-    mutating func merge(_ other: StepMetrics) {
+    package mutating func merge(_ other: StepMetrics) {
         calls += other.calls
         attempts += other.attempts
         localResource += other.localResource

@@ -1,3 +1,5 @@
+import SurveyJourney
+
 /// Everything a run measured; the engine's output, from which every report is made.
 public struct RunMetrics: Sendable, Hashable {
     /// Each step's figures, in the journey's order.

@@ -1,9 +1,9 @@
 /// A `TextTemplate` made ready for one place of a request: literal runs as bytes, variables as
 /// indexes into the respondent's row and session, and how each value is written there. Built
 /// once per run; filling it in only appends bytes.
-struct CompiledTemplate: Sendable {
+package struct CompiledTemplate: Sendable {
     /// How a value is written into the text.
-    enum Encoding: Sendable {
+    package enum Encoding: Sendable {
         /// As it is (a header value, an answer): the caller has checked it.
         case text
         /// Percent-encoded but for RFC 3986 unreserved characters: no value can leave its path
@@ -32,29 +32,44 @@ struct CompiledTemplate: Sendable {
     private let parts: [(part: Part, inString: Bool)]
     let encoding: Encoding
     /// The template's bytes when it has no variable.
-    let constant: [UInt8]?
+    package let constant: [UInt8]?
     /// Whether it uses `${question.id}` or `${answer}`: it changes with every submit.
-    let perQuestion: Bool
+    package let perQuestion: Bool
     /// The literal bytes, for a first guess of the length.
     private let literalCount: Int
 
     /// The values a template is filled in with.
-    struct Values {
+    package struct Values {
         var row: [String]
         var respondentID: Int
-        var session: [String]
-        var questionID: QuestionID = 0
+        package var session: [String]
+        package var questionID: QuestionID = 0
         /// The question's other fields the journey uses, in `Journey.questionFields`' order.
-        var questionFields: [String] = []
-        var answer = ""
+        package var questionFields: [String] = []
+        package var answer = ""
         /// Every answer of the survey (`${answers}`): JSON, or each answer as `&name=value`
         /// for a form.
-        var answers: [UInt8] = []
+        package var answers: [UInt8] = []
+
+        /// The values of a respondent's row and session; the question's, its answer and the
+        /// survey's answers where given.
+        package init(
+            row: [String], respondentID: Int, session: [String], questionID: QuestionID = 0, questionFields: [String] = [],
+            answer: String = "", answers: [UInt8] = []
+        ) {
+            self.row = row
+            self.respondentID = respondentID
+            self.session = session
+            self.questionID = questionID
+            self.questionFields = questionFields
+            self.answer = answer
+            self.answers = answers
+        }
     }
 
     /// Compiles `template` for `encoding`, with row columns and capture names resolved to
     /// their indexes. Throws on a column or capture that does not exist.
-    init(
+    package init(
         _ template: TextTemplate, _ encoding: Encoding, columns: [String], captures: [String], questionFields: [String] = []
     ) throws(TemplateError) {
         var parts: [(Part, Bool)] = []
@@ -125,7 +140,7 @@ struct CompiledTemplate: Sendable {
     }
 
     /// The filled-in bytes.
-    func render(_ values: Values) -> [UInt8] {
+    package func render(_ values: Values) -> [UInt8] {
         if let constant { return constant }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(literalCount + 32)
@@ -134,7 +149,7 @@ struct CompiledTemplate: Sendable {
     }
 
     /// Appends the filled-in bytes to `bytes`.
-    func render(_ values: Values, into bytes: inout [UInt8]) {
+    package func render(_ values: Values, into bytes: inout [UInt8]) {
         for (part, inString) in parts {
             switch part {
             case .literal(let literal): bytes.append(contentsOf: literal)
@@ -159,7 +174,7 @@ struct CompiledTemplate: Sendable {
 
     /// The filled-in text; a text that is one value as it is (`${row.colour}`) is that value,
     /// not a copy.
-    func string(_ values: Values) -> String {
+    package func string(_ values: Values) -> String {
         if encoding == .text, parts.count == 1 {
             switch parts[0].part {
             case .row(let index) where index < values.row.count: return values.row[index]
@@ -203,7 +218,7 @@ struct CompiledTemplate: Sendable {
     private static let lowerHex = Array("0123456789abcdef".utf8)
 
     /// `text` as a form field's name or value: what `.form` writes for a variable's value.
-    static func formEncoded(_ text: String) -> String {
+    package static func formEncoded(_ text: String) -> String {
         let compiled = try? CompiledTemplate(TextTemplate(segments: [.variable(.answer)]), .form, columns: [], captures: [])
         return compiled.map { String(decoding: $0.render(Values(row: [], respondentID: 0, session: [], answer: text)), as: UTF8.self) }
             ?? text
@@ -217,7 +232,7 @@ struct CompiledTemplate: Sendable {
     }
 
     /// The text's UTF-8 as the inside of a JSON string: `"`, `\` and control characters escaped.
-    static func appendJSONEscaped(_ text: String, to bytes: inout [UInt8]) {
+    package static func appendJSONEscaped(_ text: String, to bytes: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
             case 0x22: bytes.append(contentsOf: [0x5C, 0x22])

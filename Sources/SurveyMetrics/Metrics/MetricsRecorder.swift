@@ -1,3 +1,4 @@
+import SurveyJourney
 import Synchronization
 
 /// Collects attempt records and respondent results from every respondent at once: one lane
@@ -16,7 +17,7 @@ public final class MetricsRecorder: Sendable {
 
     /// A recorder with `lanes` independent parts (at least one), counting the figures of
     /// `steps` in that order; callers pass their lane's number, taken modulo the count.
-    init(lanes: Int, steps: [Step] = SurveyAPI().journey.names) {
+    package init(lanes: Int, steps: [Step] = SurveyAPI().journey.names) {
         self.lanes = (0..<max(1, lanes)).map { _ in Lane(steps: steps) }
     }
 
@@ -25,13 +26,13 @@ public final class MetricsRecorder: Sendable {
     }
 
     /// Counts one HTTP attempt.
-    func record(_ record: AttemptRecord, lane number: Int) {
+    package func record(_ record: AttemptRecord, lane number: Int) {
         lane(number) { $0.add(record) }
     }
 
     /// Counts one logical call that ended after `attempts` attempts, with the retries the
     /// budget refused it.
-    func endCall(_ step: Step, succeeded: Bool, attempts: Int, retriesDenied: Int, unsafeRetry: Bool = false, lane number: Int) {
+    package func endCall(_ step: Step, succeeded: Bool, attempts: Int, retriesDenied: Int, unsafeRetry: Bool = false, lane number: Int) {
         lane(number) {
             $0[step].endCall(succeeded: succeeded, attempts: attempts)
             $0[step].retriesDenied += retriesDenied
@@ -40,18 +41,18 @@ public final class MetricsRecorder: Sendable {
     }
 
     /// Counts an answer given to `question`: the plan's `choice`-th for it, or `RunMetrics.fromData`.
-    func answerGiven(_ question: QuestionID, choice: Int, lane number: Int) {
+    package func answerGiven(_ question: QuestionID, choice: Int, lane number: Int) {
         lane(number) { $0.answersGiven[question, default: [:]][choice, default: 0] += 1 }
     }
 
     /// Starts every lane's timeline: intervals of `interval` nanoseconds (0: no timeline) for
     /// a run that begins at `origin` nanoseconds since 1970. Call it before anything is recorded.
-    func startTimeline(interval: UInt64, origin: UInt64) {
+    package func startTimeline(interval: UInt64, origin: UInt64) {
         for number in lanes.indices { lane(number) { $0.timeline = Timeline(interval: interval, origin: origin, steps: $0.steps) } }
     }
 
     /// Counts a respondent that began the survey `time` nanoseconds after the run began.
-    func respondentStarted(at time: UInt64, lane number: Int) {
+    package func respondentStarted(at time: UInt64, lane number: Int) {
         lane(number) {
             $0.respondentsStarted += 1
             $0.timeline.respondentStarted(at: time)
@@ -59,7 +60,7 @@ public final class MetricsRecorder: Sendable {
     }
 
     /// Counts how a respondent's survey ended, `time` nanoseconds after the run began.
-    func respondentFinished(_ result: RespondentResult, at time: UInt64, lane number: Int) {
+    package func respondentFinished(_ result: RespondentResult, at time: UInt64, lane number: Int) {
         lane(number) {
             $0.add(result)
             $0.timeline.respondentFinished(at: time)
@@ -68,7 +69,7 @@ public final class MetricsRecorder: Sendable {
 
     /// Counts an open-model arrival not started because the concurrency cap was reached, `time`
     /// nanoseconds after the run began.
-    func dropped(at time: UInt64, lane number: Int) {
+    package func dropped(at time: UInt64, lane number: Int) {
         lane(number) {
             $0.dropped += 1
             $0.timeline.dropped(at: time)
@@ -78,7 +79,7 @@ public final class MetricsRecorder: Sendable {
     /// Counts how late the tool did something it had set a time for, `time` nanoseconds after
     /// the run began: an open-model respondent that started `nanoseconds` after its arrival was
     /// due (`.arrival`), or a wait that ended that long after its end (`.timer`).
-    func lagged(_ kind: Lag, by nanoseconds: UInt64, at time: UInt64, lane number: Int) {
+    package func lagged(_ kind: Lag, by nanoseconds: UInt64, at time: UInt64, lane number: Int) {
         lane(number) {
             switch kind {
             case .arrival: $0.arrivalLag.record(nanoseconds)
@@ -89,7 +90,7 @@ public final class MetricsRecorder: Sendable {
     }
 
     /// What was late: see `lagged(_:by:at:lane:)`.
-    enum Lag {
+    package enum Lag {
         case arrival
         case timer
     }
