@@ -312,6 +312,15 @@ enum JourneyKeys {
     /// The path of a step's key: `journey.open.request`.
     static func path(_ step: Step, _ key: Name) -> String { "journey.\(step.name).\(key.rawValue)" }
 
+    /// The step and the key of it a path names, the key nil when it is none of `Name`:
+    /// `journey.open.headers.X-Key` is `open`'s `headers`.
+    static func key(at path: String) -> (step: Step, key: Name?)? {
+        guard path.hasPrefix("journey.") else { return nil }
+        let parts = path.dropFirst("journey.".count).split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
+        guard let step = parts.first, !step.isEmpty else { return nil }
+        return (Step(String(step)), parts.count > 1 ? Name(rawValue: String(parts[1])) : nil)
+    }
+
     /// The policy of a declared step, from the defaults of `retry.questions` but a 400.
     static func retryKeys(_ step: Step) -> [PlanKey] {
         PlanKeys.retryKeys(
