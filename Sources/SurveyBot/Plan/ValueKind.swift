@@ -403,3 +403,18 @@ extension ValueKind where Value == ThinkTime {
         }
     }
 }
+
+extension ValueKind where Value == JSONPath {
+    /// A JSON path: `data.items`, `$.survey.groups[*].questions[*]`, `title.en`, `$`.
+    static let jsonPath = ValueKind(
+        expected: "a JSON path like data.items or $.groups[*].questions[*]", summary: "JSON path", format: { $0.text }
+    ) {
+        text in
+        do throws(JSONPath.ParseError) {
+            return .value(try JSONPath(parsing: text))
+        } catch {
+            return .invalid(
+                "expected a JSON path like data.items or $.items[0].id, found '\(text)': \(error.reason) at character \(error.offset + 1)")
+        }
+    }
+}

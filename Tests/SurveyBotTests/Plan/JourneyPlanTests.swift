@@ -341,4 +341,17 @@ import Testing
         let hidden = RunReport.PlanRecord(try #require(expectPlan(secret, environment: ["WHO": "s3cret"])))
         #expect(hidden.api["a"] == "GET /a, expect 1 check")
     }
+
+    /// A header or a form field named as a step's key is none of it: `journey.s.headers.body`
+    /// is a header, filled in once per request, not the step's body.
+    @Test func aHeaderNamedAsAStepsKeyIsAHeader() {
+        let step = lines(
+            "journey:", "  q:", "    request: /q", "    questions: $", "  s:", "    request: POST /s", "    runs: per_survey",
+            "    body: '{\"all\": ${answers}}'", "    headers:")
+        expectSingleError(
+            step + "      answers_key: ${question.id}\n", line: 10, column: 20,
+            contains: "${question.id} can only be used in a step that runs per_question")
+        expectSingleError(
+            step + "      body: ${answers}\n", line: 10, column: 13, contains: "${answers} can only be used in the JSON body of a step")
+    }
 }

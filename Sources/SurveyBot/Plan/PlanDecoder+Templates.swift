@@ -2,122 +2,10 @@ import SurveyEngine
 import SurveyJourney
 import SurveyWire
 
-/// The keys of data feeds and sessions: `data`, `api.capture`, the shapes of look-alike
-/// backends, and the checks of every template (`${row.…}` and its kin) against the data and
-/// captures they name.
+/// The checks of every template (`${row.…}` and its kin) against the data and captures it
+/// names and the place it is used in, run once every key is read; and the checks of the data
+/// feed's rows against where their values go.
 extension PlanDecoder {
-    /// `data: respondents.csv`, read now: a file that is not CSV is an error at its own line and
-    /// column, before anything is sent.
-    mutating func readData(_ entry: PlanEntry, into plan: inout Plan) {
-        guard let s = scalar(entry.value, keyLocation: entry.keyLocation, path: "data", expected: "a path to a CSV file") else {
-            return
-        }
-        guard !s.text.isEmpty else {
-            error("'data' needs the path of a CSV file", at: s.location)
-            return
-        }
-        var planPath = ""
-        if case .file(let path) = s.location.origin { planPath = path }
-        let path = DataFile.resolve(s.text, planPath: planPath)
-        let shown = s.isFromEnvironment ? s.source.display : s.text
-        // How errors name the file: as read, or by its variables' names when it came from the environment.
-        let named = s.isFromEnvironment ? shown : path
-        if let size = FileAccess.size(path), size > CSVReader.Limits.maxFileBytes {
-            // Refused before a gigabyte is read only to be let go.
-            report(CSVReader.tooLarge(path: named))
-            return
-        }
-        let bytes: [UInt8]
-        switch FileAccess.read(path, upTo: CSVReader.Limits.maxFileBytes + 1) {
-        case .success(let read): bytes = read
-        case .failure(let failure):
-            // A path from the environment is shown by its variables' names, never as read.
-            error("cannot read the data file \(named): \(failure.reason)", at: s.location)
-            return
-        }
-        // Hashed first: the reader writes the rows over the file's bytes.
-        let digest = "sha256:" + SHA256.hex(of: bytes)
-        switch CSVReader.read(consume bytes, path: named) {
-        case .success(let table):
-            plan.run.data = RespondentData(columns: table.columns, rows: table.rows)
-            plan.dataFile = DataFile(path: path, shownPath: shown, errorPath: named, lines: table.lines, digest: digest)
-        case .failure(let diagnostic):
-            // At the data file's line and column; its line is never quoted (its values are secrets).
-            report(diagnostic)
-        }
-    }
-
-    /// A path written in the plan file, resolved against the file's directory as `data:` is; a
-    /// path given on the command line (`--set`) is the working directory's.
-    func resolvedPath(_ written: String, of s: PlanScalar) -> String {
-        guard case .file(let planPath) = s.location.origin else { return written }
-        return DataFile.resolve(written, planPath: planPath)
-    }
-
-    /// How an error names a resolved file: as resolved, so that it says where it looked — but
-    /// one from the environment by its variables' names, never as read.
-    func named(_ path: String, shown: String, of s: PlanScalar) -> String {
-        guard !s.isFromEnvironment else { return shown }
-        return path == shown ? path : "\(shown) (looked for \(path))"
-    }
-
-    /// `api.capture:` entries `name: $.path.to.value` or `name: header Name`.
-    mutating func readCaptures(_ entry: PlanEntry, into plan: inout Plan) {
-        plan.run.api.captures = captures(entry, at: "api.capture")
-    }
-
-    /// The `name: $.path` or `name: header Name` entries of a block of captures, such as
-    /// `api.capture` or a step's `capture`.
-    mutating func captures(_ entry: PlanEntry, at block: String) -> [SurveyAPI.Capture] {
-        var captures: [SurveyAPI.Capture] = []
-        for capture in entries(entry.value, at: block) {
-            let path = "\(block).\(capture.key)"
-            guard PlanInterpolation.isVariableName(capture.key) else {
-                error("a capture's name is letters, digits and '_' (for ${session.NAME}), found '\(capture.key)'", at: capture.keyLocation)
-                continue
-            }
-            guard let s = scalar(capture.value, keyLocation: capture.keyLocation, path: path, expected: "a JSON path or a header") else {
-                continue
-            }
-            let text = s.text.trimmingCharacters(in: .whitespaces)
-            let word = text.prefix { $0 != " " }.lowercased()
-            let argument = text.drop { $0 != " " }.trimmingCharacters(in: .whitespaces)
-            if ["cookie", "form"].contains(word) {
-                guard !argument.isEmpty, word == "form" || HTTPSyntax.isToken(argument) else {
-                    error("expected a \(word == "form" ? "form field's" : "cookie's") name after '\(word)' for '\(path)'", at: s.location)
-                    continue
-                }
-                captures.append(SurveyAPI.Capture(name: capture.key, source: word == "form" ? .formField(argument) : .cookie(argument)))
-            } else if word == "regex" {
-                do throws(TextPattern.Invalid) {
-                    captures.append(SurveyAPI.Capture(name: capture.key, source: .regex(try TextPattern(argument))))
-                } catch {
-                    self.error("\(error.reason) for '\(path)'", at: s.location)
-                }
-            } else if text.lowercased().hasPrefix("header ") {
-                let name = text.dropFirst(7).trimmingCharacters(in: .whitespaces)
-                guard HTTPSyntax.isToken(name) else {
-                    error("expected a header name after 'header' for '\(path)', found '\(name)'", at: s.location)
-                    continue
-                }
-                captures.append(SurveyAPI.Capture(name: capture.key, source: .header(name)))
-            } else if text.hasPrefix("$") {
-                do throws(JSONPath.ParseError) {
-                    captures.append(SurveyAPI.Capture(name: capture.key, source: .json(try JSONPath(parsing: text))))
-                } catch {
-                    self.error(
-                        "expected a JSON path like $.token, $.data[0].token or $ for '\(path)', found '\(text)': \(error.reason)",
-                        at: s.location)
-                }
-            } else {
-                error(
-                    "expected a JSON path like $.token, 'header Name', 'cookie Name', 'regex PATTERN' or 'form FIELD' for '\(path)', "
-                        + "found '\(s.display)'", at: s.location)
-            }
-        }
-        return captures
-    }
-
     /// The first `${NAME}` in `text` that names an environment variable rather than a run-time one.
     static func environmentName(in text: String) -> String? {
         var rest = Substring(text)
@@ -156,9 +44,7 @@ extension PlanDecoder {
         }
         for use in uses { check(use, plan) }
         checkRunTimeVariablesOutsideRequests(plan)
-        for key in ["api.submit_body", "api.login_body"]
-            + journeyRequestKeys(plan).filter({ $0.hasSuffix(".body") || $0.hasSuffix(".answers_item") || $0.hasSuffix(".answers_value") })
-        {
+        for key in ["api.submit_body", "api.login_body"] + journeyKeys(Self.stepJSONKeys, plan) {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             checkJSON(key, s)
         }
@@ -175,25 +61,35 @@ extension PlanDecoder {
     /// The keys whose values are filled in per respondent, besides `api.headers` and `answers`.
     /// The keys of the default journey's requests, which may hold run-time variables.
     private static let requestKeys = ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"]
-    /// The keys of a declared journey's requests: each step's `request` and `body`.
+    /// The keys of a declared journey's steps that are requests' templates: its `request`, its
+    /// bodies and how it lays out answers (its `headers` and `form` are noted as they are read).
+    private static let stepRequestKeys: [JourneyKeys.Name] = [.request, .body, .text, .answersKey, .answersItem, .answersValue]
+    /// The keys of a step that sends every answer that are filled in per question.
+    private static let perAnswerKeys: Set<JourneyKeys.Name> = [.answersKey, .answersItem, .answersValue]
+    /// The keys of a step whose templates must be JSON once filled in.
+    private static let stepJSONKeys: [JourneyKeys.Name] = [.body, .answersItem, .answersValue]
+
+    /// The paths of `keys` in each step of a declared journey, step by step.
+    private func journeyKeys(_ keys: [JourneyKeys.Name], _ plan: Plan) -> [String] {
+        (plan.run.declaredJourney?.names ?? []).flatMap { step in keys.map { JourneyKeys.path(step, $0) } }
+    }
+
+    /// The keys of a declared journey's requests.
     private func journeyRequestKeys(_ plan: Plan) -> [String] {
-        (plan.run.declaredJourney?.names ?? []).flatMap { step in
-            ["request", "body", "text", "answers_key", "answers_item", "answers_value"].map { "journey.\(step.name).\($0)" }
-        }
+        journeyKeys(Self.stepRequestKeys, plan)
     }
 
     /// The step of the declared journey that a template's key is in (`journey.open.headers.X-Key`),
     /// whether it runs per question, and the captures of the steps before it.
     /// A step per survey's `answers_key` and `answers_item` are filled in per question.
     private func stepScope(_ path: String, _ plan: Plan) -> (step: Step, perQuestion: Bool, answers: Bool, capturedBefore: Set<String>)? {
-        guard let journey = plan.run.declaredJourney, path.hasPrefix("journey.") else { return nil }
-        let name = path.dropFirst("journey.".count).prefix { $0 != "." }
-        guard let index = journey.steps.firstIndex(where: { $0.step.name == name }) else { return nil }
+        guard let journey = plan.run.declaredJourney, let (name, key) = JourneyKeys.key(at: path),
+            let index = journey.steps.firstIndex(where: { $0.step == name })
+        else { return nil }
         let step = journey.steps[index]
-        let perAnswer = path.hasSuffix(".answers_key") || path.hasSuffix(".answers_item") || path.hasSuffix(".answers_value")
+        let perAnswer = key.map(Self.perAnswerKeys.contains) ?? false
         return (
-            step.step, step.runs == .perQuestion || perAnswer,
-            (step.runs == .perSurvey || step.runs == .perPage) && path.hasSuffix(".body"),
+            step.step, step.runs == .perQuestion || perAnswer, (step.runs == .perSurvey || step.runs == .perPage) && key == .body,
             Set(journey.steps[..<index].flatMap(\.captures).map(\.name))
         )
     }
@@ -338,20 +234,5 @@ struct TemplateUse: Sendable, Hashable {
             locations.append(place)
         }
         return locations
-    }
-}
-
-extension ValueKind where Value == JSONPath {
-    /// A JSON path: `data.items`, `$.survey.groups[*].questions[*]`, `title.en`, `$`.
-    static let jsonPath = ValueKind(
-        expected: "a JSON path like data.items or $.groups[*].questions[*]", summary: "JSON path", format: { $0.text }
-    ) {
-        text in
-        do throws(JSONPath.ParseError) {
-            return .value(try JSONPath(parsing: text))
-        } catch {
-            return .invalid(
-                "expected a JSON path like data.items or $.items[0].id, found '\(text)': \(error.reason) at character \(error.offset + 1)")
-        }
     }
 }
