@@ -1,4 +1,6 @@
 import SurveyEngine
+import SurveyJourney
+import SurveyWire
 
 /// One key of a step of `journey`, as `PlanKey` is one of the plan: its name, what it takes, its
 /// default, what it means, where its value lands in the step, and how the plan digest writes it.

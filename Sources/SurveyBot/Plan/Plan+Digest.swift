@@ -1,5 +1,6 @@
 import SurveyEngine
 import SurveyJourney
+import SurveyWire
 
 /// The report's `plan_digest`: a SHA-256 of the plan as run, so that `merge` can tell the shards
 /// of one plan from reports of another.

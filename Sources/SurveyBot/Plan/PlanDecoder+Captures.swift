@@ -1,4 +1,6 @@
 import SurveyEngine
+import SurveyJourney
+import SurveyWire
 
 /// Captures: the values a response gives the respondent's session (`${session.NAME}`), in
 /// `api.capture` and in a journey step's `capture`.

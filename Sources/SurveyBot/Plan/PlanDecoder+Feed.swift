@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 /// The data feed, `data:`: its CSV file read and checked before anything is sent, and the paths
 /// of files a plan names, resolved and named as errors name them.

@@ -1,4 +1,5 @@
 import SurveyEngine
+import SurveyJourney
 
 /// The checks across a declared journey's keys and steps, run once every key is read: each
 /// names the step's key to change, at its place, looked up by its name (`JourneyKeys.Name`).

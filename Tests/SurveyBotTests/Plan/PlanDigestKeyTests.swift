@@ -2,6 +2,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyEngine
+@testable import SurveyJourney
 @testable import SurveyTestSupport
 
 /// The plan digest is made from the tables of keys: every key of `PlanKeys.all` and of a
