@@ -8,6 +8,12 @@ enum JourneyKeys {
     /// `Plan.run.declaredJourney` and into the run's retry policy for it.
     static func keys(_ step: Step, at index: Int) -> [PlanKey] {
         let base = "journey.\(step.name)"
+        // The kinds of `runs` are the engine's registry's (`JourneyStep.Runs.allCases`), named and said once there.
+        let kinds = JourneyStep.Runs.allCases.map { "`\($0.rawValue)`" }
+        let runsKinds = (
+            names: kinds.count > 1 ? kinds.dropLast().joined(separator: ", ") + " or " + kinds[kinds.count - 1] : kinds.joined(),
+            docs: JourneyStep.Runs.allCases.map { "`\($0.rawValue)`: \($0.doc)" }.joined(separator: "; ")
+        )
         return [
             .custom(
                 "\(base).request", kind: "`METHOD /path` or `/path`", default: "none: every step has one",
@@ -19,13 +25,9 @@ enum JourneyKeys {
                     }
                 }),
             .custom(
-                "\(base).runs", kind: "`once`, `per_question`, `per_survey` or `per_page`", default: "`once`",
-                "`once` per respondent (a login, opening the survey, a logout); `per_question`: once for each question the "
-                    + "respondent answers, after its `think` time and `pace` — the submits, counted as the run's answers; "
-                    + "`per_survey`: once, after the think time of every question, with every answer in its body (`${answers}`); "
-                    + "or `per_page`, a page loop: once per page of questions with that page's answers, its response giving the "
-                    + "next page's `questions` (and captures), again while a response lists questions, `pages` times at most. "
-                    + "A journey has one step that sends the answers at most, after the step that reads the (first) `questions`",
+                "\(base).runs", kind: runsKinds.names, default: "`once`",
+                runsKinds.docs
+                    + ". A journey has one step that sends the answers at most, after the step that reads the (first) `questions`",
                 decode: { decoder, entry, plan in
                     if let runs = decoder.read(entry, "\(base).runs", .word) as JourneyStep.Runs? {
                         update(&plan, index) { $0.runs = runs }
