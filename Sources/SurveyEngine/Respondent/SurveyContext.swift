@@ -44,7 +44,9 @@ final class SurveyContext: Sendable {
     let seed: UInt64
     let questionsCache: QuestionsCache
 
-    /// The context of a run of `configuration` sending `requests`, with its seed resolved.
+    /// The context of a run of `configuration` sending `requests`, with its seed resolved. Out
+    /// of line: inlined into `RunCoordinator.run()`, its locals would lengthen the run's frame.
+    @inline(never)
     init(
         configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
         recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, interruption: OnceFlag, runStart: UInt64, lanes: Int = 1,
