@@ -89,7 +89,7 @@ do throws(HTTPSyntaxError) {
     fail(error.description)
 }
 let requestBody = body
-let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+let end = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
 let start = ContinuousClock.now
 
 let (requests, errors) = await withTaskGroup(of: (Int, [ErrorKind: Int]).self) { tasks in
@@ -98,7 +98,7 @@ let (requests, errors) = await withTaskGroup(of: (Int, [ErrorKind: Int]).self) {
             var count = 0
             var errors: [ErrorKind: Int] = [:]
             let request = HTTPRequest(template, body: requestBody)
-            while ContinuousClock.now < deadline {
+            while ContinuousClock.now < end {
                 let result = await client.send(request)
                 count += 1
                 if case .failure(let failure) = result.received { errors[failure.kind, default: 0] += 1 }

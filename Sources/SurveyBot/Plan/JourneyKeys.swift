@@ -124,177 +124,188 @@ enum JourneyKeys {
         case capture, expect, idempotent, always
     }
 
-    /// Every key of a step, in the order of the key reference.
-    static let all: [StepKey] = [
-        .value(
-            .request, .call(defaultMethod: "GET"), into: \.call, default: "none: every step has one",
-            digest: .always(label: "request") { $0.plan.shownCall($0.step.step) },
-            "the step's method and path (`GET` without a method), a template: `${row.…}`, `${respondent.id}`, "
-                + "`${session.…}` of the steps before it, and in a step per question `${question.id}` and `${answer}`"),
-        .value(
-            .runs, ValueKind.word.checked(summary: "`once`, `per_question`, `per_survey` or `per_page`") { _ in nil }, into: \.runs,
-            default: "`once`",
-            "`once` per respondent (a login, opening the survey, a logout); `per_question`: once for each question the "
-                + "respondent answers, after its `think` time and `pace` — the submits, counted as the run's answers; "
-                + "`per_survey`: once, after the think time of every question, with every answer in its body (`${answers}`); "
-                + "or `per_page`, a page loop: once per page of questions with that page's answers, its response giving the "
-                + "next page's `questions` (and captures), again while a response lists questions, `pages` times at most. "
-                + "A journey has one step that sends the answers at most, after the step that reads the (first) `questions`"),
-        .custom(
-            .headers, .entries, kind: "block of `Name: value`", default: "none",
-            "header fields of this step, sent after `api.headers`; values are templates like the `request`'s, and never shown",
-            // Header values are never shown, so never digested: names only, in the plan's order.
-            digest: .always(label: "headers") { "[" + $0.step.headers.map(\.name).joined(separator: ", ") + "]" },
-            decode: { decoder, entry, path, step in step.headers = decoder.headers(entry, at: path) }),
-        .custom(
-            .body, kind: "text", default: "none (a step per question: the contract's `{\"id\": 1, \"answer\": \"red\"}`)",
-            "the step's JSON body, a template like `api.submit_body`: each variable goes in as a JSON value, so that no value "
-                + "breaks the JSON",
-            digest: .always(label: "body") { digesting in digesting.step.body.map { digesting.shownBody($0) } ?? "none" },
-            decode: { decoder, entry, path, step in
-                if let body = decoder.read(entry, path, ValueKind.text.expecting("a JSON body")) { step.body = body }
-            }),
-        .custom(
-            .form, .entries, kind: "block of `name: value`", default: "none",
-            "an HTML form's fields as the body, in order, sent as `application/x-www-form-urlencoded`: each name and value "
-                + "percent-encoded (a space as `+`), variables too, so that no value adds a field. `\"*\": ${session.NAME}` "
-                + "puts first the fields of a form captured whole (`form *`), but those set again here or by an answer; a "
-                + "step that sends answers sends them after the fields. Instead of `body`",
-            // Its fields are the body's; the form captured whole whose fields go first, its own item.
-            digest: .whenGiven(label: "form_fields") { $0.step.formFields },
-            decode: { decoder, entry, path, step in
-                guard let form = decoder.readForm(entry, path) else { return }
-                step.body = form.body
-                step.formFields = form.fields
-                step.bodyFormat = .form
-            }),
-        .custom(
-            .text, kind: "text", default: "none",
-            "a body sent as written, variables too (nothing is escaped), as `content_type`. Instead of `body`", digest: .within(.body),
-            decode: { decoder, entry, path, step in
-                guard let s = decoder.scalar(entry.value, keyLocation: entry.keyLocation, path: path, expected: "a body") else { return }
-                step.body = s.text
-                if case .json = step.bodyFormat { step.bodyFormat = .text(contentType: "text/plain; charset=utf-8") }
-            }),
-        .custom(
-            .contentType, kind: "text", default: "`text/plain; charset=utf-8`",
-            "with `text`: the body's `Content-Type` (`application/xml`, `application/json-rpc`)",
-            // How the body is written, which `form` and `text` also set.
-            digest: .always(label: "body_format") { "\($0.step.bodyFormat)" },
-            decode: { decoder, entry, path, step in
-                guard let type = decoder.read(entry, path, .text) else { return }
-                do throws(HTTPSyntaxError) {
-                    try HTTPSyntax.checkFieldValue(type, name: "Content-Type")
-                    step.bodyFormat = .text(contentType: type)
-                } catch {
-                    decoder.error(error.description, at: entry.value.location)
-                }
-            }),
-        .optional(
-            .timeout, .positiveDuration("timeout"), into: \.timeout, default: "the `timeout`", absent: "run",
-            "per attempt of this step, instead of the run's `timeout`: a slow export, a quick health check"),
-        .optional(
-            .think, .thinkTime, into: \.think, default: "the `think` for a step that sends answers; none", absent: "run",
-            "this step's think time, as `think` takes it: before each answer of a step that sends answers, instead of the "
-                + "run's; before the call of a step run once (reading a page before posting it), which has none without it"),
-        .value(
-            .pages, .integer(in: 1...10_000, "pages"), into: \.pages, default: "\(JourneyStep.defaultPages)",
-            // Written for every page loop, and only for one.
-            digest: .whenGiven(label: "pages") { $0.step.runs == .perPage ? "\($0.step.pages)" : nil },
-            "for a page loop: how many pages it posts at most. A respondent still given questions after the last is "
-                + "abandoned (`page_limit`): a survey that never ends, or a page the server keeps sending back"),
-        .custom(
-            .answersKey, kind: "text", default: "`${question.id}`",
-            "for a step per survey or per page: `${answers}` is a JSON object of every answer, each under this key, a "
-                + "template filled in per question (LimeSurvey's `123456X1X${question.id}`); with a `form`, each answer is a "
-                + "field of this name, after the form's fields",
-            // How `${answers}` lays out the answers, which `answers_item` also sets.
-            digest: .always(label: "answers") { digesting in
-                switch digesting.step.answers {
-                case .object(let key): "object " + digesting.shown(.answersKey, key)
-                case .list(let item): "list " + digesting.shown(.answersItem, item)
-                }
-            },
-            decode: { decoder, entry, path, step in
-                if let key = decoder.read(entry, path, .text) { step.answers = .object(key: key) }
-            }),
-        .optional(
-            .answersValue, .text, into: \.answersValue, default: "`${answer}`", absent: nil,
-            "for a step per survey or per page whose `${answers}` is an object: each answer's value, a JSON template filled "
-                + "in per question, instead of the answer as a JSON string (Qualtrics' choices: `{${answer}: {\"selected\": true}}`)"),
-        .custom(
-            .answersItem, kind: "text", default: "none",
-            "for a step per survey or per page: `${answers}` is a JSON list instead, of this template filled in per question "
-                + "(`{\"question_id\": ${question.id}, \"answers\": [{\"text\": ${answer}}]}`)", digest: .within(.answersKey),
-            decode: { decoder, entry, path, step in
-                if let item = decoder.read(entry, path, .text) { step.answers = .list(item: item) }
-            }),
-        .custom(
-            .questions, kind: "JSON path, or `regex PATTERN`", default: "none",
-            "where this step's 2xx response lists the survey's questions (`$` for a top-level list; `$.survey.groups[*].questions[*]` "
-                + "across lists), as `api.questions_list` reads them; or, in an HTML page, every match of a regular expression, "
-                + "its first group the question's id and its second, if any, the text. One step reads the questions, and a "
-                + "page loop the next pages'; a response without them is `malformed_response`, and the respondent is abandoned "
-                + "(`questions_unavailable`) — but a page loop's response without questions is its last",
-            digest: .always(label: "questions") {
-                $0.step.questions.map { $0.pattern.map { "regex \($0)" } ?? "\($0.list.text) \($0.id.text) \($0.text.text)" } ?? "none"
-            },
-            decode: { decoder, entry, path, step in
-                guard let s = decoder.scalar(entry.value, keyLocation: entry.keyLocation, path: path, expected: "a JSON path") else {
-                    return
-                }
-                if s.text.hasPrefix("regex ") {
-                    let text = s.text.dropFirst(6)
-                    let pattern = text.trimmingCharacters(in: .whitespaces)
-                    do throws(TextPattern.Invalid) {
-                        step.questionShape.pattern = try TextPattern(pattern)
-                    } catch {
-                        // At the pattern, past `regex ` (and the quote).
-                        var at = s.location
-                        at.column += (s.isQuoted ? 1 : 0) + 6 + text.prefix { $0 == " " }.count
-                        decoder.error("\(error.reason) for '\(path)'", at: at)
+    /// The kinds `runs` takes, named and said once, by the registry (`JourneyStep.Runs.allCases`):
+    /// `once`, `per_question`, … for the key's kind; each with its doc for its text.
+    static var runsKinds: (names: String, docs: String) {
+        let kinds = JourneyStep.Runs.allCases.map { "`\($0.rawValue)`" }
+        let names = kinds.count > 1 ? kinds.dropLast().joined(separator: ", ") + " or " + kinds[kinds.count - 1] : kinds.joined()
+        return (names, JourneyStep.Runs.allCases.map { "`\($0.rawValue)`: \($0.doc)" }.joined(separator: "; "))
+    }
+
+    /// Every key of a step, in the order of the key reference. Made when asked for: the kinds
+    /// `runs` takes are the registry's at that moment (`JourneyStep.Runs.registered`).
+    static var all: [StepKey] {
+        [
+            .value(
+                .request, .call(defaultMethod: "GET"), into: \.call, default: "none: every step has one",
+                digest: .always(label: "request") { $0.plan.shownCall($0.step.step) },
+                "the step's method and path (`GET` without a method), a template: `${row.…}`, `${respondent.id}`, "
+                    + "`${session.…}` of the steps before it, and in a step per question `${question.id}` and `${answer}`"),
+            .value(
+                .runs, ValueKind.word.checked(summary: runsKinds.names) { _ in nil }, into: \.runs, default: "`once`",
+                runsKinds.docs
+                    + ". A journey has one step that sends the answers at most, after the step that reads the (first) `questions`"),
+            .custom(
+                .headers, .entries, kind: "block of `Name: value`", default: "none",
+                "header fields of this step, sent after `api.headers`; values are templates like the `request`'s, and never shown",
+                // Header values are never shown, so never digested: names only, in the plan's order.
+                digest: .always(label: "headers") { "[" + $0.step.headers.map(\.name).joined(separator: ", ") + "]" },
+                decode: { decoder, entry, path, step in step.headers = decoder.headers(entry, at: path) }),
+            .custom(
+                .body, kind: "text", default: "none (a step per question: the contract's `{\"id\": 1, \"answer\": \"red\"}`)",
+                "the step's JSON body, a template like `api.submit_body`: each variable goes in as a JSON value, so that no value "
+                    + "breaks the JSON",
+                digest: .always(label: "body") { digesting in digesting.step.body.map { digesting.shownBody($0) } ?? "none" },
+                decode: { decoder, entry, path, step in
+                    if let body = decoder.read(entry, path, ValueKind.text.expecting("a JSON body")) { step.body = body }
+                }),
+            .custom(
+                .form, .entries, kind: "block of `name: value`", default: "none",
+                "an HTML form's fields as the body, in order, sent as `application/x-www-form-urlencoded`: each name and value "
+                    + "percent-encoded (a space as `+`), variables too, so that no value adds a field. `\"*\": ${session.NAME}` "
+                    + "puts first the fields of a form captured whole (`form *`), but those set again here or by an answer; a "
+                    + "step that sends answers sends them after the fields. Instead of `body`",
+                // Its fields are the body's; the form captured whole whose fields go first, its own item.
+                digest: .whenGiven(label: "form_fields") { $0.step.formFields },
+                decode: { decoder, entry, path, step in
+                    guard let form = decoder.readForm(entry, path) else { return }
+                    step.body = form.body
+                    step.formFields = form.fields
+                    step.bodyFormat = .form
+                }),
+            .custom(
+                .text, kind: "text", default: "none",
+                "a body sent as written, variables too (nothing is escaped), as `content_type`. Instead of `body`", digest: .within(.body),
+                decode: { decoder, entry, path, step in
+                    guard let s = decoder.scalar(entry.value, keyLocation: entry.keyLocation, path: path, expected: "a body") else {
+                        return
                     }
-                } else if let list = decoder.read(entry, path, .jsonPath) {
-                    step.questionShape.list = list
-                }
-            }),
-        .value(
-            .questionID, .jsonPath, into: \.questionShape.id, default: "`id`", digest: .within(.questions),
-            "with `questions`: where each question holds its id, an integer or a string"),
-        .value(
-            .questionText, .jsonPath, into: \.questionShape.text, default: "`question`", digest: .within(.questions),
-            "with `questions`: where each question holds its text"),
-        .custom(
-            .capture, .entries, kind: "block of `name: SOURCE`", default: "none",
-            "values taken from this step's 2xx response into `${session.name}`, for the steps after it: `$.json.path`, "
-                + "`header Name`, `cookie Name` (a cookie it sets), `regex PATTERN` (its first group, or the whole match), "
-                + "`form FIELD` (an HTML `<input>`'s value, by name), `form *` (every field of the page's form, as a browser "
-                + "sends it back, for a `form`'s `\"*\"`). A response without one is `malformed_response`, and the "
-                + "respondent is abandoned (`capture_not_found`). Captured values are secrets",
-            digest: .always(label: "capture") { "[" + $0.step.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]" },
-            decode: { decoder, entry, path, step in step.captures = decoder.captures(entry, at: path) }),
-        .custom(
-            .expect, kind: "list of checks", default: "a 2xx",
-            "what the response must be to count as a success (below, \"Checks\"): `status == 200` or `status in [200, 404]` "
-                + "instead of any 2xx, and checks that must all hold — `$.error not exists`, `$.result.status == \"OK\"`, "
-                + "`body contains saved`, `header Content-Type matches json`. A response that fails one is `rejected`, its "
-                + "sample naming the check and what the server sent",
-            digest: .always(label: "expect") {
-                $0.step.expect.map { (($0.statuses.map { ["status \($0)"] } ?? []) + $0.checks.map(\.description)).description } ?? "none"
-            },
-            decode: { decoder, entry, path, step in step.expect = decoder.readExpectation(entry, path) }),
-        .value(
-            .idempotent, .boolean, into: \.idempotent, default: "by its method: `false` for POST and PATCH",
-            "whether sending the request twice does what sending it once does. A step that is not is never retried after "
-                + "its request may have reached the server — a timeout, a connection reset or closed after the request was "
-                + "written — since the server may have stored it (counted as `retries_unsafe`); a request that never left is "
-                + "retried either way, and so is a response the policy retries (a `503`, a `rejected`)"),
-        .value(
-            .always, .boolean, into: \.always, default: "`false`",
-            "run this step at the end of the journey whatever happened before it — a logout, releasing a session key — "
-                + "after an abandonment too, when the captures it uses have values (never once the run has stopped); its "
-                + "failure abandons no one"),
-    ]
+                    step.body = s.text
+                    if case .json = step.bodyFormat { step.bodyFormat = .text(contentType: "text/plain; charset=utf-8") }
+                }),
+            .custom(
+                .contentType, kind: "text", default: "`text/plain; charset=utf-8`",
+                "with `text`: the body's `Content-Type` (`application/xml`, `application/json-rpc`)",
+                // How the body is written, which `form` and `text` also set.
+                digest: .always(label: "body_format") { "\($0.step.bodyFormat)" },
+                decode: { decoder, entry, path, step in
+                    guard let type = decoder.read(entry, path, .text) else { return }
+                    do throws(HTTPSyntaxError) {
+                        try HTTPSyntax.checkFieldValue(type, name: "Content-Type")
+                        step.bodyFormat = .text(contentType: type)
+                    } catch {
+                        decoder.error(error.description, at: entry.value.location)
+                    }
+                }),
+            .optional(
+                .timeout, .positiveDuration("timeout"), into: \.timeout, default: "the `timeout`", absent: "run",
+                "per attempt of this step, instead of the run's `timeout`: a slow export, a quick health check"),
+            .optional(
+                .think, .thinkTime, into: \.think, default: "the `think` for a step that sends answers; none", absent: "run",
+                "this step's think time, as `think` takes it: before each answer of a step that sends answers, instead of the "
+                    + "run's; before the call of a step run once (reading a page before posting it), which has none without it"),
+            .value(
+                .pages, .integer(in: 1...10_000, "pages"), into: \.pages, default: "\(JourneyStep.defaultPages)",
+                // Written for every page loop, and only for one.
+                digest: .whenGiven(label: "pages") { $0.step.runs == .perPage ? "\($0.step.pages)" : nil },
+                "for a page loop: how many pages it posts at most. A respondent still given questions after the last is "
+                    + "abandoned (`page_limit`): a survey that never ends, or a page the server keeps sending back"),
+            .custom(
+                .answersKey, kind: "text", default: "`${question.id}`",
+                "for a step per survey or per page: `${answers}` is a JSON object of every answer, each under this key, a "
+                    + "template filled in per question (LimeSurvey's `123456X1X${question.id}`); with a `form`, each answer is a "
+                    + "field of this name, after the form's fields",
+                // How `${answers}` lays out the answers, which `answers_item` also sets.
+                digest: .always(label: "answers") { digesting in
+                    switch digesting.step.answers {
+                    case .object(let key): "object " + digesting.shown(.answersKey, key)
+                    case .list(let item): "list " + digesting.shown(.answersItem, item)
+                    }
+                },
+                decode: { decoder, entry, path, step in
+                    if let key = decoder.read(entry, path, .text) { step.answers = .object(key: key) }
+                }),
+            .optional(
+                .answersValue, .text, into: \.answersValue, default: "`${answer}`", absent: nil,
+                "for a step per survey or per page whose `${answers}` is an object: each answer's value, a JSON template filled "
+                    + "in per question, instead of the answer as a JSON string (Qualtrics' choices: `{${answer}: {\"selected\": true}}`)"),
+            .custom(
+                .answersItem, kind: "text", default: "none",
+                "for a step per survey or per page: `${answers}` is a JSON list instead, of this template filled in per question "
+                    + "(`{\"question_id\": ${question.id}, \"answers\": [{\"text\": ${answer}}]}`)", digest: .within(.answersKey),
+                decode: { decoder, entry, path, step in
+                    if let item = decoder.read(entry, path, .text) { step.answers = .list(item: item) }
+                }),
+            .custom(
+                .questions, kind: "JSON path, or `regex PATTERN`", default: "none",
+                "where this step's 2xx response lists the survey's questions (`$` for a top-level list; `$.survey.groups[*].questions[*]` "
+                    + "across lists), as `api.questions_list` reads them; or, in an HTML page, every match of a regular expression, "
+                    + "its first group the question's id and its second, if any, the text. One step reads the questions, and a "
+                    + "page loop the next pages'; a response without them is `malformed_response`, and the respondent is abandoned "
+                    + "(`questions_unavailable`) — but a page loop's response without questions is its last",
+                digest: .always(label: "questions") {
+                    $0.step.questions.map { $0.pattern.map { "regex \($0)" } ?? "\($0.list.text) \($0.id.text) \($0.text.text)" } ?? "none"
+                },
+                decode: { decoder, entry, path, step in
+                    guard let s = decoder.scalar(entry.value, keyLocation: entry.keyLocation, path: path, expected: "a JSON path") else {
+                        return
+                    }
+                    if s.text.hasPrefix("regex ") {
+                        let text = s.text.dropFirst(6)
+                        let pattern = text.trimmingCharacters(in: .whitespaces)
+                        do throws(TextPattern.Invalid) {
+                            step.questionShape.pattern = try TextPattern(pattern)
+                        } catch {
+                            // At the pattern, past `regex ` (and the quote).
+                            var at = s.location
+                            at.column += (s.isQuoted ? 1 : 0) + 6 + text.prefix { $0 == " " }.count
+                            decoder.error("\(error.reason) for '\(path)'", at: at)
+                        }
+                    } else if let list = decoder.read(entry, path, .jsonPath) {
+                        step.questionShape.list = list
+                    }
+                }),
+            .value(
+                .questionID, .jsonPath, into: \.questionShape.id, default: "`id`", digest: .within(.questions),
+                "with `questions`: where each question holds its id, an integer or a string"),
+            .value(
+                .questionText, .jsonPath, into: \.questionShape.text, default: "`question`", digest: .within(.questions),
+                "with `questions`: where each question holds its text"),
+            .custom(
+                .capture, .entries, kind: "block of `name: SOURCE`", default: "none",
+                "values taken from this step's 2xx response into `${session.name}`, for the steps after it: `$.json.path`, "
+                    + "`header Name`, `cookie Name` (a cookie it sets), `regex PATTERN` (its first group, or the whole match), "
+                    + "`form FIELD` (an HTML `<input>`'s value, by name), `form *` (every field of the page's form, as a browser "
+                    + "sends it back, for a `form`'s `\"*\"`). A response without one is `malformed_response`, and the "
+                    + "respondent is abandoned (`capture_not_found`). Captured values are secrets",
+                digest: .always(label: "capture") {
+                    "[" + $0.step.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]"
+                },
+                decode: { decoder, entry, path, step in step.captures = decoder.captures(entry, at: path) }),
+            .custom(
+                .expect, kind: "list of checks", default: "a 2xx",
+                "what the response must be to count as a success (below, \"Checks\"): `status == 200` or `status in [200, 404]` "
+                    + "instead of any 2xx, and checks that must all hold — `$.error not exists`, `$.result.status == \"OK\"`, "
+                    + "`body contains saved`, `header Content-Type matches json`. A response that fails one is `rejected`, its "
+                    + "sample naming the check and what the server sent",
+                digest: .always(label: "expect") {
+                    $0.step.expect.map { (($0.statuses.map { ["status \($0)"] } ?? []) + $0.checks.map(\.description)).description }
+                        ?? "none"
+                },
+                decode: { decoder, entry, path, step in step.expect = decoder.readExpectation(entry, path) }),
+            .value(
+                .idempotent, .boolean, into: \.idempotent, default: "by its method: `false` for POST and PATCH",
+                "whether sending the request twice does what sending it once does. A step that is not is never retried after "
+                    + "its request may have reached the server — a timeout, a connection reset or closed after the request was "
+                    + "written — since the server may have stored it (counted as `retries_unsafe`); a request that never left is "
+                    + "retried either way, and so is a response the policy retries (a `503`, a `rejected`)"),
+            .value(
+                .always, .boolean, into: \.always, default: "`false`",
+                "run this step at the end of the journey whatever happened before it — a logout, releasing a session key — "
+                    + "after an abandonment too, when the captures it uses have values (never once the run has stopped); its "
+                    + "failure abandons no one"),
+        ]
+    }
 
     /// The order of a step's items in the plan digest, by the key that writes each: the order
     /// they were first written in, kept so that digests stay as they were. The items of keys

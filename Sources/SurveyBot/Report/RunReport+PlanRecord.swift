@@ -32,12 +32,9 @@ extension RunReport.PlanRecord {
                     return (step.name, plan.shownCall(step))
                 }
                 var text = plan.shownCall(step)
-                switch declared.runs {
-                case .once: if declared.always { text += ", always" }
-                case .perQuestion: text += ", per question"
-                case .perSurvey: text += ", per survey"
-                case .perPage: text += ", per page (at most \(declared.pages))"
-                }
+                if declared.runs != .once { text += ", \(declared.runs)" }
+                if declared.runs.pages { text += " (at most \(declared.pages))" }
+                if declared.always { text += ", always" }
                 if let expect = declared.expect {
                     let checks = (expect.statuses.map { ["status \($0)"] } ?? []) + expect.checks.map(\.description)
                     // A check with a value from the environment is counted, never shown.

@@ -20,28 +20,24 @@ final class QuestionsCache: Sendable {
     private static let entries = 8
 
     private let slots: [Slot]
-    /// Each step's shape, by position; nil for a step that reads no questions.
-    private let shapes: [SurveyQuestion.Shape?]
-    /// Whether each step is a page loop's, by position: its last page lists none.
-    private let pages: [Bool]
 
-    /// A cache with one slot per lane (at least one), reading the questions of each step's shape.
-    init(lanes: Int, shapes: [SurveyQuestion.Shape?], pages: [Bool]) {
+    /// A cache with one slot per lane (at least one).
+    init(lanes: Int) {
         slots = (0..<max(1, lanes)).map { _ in Slot() }
-        self.shapes = shapes
-        self.pages = pages
     }
 
-    /// The questions step `step` reads in `body`, or the reason it breaks the survey contract.
-    func questions(in body: [UInt8], step: Int, lane: Int) -> Result<[SurveyQuestion], SurveyQuestion.ContractError> {
+    /// The questions `step` reads in `body` (by its shape; a page loop's last page lists none),
+    /// or the reason it breaks the survey contract.
+    func questions(in body: [UInt8], step: CompiledStep, lane: Int) -> Result<[SurveyQuestion], SurveyQuestion.ContractError> {
         let slot = slots[lane % slots.count]
-        if let hit = slot.entries.withLock({ $0.list.first { $0.step == step && $0.body == body }?.questions }) {
+        let position = step.position
+        if let hit = slot.entries.withLock({ $0.list.first { $0.step == position && $0.body == body }?.questions }) {
             return .success(hit)
         }
-        let parsed = SurveyQuestion.list(from: body, shape: shapes[step] ?? .contract, page: pages[step])
+        let parsed = SurveyQuestion.list(from: body, shape: step.questions ?? .contract, page: step.runner.pages)
         if case .success(let questions) = parsed {
             slot.entries.withLock { entries in
-                let entry = Entry(step: step, body: body, questions: questions)
+                let entry = Entry(step: position, body: body, questions: questions)
                 if entries.list.count < Self.entries {
                     entries.list.append(entry)
                 } else {

@@ -13,8 +13,8 @@ extension Respondent {
     /// The request of a step run once, with the respondent's own head when it has variables;
     /// its body and headers kept when the step reads them.
     @inline(never)
-    func onceRequest(_ step: Int, _ context: SurveyContext) -> HTTPRequest {
-        let recipe = context.requests.recipes[step]
+    func onceRequest(_ step: CompiledStep, _ context: SurveyContext) -> HTTPRequest {
+        let recipe = step.request
         let values = values(context)
         var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.renderBody(values), collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
@@ -26,7 +26,7 @@ extension Respondent {
 
     /// The answer the respondent gives the `index`-th question, and the think time before it;
     /// nil when the plan has no answer for it (the question is skipped).
-    mutating func answer(_ index: Int, step: Int, _ context: SurveyContext) -> (text: String, think: UInt64)? {
+    mutating func answer(_ index: Int, step: CompiledStep, _ context: SurveyContext) -> (text: String, think: UInt64)? {
         let question = questions[index]
         var answer: String
         if let fromRow = rowAnswer(question.id, context) {
@@ -41,17 +41,17 @@ extension Respondent {
                 answer = template.string(values(context))
             }
         }
-        return (answer, (context.stepThinks[step] ?? context.think).sample(using: &random).clampedNanoseconds)
+        return (answer, (step.think ?? context.think).sample(using: &random).clampedNanoseconds)
     }
 
-    /// The request of step `step` for the `index`-th question and the think time before it;
+    /// The request of `step` for the `index`-th question and the think time before it;
     /// nil when the plan has no answer for it (the question is skipped). Without a body of its
     /// own, the step sends the survey contract's `{"id":…,"answer":"…"}`.
     @inline(never)
-    mutating func nextPerQuestion(_ step: Int, _ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
+    mutating func nextPerQuestion(_ step: CompiledStep, _ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
         guard let (answer, think) = answer(index, step: step, context) else { return nil }
         let question = questions[index]
-        let recipe = context.requests.recipes[step]
+        let recipe = step.request
         var request: HTTPRequest
         if let fixed = recipe.fixed, recipe.body == nil {
             request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: answer))
@@ -79,9 +79,9 @@ extension Respondent {
     /// one, but for a page, which is sent without answers then.
     @inline(never)
     mutating func surveyRequest(
-        _ step: Int, _ context: SurveyContext, skipped: inout Int, page: Bool = false
+        _ step: CompiledStep, _ context: SurveyContext, skipped: inout Int, page: Bool = false
     ) -> (request: HTTPRequest, think: UInt64, answered: Int)? {
-        let recipe = context.requests.recipes[step]
+        let recipe = step.request
         var values = values(context)
         let list = recipe.answersItem != nil
         let form = recipe.isForm

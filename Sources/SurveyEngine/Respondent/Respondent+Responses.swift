@@ -7,7 +7,7 @@ extension Respondent {
     /// Reads a questions body, keeping its questions; nil when it keeps the contract, else how
     /// it breaks it (`the questions list is empty`), which the attempt keeps as its detail.
     @inline(never)
-    mutating func accept(questionsIn body: [UInt8], step: Int, _ context: SurveyContext) -> String? {
+    mutating func accept(questionsIn body: [UInt8], step: CompiledStep, _ context: SurveyContext) -> String? {
         switch context.questionsCache.questions(in: body, step: step, lane: lane) {
         case .success(let list):
             questions = list
@@ -17,13 +17,13 @@ extension Respondent {
         }
     }
 
-    /// Takes every capture of step `step` from its response into `session`; nil when all were
+    /// Takes every capture of `step` from its response into `session`; nil when all were
     /// found, else what is wrong (`capture 'token' not found at $.token`), which the attempt
     /// keeps as its detail. A capture missing leaves the session as it was.
     @inline(never)
-    mutating func capture(_ step: Int, from response: TransportResponse, _ context: SurveyContext) -> String? {
+    mutating func capture(_ step: CompiledStep, from response: TransportResponse, _ context: SurveyContext) -> String? {
         captureMissing = false
-        let captures = context.steps[step].captures
+        let captures = step.captures
         guard !captures.isEmpty else { return nil }
         var values: [String] = []
         values.reserveCapacity(captures.count)
@@ -65,7 +65,7 @@ extension Respondent {
             values.append(found)
         }
         if session.count < context.captureCount { session = Array(repeating: "", count: context.captureCount) }
-        for (slot, value) in zip(context.captureSlots[step], values) { session[slot] = value }
+        for (slot, value) in zip(step.captureSlots, values) { session[slot] = value }
         return nil
     }
 }

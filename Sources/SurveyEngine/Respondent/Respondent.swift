@@ -103,162 +103,67 @@ struct Respondent: Sendable {
         return tally
     }
 
-    /// Where the walk stands: the position of the step it is at, and in the step per question
-    /// the next question.
-    private struct Place {
+    /// Where the walk stands: the position of the step it is at, and how far that step's runner
+    /// has gone in it.
+    struct Place {
         var step = 0
-        var question = 0
+        /// The step's own count, from 0 at each step: the next question of a step per question,
+        /// the pages a page loop has posted.
+        var round = 0
         /// How many answers the call just planned sends: 0 for a step run once. (No flag of its
         /// own: a byte more in `takeSurvey`'s frame costs a slab per respondent.)
         var answers = 0
         var answering: Bool { answers > 0 }
+
+        /// On to the next step, from its start.
+        mutating func moveOn() {
+            step += 1
+            round = 0
+        }
     }
 
     /// A call to make: the step's position, its request, and the think time before it.
-    private struct NextCall {
+    struct NextCall {
         var step: Int
         var request: HTTPRequest
         var think: UInt64
     }
 
     /// The next call of the walk from `place`, moving it on; nil when the journey is over, with
-    /// `tally` saying how it ended. A step run once is skipped once the respondent is abandoned,
-    /// unless it runs `always`; the step per question, then and when the run is stopping.
+    /// `tally` saying how it ended. Each step's runner says what it sends (`StepRunner.next`).
     @inline(never)
     private mutating func nextCall(_ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext) -> NextCall? {
-        while place.step < context.walk.count {
-            let position = place.step
-            if position == context.answeringStep, context.walk[position].perSurvey || context.walk[position].perPage {
-                // A page loop stays at its step while its responses list questions (`called`).
-                let page = context.walk[position].perPage
-                if !page { place.step += 1 }
-                if tally.isAbandoned || page && questions.isEmpty {
-                    if page { place.step += 1 }
-                    continue
-                }
-                if let cause = context.stopCause {
-                    tally.ending = context.ending(stoppedBy: cause)
-                    return nil
-                }
-                captureMissing = false
-                asking = -1
-                guard let survey = surveyRequest(position, context, skipped: &tally.skipped, page: page) else { continue }
-                place.answers = survey.answered
-                // The pages posted so far.
-                if page { place.question += 1 }
-                return NextCall(step: position, request: survey.request, think: survey.think)
+        while place.step < context.steps.count {
+            let step = context.steps[place.step]
+            switch step.runner.next(step, &self, &place, &tally, context) {
+            case .call(let next): return next
+            case .skip: continue
+            case .stop: return nil
             }
-            if position == context.answeringStep {
-                if tally.isAbandoned || place.question >= questions.count {
-                    place.step += 1
-                    continue
-                }
-                if let cause = context.stopCause {
-                    tally.ending = context.ending(stoppedBy: cause)
-                    return nil
-                }
-                let question = place.question
-                place.question += 1
-                guard let submit = nextPerQuestion(position, question, context) else {
-                    tally.skipped += 1
-                    continue
-                }
-                asking = Int32(truncatingIfNeeded: question)
-                place.answers = 1
-                return NextCall(step: position, request: submit.request, think: submit.think)
-            }
-            place.step += 1
-            if tally.isAbandoned, !context.walk[position].always || !hasSession(for: position, context) { continue }
-            captureMissing = false
-            asking = -1
-            place.answers = 0
-            let think = context.stepThinks[position].map { $0.sample(using: &random).clampedNanoseconds } ?? 0
-            return NextCall(step: position, request: onceRequest(position, context), think: think)
         }
         if !tally.isAbandoned, tally.unanswered > 0 || tally.skipped > 0 { tally.ending = .finishedWithUnanswered }
         return nil
     }
 
-    /// Whether every capture step `position` uses has a value: a logout after a failed login
-    /// has no session to end.
-    private func hasSession(for position: Int, _ context: SurveyContext) -> Bool {
-        context.requests.recipes[position].sessionSlots.allSatisfy { $0 < session.count && !session[$0].isEmpty }
+    /// Whether every capture `step` uses has a value: a logout after a failed login has no
+    /// session to end.
+    func hasSession(for step: CompiledStep) -> Bool {
+        step.request.sessionSlots.allSatisfy { $0 < session.count && !session[$0].isEmpty }
     }
 
-    /// What a call's end leaves behind. A submit counts as submitted or unanswered. A step run
-    /// once that succeeded puts the questions it read in order; one that failed abandons the
-    /// respondent — unless it runs `always`, or the respondent already is. False when the run
-    /// stopped the call (`tally` then says how the respondent ended).
+    /// What a call's end leaves behind, by its step's runner (`StepRunner.called`). False when
+    /// the run stopped the call (`tally` then says how the respondent ended).
     @inline(never)
     private mutating func called(
-        _ step: Int, _ ended: CallResult, _ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext
+        _ position: Int, _ ended: CallResult, _ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext
     ) -> Bool {
-        let answers = place.answers
-        if context.walk[step].perPage { return calledPage(step, ended, &place, &tally, context) }
-        if answers > 0 {
-            switch ended {
-            case .succeeded: tally.submitted += answers
-            case .failed, .notSent: tally.unanswered += answers
-            case .stopped:
-                tally.unanswered += answers
-                tally.ending = context.ending(stoppedBy: context.stopCause)
-                return false
-            }
-            return true
-        }
-        let reason: AbandonReason
-        switch ended {
-        case .succeeded:
-            if context.walk[step].readsQuestions { putInOrder(context.order) }
-            return true
-        case .stopped:
-            tally.ending = context.ending(stoppedBy: context.stopCause)
-            return false
-        case .failed: reason = captureMissing ? .captureNotFound : context.steps[step].abandonReason
-        case .notSent: reason = .localResource
-        }
-        if !context.walk[step].always, !tally.isAbandoned { tally.ending = .abandoned(reason) }
-        return true
-    }
-
-    /// What a page's end leaves behind: its answers submitted or unanswered; the loop goes on
-    /// while a response lists the next page's questions, up to the step's `pages`, and a page
-    /// that failed abandons the respondent, who has no next page.
-    @inline(never)
-    private mutating func calledPage(
-        _ step: Int, _ ended: CallResult, _ place: inout Place, _ tally: inout RespondentResult, _ context: SurveyContext
-    ) -> Bool {
-        let answers = place.answers
-        switch ended {
-        case .succeeded:
-            tally.submitted += answers
-            if questions.isEmpty {
-                place.step += 1
-            } else if place.question >= context.steps[step].pages {
-                questions = []
-                tally.ending = .abandoned(.pageLimit)
-                place.step += 1
-            } else {
-                putInOrder(context.order)
-            }
-            return true
-        case .stopped:
-            tally.unanswered += answers
-            tally.ending = context.ending(stoppedBy: context.stopCause)
-            return false
-        case .failed, .notSent:
-            tally.unanswered += answers
-            tally.ending = .abandoned(
-                ended == .notSent ? .localResource : captureMissing ? .captureNotFound : .failed(context.steps[step].step))
-            questions = []
-            place.step += 1
-            return true
-        }
+        let step = context.steps[position]
+        return step.runner.called(step, ended, &self, &place, &tally, context)
     }
 
     /// Orders the fetched questions as the plan says.
     @inline(never)
-    private mutating func putInOrder(_ order: QuestionOrder) {
+    mutating func putInOrder(_ order: QuestionOrder) {
         switch order {
         case .sequential: break
         case .reverse: questions.reverse()
@@ -275,7 +180,7 @@ struct Respondent: Sendable {
 
     /// How a call ended: `notSent` is a failure whose last attempt could not be made for want
     /// of local resources; `stopped`, a call the run's stop ended (`SurveyContext.stopCause`).
-    private enum CallResult { case succeeded, failed, notSent, stopped }
+    enum CallResult { case succeeded, failed, notSent, stopped }
 
     /// Where a call stands between its attempts.
     private struct CallState {
@@ -323,7 +228,7 @@ struct Respondent: Sendable {
     /// run's cutoff if that comes first.
     @inline(never)
     private static func limit(_ request: inout HTTPRequest, from start: UInt64, _ step: Int, _ context: SurveyContext) {
-        let timeout = context.stepTimeouts[step]
+        let timeout = context.steps[step].timeout
         guard timeout > 0 else { return }
         request.cutoff = min(context.cutoff ?? .max, start &+ timeout)
     }
@@ -348,7 +253,8 @@ struct Respondent: Sendable {
     private mutating func settle(
         _ position: Int, _ result: TransportResult, started start: UInt64, state: inout CallState, _ context: SurveyContext
     ) -> Next {
-        let step = context.steps[position].step
+        let compiled = context.steps[position]
+        let step = compiled.step
         let outcome: AttemptOutcome
         var retryAfter: Duration?
         var succeeded = false
@@ -357,19 +263,19 @@ struct Respondent: Sendable {
         var mayHaveArrived = false
         switch result.received {
         case .success(let response):
-            let expect = context.steps[position].expect
+            let expect = compiled.expect
             if expect?.accepts(response.status) ?? (200..<300).contains(response.status) {
                 // What the step asks of its response, then what it reads: the questions, its captures.
                 var kind = ErrorKind.rejected
                 if let expect { detail = expect.failure(in: response) }
                 if detail == nil {
                     kind = .malformedResponse
-                    if context.steps[position].questions != nil { detail = accept(questionsIn: response.body, step: position, context) }
+                    if compiled.questions != nil { detail = accept(questionsIn: response.body, step: compiled, context) }
                     // Captured even when the questions are wrong, so that a step run `always` can
                     // still end the session; but a page loop's last page (no questions) need not
                     // carry what a next page would need.
-                    if !context.steps[position].captures.isEmpty, !context.walk[position].perPage || !questions.isEmpty {
-                        let missing = capture(position, from: response, context)
+                    if !compiled.captures.isEmpty, !compiled.runner.pages || !questions.isEmpty {
+                        let missing = capture(compiled, from: response, context)
                         if detail == nil { detail = missing } else { captureMissing = false }
                     }
                 }
@@ -402,7 +308,7 @@ struct Respondent: Sendable {
             return .done(ended)
         }
         if succeeded { return end(.succeeded) }
-        let decision = context.retry[step].decide(
+        let decision = compiled.retry.decide(
             afterAttempt: state.attempt, outcome: outcome, retryAfter: retryAfter, previousDelay: state.previousDelay, using: &random)
         let failed: CallResult = outcome == .error(.localResource) ? .notSent : .failed
         let stopping = context.stopCause != nil
@@ -410,7 +316,7 @@ struct Respondent: Sendable {
             return end(stopping ? .stopped : failed)
         }
         // Sent again, a request the server may have taken could be stored twice.
-        if mayHaveArrived, !context.steps[position].idempotent { return end(failed, unsafeRetry: true) }
+        if mayHaveArrived, !compiled.idempotent { return end(failed, unsafeRetry: true) }
         guard context.budget.withdraw() else {
             state.denied += 1
             return end(failed)

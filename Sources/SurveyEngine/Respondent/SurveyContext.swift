@@ -6,16 +6,9 @@ import SurveyWire
 /// policies, the transport, the clock, where to record, and how the run stops. A class, so that
 /// the frames of ten thousand waiting respondents each hold one reference to it rather than a copy.
 final class SurveyContext: Sendable {
-    /// The journey's steps, in order; a respondent refers to one by its position.
-    let steps: [JourneyStep]
-    /// What the walk asks of each step, by position, in a few bytes: read in `takeSurvey`, whose
-    /// frame every thinking respondent holds, where a copy of a whole step would cost a slab.
-    let walk: [StepWalk]
-    /// The position of the step that sends the answers, per question or per survey (a journey
-    /// has one at most); the number of steps when it has none.
-    let answeringStep: Int
-    /// Each step's request, by position.
-    let requests: SurveyRequests
+    /// The journey's steps, in order, each compiled once: a respondent refers to one by its
+    /// position.
+    let steps: [CompiledStep]
     let answers: AnswerBook
     /// The answers with variables in them (`${row.colour}`), by their text in `answers`;
     /// empty when none has any.
@@ -26,15 +19,8 @@ final class SurveyContext: Sendable {
     let answerColumns: [QuestionID: Int]
     /// How many names the journey captures: `Respondent.session` holds a value for each.
     let captureCount: Int
-    /// The slot in `Respondent.session` of each of a step's captures, by position.
-    let captureSlots: [[Int]]
     let order: QuestionOrder
     let think: ThinkTime
-    /// Each step's own think time, by position; nil where it has none.
-    let stepThinks: [ThinkTime?]
-    /// Each step's timeout per attempt in nanoseconds, by position, where it differs from the
-    /// transport's (`RunConfiguration.longestTimeout`); 0 where it does not.
-    let stepTimeouts: [UInt64]
     /// The least nanoseconds between the starts of two submits of a respondent; 0 for none.
     let pace: UInt64
     /// Whether respondents keep cookie jars.
@@ -43,7 +29,6 @@ final class SurveyContext: Sendable {
     let ownConnections: Bool
     /// Whether the answers given are counted (`RunConfiguration.recordAnswers`).
     let recordAnswers: Bool
-    let retry: RetryPolicies
     let budget: RetryBudget
     let transport: any Transport
     let clock: EngineClock
@@ -63,39 +48,26 @@ final class SurveyContext: Sendable {
     let seed: UInt64
     let questionsCache: QuestionsCache
 
-    /// The context of a run of `configuration` sending `requests`, with its seed resolved.
+    /// The context of a run of `configuration` sending `requests`, with its seed resolved. Out
+    /// of line: inlined into `RunCoordinator.run()`, its locals would lengthen the run's frame.
+    @inline(never)
     init(
         configuration: RunConfiguration, requests: SurveyRequests, seed: UInt64, transport: any Transport, clock: EngineClock,
         recorder: MetricsRecorder, attemptLog: AttemptLog? = nil, interruption: OnceFlag, runStart: UInt64, lanes: Int = 1,
         earlyEnd: EarlyEnd? = nil
     ) {
-        let journey = configuration.journey
-        steps = journey.steps
-        walk = journey.steps.map {
-            StepWalk(perSurvey: $0.runs == .perSurvey, perPage: $0.runs == .perPage, always: $0.always, readsQuestions: $0.questions != nil)
-        }
-        answeringStep = journey.steps.firstIndex { $0.runs.answers } ?? journey.steps.count
-        self.requests = requests
+        steps = CompiledStep.journey(of: configuration, requests)
         answers = configuration.answers
         answerTemplates = Self.answerTemplates(configuration)
         rows = configuration.data?.rows ?? []
         answerColumns = configuration.data?.answerColumns ?? [:]
-        let names = journey.captureNames
-        captureCount = names.count
-        captureSlots = journey.steps.map { step in step.captures.map { names.firstIndex(of: $0.name) ?? 0 } }
+        captureCount = configuration.journey.captureNames.count
         order = configuration.order
         think = configuration.think
-        stepThinks = journey.steps.map(\.think)
-        let longest = configuration.longestTimeout
-        stepTimeouts = journey.steps.map { step in
-            let timeout = step.timeout ?? configuration.client.timeout
-            return timeout == longest ? 0 : timeout.clampedNanoseconds
-        }
         pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
         cookies = configuration.cookies
         ownConnections = configuration.client.sharing == .perRespondent
         recordAnswers = configuration.recordAnswers
-        retry = configuration.retry
         budget = RetryBudget(configuration.retry.budget)
         self.transport = transport
         self.clock = clock
@@ -114,16 +86,7 @@ final class SurveyContext: Sendable {
             cutoff = nil
         }
         self.seed = seed
-        let fields = journey.questionFields
-        questionsCache = QuestionsCache(
-            lanes: lanes,
-            shapes: journey.steps.map { step in
-                step.questions.map { shape in
-                    var shape = shape
-                    shape.fields = fields
-                    return shape
-                }
-            }, pages: journey.steps.map { $0.runs == .perPage })
+        questionsCache = QuestionsCache(lanes: lanes)
     }
 
     /// The answers of `configuration` that hold variables, compiled; a text that does not read
@@ -176,16 +139,4 @@ extension SurveyContext {
     func ending(stoppedBy cause: StopCause?) -> RespondentResult.Ending {
         cause == .duration || cause == .endedEarly ? .cutShort : .abandoned(.interrupted)
     }
-}
-
-/// What the walk of a journey needs of one step.
-struct StepWalk: Sendable {
-    /// Whether it sends every answer at once (`JourneyStep.Runs.perSurvey`).
-    var perSurvey: Bool
-    /// Whether it sends a page's answers, and reads the next page (`JourneyStep.Runs.perPage`).
-    var perPage: Bool
-    /// Whether it runs after an abandonment too.
-    var always: Bool
-    /// Whether its response lists the questions.
-    var readsQuestions: Bool
 }

@@ -155,8 +155,9 @@ struct SurveyRequests: Sendable {
         for step in journey.steps {
             let name = step.step.name
             var allowed: Set<Kind> = [.row, .respondent, .session]
-            if step.runs == .perQuestion { allowed.insert(.question) }
-            let sendsAnswers = step.runs == .perSurvey || step.runs == .perPage
+            let carried = step.runs.carries
+            if carried == .one { allowed.insert(.question) }
+            let sendsAnswers = carried == .all
             if sendsAnswers { allowed.insert(.answers) }
             let path = try Self.compile(
                 step.call.path, .path, name: "the \(name) path", columns, captures, allowed, capturedBefore, fields, prefix: target.basePath

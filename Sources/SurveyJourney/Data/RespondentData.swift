@@ -1,4 +1,3 @@
-import SurveyJourney
 import SurveyWire
 
 /// How respondents take the rows of a data feed.

@@ -3,25 +3,52 @@ import SurveyWire
 /// One step of a journey as declared: its request, when it runs, and what it reads from its
 /// response.
 public struct JourneyStep: Sendable, Hashable {
-    /// How often a step runs.
-    public enum Runs: String, Sendable, Hashable, CaseIterable {
-        /// Once per respondent: a login, fetching the survey, a logout.
-        case once
-        /// Once per question the respondent answers, in the order it walks them, each after its
-        /// think time and `pace`: today's submit. The answers of a run are these calls.
-        case perQuestion = "per_question"
-        /// Once per respondent, after it has thought over every question: one request carrying
-        /// every answer (`${answers}` in its body), for APIs that take a whole response at once.
-        /// Its answers count as submitted, or unanswered, together.
-        case perSurvey = "per_survey"
-        /// Once per page of questions, with that page's answers (`${answers}`), after the think
-        /// time of each: its response lists the next page's questions (`questions`), and it runs
-        /// again while one does, `pages` times at most. The first page is the questions a step
-        /// before it read.
-        case perPage = "per_page"
+    /// How often a step runs: a kind of step, walked by its runner (`StepWalker`; the engine's
+    /// `StepRunner`), named in a plan by its `rawValue`. The kinds a plan may name are
+    /// `registered`: `once`, `per_question`, `per_survey` and `per_page` (`StepKinds.swift`). A
+    /// new kind is its runner's file in the engine (the runner, its `Runs` value and its doc), a
+    /// line in `builtIn` and its section in docs/plan-format.md.
+    public struct Runs: Sendable, Hashable, RawRepresentable, CaseIterable, CustomStringConvertible {
+        /// Its name in a plan: `per_question`.
+        public let rawValue: String
+        /// What it does, a sentence of the docs' table of step keys after its name.
+        public let doc: String
+        /// What walks a step of this kind: a `StepRunner` of the engine's.
+        package let runner: any StepWalker.Type
+
+        /// A kind named `name`, walked by `runner`.
+        package init(_ name: String, runner: any StepWalker.Type, doc: String) {
+            rawValue = name
+            self.runner = runner
+            self.doc = doc
+        }
+
+        /// The registered kind named `rawValue`, if any.
+        public init?(rawValue: String) {
+            guard let kind = Self.registered.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = kind
+        }
+
+        /// The kinds a plan may name, in the docs' order.
+        public static var allCases: [Runs] { registered }
+
+        /// Its name as a report says it: `per question`.
+        public var description: String { rawValue.replacing("_", with: " ") }
 
         /// Whether the step sends the respondent's answers: per question, per survey or per page.
-        public var answers: Bool { self != .once }
+        public var answers: Bool { runner.answers != .none }
+
+        /// Whether it is a page loop: its response lists the next page's questions, the last none.
+        public var pages: Bool { runner.pages }
+
+        /// What its requests carry of the respondent's answers.
+        public var carries: AnswersCarried { runner.answers }
+
+        /// Whether both are the same kind: kinds are told apart by name.
+        public static func == (lhs: Runs, rhs: Runs) -> Bool { lhs.rawValue == rhs.rawValue }
+
+        /// Hashes its name.
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
     }
 
     /// How `${answers}` lays out every answer of a survey.

@@ -122,21 +122,21 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Runs `action` on the loop's thread once `deadline` (monotonic ns) has passed. Loop thread only.
-    func schedule(at deadline: UInt64, _ action: @escaping () -> Void) {
-        timers.push(deadline: deadline, action: action)
+    /// Runs `action` on the loop's thread once `due` (monotonic ns) has passed. Loop thread only.
+    func schedule(at due: UInt64, _ action: @escaping () -> Void) {
+        timers.push(due: due, action: action)
     }
 
     /// Suspends the calling task for `nanoseconds` on this loop's timers. The task resumes on
     /// its own executor; when that is this loop, no thread is involved but the loop's.
     func sleep(nanoseconds: UInt64) async {
-        let deadline = MonotonicClock.now() &+ nanoseconds
+        let due = MonotonicClock.now() &+ nanoseconds
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             if inEventLoop {
-                timers.push(deadline: deadline) { continuation.resume() }
+                timers.push(due: due) { continuation.resume() }
             } else {
                 execute { [unowned self] in
-                    self.timers.push(deadline: deadline) { continuation.resume() }
+                    self.timers.push(due: due) { continuation.resume() }
                 }
             }
         }
@@ -296,9 +296,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Waits for I/O until the next timer is due, or not at all when work is ready.
     private func wait(_ events: UnsafeMutablePointer<epoll_event>, capacity: Int32) -> Int32 {
         var timeout: timespec?
-        if let deadline = timers.earliestDeadline {
+        if let due = timers.earliestDue {
             let now = MonotonicClock.now()
-            let delay = deadline > now ? deadline - now : 0
+            let delay = due > now ? due - now : 0
             timeout = timespec(tv_sec: Int(delay / 1_000_000_000), tv_nsec: Int(delay % 1_000_000_000))
         }
         if timeout.map({ $0.tv_sec != 0 || $0.tv_nsec != 0 }) ?? true {

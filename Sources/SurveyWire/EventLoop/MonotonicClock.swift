@@ -21,7 +21,7 @@ enum MonotonicClock {
 }
 
 extension Duration {
-    /// Whole nanoseconds, never negative: the form deadlines add up in.
+    /// Whole nanoseconds, never negative: the form due times add up in.
     @inline(__always)
     package var clampedNanoseconds: UInt64 { UInt64(max(0, nanoseconds)) }
 }

@@ -1,7 +1,7 @@
-/// A binary min-heap of timers by deadline; ties fire in the order they were scheduled.
+/// A binary min-heap of timers by due; ties fire in the order they were scheduled.
 struct TimerHeap {
     struct Entry {
-        var deadline: UInt64
+        var due: UInt64
         var sequence: UInt64
         var action: () -> Void
     }
@@ -11,17 +11,17 @@ struct TimerHeap {
 
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
-    var earliestDeadline: UInt64? { entries.first?.deadline }
+    var earliestDue: UInt64? { entries.first?.due }
 
-    mutating func push(deadline: UInt64, action: @escaping () -> Void) {
-        entries.append(Entry(deadline: deadline, sequence: nextSequence, action: action))
+    mutating func push(due: UInt64, action: @escaping () -> Void) {
+        entries.append(Entry(due: due, sequence: nextSequence, action: action))
         nextSequence &+= 1
         siftUp(entries.count - 1)
     }
 
     /// Removes and returns the earliest timer if it is due at `now`.
     mutating func popDue(now: UInt64) -> Entry? {
-        guard let first = entries.first, first.deadline <= now else { return nil }
+        guard let first = entries.first, first.due <= now else { return nil }
         let last = entries.removeLast()
         if !entries.isEmpty {
             entries[0] = last
@@ -32,7 +32,7 @@ struct TimerHeap {
 
     private func less(_ a: Int, _ b: Int) -> Bool {
         let (x, y) = (entries[a], entries[b])
-        return x.deadline != y.deadline ? x.deadline < y.deadline : x.sequence < y.sequence
+        return x.due != y.due ? x.due < y.due : x.sequence < y.sequence
     }
 
     private mutating func siftUp(_ index: Int) {

@@ -30,8 +30,8 @@ final class ClientConnection: EventHandler, Slotted {
     /// kept-alive connection before reading it (`ConnectionPool.reconnect`).
     private var request: HTTPRequest?
     private var started: UInt64 = 0
-    private var connectDeadline: UInt64 = 0
-    private var deadline: UInt64 = 0
+    private var connectExpiry: UInt64 = 0
+    private var expiry: UInt64 = 0
     /// The current attempt's connection, as the report sees it.
     private var info = ConnectionInfo.reused
     private var connectedAt: UInt64 = 0
@@ -81,8 +81,8 @@ final class ClientConnection: EventHandler, Slotted {
         self.request = request
         self.started = started
         self.reconnect = reconnect
-        deadline = min(started &+ pool.timeout, request.cutoff ?? .max, request.lateCutoff?.value ?? .max)
-        connectDeadline = min(started &+ pool.connectTimeout, deadline)
+        expiry = request.expiry(startedAt: started, timeout: pool.timeout)
+        connectExpiry = min(started &+ pool.connectTimeout, expiry)
         parser.reset()
         parser.collectBody = request.collectBody
         parser.collectHeaders = request.collectHeaders
@@ -152,7 +152,7 @@ final class ClientConnection: EventHandler, Slotted {
 
     private func connect() {
         connectBegan = MonotonicClock.now()
-        connectDeadline = min(connectBegan &+ pool.connectTimeout, deadline)
+        connectExpiry = min(connectBegan &+ pool.connectTimeout, expiry)
         switch pool.beginConnect(fd) {
         case .connected:
             guard watch(Self.readable) else { return }
@@ -301,9 +301,9 @@ final class ClientConnection: EventHandler, Slotted {
     }
 
     func checkDeadline(now: UInt64) {
-        // A run ended early after the attempt began moves its deadline to the grace after the end.
-        if let cutoff = request?.lateCutoff?.value, cutoff < deadline { deadline = cutoff }
-        if now >= deadline || (phase == .connecting && now >= connectDeadline) {
+        // A run ended early after the attempt began moves its expiry to the grace after the end.
+        if let cutoff = request?.lateCutoff?.value, cutoff < expiry { expiry = cutoff }
+        if now >= expiry || (phase == .connecting && now >= connectExpiry) {
             fail(.timeout)
         }
     }

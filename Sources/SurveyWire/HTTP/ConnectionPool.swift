@@ -81,7 +81,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// kept-alive connection), and the wait is part of its time.
     static let maxSettingUp = 128
 
-    /// How often deadlines are checked: a timeout fires at most this late.
+    /// How often expiries are checked: a timeout fires at most this late.
     private static let sweepInterval: UInt64 = 5_000_000
 
     init(
@@ -160,7 +160,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// Sends `request` again on a new connection: the kept-alive one it went out on turned out
     /// closed by the server before any byte of a response came back — the race of an idle
     /// connection closing as a request leaves, which the server never read as one to answer.
-    /// Once per attempt, within the attempt's deadline (it keeps its start).
+    /// Once per attempt, within the attempt's expiry (it keeps its start).
     func reconnect(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64) {
         send(request, continuation, on: nil, started: started, reconnect: true)
     }
@@ -356,14 +356,14 @@ final class ConnectionPool: @unchecked Sendable {
         return nil
     }
 
-    /// Ends the waiting attempts past their deadline as a `timeout` that never left.
+    /// Ends the waiting attempts past their expiry as a `timeout` that never left.
     private func expirePending(now: UInt64) {
         guard pendingHead < pending.count else { return }
         var kept: [Pending] = []
         for index in pendingHead..<pending.count {
             let item = pending[index]
-            let deadline = min(item.started &+ timeout, item.request.cutoff ?? .max, item.request.lateCutoff?.value ?? .max)
-            if now >= deadline {
+            let expiry = item.request.expiry(startedAt: item.started, timeout: timeout)
+            if now >= expiry {
                 let waited = Duration.nanoseconds(Int64(now &- item.started))
                 item.continuation.resume(returning: .failure(.timeout, requestSent: false, serviceTime: waited))
             } else {

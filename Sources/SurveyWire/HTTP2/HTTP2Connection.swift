@@ -5,7 +5,7 @@ import CEpoll
 #endif
 
 /// One HTTP/2 connection of the client — TCP, and TLS over it for h2 — carrying the attempts of
-/// its pool's loop as streams: the bytes go through an `HTTP2ClientSession`, the socket is this
+/// its pool's loop as streams: the bytes go through an `HTTP2ClientMachine`, the socket is this
 /// class's, on the same event loop as HTTP/1.1's `ClientConnection`.
 ///
 /// Over TLS it also negotiates: it offers h2 (and http/1.1 when the plan leaves the choice to
@@ -23,7 +23,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         var request: HTTPRequest
         var continuation: UnsafeContinuation<TransportResult, Never>
         var started: UInt64
-        var deadline: UInt64
+        var expiry: UInt64
         /// A request sent again after a GOAWAY left it unprocessed (`ConnectionPool.reconnect`).
         var reconnect: Bool
     }
@@ -42,7 +42,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private var registered = false
     private var phase = Phase.connecting
     private var stream: SocketStream
-    private var session: HTTP2ClientSession
+    private var machine: HTTP2ClientMachine
     private var output: [UInt8] = []
     private var written = 0
     private var watching: SocketStream.Wait = .readable
@@ -54,7 +54,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private var opening: ConnectionInfo?
     private let wire: WireProtocol
     private var connectedAt: UInt64 = 0
-    private var connectDeadline: UInt64 = .max
+    private var connectExpiry: UInt64 = .max
     private var resumptionKept = false
     /// Whether any byte came from the server since the connection opened.
     private var heard = false
@@ -76,10 +76,10 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         self.owned = owned
         wire = pool.tls == nil ? .h2c : .h2
         stream = SocketStream(fd: fd, tls: nil)
-        var settings = HTTP2ClientSession.Settings()
+        var settings = HTTP2ClientMachine.Settings()
         settings.maxBodyBytes = pool.maxBodyBytes
         settings.maxHeaderListSize = pool.maxHeadBytes
-        session = HTTP2ClientSession(settings: settings)
+        machine = HTTP2ClientMachine(settings: settings)
         settingUp = pool.tls != nil
     }
 
@@ -93,8 +93,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     /// Whether another attempt may join: open or opening, not going away, under its capacity and
     /// the server's limit of streams.
     var hasCapacity: Bool {
-        phase != .closed && !session.goingAway && session.hasStreamIDs
-            && exchanges.count + waiting.count < min(capacity, session.streamLimit)
+        phase != .closed && !machine.goingAway && machine.hasStreamIDs
+            && exchanges.count + waiting.count < min(capacity, machine.streamLimit)
     }
 
     /// Whether it carries attempts, sent or waiting.
@@ -104,17 +104,17 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     /// Whether a GOAWAY (either side's) means it takes no more streams: it closes itself once
     /// it has carried its last.
-    var isGoingAway: Bool { session.goingAway }
+    var isGoingAway: Bool { machine.goingAway }
 
     /// Takes an attempt: sent now when the connection is open and a stream is free, else when one is.
     func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
-        let deadline = min(started &+ pool.timeout, request.cutoff ?? .max, request.lateCutoff?.value ?? .max)
+        let expiry = request.expiry(startedAt: started, timeout: pool.timeout)
         let wasBusy = isBusy
-        waiting.append(Exchange(request: request, continuation: continuation, started: started, deadline: deadline, reconnect: reconnect))
+        waiting.append(Exchange(request: request, continuation: continuation, started: started, expiry: expiry, reconnect: reconnect))
         if !wasBusy { pool.enterBusy(self) }
         switch phase {
         case .connecting where !registered:
-            connectDeadline = deadline
+            connectExpiry = expiry
             connect()
         case .open:
             sendWaiting()
@@ -132,7 +132,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     private func connect() {
         connectBegan = MonotonicClock.now()
-        connectDeadline = min(connectBegan &+ pool.connectTimeout, connectDeadline)
+        connectExpiry = min(connectBegan &+ pool.connectTimeout, connectExpiry)
         switch pool.beginConnect(fd) {
         case .connected:
             guard watch(Self.readable) else { return }
@@ -237,7 +237,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         phase = .open
         // The latest handshake says what the server speaks now.
         pool.negotiated = wire
-        session.start(into: &output)
+        machine.start(into: &output)
         sendWaiting()
         flush()
     }
@@ -248,11 +248,11 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     private func sendWaiting() {
         var sentCount = 0
         let scheme = wire == .h2 ? Self.https : Self.http
-        while sentCount < waiting.count, exchanges.count < min(capacity, session.streamLimit), session.canOpenStream {
+        while sentCount < waiting.count, exchanges.count < min(capacity, machine.streamLimit), machine.canOpenStream {
             let exchange = waiting[sentCount]
             sentCount += 1
             let request = exchange.request
-            let id = session.send(
+            let id = machine.send(
                 encodingHeaders: { encoder, block in Self.encode(request, scheme: scheme, encoder: &encoder, into: &block) },
                 body: request.body ?? [], keepBody: request.collectBody,
                 keepHeaders: request.collectHeaders || request.collectCookies, into: &output)
@@ -416,11 +416,11 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
                             .protocolError, detail: "the server answered in HTTP/1.x: it does not speak HTTP/2 over cleartext (h2c)")
                     }
                 }
-                let events: [HTTP2ClientSession.Event]
+                let events: [HTTP2ClientMachine.Event]
                 do throws(HTTP2Failure) {
-                    events = try session.receive(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), into: &output)
+                    events = try machine.receive(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), into: &output)
                 } catch {
-                    session.goAway(for: error).write(into: &output)
+                    machine.goAway(for: error).write(into: &output)
                     var ignored = written
                     _ = stream.write(output, from: &ignored)
                     return failAll(.protocolError, detail: error.description)
@@ -444,7 +444,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         }
     }
 
-    private func handle(_ event: HTTP2ClientSession.Event) {
+    private func handle(_ event: HTTP2ClientMachine.Event) {
         switch event {
         case .response(let id, let response):
             guard let exchange = exchanges.removeValue(forKey: id) else { return }
@@ -497,10 +497,10 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         return info
     }
 
-    private func complete(_ exchange: Exchange, _ response: HTTP2ClientSession.Response) {
+    private func complete(_ exchange: Exchange, _ response: HTTP2ClientMachine.Response) {
         let serviceTime = elapsed(exchange)
-        if let tls = stream.tls, !resumptionKept, let session = tls.resumption() {
-            pool.keep(session, for: exchange.request.device)
+        if let tls = stream.tls, !resumptionKept, let resumed = tls.resumption() {
+            pool.keep(resumed, for: exchange.request.device)
             resumptionKept = true
         }
         let request = exchange.request
@@ -524,7 +524,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     /// Resumes an attempt's caller; the connection leaves the busy list when it was the last,
     /// and is ready again for another.
     private func end(_ exchange: Exchange, _ result: TransportResult) {
-        if !session.hasStreamIDs, !waiting.isEmpty {
+        if !machine.hasStreamIDs, !waiting.isEmpty {
             // Requests that will never have a stream here start over on another connection.
             let queued = waiting
             waiting = []
@@ -535,7 +535,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         if !isBusy {
             pool.leaveBusy(self)
             // Gone away, or out of stream ids, with its last stream answered: nothing more will come on it.
-            if session.goingAway || !session.hasStreamIDs { close() }
+            if machine.goingAway || !machine.hasStreamIDs { close() }
         }
         if hasCapacity { pool.ready(self) }
         exchange.continuation.resume(returning: result)
@@ -548,22 +548,22 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     func checkDeadlines(now: UInt64) {
         if phase == .connecting || phase == .handshaking {
-            if now >= connectDeadline { return failAll(.timeout, detail: nil) }
+            if now >= connectExpiry { return failAll(.timeout, detail: nil) }
         }
         var expired: [UInt32] = []
         for (id, exchange) in exchanges {
-            let deadline = min(exchange.deadline, exchange.request.lateCutoff?.value ?? .max)
-            if now >= deadline { expired.append(id) }
+            let expiry = min(exchange.expiry, exchange.request.lateCutoff?.value ?? .max)
+            if now >= expiry { expired.append(id) }
         }
         for id in expired.sorted() {
             guard let exchange = exchanges.removeValue(forKey: id) else { continue }
-            session.cancel(id, into: &output)
+            machine.cancel(id, into: &output)
             end(exchange, .failure(.timeout, requestSent: true, serviceTime: elapsed(exchange), connection: info(for: exchange)))
         }
         var index = 0
         while index < waiting.count {
             let exchange = waiting[index]
-            if now >= min(exchange.deadline, exchange.request.lateCutoff?.value ?? .max) {
+            if now >= min(exchange.expiry, exchange.request.lateCutoff?.value ?? .max) {
                 waiting.remove(at: index)
                 end(exchange, .failure(.timeout, requestSent: false, serviceTime: elapsed(exchange), connection: nil))
             } else {

@@ -6,7 +6,7 @@ import CEpoll
 
 /// One HTTP/2 connection of the server — after ALPN chose `h2`, or a cleartext connection that
 /// opened with the preface — taken over from the `ServerConnection` that accepted it. Its bytes
-/// go through an `HTTP2ServerSession`; each stream's request goes to the same handler as
+/// go through an `HTTP2ServerMachine`; each stream's request goes to the same handler as
 /// HTTP/1.1's, and each action is carried out on that stream alone: a reset resets the stream,
 /// a close sends GOAWAY, a delay or a trickle holds only its stream. Loop thread only.
 final class HTTP2ServerConnection: EventHandler, Slotted {
@@ -17,7 +17,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     private var token: UInt64 = 0
     private var registered = false
     private var stream: SocketStream
-    private var session: HTTP2ServerSession
+    private var machine: HTTP2ServerMachine
     private var output: [UInt8] = []
     private var written = 0
     private var watchingWritable = false
@@ -28,7 +28,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// A WINDOW_UPDATE is due on a timer (a slow window).
     private var windowTimer = false
     private let windowDelay: UInt64
-    /// The highest stream whose request went to the handler (the session may have read later
+    /// The highest stream whose request went to the handler (the machine may have read later
     /// ones in the same bytes, still to be handed over).
     private var lastHandled: UInt32 = 0
     private(set) var closed = false
@@ -48,7 +48,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         self.fd = fd
         self.state = state
         self.stream = stream
-        var settings = HTTP2ServerSession.Settings()
+        var settings = HTTP2ServerMachine.Settings()
         settings.maxConcurrentStreams = options.maxConcurrentStreams
         settings.initialWindowSize = options.windowSize
         settings.returnsWindows = options.windowDelay <= .zero
@@ -57,7 +57,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         settings.credentials = state.credentials
         settings.loopIndex = state.loop.index
         windowDelay = options.windowDelay.clampedNanoseconds
-        session = HTTP2ServerSession(settings: settings)
+        machine = HTTP2ServerMachine(settings: settings)
     }
 
     /// Whether `bytes`, a connection's first, are HTTP/2's preface (`true`), something else
@@ -75,7 +75,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         }
         self.token = token
         registered = true
-        session.start(into: &output)
+        machine.start(into: &output)
         if !received.isEmpty { take(received) }
         guard !closed else { return }
         flush()
@@ -114,19 +114,19 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         }
     }
 
-    /// Feeds the session what was read and carries out what it brought.
+    /// Feeds the machine what was read and carries out what it brought.
     private func take(_ bytes: some Collection<UInt8>) {
-        let events: [HTTP2ServerSession.Event]
+        let events: [HTTP2ServerMachine.Event]
         var reply: [UInt8] = []
         allowWrites()
         do throws(HTTP2Failure) {
-            events = try session.receive(bytes, into: &reply)
+            events = try machine.receive(bytes, into: &reply)
         } catch {
             // A connection error: GOAWAY with its code, then the connection ends.
             state.counters.rejected.add(1, ordering: .relaxed)
             if !draining {
                 output.append(contentsOf: reply)
-                session.goAway(for: error).write(into: &output)
+                machine.goAway(for: error).write(into: &output)
                 var at = written
                 _ = stream.write(output, from: &at)
             }
@@ -142,13 +142,13 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
             guard !closed else { return }
             handle(event)
         }
-        if !session.settings.returnsWindows && session.hasUnreturnedWindow && !windowTimer {
+        if !machine.settings.returnsWindows && machine.hasUnreturnedWindow && !windowTimer {
             windowTimer = true
             state.loop.schedule(at: MonotonicClock.now() &+ windowDelay) { [self] in
                 windowTimer = false
                 guard !closed, !draining else { return }
                 var update: [UInt8] = []
-                session.returnWindows(into: &update)
+                machine.returnWindows(into: &update)
                 append(update)
                 flush()
             }
@@ -156,11 +156,11 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         closeIfDone()
     }
 
-    private func handle(_ event: HTTP2ServerSession.Event) {
+    private func handle(_ event: HTTP2ServerMachine.Event) {
         switch event {
         case .request(let id, let request):
             // Read with the bytes that brought a GOAWAY's cause: above its last stream, not processed.
-            if let last = session.goAwayLastStream, id > last {
+            if let last = machine.goAwayLastStream, id > last {
                 state.unanswered?(request)
                 return
             }
@@ -186,7 +186,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
             if response.close { goAway(nil, into: &frames) }
         case .after(let delay, let next):
             state.loop.schedule(at: MonotonicClock.now() &+ delay.clampedNanoseconds) { [self] in
-                guard !closed, !draining, session.awaitsResponse(id) else { return }
+                guard !closed, !draining, machine.awaitsResponse(id) else { return }
                 allowWrites()
                 perform(next, on: id)
                 flush()
@@ -196,12 +196,12 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
             let headBytes = response.bytes.count - response.message.body.count
             trickle(id, response.message, interval: interval.clampedNanoseconds, after: UInt64(max(1, headBytes)))
         case .raw:
-            session.sendMalformed(id, into: &frames)
+            machine.sendMalformed(id, into: &frames)
         case .respondAndClose(let response):
             respond(id, response.message, into: &frames)
             goAway(nil, into: &frames)
         case .reset:
-            session.reset(id, error: .internalError, into: &frames)
+            machine.reset(id, error: .internalError, into: &frames)
         case .hang:
             break  // the stream stays open and silent until the client gives up on it
         case .close:
@@ -209,7 +209,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
             // it, or, when a later one already went to the handler, that one, and this stream is
             // refused on its own (REFUSED_STREAM: not processed either).
             if lastHandled > id {
-                session.reset(id, error: .refusedStream, into: &frames)
+                machine.reset(id, error: .refusedStream, into: &frames)
                 goAway(lastHandled, into: &frames)
             } else {
                 goAway(id > 2 ? id - 2 : 0, into: &frames)
@@ -221,7 +221,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// Answers a stream with HEADERS and DATA: `server` and `content-length` first, then the
     /// response's own fields, names lowercased, without HTTP/1.1's connection fields.
     private func respond(_ id: UInt32, _ response: HTTPServerResponse, into frames: inout [UInt8]) {
-        session.respond(id, status: response.status, fields: Self.fields(of: response), body: response.body, into: &frames)
+        machine.respond(id, status: response.status, fields: Self.fields(of: response), body: response.body, into: &frames)
     }
 
     static func fields(of response: HTTPServerResponse) -> [HPACK.Field] {
@@ -240,10 +240,10 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// the body one byte per interval — the pace of HTTP/1.1's trickle, on this stream alone.
     private func trickle(_ id: UInt32, _ response: HTTPServerResponse, interval: UInt64, after ticks: UInt64) {
         state.loop.schedule(at: MonotonicClock.now() &+ interval &* ticks) { [self] in
-            guard !closed, !draining, session.isOpen(id) else { return }
+            guard !closed, !draining, machine.isOpen(id) else { return }
             allowWrites()
             var frames: [UInt8] = []
-            session.sendHeaders(
+            machine.sendHeaders(
                 id, status: response.status, fields: Self.fields(of: response), endStream: response.body.isEmpty, into: &frames)
             append(frames)
             flush()
@@ -254,10 +254,10 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     private func trickleBody(_ id: UInt32, _ rest: ArraySlice<UInt8>, interval: UInt64) {
         guard let byte = rest.first else { return closeIfDone() }
         state.loop.schedule(at: MonotonicClock.now() &+ interval) { [self] in
-            guard !closed, !draining, session.isOpen(id) else { return }
+            guard !closed, !draining, machine.isOpen(id) else { return }
             allowWrites()
             var frames: [UInt8] = []
-            session.sendData(id, [byte], endStream: rest.count == 1, into: &frames)
+            machine.sendData(id, [byte], endStream: rest.count == 1, into: &frames)
             append(frames)
             flush()
             trickleBody(id, rest.dropFirst(), interval: interval)
@@ -268,7 +268,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// above it that were still arriving are counted as unanswered.
     private func goAway(_ lastStream: UInt32?, into frames: inout [UInt8]) {
         closing = true
-        for request in session.goAway(lastStream: lastStream, into: &frames) { state.unanswered?(request) }
+        for request in machine.goAway(lastStream: lastStream, into: &frames) { state.unanswered?(request) }
     }
 
     private func append(_ frames: [UInt8]) {
@@ -286,9 +286,9 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         watchingWritable = writable
     }
 
-    /// Lets the session write body bytes up to the high-water mark above what waits.
+    /// Lets the machine write body bytes up to the high-water mark above what waits.
     private func allowWrites() {
-        session.writeAllowance = max(0, Self.highWater - (output.count - written))
+        machine.writeAllowance = max(0, Self.highWater - (output.count - written))
     }
 
     private func flush() {
@@ -299,10 +299,10 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
             case .done:
                 watch(writable: false)
                 // The writes caught up: bodies held back for them go on.
-                guard session.pendingBytes > 0 else { break }
+                guard machine.pendingBytes > 0 else { break }
                 allowWrites()
                 var frames: [UInt8] = []
-                session.resume(into: &frames)
+                machine.resume(into: &frames)
                 append(frames)
             case .wait(let wait):
                 // A client that asks and never reads cannot make the server hold its answers forever.
@@ -319,7 +319,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// client's close, so that unread bytes do not turn the close into a reset that could eat
     /// the last frames.
     private func closeIfDone() {
-        guard closing, !draining, !closed, session.openStreams == 0, written == output.count else { return }
+        guard closing, !draining, !closed, machine.openStreams == 0, written == output.count else { return }
         draining = true
         stream.tls?.shutdown()
         shutdown(fd, Int32(SHUT_WR))
@@ -347,7 +347,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// Whether it has carried nothing either way for `timeout` nanoseconds with no stream open:
     /// a held-open connection that would keep a descriptor from the clients that use theirs.
     func isIdle(now: UInt64, timeout: UInt64) -> Bool {
-        !closed && !closing && !draining && session.openStreams == 0 && written == output.count && now &- lastProgress > timeout
+        !closed && !closing && !draining && machine.openStreams == 0 && written == output.count && now &- lastProgress > timeout
     }
 
     func close(reset: Bool, notify: Bool = true) {

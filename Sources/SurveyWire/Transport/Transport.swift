@@ -140,6 +140,16 @@ public struct HTTPRequest: Sendable {
         case nil: nil
         }
     }
+
+    /// When an attempt of it that started at `started` ends as a `timeout` (readings of the
+    /// loop's clock): `timeout` nanoseconds after its start, or at its cutoff or its late cutoff
+    /// if one comes first. The one place an attempt's expiry is worked out; a late cutoff set
+    /// afterwards is read again while the attempt waits.
+    @inline(__always)
+    func expiry(startedAt started: UInt64, timeout: UInt64) -> UInt64 {
+        min(started &+ timeout, cutoff ?? .max, lateCutoff?.value ?? .max)
+    }
+
     /// Whether the response body is wanted; when not, it is read and dropped.
     package var collectBody: Bool
     /// Whether the response's header fields are wanted (`TransportResponse.headers`).

@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-/// The client's HTTP/2 session against nghttp2's own server, `nghttpd`, in cleartext with prior
+/// The client's HTTP/2 machine against nghttp2's own server, `nghttpd`, in cleartext with prior
 /// knowledge on loopback: an implementation no one here wrote decides whether the preface, the
 /// SETTINGS, HPACK and flow control are right.
 @Suite(
@@ -58,39 +58,39 @@ struct HTTP2AgainstNghttpdTests {
     /// connection: whether nghttpd acknowledged the SETTINGS, the ten streams, their responses,
     /// and the status of the last.
     private static func exchange(_ socket: RawClient) throws -> (
-        acknowledged: Bool, streams: [UInt32], responses: [UInt32: HTTP2ClientSession.Response], status: Int?
+        acknowledged: Bool, streams: [UInt32], responses: [UInt32: HTTP2ClientMachine.Response], status: Int?
     ) {
-        var settings = HTTP2ClientSession.Settings()
+        var settings = HTTP2ClientMachine.Settings()
         settings.initialWindowSize = 16_384
         settings.connectionWindow = 65_535
-        var session = HTTP2ClientSession(settings: settings)
+        var machine = HTTP2ClientMachine(settings: settings)
         var output: [UInt8] = []
-        session.start(into: &output)
+        machine.start(into: &output)
         var streams: [UInt32] = []
         for index in 0..<10 {
             streams.append(
-                session.send(
+                machine.send(
                     method: "GET", scheme: "http", authority: "127.0.0.1", path: "/questions.json",
                     headers: [HPACK.Field("user-agent", "survey-bot-test"), HPACK.Field("x-respondent", String(index))], body: [],
                     into: &output))
         }
         socket.writeAll(output)
-        var responses: [UInt32: HTTP2ClientSession.Response] = [:]
+        var responses: [UInt32: HTTP2ClientMachine.Response] = [:]
         var reads = 0
         while responses.count < 10 && reads < 10_000 {
             let bytes = socket.readSome()
             guard !bytes.isEmpty else { break }
             reads += 1
             output = []
-            for event in try session.receive(bytes, into: &output) {
+            for event in try machine.receive(bytes, into: &output) {
                 if case .response(let stream, let response) = event { responses[stream] = response }
             }
             if !output.isEmpty { socket.writeAll(output) }
         }
-        let acknowledged = session.settingsAcknowledged
+        let acknowledged = machine.settingsAcknowledged
         // A file that is not there is a 404, on the same connection.
         output = []
-        let missing = session.send(
+        let missing = machine.send(
             method: "GET", scheme: "http", authority: "127.0.0.1", path: "/nothing", headers: [], body: [], into: &output)
         socket.writeAll(output)
         var status: Int?
@@ -98,7 +98,7 @@ struct HTTP2AgainstNghttpdTests {
             let bytes = socket.readSome()
             guard !bytes.isEmpty else { break }
             output = []
-            for case .response(missing, let response) in try session.receive(bytes, into: &output) { status = response.status }
+            for case .response(missing, let response) in try machine.receive(bytes, into: &output) { status = response.status }
             if !output.isEmpty { socket.writeAll(output) }
         }
         return (acknowledged, streams, responses, status)

@@ -34,7 +34,7 @@ import Testing
 
     @Test func aPrefaceInPiecesIsStillHTTP2() async throws {
         try await withServer { _, socket in
-            var client = HTTP2ClientSession()
+            var client = HTTP2ClientMachine()
             var opening: [UInt8] = []
             client.start(into: &opening)
             let id = client.send(
@@ -45,7 +45,7 @@ import Testing
                 socket.writeAll(Array(opening[range]))
                 usleep(20_000)
             }
-            var response: HTTP2ClientSession.Response?
+            var response: HTTP2ClientMachine.Response?
             var reply: [UInt8] = []
             while response == nil {
                 let bytes = socket.readSome()
@@ -62,7 +62,7 @@ import Testing
     @Test func aFloodOfPingsIsToldToCalmDownAndCutOff() async throws {
         try await withServer { server, socket in
             var opening: [UInt8] = []
-            var client = HTTP2ClientSession()
+            var client = HTTP2ClientMachine()
             client.start(into: &opening)
             var flood = opening
             for index in 0..<10_050 { HTTP2Frame.ping([UInt8(index & 0xFF)], ack: false).write(into: &flood) }

@@ -1,5 +1,5 @@
 /// The server's side of one HTTP/2 connection (RFC 9113) as a state machine of bytes, the
-/// mirror of `HTTP2ClientSession`: what the connection reads goes in, what it must write comes
+/// mirror of `HTTP2ClientMachine`: what the connection reads goes in, what it must write comes
 /// out, and the requests the client completed are reported as events, each already the
 /// `HTTPServerRequest` the HTTP/1.1 server hands its handler. No sockets, no clock.
 ///
@@ -16,7 +16,7 @@
 /// finish no response (PING, SETTINGS, WINDOW_UPDATE, RST_STREAM, PRIORITY, empty DATA and
 /// CONTINUATION, unknown types) end the connection with ENHANCE_YOUR_CALM past
 /// `maxControlFrames` between two responses.
-struct HTTP2ServerSession: Sendable {
+struct HTTP2ServerMachine: Sendable {
     /// This end's SETTINGS and limits.
     struct Settings: Sendable, Equatable {
         /// Streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS).
@@ -34,7 +34,7 @@ struct HTTP2ServerSession: Sendable {
         /// Frames that finish no response taken between two responses before the client is told
         /// to calm down.
         var maxControlFrames = 10_000
-        /// Whether the session gives back the windows it reads as it reads them; when false, the
+        /// Whether the machine gives back the windows it reads as it reads them; when false, the
         /// connection does it with `returnWindows(into:)`, as slowly as it likes (a slow window).
         var returnsWindows = true
         /// Whether requests keep their `Authorization`, `Cookie` and other header fields.
@@ -53,7 +53,7 @@ struct HTTP2ServerSession: Sendable {
         /// A request that arrived on a stream above the last one a GOAWAY of this end kept: it is
         /// not answered, and the client sends it again elsewhere.
         case unanswered(stream: UInt32, HTTPServerRequest)
-        /// A request answered by the session itself for breaking a limit or the protocol
+        /// A request answered by the machine itself for breaking a limit or the protocol
         /// (`431`, `413`, `400`): it never reaches the handler.
         case rejected(stream: UInt32, status: Int)
         /// The client reset a stream this end had not finished.
@@ -81,7 +81,7 @@ struct HTTP2ServerSession: Sendable {
         var responding = false
         /// END_STREAM went out (or will, once `pending` is sent).
         var ended = false
-        /// Answered by the session (413, 431): the request never reaches the handler.
+        /// Answered by the machine (413, 431): the request never reaches the handler.
         var rejected = false
         /// Its request went to the handler.
         var dispatched = false
@@ -506,7 +506,7 @@ struct HTTP2ServerSession: Sendable {
         streams[stream] = state
     }
 
-    /// Answers a request the session refuses (`413`, `431`, `400`) on its own; the stream closes
+    /// Answers a request the machine refuses (`413`, `431`, `400`) on its own; the stream closes
     /// as the response ends, reset with NO_ERROR if the client still sends.
     private mutating func reject(_ id: UInt32, _ state: inout Stream, status: Int, events: inout [Event], output: inout [UInt8]) {
         state.rejected = true

@@ -7,7 +7,7 @@
 /// directions, flow control of both the connection and each stream (sending within the peer's
 /// windows, queueing the rest; giving back what it reads), the peer's limit of concurrent
 /// streams, PING, RST_STREAM and GOAWAY.
-struct HTTP2ClientSession: Sendable {
+struct HTTP2ClientMachine: Sendable {
     /// This end's SETTINGS.
     struct Settings: Sendable, Equatable {
         var headerTableSize = 4096
@@ -151,7 +151,7 @@ struct HTTP2ClientSession: Sendable {
 
     /// Sends a request whose header block `encode` writes, field by field, with the
     /// connection's encoder into the block it is given; its body is kept only when `keepBody`.
-    /// The block's buffer is the session's, reused: no allocation per request for it.
+    /// The block's buffer is the machine's, reused: no allocation per request for it.
     mutating func send(
         encodingHeaders encode: (inout HPACKEncoder, inout [UInt8]) -> Void, body: [UInt8], keepBody: Bool, keepHeaders: Bool = true,
         into output: inout [UInt8]

@@ -6,7 +6,7 @@ import Testing
 /// The client's HTTP/2 state machine against a scripted server: the handshake, a request and
 /// its response, flow control both ways, the peer's stream limit, GOAWAY, RST_STREAM, PING,
 /// header blocks across CONTINUATION frames, and the breaches that end the connection.
-@Suite struct HTTP2ClientSessionTests {
+@Suite struct HTTP2ClientMachineTests {
     /// The server's side, written by hand: frames in, frames out.
     struct Server {
         var encoder = HPACKEncoder()
@@ -38,26 +38,26 @@ import Testing
         }
     }
 
-    /// A session that has sent its preface and read the server's SETTINGS `values`.
-    func connected(_ values: [(HTTP2Setting, UInt32)] = [], settings: HTTP2ClientSession.Settings = .init()) throws
-        -> (HTTP2ClientSession, Server)
+    /// A machine that has sent its preface and read the server's SETTINGS `values`.
+    func connected(_ values: [(HTTP2Setting, UInt32)] = [], settings: HTTP2ClientMachine.Settings = .init()) throws
+        -> (HTTP2ClientMachine, Server)
     {
-        var session = HTTP2ClientSession(settings: settings)
+        var machine = HTTP2ClientMachine(settings: settings)
         var output: [UInt8] = []
-        session.start(into: &output)
+        machine.start(into: &output)
         let server = Server()
         var reply: [UInt8] = []
-        let events = try session.receive(server.bytes(.settings(values, ack: false), .settings([], ack: true)), into: &reply)
+        let events = try machine.receive(server.bytes(.settings(values, ack: false), .settings([], ack: true)), into: &reply)
         #expect(events.isEmpty)
         #expect(try server.frames(reply) == [.settings([], ack: true)])
-        #expect(session.settingsAcknowledged)
-        return (session, server)
+        #expect(machine.settingsAcknowledged)
+        return (machine, server)
     }
 
     @Test func theConnectionStartsWithThePrefaceItsSettingsAndALargerWindow() throws {
-        var session = HTTP2ClientSession()
+        var machine = HTTP2ClientMachine()
         var output: [UInt8] = []
-        session.start(into: &output)
+        machine.start(into: &output)
         #expect(output.starts(with: HTTP2Frame.preface))
         let frames = try Server().frames(output)
         #expect(
@@ -73,12 +73,12 @@ import Testing
     }
 
     @Test func aRequestGoesOutAndItsResponseComesBackWhole() throws {
-        var (session, server) = try connected()
+        var (machine, server) = try connected()
         var output: [UInt8] = []
-        let id = session.send(
+        let id = machine.send(
             method: "POST", scheme: "https", authority: "survey.example", path: "/question/submit",
             headers: [HPACK.Field("content-type", "application/json")], body: Array(#"{"id":1}"#.utf8), into: &output)
-        #expect(id == 1 && session.openStreams == 1)
+        #expect(id == 1 && machine.openStreams == 1)
         let sent = try server.frames(output)
         guard case .headers(1, let block, false, true) = sent[0] else {
             Issue.record("no HEADERS first: \(sent)")
@@ -95,37 +95,37 @@ import Testing
         var reply = server.headers(1, [(":status", "201"), ("content-type", "application/json")], endStream: false)
         reply += server.bytes(.data(stream: 1, data: Array("{}".utf8), endStream: true))
         var nothing: [UInt8] = []
-        #expect(try session.receive(reply.prefix(reply.count - 3), into: &nothing).isEmpty)
-        let events = try session.receive(reply.suffix(3), into: &nothing)
+        #expect(try machine.receive(reply.prefix(reply.count - 3), into: &nothing).isEmpty)
+        let events = try machine.receive(reply.suffix(3), into: &nothing)
         #expect(
             events == [
                 .response(stream: 1, .init(status: 201, headers: [HPACK.Field("content-type", "application/json")], body: Array("{}".utf8)))
             ])
-        #expect(session.openStreams == 0)
+        #expect(machine.openStreams == 0)
         // The next request takes the next odd stream id.
-        #expect(session.send(method: "GET", scheme: "https", authority: "a", path: "/", headers: [], body: [], into: &output) == 3)
+        #expect(machine.send(method: "GET", scheme: "https", authority: "a", path: "/", headers: [], body: [], into: &output) == 3)
     }
 
     @Test func aBodyWaitsForThePeersWindow() throws {
-        var (session, server) = try connected([(.initialWindowSize, 10)])
+        var (machine, server) = try connected([(.initialWindowSize, 10)])
         var output: [UInt8] = []
-        _ = session.send(
+        _ = machine.send(
             method: "POST", scheme: "http", authority: "a", path: "/", headers: [], body: Array(repeating: 7, count: 25), into: &output)
         #expect(try server.frames(output).dropFirst() == [.data(stream: 1, data: Array(repeating: 7, count: 10), endStream: false)])
         output = []
-        _ = try session.receive(server.bytes(.windowUpdate(stream: 1, increment: 10)), into: &output)
+        _ = try machine.receive(server.bytes(.windowUpdate(stream: 1, increment: 10)), into: &output)
         #expect(try server.frames(output) == [.data(stream: 1, data: Array(repeating: 7, count: 10), endStream: false)])
         output = []
         // A larger initial window opens every stream's at once.
-        _ = try session.receive(server.bytes(.settings([(.initialWindowSize, 100)], ack: false)), into: &output)
+        _ = try machine.receive(server.bytes(.settings([(.initialWindowSize, 100)], ack: false)), into: &output)
         #expect(
             try server.frames(output) == [.settings([], ack: true), .data(stream: 1, data: Array(repeating: 7, count: 5), endStream: true)])
     }
 
     @Test func theConnectionsWindowHoldsEveryStream() throws {
-        var (session, server) = try connected([(.initialWindowSize, 1 << 20)])
+        var (machine, server) = try connected([(.initialWindowSize, 1 << 20)])
         var output: [UInt8] = []
-        _ = session.send(
+        _ = machine.send(
             method: "POST", scheme: "http", authority: "a", path: "/", headers: [], body: Array(repeating: 1, count: 70_000), into: &output)
         let data = try server.frames(output).dropFirst().map { frame -> Int in
             if case .data(_, let data, _) = frame { return data.count }
@@ -134,85 +134,85 @@ import Testing
         // 65,535 on the connection, in frames of at most 16,384.
         #expect(data == [16_384, 16_384, 16_384, 16_383])
         output = []
-        _ = try session.receive(server.bytes(.windowUpdate(stream: 0, increment: 10_000)), into: &output)
+        _ = try machine.receive(server.bytes(.windowUpdate(stream: 0, increment: 10_000)), into: &output)
         #expect(try server.frames(output) == [.data(stream: 1, data: Array(repeating: 1, count: 4_465), endStream: true)])
     }
 
     @Test func whatItReadsItGivesBack() throws {
-        var settings = HTTP2ClientSession.Settings()
+        var settings = HTTP2ClientMachine.Settings()
         settings.initialWindowSize = 100
         settings.connectionWindow = 65_535
-        var (session, server) = try connected(settings: settings)
+        var (machine, server) = try connected(settings: settings)
         var output: [UInt8] = []
-        _ = session.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
+        _ = machine.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
         output = []
         var reply = server.headers(1, [(":status", "200")], endStream: false)
         reply += server.bytes(.data(stream: 1, data: Array(repeating: 0, count: 60), endStream: false))
-        _ = try session.receive(reply, into: &output)
+        _ = try machine.receive(reply, into: &output)
         #expect(try server.frames(output) == [.windowUpdate(stream: 1, increment: 60)])
         // Beyond the window is a flow-control error.
         #expect(throws: HTTP2Failure.self) {
             var out: [UInt8] = []
-            _ = try session.receive(server.bytes(.data(stream: 1, data: Array(repeating: 0, count: 101), endStream: false)), into: &out)
+            _ = try machine.receive(server.bytes(.data(stream: 1, data: Array(repeating: 0, count: 101), endStream: false)), into: &out)
         }
     }
 
     @Test func thePeersStreamLimitHoldsNewRequests() throws {
-        var (session, _) = try connected([(.maxConcurrentStreams, 1)])
+        var (machine, _) = try connected([(.maxConcurrentStreams, 1)])
         var output: [UInt8] = []
-        #expect(session.canOpenStream)
-        _ = session.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
-        #expect(!session.canOpenStream)
+        #expect(machine.canOpenStream)
+        _ = machine.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
+        #expect(!machine.canOpenStream)
     }
 
     @Test func aGoAwaySaysWhichStreamsMayGoAgain() throws {
-        var (session, server) = try connected()
+        var (machine, server) = try connected()
         var output: [UInt8] = []
-        for _ in 0..<3 { _ = session.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output) }
-        let events = try session.receive(server.bytes(.goAway(lastStream: 1, error: .noError, debug: [])), into: &output)
+        for _ in 0..<3 { _ = machine.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output) }
+        let events = try machine.receive(server.bytes(.goAway(lastStream: 1, error: .noError, debug: [])), into: &output)
         #expect(events == [.goAway(lastStream: 1, error: .noError, unprocessed: [3, 5])])
-        #expect(!session.canOpenStream && session.openStreams == 1)
+        #expect(!machine.canOpenStream && machine.openStreams == 1)
         // Stream 1 is still answered.
         var server2 = server
-        let answered = try session.receive(server2.headers(1, [(":status", "204")], endStream: true), into: &output)
+        let answered = try machine.receive(server2.headers(1, [(":status", "204")], endStream: true), into: &output)
         #expect(answered == [.response(stream: 1, .init(status: 204, headers: [], body: []))])
     }
 
     @Test func aResetPingAndCancelAreHandled() throws {
-        var (session, server) = try connected()
+        var (machine, server) = try connected()
         var output: [UInt8] = []
-        _ = session.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
-        _ = session.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
+        _ = machine.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
+        _ = machine.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
         output = []
-        let events = try session.receive(
+        let events = try machine.receive(
             server.bytes(.resetStream(stream: 1, error: .refusedStream), .ping([9, 8, 7, 6, 5, 4, 3, 2], ack: false)), into: &output)
         #expect(events == [.reset(stream: 1, error: .refusedStream)])
         #expect(try server.frames(output) == [.ping([9, 8, 7, 6, 5, 4, 3, 2], ack: true)])
         output = []
-        session.cancel(3, into: &output)
-        #expect(try server.frames(output) == [.resetStream(stream: 3, error: .cancel)] && session.openStreams == 0)
+        machine.cancel(3, into: &output)
+        #expect(try server.frames(output) == [.resetStream(stream: 3, error: .cancel)] && machine.openStreams == 0)
     }
 
     @Test func aHeaderBlockAcrossContinuationsIsOneResponse() throws {
-        var (session, server) = try connected()
+        var (machine, server) = try connected()
         var output: [UInt8] = []
-        _ = session.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
+        _ = machine.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
         var block: [UInt8] = []
         server.encoder.encode([HPACK.Field(":status", "200"), HPACK.Field("x-long", String(repeating: "v", count: 50))], into: &block)
         let reply = server.bytes(
             .headers(stream: 1, fragment: Array(block.prefix(10)), endStream: true, endHeaders: false),
             .continuation(stream: 1, fragment: Array(block.dropFirst(10).prefix(20)), endHeaders: false),
             .continuation(stream: 1, fragment: Array(block.dropFirst(30)), endHeaders: true))
-        let events = try session.receive(reply, into: &output)
+        let events = try machine.receive(reply, into: &output)
         #expect(
             events == [
                 .response(stream: 1, .init(status: 200, headers: [HPACK.Field("x-long", String(repeating: "v", count: 50))], body: []))
             ])
         // A 100 Continue before the final response is skipped.
-        _ = session.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
+        _ = machine.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
         var more = server.headers(3, [(":status", "100")], endStream: false)
         more += server.headers(3, [(":status", "200")], endStream: true)
-        #expect(try session.receive(more, into: &output) == [.response(stream: 3, .init(status: 200, headers: [], body: []))])
+        #expect(try machine.receive(more, into: &output) == [.response(stream: 3, .init(status: 200, headers: [], body: []))])
     }
 
     @Test(arguments: [
@@ -220,9 +220,9 @@ import Testing
         ("stray continuation", .protocolError),
     ])
     func aBreachEndsTheConnectionWithItsCode(_ name: String, _ error: HTTP2Error) throws {
-        var (session, server) = try connected()
+        var (machine, server) = try connected()
         var output: [UInt8] = []
-        _ = session.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
+        _ = machine.send(method: "GET", scheme: "http", authority: "a", path: "/", headers: [], body: [], into: &output)
         let bytes: [UInt8]
         switch name {
         case "headers then ping":
@@ -232,8 +232,8 @@ import Testing
         case "bad hpack": bytes = server.bytes(.headers(stream: 1, fragment: [0xFF, 0xFF], endStream: true, endHeaders: true))
         default: bytes = server.bytes(.continuation(stream: 1, fragment: [0x88], endHeaders: true))
         }
-        #expect(performing: { _ = try session.receive(bytes, into: &output) }, throws: { ($0 as? HTTP2Failure)?.error == error })
+        #expect(performing: { _ = try machine.receive(bytes, into: &output) }, throws: { ($0 as? HTTP2Failure)?.error == error })
         let failure = HTTP2Failure(error, "x")
-        #expect(session.goAway(for: failure) == .goAway(lastStream: 0, error: error, debug: Array("x".utf8)))
+        #expect(machine.goAway(for: failure) == .goAway(lastStream: 0, error: error, debug: Array("x".utf8)))
     }
 }

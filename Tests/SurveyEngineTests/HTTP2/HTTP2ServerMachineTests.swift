@@ -4,22 +4,22 @@ import Testing
 @testable import SurveyWire
 
 /// The server's HTTP/2 state machine, bytes in and bytes out: against the engine's own client
-/// session for whole exchanges (requests, responses, flow control both ways, GOAWAY, resets), and
+/// machine for whole exchanges (requests, responses, flow control both ways, GOAWAY, resets), and
 /// against frames written by hand for what a hostile or broken client sends.
-@Suite struct HTTP2ServerSessionTests {
-    /// A server session and a client session wired back to back.
+@Suite struct HTTP2ServerMachineTests {
+    /// A server machine and a client machine wired back to back.
     struct Pair {
-        var server: HTTP2ServerSession
-        var client: HTTP2ClientSession
+        var server: HTTP2ServerMachine
+        var client: HTTP2ClientMachine
         var toServer: [UInt8] = []
         var toClient: [UInt8] = []
         var requests: [(stream: UInt32, request: HTTPServerRequest)] = []
-        var serverEvents: [HTTP2ServerSession.Event] = []
-        var clientEvents: [HTTP2ClientSession.Event] = []
+        var serverEvents: [HTTP2ServerMachine.Event] = []
+        var clientEvents: [HTTP2ClientMachine.Event] = []
 
-        init(server settings: HTTP2ServerSession.Settings = .init(), client clientSettings: HTTP2ClientSession.Settings = .init()) throws {
-            server = HTTP2ServerSession(settings: settings)
-            client = HTTP2ClientSession(settings: clientSettings)
+        init(server settings: HTTP2ServerMachine.Settings = .init(), client clientSettings: HTTP2ClientMachine.Settings = .init()) throws {
+            server = HTTP2ServerMachine(settings: settings)
+            client = HTTP2ClientMachine(settings: clientSettings)
             client.start(into: &toServer)
             server.start(into: &toClient)
             try pump()
@@ -45,8 +45,8 @@ import Testing
         }
 
         /// The responses the client read, by stream.
-        var responses: [UInt32: HTTP2ClientSession.Response] {
-            var byStream: [UInt32: HTTP2ClientSession.Response] = [:]
+        var responses: [UInt32: HTTP2ClientMachine.Response] {
+            var byStream: [UInt32: HTTP2ClientMachine.Response] = [:]
             for case .response(let stream, let response) in clientEvents { byStream[stream] = response }
             return byStream
         }
@@ -70,14 +70,14 @@ import Testing
         return output
     }
 
-    /// A session that read a client's preface and empty SETTINGS, and what it answered.
-    static func opened(_ settings: HTTP2ServerSession.Settings = .init()) throws -> (HTTP2ServerSession, [UInt8]) {
-        var session = HTTP2ServerSession(settings: settings)
+    /// A machine that read a client's preface and empty SETTINGS, and what it answered.
+    static func opened(_ settings: HTTP2ServerMachine.Settings = .init()) throws -> (HTTP2ServerMachine, [UInt8]) {
+        var machine = HTTP2ServerMachine(settings: settings)
         var output: [UInt8] = []
-        session.start(into: &output)
-        let events = try session.receive(HTTP2Frame.preface + bytes(.settings([], ack: false)), into: &output)
+        machine.start(into: &output)
+        let events = try machine.receive(HTTP2Frame.preface + bytes(.settings([], ack: false)), into: &output)
         #expect(events.isEmpty)
-        return (session, output)
+        return (machine, output)
     }
 
     static func block(_ fields: [(String, String)]) -> [UInt8] {
@@ -100,15 +100,15 @@ import Testing
     }
 
     @Test func aPrefaceInPiecesIsWaitedForAndAWrongOneEndsTheConnection() throws {
-        var session = HTTP2ServerSession()
+        var machine = HTTP2ServerMachine()
         var output: [UInt8] = []
-        #expect(try session.receive(HTTP2Frame.preface.prefix(10), into: &output).isEmpty)
-        #expect(try session.receive(HTTP2Frame.preface.dropFirst(10) + Self.bytes(.settings([], ack: false)), into: &output).isEmpty)
+        #expect(try machine.receive(HTTP2Frame.preface.prefix(10), into: &output).isEmpty)
+        #expect(try machine.receive(HTTP2Frame.preface.dropFirst(10) + Self.bytes(.settings([], ack: false)), into: &output).isEmpty)
         #expect(try Self.frames(output) == [.settings([], ack: true)])
 
-        var other = HTTP2ServerSession()
+        var other = HTTP2ServerMachine()
         #expect(throws: HTTP2Failure.self) { try other.receive(Array("GET / HTTP/1.1\r\n\r\n".utf8), into: &output) }
-        var noSettings = HTTP2ServerSession()
+        var noSettings = HTTP2ServerMachine()
         #expect(throws: HTTP2Failure(.protocolError, "the preface was not followed by SETTINGS")) {
             try noSettings.receive(HTTP2Frame.preface + Self.bytes(.ping([1], ack: false)), into: &output)
         }
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func aLargeResponseWaitsForTheClientsWindowAndGoesOnAsItOpens() throws {
-        var clientSettings = HTTP2ClientSession.Settings()
+        var clientSettings = HTTP2ClientMachine.Settings()
         clientSettings.initialWindowSize = 1000
         var pair = try Pair(client: clientSettings)
         let id = pair.send("GET", "/big")
@@ -179,7 +179,7 @@ import Testing
     }
 
     @Test func bodiesWaitForTheConnectionsWritesAsForAWindow() throws {
-        var clientSettings = HTTP2ClientSession.Settings()
+        var clientSettings = HTTP2ClientMachine.Settings()
         clientSettings.initialWindowSize = 0x7FFF_FFFF
         clientSettings.connectionWindow = 0x7FFF_FFFF
         var pair = try Pair(client: clientSettings)
@@ -227,13 +227,13 @@ import Testing
     }
 
     @Test func pingIsAcknowledgedAndAFloodOfFramesWithoutResponsesEndsTheConnection() throws {
-        var (session, _) = try Self.opened(.init(maxControlFrames: 50))
+        var (machine, _) = try Self.opened(.init(maxControlFrames: 50))
         var output: [UInt8] = []
-        _ = try session.receive(Self.bytes(.ping([1, 2, 3, 4, 5, 6, 7, 8], ack: false)), into: &output)
+        _ = try machine.receive(Self.bytes(.ping([1, 2, 3, 4, 5, 6, 7, 8], ack: false)), into: &output)
         #expect(try Self.frames(output) == [.ping([1, 2, 3, 4, 5, 6, 7, 8], ack: true)])
         let flood = (0..<60).flatMap { _ in Self.bytes(.ping([0], ack: false)) }
         do {
-            _ = try session.receive(flood, into: &output)
+            _ = try machine.receive(flood, into: &output)
             Issue.record("60 PINGs were answered")
         } catch {
             #expect(error.error == .enhanceYourCalm)
@@ -241,10 +241,10 @@ import Testing
     }
 
     @Test func aHeaderBlockAcrossContinuationsIsOneRequestAndAnEndlessOneIsRefused() throws {
-        var (session, _) = try Self.opened()
+        var (machine, _) = try Self.opened()
         let block = Self.block(Self.get + [("x-long", String(repeating: "a", count: 300))])
         var output: [UInt8] = []
-        let events = try session.receive(
+        let events = try machine.receive(
             Self.bytes(
                 .headers(stream: 1, fragment: Array(block.prefix(10)), endStream: true, endHeaders: false),
                 .continuation(stream: 1, fragment: Array(block.dropFirst(10).prefix(100)), endHeaders: false),
@@ -288,7 +288,7 @@ import Testing
     }
 
     @Test func anHPACKBombEndsTheConnectionBeforeItGrows() throws {
-        var (session, _) = try Self.opened(.init(maxHeaderListSize: 1024))
+        var (machine, _) = try Self.opened(.init(maxHeaderListSize: 1024))
         // One field of 3,000 bytes in the table, then 60 one-byte references to it.
         var block: [UInt8] = []
         HPACK.appendInteger(0, prefix: 6, flags: 0x40, to: &block)
@@ -297,7 +297,7 @@ import Testing
         block += Array(repeating: 0xBE, count: 60)  // index 62: the newest dynamic entry
         var output: [UInt8] = []
         do {
-            _ = try session.receive(Self.bytes(.headers(stream: 1, fragment: block, endStream: true, endHeaders: true)), into: &output)
+            _ = try machine.receive(Self.bytes(.headers(stream: 1, fragment: block, endStream: true, endHeaders: true)), into: &output)
             Issue.record("the bomb was decoded")
         } catch {
             #expect(error.error == .compressionError)
@@ -305,9 +305,9 @@ import Testing
     }
 
     @Test func malformedRequestsAreResetAndStreamsAboveTheLimitRefused() throws {
-        var (session, _) = try Self.opened(.init(maxConcurrentStreams: 2))
+        var (machine, _) = try Self.opened(.init(maxConcurrentStreams: 2))
         var output: [UInt8] = []
-        let events = try session.receive(
+        let events = try machine.receive(
             Self.bytes(
                 .headers(stream: 1, fragment: Self.block([(":method", "GET"), (":path", "/")]), endStream: true, endHeaders: true),
                 .headers(stream: 3, fragment: Self.block(Self.get + [("Upper", "x")]), endStream: true, endHeaders: true),
@@ -321,9 +321,9 @@ import Testing
                 .resetStream(stream: 1, error: .protocolError), .resetStream(stream: 3, error: .protocolError),
                 .resetStream(stream: 9, error: .refusedStream),
             ])
-        #expect(session.openStreams == 2)
+        #expect(machine.openStreams == 2)
         #expect(throws: HTTP2Failure.self) {
-            try session.receive(
+            try machine.receive(
                 Self.bytes(.headers(stream: 4, fragment: Self.block(Self.get), endStream: true, endHeaders: true)), into: &output)
         }
     }
