@@ -1,6 +1,6 @@
 /// The kinds of step survey-bot walks: their names, docs and what their requests carry, here
 /// where the default journey and the plan reader can name them. The engine walks each with the
-/// runner of the same name (`Respondent/Runners/`); a kind of the engine's own or of a test
+/// runner of the same name (`Respondent/*Runner.swift`); a kind of the engine's own or of a test
 /// declares its runner and its `Runs` in one file there.
 extension JourneyStep.Runs {
     /// survey-bot's kinds, in the order the docs list them.

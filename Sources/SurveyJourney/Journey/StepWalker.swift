@@ -1,6 +1,6 @@
 /// What walks a kind of step (`JourneyStep.Runs`), as far as the journey's readers need to
 /// know: what its requests carry of the respondent's answers, and whether it loops over pages.
-/// The engine's runners refine it with the walk itself (`StepRunner`, `Respondent/Runners/`).
+/// The engine's runners refine it with the walk itself (`StepRunner`, `Respondent/*Runner.swift`).
 public protocol StepWalker: SendableMetatype {
     /// What the step's requests carry of the respondent's answers.
     static var answers: AnswersCarried { get }

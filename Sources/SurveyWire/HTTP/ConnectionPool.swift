@@ -1,3 +1,7 @@
+// Why one file of this length: every list of a loop's connections and each move between them,
+// in one class, so that the invariant (a connection in exactly one list) is checked in one
+// place. Its decisions and its I/O are not yet apart (ARCHITECTURE.md, "Known debts").
+
 import CEpoll
 
 #if canImport(Glibc)

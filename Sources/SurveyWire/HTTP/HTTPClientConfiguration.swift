@@ -1,7 +1,7 @@
 /// Limits and timeouts of every HTTP attempt, and how https targets are trusted.
 public struct HTTPClientConfiguration: Sendable, Hashable {
     /// The whole attempt, connect and TLS handshake included: no complete response by then is a
-    /// `timeout`. Deadlines are checked every 5 ms, so a timeout fires up to 5 ms late.
+    /// `timeout`. Expiries are checked every 5 ms, so a timeout fires up to 5 ms late.
     public var timeout: Duration
     /// The connect alone, when shorter than `timeout`; nil means `timeout`.
     public var connectTimeout: Duration?

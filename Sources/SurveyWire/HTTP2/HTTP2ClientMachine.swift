@@ -1,3 +1,7 @@
+// Why one file of this length: RFC 9113's rules for a client's connection, frame by frame, with
+// the bounds against a hostile server beside the rules they guard. It mirrors
+// HTTP2ServerMachine (ARCHITECTURE.md, "Known debts").
+
 /// The client's side of one HTTP/2 connection (RFC 9113) as a state machine of bytes: what the
 /// connection reads goes in, what it must write comes out, and what the streams became is
 /// reported as events. No sockets, no clock: the connection that owns it does the I/O, so

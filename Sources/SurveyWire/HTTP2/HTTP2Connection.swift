@@ -1,3 +1,8 @@
+// Why one file of this length: one connection's life on the loop — connect, TLS and ALPN (and
+// the hand-over to HTTP/1.1 when the server picks it), streams in and out, timeouts, GOAWAY and
+// reconnects — as one class whose state only its loop touches. Its set-up repeats
+// ClientConnection's (ARCHITECTURE.md, "Known debts").
+
 import CEpoll
 
 #if canImport(Glibc)

@@ -1,3 +1,8 @@
+// Why one file of this length: RFC 9113's rules for a server's connection, frame by frame, with
+// every bound against a hostile client beside the rule it guards; read together or not at all.
+// Much of it mirrors HTTP2ClientMachine (SETTINGS, windows, GOAWAY): one machine with a role
+// would take that half away (ARCHITECTURE.md, "Known debts").
+
 /// The server's side of one HTTP/2 connection (RFC 9113) as a state machine of bytes, the
 /// mirror of `HTTP2ClientMachine`: what the connection reads goes in, what it must write comes
 /// out, and the requests the client completed are reported as events, each already the
