@@ -87,7 +87,7 @@ struct RunFigures: Sendable {
         var handshake = Histogram()
         // In the journey's order: the merged histogram's sum is the same however the JSON orders them.
         for name in report.stepNames {
-            guard let step = report.endpoints[name] else { continue }
+            guard let step = report.stepReports[name] else { continue }
             var calls = Calls(
                 calls: step.calls, attempts: step.attempts, localResource: step.localResource ?? 0,
                 succeeded: step.succeeded,

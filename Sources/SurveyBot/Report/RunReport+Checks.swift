@@ -43,9 +43,9 @@ extension RunReport {
                 "'\(field)' holds \(Self.quoted($0)), which is not an error kind"
             }
         }
-        for name in endpoints.keys.sorted() {
+        for name in stepReports.keys.sorted() {
             if let problem = stepNameProblem(name, "endpoints") { return problem }
-            let step = endpoints[name]!
+            let step = stepReports[name]!
             if let problem = kinds(step.errors, "endpoints.\(name).errors") { return problem }
             for (field, statuses) in [("status", step.status), ("failed_status", step.failedStatus ?? [:])] {
                 if let bad = statuses.keys.sorted().first(where: { !Self.isStatusName($0) }) {
@@ -70,7 +70,7 @@ extension RunReport {
         if let stoppedBy, !Self.stopCauseNames.contains(stoppedBy) {
             return "'stopped_by' is \(Self.quoted(stoppedBy)), which is not what stops a run"
         }
-        for name in (timeline?.endpoints.keys).map({ $0.sorted() }) ?? [] where endpoints[name] == nil {
+        for name in (timeline?.stepPoints.keys).map({ $0.sorted() }) ?? [] where stepReports[name] == nil {
             return "'timeline.endpoints' holds \(Self.quoted(name)), which 'endpoints' does not"
         }
         return nil
@@ -92,7 +92,7 @@ extension RunReport {
             return "'timeline.start' is \(Self.quoted(timeline.start)), not a multiple of 'timeline.interval_s' since 1970"
         }
         let points = timeline.survey.count
-        for (name, line) in timeline.endpoints.sorted(by: { $0.key < $1.key }) where line.count != points {
+        for (name, line) in timeline.stepPoints.sorted(by: { $0.key < $1.key }) where line.count != points {
             return "'timeline.endpoints.\(name)' has \(line.count) points where 'timeline.survey' has \(points)"
         }
         func offGrid(_ t: Double, _ position: Int) -> Bool { !(abs(t - Double(position) * interval) <= 0.001) }
@@ -122,7 +122,7 @@ extension RunReport {
             }
             if let problem = counts.compactMap({ $0 }).first { return problem }
         }
-        for (name, points) in timeline.endpoints.sorted(by: { $0.key < $1.key }) {
+        for (name, points) in timeline.stepPoints.sorted(by: { $0.key < $1.key }) {
             for (position, point) in points.enumerated() {
                 let field = "timeline.endpoints.\(name).\(position)"
                 if offGrid(point.t, position) { return "'\(field).t' is \(point.t), not \(position) intervals from 'timeline.start'" }

@@ -38,7 +38,7 @@ extension RunReport {
             target: plan.shownTarget,
             startedAt: timestamp(facts.startedAt), endedAt: timestamp(facts.endedAt), durationS: (seconds * 1000).rounded() / 1000,
             runID: facts.runID, planDigest: plan.digest, shard: ShardRecord(facts.shard), seed: facts.seed,
-            endpoints: StepReport.all(metrics), steps: metrics.steps.map(\.name),
+            stepReports: StepReport.all(metrics), steps: metrics.steps.map(\.name),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: seconds), timeline: TimelineRecord(metrics.timeline, elapsed: facts.elapsed),
             thresholds: [], plan: PlanRecord(plan),

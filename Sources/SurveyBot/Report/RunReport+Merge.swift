@@ -47,7 +47,7 @@ extension RunReport {
             stoppedBy: mergedStopCause(parts.map(\.report)), target: first.target, startedAt: started, endedAt: ended, durationS: duration,
             runID: first.runID, planDigest: first.planDigest, shard: partial ? nil : ShardRecord(index: 1, count: 1),
             partial: partial, missingShards: partial ? shards.missing : nil, mergedShards: shards.merged, seed: first.seed,
-            endpoints: StepReport.all(metrics), steps: metrics.steps.map(\.name),
+            stepReports: StepReport.all(metrics), steps: metrics.steps.map(\.name),
             respondents: Respondents(metrics), answers: Answers(metrics),
             throughput: Throughput(metrics, seconds: duration),
             timeline: try TimelineRecord.merged(parts.map { ($0.path, $0.report.timeline) }),
@@ -57,9 +57,9 @@ extension RunReport {
         if !first.keepsFailedLatencyApart {
             // Shards of a version that counted failed attempts in the latency (the checks refuse
             // a mixture): the merge says so as they did, by having no failed_histogram.
-            for name in merged.endpoints.keys {
-                merged.endpoints[name]?.failedHistogram = nil
-                merged.endpoints[name]?.failedLatencyMs = nil
+            for name in merged.stepReports.keys {
+                merged.stepReports[name]?.failedHistogram = nil
+                merged.stepReports[name]?.failedLatencyMs = nil
             }
         }
         let local = parts.compactMap(\.report.localResource)
@@ -92,7 +92,7 @@ extension RunReport {
     func metrics(path: String) throws(MergeError) -> RunMetrics {
         var metrics = RunMetrics(steps: stepNames.map(Step.init))
         for step in metrics.steps {
-            guard let part = endpoints[step.name] else { continue }
+            guard let part = stepReports[step.name] else { continue }
             var counts = StepMetrics()
             counts.calls = part.calls
             counts.attempts = part.attempts

@@ -93,7 +93,7 @@ extension RunReport {
         }
         problems += throughput.timeline.map { count($0, "throughput.timeline") }
         problems += throughput.failuresTimeline.map { count($0, "throughput.failures_timeline") }
-        for (name, step) in endpoints.sorted(by: { $0.key < $1.key }) {
+        for (name, step) in stepReports.sorted(by: { $0.key < $1.key }) {
             let prefix = "endpoints.\(name)"
             problems += [
                 count(step.calls, "\(prefix).calls"), count(step.attempts, "\(prefix).attempts"),

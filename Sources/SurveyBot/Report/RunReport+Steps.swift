@@ -7,17 +7,17 @@ extension RunReport {
     /// a step it does not list comes after the others, by name.
     var stepNames: [String] {
         var names: [String] = []
-        for name in steps ?? Journey.defaultSteps.map(\.name) where endpoints[name] != nil && !names.contains(name) {
+        for name in steps ?? Journey.defaultSteps.map(\.name) where stepReports[name] != nil && !names.contains(name) {
             names.append(name)
         }
-        return names + endpoints.keys.filter { !names.contains($0) }.sorted()
+        return names + stepReports.keys.filter { !names.contains($0) }.sorted()
     }
 
     /// Whether the report keeps failed attempts out of its latency (`failed_histogram` on its
     /// steps), as every report since that field does; one of a version before it counted them
     /// in `latency_ms` and `histogram` (`StepReport.latencyCoversFailures`).
     var keepsFailedLatencyApart: Bool {
-        endpoints.isEmpty || endpoints.values.contains { $0.failedHistogram != nil }
+        stepReports.isEmpty || stepReports.values.contains { $0.failedHistogram != nil }
     }
 
     /// The steps of several reports (those of a diff, or the shards of a merge) in one order:

@@ -12,8 +12,8 @@ extension RunReport {
         var intervalS: Double
         /// When the first interval begins: a wall-clock time at or before the run's start.
         var start: String
-        /// By step name, one point per interval, the first at `t` 0.
-        var endpoints: [String: [StepPoint]]
+        /// By step name, one point per interval, the first at `t` 0 (`endpoints` in the JSON).
+        var stepPoints: [String: [StepPoint]]
         /// The whole survey: one point per interval.
         var survey: [SurveyPoint]
         /// When the run began and ended, in seconds from `start`, to the microsecond: the first
@@ -24,7 +24,8 @@ extension RunReport {
         var runEndS: Double? = nil
 
         enum CodingKeys: String, CodingKey {
-            case start, endpoints, survey
+            case start, survey
+            case stepPoints = "endpoints"
             case intervalS = "interval_s"
             case runStartS = "run_start_s"
             case runEndS = "run_end_s"
@@ -117,19 +118,19 @@ extension RunReport.TimelineRecord {
         }
         let active = timeline.respondentsActive
         for (position, point) in timeline.points.enumerated() {
-            var endpoints: [String: TimelineGrid.StepBin] = [:]
+            var stepBins: [String: TimelineGrid.StepBin] = [:]
             for step in timeline.steps {
                 let part = point[step]
                 var errors: [String: Int] = [:]
                 for (status, count) in part.failedStatuses { errors["http_\(status / 100)xx", default: 0] += count }
                 for (kind, count) in part.errors { errors[kind.rawValue, default: 0] += count }
-                endpoints[step.name] = TimelineGrid.StepBin(
+                stepBins[step.name] = TimelineGrid.StepBin(
                     attempts: part.attempts, succeeded: part.succeeded, failed: part.failed, retries: part.retries, errors: errors,
                     latency: part.latency)
             }
             grid.bins.append(
                 TimelineGrid.Bin(
-                    endpoints: endpoints, active: active[position], started: point.respondentsStarted,
+                    stepBins: stepBins, active: active[position], started: point.respondentsStarted,
                     finished: point.respondentsFinished, dropped: point.dropped, lag: point.lag))
         }
         self = grid.record
@@ -151,17 +152,17 @@ extension RunReport.TimelineRecord {
     /// The grid form back, for merging; nil when the record is inconsistent.
     var grid: TimelineGrid? {
         guard let (interval, first) = gridPosition else { return nil }
-        var grid = TimelineGrid(interval: interval, first: first, steps: endpoints.keys.sorted())
+        var grid = TimelineGrid(interval: interval, first: first, steps: stepPoints.keys.sorted())
         if let runStartS, let runEndS, runStartS >= 0, runEndS >= runStartS, runEndS < 1e9 {
             let origin = first &* interval
             func ns(_ seconds: Double) -> UInt64 { origin &+ UInt64((seconds * 1e9).rounded()) }
             grid.run = (ns(runStartS), ns(runEndS))
         }
         let count = survey.count
-        guard endpoints.values.allSatisfy({ $0.count == count }) else { return nil }
+        guard stepPoints.values.allSatisfy({ $0.count == count }) else { return nil }
         for position in 0..<count {
             var bins: [String: TimelineGrid.StepBin] = [:]
-            for (name, points) in endpoints {
+            for (name, points) in stepPoints {
                 let point = points[position]
                 var latency = SparseHistogram()
                 if let record = point.histogram {
@@ -180,7 +181,7 @@ extension RunReport.TimelineRecord {
             }
             grid.bins.append(
                 TimelineGrid.Bin(
-                    endpoints: bins, active: part.respondentsActive, started: part.respondentsStarted, finished: part.respondentsFinished,
+                    stepBins: bins, active: part.respondentsActive, started: part.respondentsStarted, finished: part.respondentsFinished,
                     dropped: part.dropped, lag: lag))
         }
         return grid

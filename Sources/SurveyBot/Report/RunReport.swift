@@ -39,9 +39,9 @@ struct RunReport: Codable, Sendable, Equatable {
     var missingShards: [Int]?
     var mergedShards: [Int]?
     var seed: UInt64
-    /// Each step's figures, by the step's name (`endpoints`: the name steps had before there
-    /// were journeys of them).
-    var endpoints: [String: StepReport]
+    /// Each step's figures, by the step's name (`endpoints` in the JSON: the name steps had
+    /// before there were journeys of them, kept by the machine formats).
+    var stepReports: [String: StepReport]
     /// The steps' names in the journey's order, the order every format lists them in. Absent
     /// from reports of versions before it (`stepNames` orders those).
     var steps: [String]? = nil
@@ -65,7 +65,8 @@ struct RunReport: Codable, Sendable, Equatable {
     var lag: Lag? = nil
 
     enum CodingKeys: String, CodingKey {
-        case schema, tool, name, passed, interrupted, target, shard, seed, endpoints, steps, respondents, answers, throughput, thresholds
+        case schema, tool, name, passed, interrupted, target, shard, seed, steps, respondents, answers, throughput, thresholds
+        case stepReports = "endpoints"
         case plan
         case timeline
         case raw, lag

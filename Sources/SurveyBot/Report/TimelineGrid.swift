@@ -26,7 +26,7 @@ struct TimelineGrid {
 
     /// Everything in one interval.
     struct Bin {
-        var endpoints: [String: StepBin] = [:]
+        var stepBins: [String: StepBin] = [:]
         /// Respondents under way, on average over the interval.
         var active: Double = 0
         var started = 0
@@ -37,7 +37,7 @@ struct TimelineGrid {
 
         /// Adds `other`; `weight` scales its average (½ when two intervals become one).
         mutating func merge(_ other: Bin, weight: Double) {
-            for (name, bin) in other.endpoints { endpoints[name, default: StepBin()].merge(bin) }
+            for (name, bin) in other.stepBins { stepBins[name, default: StepBin()].merge(bin) }
             active += other.active * weight
             started += other.started
             finished += other.finished
@@ -113,11 +113,11 @@ struct TimelineGrid {
     var record: RunReport.TimelineRecord {
         let seconds = Double(interval) / 1e9
         func t(_ position: Int) -> Double { (Double(position) * seconds * 1000).rounded() / 1000 }
-        var endpoints: [String: [RunReport.TimelineRecord.StepPoint]] = [:]
-        let names = Set(bins.flatMap(\.endpoints.keys)).union(steps)
+        var stepPoints: [String: [RunReport.TimelineRecord.StepPoint]] = [:]
+        let names = Set(bins.flatMap(\.stepBins.keys)).union(steps)
         for name in names {
-            endpoints[name] = bins.enumerated().map { position, bin in
-                let part = bin.endpoints[name] ?? StepBin()
+            stepPoints[name] = bins.enumerated().map { position, bin in
+                let part = bin.stepBins[name] ?? StepBin()
                 var point = RunReport.TimelineRecord.StepPoint(
                     t: t(position), attempts: part.attempts, succeeded: part.succeeded, failed: part.failed, retries: part.retries,
                     errors: part.errors)
@@ -143,7 +143,7 @@ struct TimelineGrid {
             return point
         }
         var record = RunReport.TimelineRecord(
-            intervalS: seconds, start: Self.timestamp(milliseconds: first &* (interval / 1_000_000)), endpoints: endpoints, survey: survey)
+            intervalS: seconds, start: Self.timestamp(milliseconds: first &* (interval / 1_000_000)), stepPoints: stepPoints, survey: survey)
         if let run {
             // To the microsecond, from the first interval's beginning; whole numbers until then, as a
             // `Double` of nanoseconds since 1970 is only good to a quarter of a microsecond.

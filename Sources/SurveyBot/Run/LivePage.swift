@@ -93,8 +93,8 @@ enum LivePage {
     static func progress(_ view: View) -> String {
         let report = view.report
         let respondents = report.respondents
-        let attempts = report.endpoints.values.reduce(0) { $0 + $1.attempts }
-        let failed = report.endpoints.values.reduce(0) { $0 + $1.failedAttempts }
+        let attempts = report.stepReports.values.reduce(0) { $0 + $1.attempts }
+        let failed = report.stepReports.values.reduce(0) { $0 + $1.failedAttempts }
         let elapsed = Readable.number((report.durationS * 10).rounded() / 10) + " s"
         let planned = view.duration.map { " of " + Readable.number($0.seconds) + " s" } ?? ""
         let started = String(respondents.started) + (view.respondents.map { " of \($0)" } ?? "")

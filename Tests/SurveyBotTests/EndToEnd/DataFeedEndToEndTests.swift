@@ -116,7 +116,7 @@ import Testing
 
                 let report = try RunReport.read(path: directory.path + "/login-latest.json")
                 #expect(report.stoppedBy == "data")
-                #expect(report.endpoints["login"]?.calls == 3)
+                #expect(report.stepReports["login"]?.calls == 3)
                 #expect(report.respondents.started == 3 && report.respondents.completed == 3)
                 // No value of the data file, and no captured one, in any output.
                 var outputs = [run.standardOutput, run.standardError]
@@ -171,9 +171,9 @@ import Testing
         #expect(report.answers.submitted == 40)
         #expect(report.plan.data == "data/respondents.csv: 8 rows, unique")
         // One login each, and no call refused for want of its session.
-        #expect(report.endpoints["login"]?.status == ["200": 8])
-        #expect(report.endpoints["questions"]?.status == ["200": 8])
-        #expect(report.endpoints["submit"]?.status == ["200": 40])
+        #expect(report.stepReports["login"]?.status == ["200": 8])
+        #expect(report.stepReports["questions"]?.status == ["200": 8])
+        #expect(report.stepReports["submit"]?.status == ["200": 40])
         #expect(run.standardOutput.contains("stopped when the data rows ran out"), "\(run.standardOutput)")
         // The builtin server of a run with seed 7 handed out these sessions: neither their
         // tokens nor their cookies' values, nor any row value, may be shown.
@@ -201,7 +201,7 @@ import Testing
         let sessions = Self.sessions(seed: 3, count: 8)
         #expect(stats.sessions == Dictionary(uniqueKeysWithValues: sessions.map { ($0.token, 6) }), "\(stats)")
         let report = try RunReport.read(path: directory.path + "/data-driven-latest.json")
-        #expect(report.endpoints["login"]?.calls == 8)
+        #expect(report.stepReports["login"]?.calls == 8)
         Self.expectNone(of: Self.rowValues + sessions.map(\.token) + sessions.map(\.id), in: try Self.outputs(of: run, in: directory))
     }
 

@@ -134,7 +134,7 @@ private let cases: [FaultCase] = [
         #expect(report.respondents.completed == 0, "\(report.respondents)")
         #expect(status == 1, "exit \(status): \(run.standardError)")
         #expect(report.thresholds.map(\.threshold.implicit) == [true])
-        let step = try #require(report.endpoints[fault.step])
+        let step = try #require(report.stepReports[fault.step])
         #expect(step.attempts == fault.attempts)
         // Every attempt of the step is classified under the fault's kind.
         #expect(step.errors[fault.kind] == step.attempts, "\(step.errors)")
@@ -144,7 +144,7 @@ private let cases: [FaultCase] = [
         #expect(report.respondents.started == 4)
         if let stats {
             for name in ["questions", "submit"] {
-                #expect(report.endpoints[name]?.attempts == stats.requests(name), "\(name): report vs server")
+                #expect(report.stepReports[name]?.attempts == stats.requests(name), "\(name): report vs server")
             }
         }
     }
@@ -153,7 +153,7 @@ private let cases: [FaultCase] = [
         // Four attempts: whatever the order of arrivals, no respondent can meet all three 503s
         // and still have no attempt left.
         let (report, stats) = try await runAgainst(["--cold-start", "3"], set: ["retry.questions.attempts=4"])
-        let questions = try #require(report.endpoints["questions"])
+        let questions = try #require(report.stepReports["questions"])
         #expect(questions.status["503"] == 3)
         #expect(questions.succeeded == 4)
         #expect(report.respondents.completed == 4)
@@ -162,13 +162,13 @@ private let cases: [FaultCase] = [
 
     @Test func serverClosingEveryConnectionStillServes() async throws {
         let (report, stats) = try await runAgainst(["--close-connections"])
-        let total = report.endpoints.values.reduce(0) { $0 + $1.attempts }
-        let reconnects = report.endpoints.values.reduce(0) { $0 + ($1.connections?.reconnects ?? 0) }
+        let total = report.stepReports.values.reduce(0) { $0 + $1.attempts }
+        let reconnects = report.stepReports.values.reduce(0) { $0 + ($1.connections?.reconnects ?? 0) }
         let serverClosed = (stats.endpoints["questions"]?["closed"] ?? 0) + (stats.endpoints["submit"]?["closed"] ?? 0)
         // A request sent just as the server closed its kept-alive connection is sent again on a
         // new one: the server read it twice (once unanswered, as "closed"), the report counts
         // one attempt and one reconnect, and no attempt fails for it.
-        #expect(report.endpoints.values.allSatisfy { $0.errors.isEmpty }, "\(report.endpoints.mapValues(\.errors))")
+        #expect(report.stepReports.values.allSatisfy { $0.errors.isEmpty }, "\(report.stepReports.mapValues(\.errors))")
         #expect(reconnects == serverClosed)
         #expect(total + reconnects == stats.requests("questions") + stats.requests("submit"))
         #expect(report.respondents.started == 4)
@@ -205,7 +205,7 @@ private let cases: [FaultCase] = [
         let ended = try #require(run.exitedAt)
         #expect(ended - killedAt < .seconds(30), "ended \(ended - killedAt) after the kill")
         let report = try RunReport.read(path: directory.path + "/fault-latest.json")
-        let errors = report.endpoints.values.reduce(into: [String: Int]()) { $0.merge($1.errors, uniquingKeysWith: +) }
+        let errors = report.stepReports.values.reduce(into: [String: Int]()) { $0.merge($1.errors, uniquingKeysWith: +) }
         // How many depends on the moment of the kill; that the respondents still to come meet
         // refusals does not.
         #expect(errors["connection_refused", default: 0] > 0, "\(errors)")

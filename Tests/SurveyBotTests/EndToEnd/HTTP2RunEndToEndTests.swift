@@ -53,7 +53,7 @@ private let plan = """
         #expect(report.respondents.completed == 24)
         let wire = tls ? "h2" : "h2c"
         for (step, attempts) in [("questions", 24), ("submit", 120)] {
-            let endpoint = try #require(report.endpoints[step])
+            let endpoint = try #require(report.stepReports[step])
             // No faults: the builtin server answered each request once, as the report counts it.
             #expect(endpoint.attempts == attempts)
             #expect(endpoint.succeeded == attempts)
@@ -76,9 +76,9 @@ private let plan = """
         #expect(status == 0, "\(errors)")
         #expect(report.respondents.completed == 24)
         #expect(stats.connectionsAccepted == 24 + 1, "\(stats)")
-        #expect(report.endpoints["questions"]?.connections?.new == 24)
-        #expect(report.endpoints["submit"]?.connections?.new == 0)
-        #expect(report.endpoints["submit"]?.connections?.reused == 120)
+        #expect(report.stepReports["questions"]?.connections?.new == 24)
+        #expect(report.stepReports["submit"]?.connections?.new == 0)
+        #expect(report.stepReports["submit"]?.connections?.reused == 120)
     }
 
     @Test(arguments: [
@@ -91,7 +91,7 @@ private let plan = """
         let (status, report, stats, _) = try await runAgainstServe(
             plan + "\ntimeout: \(kind == "timeout" ? "300ms" : "30s")\n", serve: options,
             run: ["--respondents", "4", "--concurrency", "4"])
-        let questions = try #require(report.endpoints["questions"])
+        let questions = try #require(report.stepReports["questions"])
         // Every respondent's fetch fails the same way; none gets as far as a submit.
         #expect(questions.errors == [kind: questions.attempts], "\(questions.errors)")
         #expect(report.respondents.abandoned == 4)
@@ -104,8 +104,8 @@ private let plan = """
         let (status, report, stats, errors) = try await runAgainstServe(
             plan, serve: ["--reset-rate", "4%", "--goaway-rate", "4%", "--seed", "5"])
         #expect(status == 0, "\(errors)")
-        let attempts = report.endpoints.values.reduce(0) { $0 + $1.attempts }
-        let reconnects = report.endpoints.values.reduce(0) { $0 + ($1.connections?.reconnects ?? 0) }
+        let attempts = report.stepReports.values.reduce(0) { $0 + $1.attempts }
+        let reconnects = report.stepReports.values.reduce(0) { $0 + ($1.connections?.reconnects ?? 0) }
         var outcomes: [String: Int] = [:]
         for name in ["questions", "submit"] { outcomes.merge(stats.endpoints[name] ?? [:], uniquingKeysWith: +) }
         // A stream GOAWAY left unprocessed reached the server ("goaway", or "closed" when it
@@ -115,12 +115,12 @@ private let plan = """
         // failed attempt, retried as another.
         #expect((outcomes["goaway"] ?? 0) > 0, "\(outcomes)")
         #expect((outcomes["reset"] ?? 0) > 0, "\(outcomes)")
-        let twice = report.endpoints.values.reduce(0) { $0 + ($1.errors["connection_closed"] ?? 0) }
+        let twice = report.stepReports.values.reduce(0) { $0 + ($1.errors["connection_closed"] ?? 0) }
         #expect(reconnects + twice == (outcomes["goaway"] ?? 0) + (outcomes["closed"] ?? 0), "\(outcomes)")
         #expect(attempts + reconnects == stats.requests("questions") + stats.requests("submit"))
-        let resets = report.endpoints.values.reduce(0) { $0 + ($1.errors["stream_reset"] ?? 0) }
+        let resets = report.stepReports.values.reduce(0) { $0 + ($1.errors["stream_reset"] ?? 0) }
         #expect(resets == outcomes["reset"])
-        for endpoint in report.endpoints.values {
+        for endpoint in report.stepReports.values {
             #expect(endpoint.connections?.protocols.map { Set($0.keys) } == ["h2c"])
         }
     }

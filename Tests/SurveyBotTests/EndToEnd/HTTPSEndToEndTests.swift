@@ -33,10 +33,10 @@ private let plan = """
         #expect(status == 0, "\(run.standardError)")
         let report = try RunReport.read(path: "\(directory.path)/secure-latest.json")
         #expect(report.respondents.completed == 12)
-        #expect(report.endpoints["submit"]?.attempts == 48)
-        #expect(report.endpoints["submit"]?.attempts == stats.requests("submit"))
-        #expect(report.endpoints["questions"]?.attempts == stats.requests("questions"))
-        let connections = try #require(report.endpoints["questions"]?.connections)
+        #expect(report.stepReports["submit"]?.attempts == 48)
+        #expect(report.stepReports["submit"]?.attempts == stats.requests("submit"))
+        #expect(report.stepReports["questions"]?.attempts == stats.requests("questions"))
+        let connections = try #require(report.stepReports["questions"]?.connections)
         #expect(connections.tls?.keys.allSatisfy { $0.hasPrefix("TLSv1.3 ") } == true)
         #expect(connections.tlsHandshakeMs != nil)
     }
@@ -50,7 +50,7 @@ private let plan = """
         server.signal(SIGTERM)
         #expect(await server.wait() == 0)
         let report = try RunReport.read(path: "\(directory.path)/secure-latest.json")
-        let questions = try #require(report.endpoints["questions"])
+        let questions = try #require(report.stepReports["questions"])
         // One attempt each: a certificate failure is not transient, so the default policy does not retry it.
         #expect(questions.attempts == 12)
         #expect(questions.errors == ["tls_certificate": 12])
@@ -83,10 +83,10 @@ private let plan = """
         #expect(run.standardError.contains("builtin server at https://127.0.0.1:"))
         let report = try RunReport.read(path: "\(directory.path)/secure-latest.json")
         #expect(report.respondents.completed == 12)
-        #expect(report.endpoints["submit"]?.errors.isEmpty == true)
+        #expect(report.stepReports["submit"]?.errors.isEmpty == true)
         // Each respondent opens its connection for the questions and keeps it for its submits.
-        #expect(report.endpoints["questions"]?.connections?.tls != nil)
-        #expect(report.endpoints["submit"]?.connections?.new == 0)
+        #expect(report.stepReports["questions"]?.connections?.tls != nil)
+        #expect(report.stepReports["submit"]?.connections?.new == 0)
     }
 
     @Test func serveRefusesAKeyThatDoesNotFitItsCertificate() async throws {

@@ -51,8 +51,8 @@ struct HTTPSRealServerEndToEndTests {
         #expect(status == 0, "\(errors)")
         let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
         #expect(report.respondents.completed == 12)
-        let questions = try #require(report.endpoints["questions"])
-        let submit = try #require(report.endpoints["submit"])
+        let questions = try #require(report.stepReports["questions"])
+        let submit = try #require(report.stepReports["submit"])
         #expect(questions.attempts == 12 && submit.attempts == 36)
         #expect(questions.errors.isEmpty && submit.errors.isEmpty)
         // nginx saw exactly the attempts the report counts, each answered 200.
@@ -84,8 +84,8 @@ struct HTTPSRealServerEndToEndTests {
             #expect(requests.allSatisfy { $0[4] == "." }, "\(connection): \(requests)")
         }
         let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
-        #expect(report.endpoints["questions"]?.connections?.new == 12)
-        #expect(report.endpoints["submit"]?.connections?.new == 0)
+        #expect(report.stepReports["questions"]?.connections?.new == 12)
+        #expect(report.stepReports["submit"]?.connections?.new == 0)
     }
 
     @Test func aSelfSignedNginxIsRefusedEveryTimeAndAcceptedWithInsecure() async throws {
@@ -100,7 +100,7 @@ struct HTTPSRealServerEndToEndTests {
             await refused.wait(seconds: 60) == 1,
             "no thresholds, none completed: the implicit survey.completion_rate > 0 failed\n\(refused.standardError)")
         let refusedReport = try RunReport.read(path: "\(directory.path)/refused/real-latest.json")
-        let questions = try #require(refusedReport.endpoints["questions"])
+        let questions = try #require(refusedReport.stepReports["questions"])
         // Not retried (a certificate failure is not transient), so one attempt per respondent.
         #expect(questions.errors == ["tls_certificate": 12])
         #expect(questions.errorSamples == ["tls_certificate": "self-signed certificate"])
@@ -113,8 +113,8 @@ struct HTTPSRealServerEndToEndTests {
         let acceptedReport = try RunReport.read(path: "\(directory.path)/accepted/real-latest.json")
         #expect(acceptedReport.plan.insecure)
         #expect(acceptedReport.respondents.completed == 12)
-        #expect(acceptedReport.endpoints["submit"]?.attempts == 36)
-        #expect(acceptedReport.endpoints["submit"]?.errors.isEmpty == true)
+        #expect(acceptedReport.stepReports["submit"]?.attempts == 36)
+        #expect(acceptedReport.stepReports["submit"]?.errors.isEmpty == true)
         server.stop()
     }
 
@@ -140,7 +140,7 @@ struct HTTPSRealServerEndToEndTests {
             server.stop()
             #expect(status == 1, "none completed: \(run.standardError)")
             let report = try RunReport.read(path: "\(directory.path)/\(index)/real-latest.json")
-            let questions = try #require(report.endpoints["questions"])
+            let questions = try #require(report.stepReports["questions"])
             #expect(questions.errors == [kind: 12], "\(reason)")
             #expect(questions.errorSamples == [kind: reason])
             #expect(report.respondents.abandoned == 12)
@@ -163,7 +163,7 @@ struct HTTPSRealServerEndToEndTests {
         server.stop()
         #expect(status == 1, "none completed: \(run.standardError)")
         let report = try RunReport.read(path: "\(directory.path)/real-latest.json")
-        let questions = try #require(report.endpoints["questions"])
+        let questions = try #require(report.stepReports["questions"])
         #expect(questions.errors == ["timeout": 4])
         #expect(questions.errorSamples == nil)
         #expect(report.respondents.abandoned == 4)

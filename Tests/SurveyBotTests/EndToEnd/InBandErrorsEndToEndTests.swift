@@ -120,11 +120,11 @@ import Testing
         let (checked, status, stored, refused) = outcomes[1]
         #expect(status == 1, "the answer threshold fails: a third were refused")
         #expect(checked.answers.submitted == stored && checked.answers.unanswered == refused)
-        let answer = try #require(checked.endpoints["answer"])
+        let answer = try #require(checked.stepReports["answer"])
         #expect(answer.errors == ["rejected": refused])
         // A refused attempt counts as its error, not as its status, as a malformed body does.
         #expect(answer.status == ["200": stored])
         #expect(answer.errorSamples?["rejected"] == #"check '$.result.status not exists' failed: found "Invalid session key""#)
-        #expect(checked.endpoints["close"]?.succeeded == 10)
+        #expect(checked.stepReports["close"]?.succeeded == 10)
     }
 }

@@ -65,7 +65,7 @@ struct IndependentServerEndToEndTests {
         _ report: RunReport, with requests: [PythonSurveyServer.Request], step: String,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) {
-        guard let figures = report.endpoints[step] else {
+        guard let figures = report.stepReports[step] else {
             Issue.record("the report has no step \(step)", sourceLocation: sourceLocation)
             return
         }
@@ -145,7 +145,7 @@ struct IndependentServerEndToEndTests {
         // …and the report counts exactly what it logged: statuses, closes, retries, failures.
         Self.expectReconciled(report, with: requests, step: "questions")
         Self.expectReconciled(report, with: requests, step: "submit")
-        #expect(report.endpoints["submit"]?.succeeded == submit.calls - submit.failedCalls)
+        #expect(report.stepReports["submit"]?.succeeded == submit.calls - submit.failedCalls)
         #expect(report.answers.submitted == requests.count { $0.step == "submit" && $0.outcome == "200" })
         #expect(report.answers.unanswered == submit.failedCalls)
         #expect(report.respondents.started == 6 && report.respondents.completed == 4, "\(report.respondents)")
@@ -206,7 +206,7 @@ struct IndependentServerEndToEndTests {
         // the four in flight at the signal included.
         Self.expectReconciled(report, with: requests, step: "questions")
         Self.expectReconciled(report, with: requests, step: "submit")
-        #expect(report.answers.submitted == 12 && report.endpoints["submit"]?.status == ["200": 12, "500": 4])
+        #expect(report.answers.submitted == 12 && report.stepReports["submit"]?.status == ["200": 12, "500": 4])
     }
 
     @Test func eachRowReachesThePythonServerAsTheReportSays() async throws {
@@ -282,7 +282,7 @@ struct IndependentServerEndToEndTests {
         }
         // The report counts the same calls, attempts, statuses and retries.
         for step in ["login", "questions", "submit"] { Self.expectReconciled(report, with: requests, step: step) }
-        #expect(report.endpoints["login"]?.retries == 1 && report.endpoints["submit"]?.retries == 4)
+        #expect(report.stepReports["login"]?.retries == 1 && report.stepReports["submit"]?.retries == 4)
         #expect(report.answers.submitted == requests.count { $0.step == "submit" && $0.outcome == "200" })
         #expect(Set(requests.map(\.step)) == ["login", "questions", "submit"], "nothing else was asked: \(requests)")
     }

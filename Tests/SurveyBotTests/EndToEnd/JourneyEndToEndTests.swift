@@ -25,7 +25,7 @@ import Testing
         let stats = try await fetchStats(url)
 
         #expect(report.stepNames == ["session", "fetch", "answer", "logout"])
-        let steps = report.endpoints
+        let steps = report.stepReports
         #expect(steps["session"]?.calls == 20 && steps["session"]?.succeeded == 20)
         #expect(steps["logout"]?.calls == 20 && steps["logout"]?.succeeded == 20)
         #expect(report.respondents.completed == 20)
@@ -93,7 +93,7 @@ import Testing
                 })
         }
         let (safe, received, duplicates) = results[0]
-        let answer = try #require(safe.endpoints["answer"])
+        let answer = try #require(safe.stepReports["answer"])
         // Each answer sent once: 24 rows, none twice; the timed-out ones unanswered, not resent.
         #expect(received == 24 && duplicates == 0)
         #expect(answer.attempts == 24 && answer.retries == 0)
@@ -105,7 +105,7 @@ import Testing
         #expect(text.contains("  not retried: answer \(timeouts): not idempotent, and the request may have reached the server\n"))
         // Said to be idempotent, the timed-out answers go again, and the server stores them twice.
         let (repeated, _, twice) = results[1]
-        #expect(twice > 0 && repeated.endpoints["answer"]?.retriesUnsafe == 0)
+        #expect(twice > 0 && repeated.stepReports["answer"]?.retriesUnsafe == 0)
     }
 
     @Test func theDefaultJourneySpeltOutAsStepsRunsExactlyAsTheDefault() async throws {
@@ -127,8 +127,8 @@ import Testing
         let other = try RunReport.read(path: directory.path + "/spelt-latest.json")
         #expect(one.stepNames == other.stepNames)
         for step in ["questions", "submit"] {
-            let a = try #require(one.endpoints[step])
-            let b = try #require(other.endpoints[step])
+            let a = try #require(one.stepReports[step])
+            let b = try #require(other.stepReports[step])
             let counts: [Int] = [a.calls, a.attempts, a.succeeded, a.retries]
             let otherCounts: [Int] = [b.calls, b.attempts, b.succeeded, b.retries]
             #expect(counts == otherCounts, "\(step)")
@@ -136,6 +136,6 @@ import Testing
         }
         #expect(one.respondents == other.respondents, "respondents")
         #expect(one.answers == other.answers)
-        #expect((one.endpoints["submit"]?.retries ?? 0) > 0)
+        #expect((one.stepReports["submit"]?.retries ?? 0) > 0)
     }
 }

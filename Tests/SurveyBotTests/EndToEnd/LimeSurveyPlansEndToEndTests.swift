@@ -268,7 +268,7 @@ import Testing
         let (report, status) = try await run("limesurvey-rc2", rpc.handle, environment: ["LIMESURVEY_PASSWORD": "pw"])
         #expect(status == 0)
         let stored = rpc.table.complete
-        #expect(stored.rows == 10 && report.endpoints["respond"]?.succeeded == 10)
+        #expect(stored.rows == 10 && report.stepReports["respond"]?.succeeded == 10)
         #expect(stored.answers == 40 && report.answers.submitted == 40, "every answer under its own column, none dropped")
         #expect(rpc.keys.withLock { ($0.issued, $0.released) } == (10, 10))
     }
@@ -279,10 +279,10 @@ import Testing
         #expect(status == 1)
         #expect(report.respondents.abandonedReasons == ["login_failed": 10])
         #expect(
-            report.endpoints["login"]?.errorSamples?["rejected"]
+            report.stepReports["login"]?.errorSamples?["rejected"]
                 == #"check '$.result.status not exists' failed: found "Invalid user name or password""#)
         #expect(rpc.table.rows.withLock { $0.count } == 0)
-        #expect(report.endpoints["release"]?.calls == 0, "no key, nothing to release")
+        #expect(report.stepReports["release"]?.calls == 0, "no key, nothing to release")
     }
 
     @Test func thePublicPagesAreTakenAsABrowserTakesThemAndEveryRowIsComplete() async throws {
@@ -292,7 +292,7 @@ import Testing
         let stored = pages.table.complete
         #expect(stored.rows == 10 && pages.table.rows.withLock { $0.count } == 10)
         #expect(stored.answers == 40 && report.answers.submitted == 40)
-        #expect(report.endpoints["page"]?.succeeded == 20, "two pages each")
+        #expect(report.stepReports["page"]?.succeeded == 20, "two pages each")
     }
 
     @Test func aMandatoryAnswerLeftOutShowsThePageAgainUntilThePageLimit() async throws {
@@ -302,7 +302,7 @@ import Testing
         }
         #expect(status == 1)
         #expect(report.respondents.abandonedReasons == ["page_limit": 10])
-        #expect(report.endpoints["page"]?.succeeded == 100, "ten posts of the first page each, the plan's bound")
+        #expect(report.stepReports["page"]?.succeeded == 100, "ten posts of the first page each, the plan's bound")
         #expect(pages.table.complete.rows == 0)
     }
 }

@@ -124,7 +124,7 @@ import Testing
         let recorded = qualtrics.state.withLock { $0.recorded }
         #expect(recorded.count == 10 && recorded.allSatisfy(\.complete))
         #expect(recorded.map(\.answers).reduce(0, +) == 50 && report.answers.submitted == 50)
-        let page = try #require(report.endpoints["page"])
+        let page = try #require(report.stepReports["page"])
         #expect(page.succeeded == 30)
         // Each 503 came before the page was taken, and the page was posted again.
         let unavailable = page.attempts - 30
@@ -221,7 +221,7 @@ import Testing
         #expect(responses.count == 10 && responses.allSatisfy(\.finished))
         #expect(responses.map(\.data.count).reduce(0, +) == 30 && report.answers.submitted == 30)
         #expect(responses.allSatisfy { ["Often", "Sometimes", "Never"].contains($0.data["often"] ?? "") })
-        let answer = try #require(report.endpoints["answer"])
+        let answer = try #require(report.stepReports["answer"])
         #expect(answer.retries > 0 && answer.status["503"] == answer.retries, "a PUT whose answer was lost was sent again")
     }
 
@@ -295,9 +295,9 @@ import Testing
             ])
         #expect(status == 0)
         let stored = monkey.state.withLock { $0.stored }
-        #expect(stored.count == 10 && report.endpoints["respond"]?.succeeded == 10)
+        #expect(stored.count == 10 && report.stepReports["respond"]?.succeeded == 10)
         #expect(stored.map(\.count).reduce(0, +) == 30 && report.answers.submitted == 30)
-        let respond = try #require(report.endpoints["respond"])
+        let respond = try #require(report.stepReports["respond"])
         #expect(respond.status["429"] == respond.attempts - 10 && respond.retries == respond.attempts - 10)
     }
 
@@ -305,7 +305,7 @@ import Testing
         let (qualtrics, _) = try await run(
             "qualtrics-sessions", Qualtrics().handle,
             environment: ["QUALTRICS_URL": "http://127.0.0.1:PORT", "QUALTRICS_SURVEY": "SV_test", "QUALTRICS_TOKEN": "bad"])
-        #expect(qualtrics.endpoints["start"]?.status == ["401": 10])
+        #expect(qualtrics.stepReports["start"]?.status == ["401": 10])
         let (monkey, _) = try await run(
             "surveymonkey", SurveyMonkey().handle,
             environment: ["SURVEYMONKEY_URL": "http://127.0.0.1:PORT", "SURVEYMONKEY_SURVEY": "123", "SURVEYMONKEY_TOKEN": "bad"])

@@ -51,7 +51,7 @@ private let faultyPlan = """
         let report = try RunReport.read(path: "\(directory.path)/e2e-latest.json")
         // Nothing lost, nothing counted twice: attempts and statuses match the server's count.
         for name in ["questions", "submit"] {
-            let endpoint = try #require(report.endpoints[name])
+            let endpoint = try #require(report.stepReports[name])
             #expect(endpoint.attempts == stats.requests(name), "\(name)")
             let serverOutcomes = stats.endpoints[name] ?? [:]
             // Every status either side saw, the same count on both; and every other outcome the
@@ -69,7 +69,7 @@ private let faultyPlan = """
         // How many retries depends on which respondent meets which of the server's seeded faults,
         // which depends on how the eight interleave; that there are some does not (20% of
         // submits fail, and each failure is retried).
-        #expect(report.endpoints["submit"]!.retries > 0)
+        #expect(report.stepReports["submit"]!.retries > 0)
         #expect(FileManager.default.fileExists(atPath: "\(directory.path)/e2e-latest.md"))
         #expect(FileManager.default.fileExists(atPath: "\(directory.path)/e2e-latest.xml"))
     }
@@ -108,9 +108,9 @@ private let faultyPlan = """
         #expect(report.respondents.abandonedReasons == ["interrupted": 8], "\(report.respondents)")
         // Their answers so far are kept, one for one with what the server accepted: the partial
         // report is a true account.
-        #expect(report.answers.submitted == report.endpoints["submit"]?.succeeded)
+        #expect(report.answers.submitted == report.stepReports["submit"]?.succeeded)
         #expect(report.answers.submitted == stats.endpoints["submit"]?["200"])
-        #expect(report.endpoints["submit"]?.attempts == stats.requests("submit"))
+        #expect(report.stepReports["submit"]?.attempts == stats.requests("submit"))
         #expect(report.answers.submitted > 0)
     }
 

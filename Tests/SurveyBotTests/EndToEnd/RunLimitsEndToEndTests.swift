@@ -54,7 +54,7 @@ private let warning = "warning: survey-bot ran out of file descriptors or local 
         #expect(local.openFilesLimit == 40 && local.openFilesHardLimit == 40)
         var notSent = 0
         for name in ["questions", "submit"] {
-            let endpoint = try #require(report.endpoints[name])
+            let endpoint = try #require(report.stepReports[name])
             notSent += endpoint.localResource ?? 0
             // Counted apart: the attempts the report says were sent are exactly what the server saw.
             #expect(endpoint.attempts == stats.requests(name), "\(name): report vs server")
@@ -111,13 +111,13 @@ private let warning = "warning: survey-bot ran out of file descriptors or local 
         #expect(report.respondents.started == 4)
         #expect(report.respondents.cutShort == 4)
         #expect(report.respondents.abandoned == 0 && report.respondents.completed == 0)
-        #expect(report.endpoints["questions"]?.errors == ["timeout": 4])
-        #expect(report.endpoints["questions"]?.attempts == stats.requests("questions"))
+        #expect(report.stepReports["questions"]?.errors == ["timeout": 4])
+        #expect(report.stepReports["questions"]?.attempts == stats.requests("questions"))
         #expect(report.plan.grace == "500ms")
         // The cap, not the timeout, ended the attempts. An attempt the cap missed would run its
         // whole 60 s timeout, and the run with it: that, not a guess at how slow a busy machine
         // is, is the bound. The run cannot end before its cutoff, 3.5 s in: its attempts hang.
-        let timeToFail = try #require(report.endpoints["questions"]?.failedLatencyMs)
+        let timeToFail = try #require(report.stepReports["questions"]?.failedLatencyMs)
         #expect(timeToFail.max < 60_000, "an attempt ran its timeout: \(timeToFail)")
         #expect(report.durationS >= 3.5 && report.durationS < 60, "\(report.durationS)")
         #expect(elapsed < .seconds(60), "took \(elapsed)")

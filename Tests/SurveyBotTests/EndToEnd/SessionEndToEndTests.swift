@@ -52,7 +52,7 @@ import Testing
         // The run without the session: each respondent's questions refused (401 is not retried by default).
         #expect(stats.endpoints["questions"] == ["200": 2, "401": 2], "\(stats)")
         let report = try RunReport.read(path: directory.path + "/without-latest.json")
-        #expect(report.endpoints["questions"]?.status == ["401": 2])
+        #expect(report.stepReports["questions"]?.status == ["401": 2])
         // The token and the session id are secrets: in no output and no report file.
         let secret = String(token.dropFirst())
         let sessionID = String(session.dropFirst("session=s".count))

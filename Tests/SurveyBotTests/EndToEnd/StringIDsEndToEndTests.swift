@@ -85,6 +85,6 @@ import Testing
         ])
         #expect(run.status == .success, "\(run.err)")
         let report = try RunReport.read(path: directory.path + "/s-latest.json")
-        #expect(report.endpoints["submit"]?.status == ["200": 6])
+        #expect(report.stepReports["submit"]?.status == ["200": 6])
     }
 }

@@ -35,7 +35,7 @@ import Testing
         #expect(status == 0)
         #expect(report.respondents.completed == 20)
         // Seven questions are pages of 3, 3 and 1: three pages per respondent, each taken once.
-        let page = try #require(report.endpoints["page"])
+        let page = try #require(report.stepReports["page"])
         #expect(page.succeeded == 60)
         #expect(stats.endpoints["submit"]?["200"] == 60)
         #expect(stats.stored.responses == 20 && stats.stored.answers == 140)
@@ -55,9 +55,9 @@ import Testing
         plan = plan.replacingOccurrences(of: "    retry:\n      attempts: 3", with: "    retry:\n      attempts: 1")
         let (report, _, stats) = try await run(plan, name: "builtin-pages", serve: ["--api", "pages", "--questions", "7"])
         #expect(report.respondents.abandonedReasons == ["questions_unavailable": 20])
-        #expect(report.endpoints["start"]?.errors == ["malformed_response": 20])
+        #expect(report.stepReports["start"]?.errors == ["malformed_response": 20])
         // The session's id was captured all the same, and the close that runs `always` ended it.
-        #expect(report.endpoints["close"]?.succeeded == 20 && stats.closedSessions == 20)
+        #expect(report.stepReports["close"]?.succeeded == 20 && stats.closedSessions == 20)
     }
 
     @Test func aSurveyLongerThanItsPageBoundEndsAsAPageLimitAndStoresNothing() async throws {
@@ -66,7 +66,7 @@ import Testing
         let (report, status, stats) = try await run(plan, name: "builtin-pages", serve: ["--api", "pages", "--questions", "7"])
         #expect(status == 1)
         #expect(report.respondents.abandonedReasons == ["page_limit": 20])
-        #expect(report.endpoints["page"]?.succeeded == 40)
+        #expect(report.stepReports["page"]?.succeeded == 40)
         // The pages taken are stored as a response in progress; none is whole.
         #expect(stats.stored.responses == 0)
         #expect(stats.stored.answers == 120 && report.answers.submitted == 120)
@@ -105,7 +105,7 @@ import Testing
         let (report, status, stats) = try await run(
             Self.onePost, name: "one-post", serve: ["--api", "one_post", "--questions", "5", "--fail-rate", "20%", "--seed", "9"])
         #expect(status == 0)
-        let respond = try #require(report.endpoints["respond"])
+        let respond = try #require(report.stepReports["respond"])
         #expect(respond.calls == 30)
         #expect(stats.stored.responses == respond.succeeded)
         #expect(stats.stored.answers == report.answers.submitted)
@@ -159,14 +159,14 @@ import Testing
         let (report, status, stats) = try await run(
             Self.rpc, name: "rpc", serve: ["--api", "jsonrpc", "--questions", "4", "--fail-rate", "25%", "--seed", "4"])
         #expect(status == 1, "a quarter of the responses were refused")
-        let respond = try #require(report.endpoints["respond"])
+        let respond = try #require(report.stepReports["respond"])
         let refused = try #require(stats.endpoints["submit"]?["200 refused"])
         #expect(refused > 0)
         #expect(respond.errors == ["rejected": refused])
         #expect(respond.errorSamples?["rejected"] == #"check '$.result.status not exists' failed: found "Unable to add response""#)
         #expect(stats.stored.responses == respond.succeeded && respond.succeeded == 24 - refused)
         #expect(stats.stored.answers == report.answers.submitted && report.answers.submitted == 4 * respond.succeeded)
-        #expect(report.endpoints["release"]?.succeeded == 24)
+        #expect(report.stepReports["release"]?.succeeded == 24)
     }
 
     @Test func theBuiltinTargetRunsEachShape() async throws {

@@ -76,7 +76,7 @@ private func slower(by scale: Double) -> RunReport {
 
     @Test func aMissingStepIsARegression() {
         var new = base
-        new.endpoints["submit"]?.calls = 0
+        new.stepReports["submit"]?.calls = 0
         let diff = ReportDiff(base: base, new: new, tolerances: .init())
         #expect(verdict(diff, "submit", "calls") == .missing)
         #expect(!diff.regressions.isEmpty)
@@ -154,7 +154,7 @@ private func slower(by scale: Double) -> RunReport {
         }
         let merged = try RunReport.merged(reports)
         let expected = ReportFixtures.report(metrics: wholeMetrics)
-        #expect(merged.endpoints == expected.endpoints)
+        #expect(merged.stepReports == expected.stepReports)
         #expect(merged.throughput == expected.throughput)
         #expect(merged.thresholds == expected.thresholds)
         #expect(merged.shard == RunReport.ShardRecord(index: 1, count: 1), "a complete merge is the whole run")
@@ -171,20 +171,20 @@ private func slower(by scale: Double) -> RunReport {
                     step: .submit, attempt: 1, outcome: .status(status), succeeded: succeeded, serviceTime: .milliseconds(1), start: 0))
         }
         let report = ReportFixtures.report(metrics: metrics)
-        let submit = try #require(report.endpoints["submit"])
+        let submit = try #require(report.stepReports["submit"])
         #expect(submit.status == ["404": 2, "202": 1, "200": 1, "500": 1])
         #expect(submit.failedStatus == ["202": 1, "500": 1])
         #expect(submit.errors == ["http_2xx": 1, "http_5xx": 1])
         #expect(submit.failedAttempts == 2)
         let merged = try RunReport.merged([(path: "a.json", report: report)])
-        #expect(merged.endpoints["submit"] == submit)
+        #expect(merged.stepReports["submit"] == submit)
         // Statuses alone decided: no `failed_status`, and every status outside 2xx failed.
         var plain = RunMetrics()
         plain.add(
             AttemptRecord(step: .submit, attempt: 1, outcome: .status(404), succeeded: false, serviceTime: .milliseconds(1), start: 0))
         let plainReport = ReportFixtures.report(metrics: plain)
-        #expect(plainReport.endpoints["submit"]?.failedStatus == nil)
-        #expect(try RunReport.merged([(path: "b.json", report: plainReport)]).endpoints["submit"]?.errors == ["http_4xx": 1])
+        #expect(plainReport.stepReports["submit"]?.failedStatus == nil)
+        #expect(try RunReport.merged([(path: "b.json", report: plainReport)]).stepReports["submit"]?.errors == ["http_4xx": 1])
     }
 
     @Test func mergeReadsTheFormerNameOfAnErrorKind() throws {
@@ -194,10 +194,10 @@ private func slower(by scale: Double) -> RunReport {
                 step: .questions, attempt: 1, outcome: .error(.responseTooLarge), succeeded: false, serviceTime: .milliseconds(1),
                 start: 0))
         var old = ReportFixtures.report(metrics: metrics)
-        let count = try #require(old.endpoints["questions"]?.errors["response_too_large"])
-        old.endpoints["questions"]?.errors = ["body_too_large": count]
+        let count = try #require(old.stepReports["questions"]?.errors["response_too_large"])
+        old.stepReports["questions"]?.errors = ["body_too_large": count]
         let merged = try RunReport.merged([(path: "old.json", report: old)])
-        #expect(merged.endpoints["questions"]?.errors == ["response_too_large": count])
+        #expect(merged.stepReports["questions"]?.errors == ["response_too_large": count])
     }
 
     @Test func mergeRefusesReportsOfDifferentPlans() throws {
@@ -246,8 +246,8 @@ private func slower(by scale: Double) -> RunReport {
         #expect(merged.respondents == unsharded.respondents)
         #expect(merged.answers == unsharded.answers)
         for name in ["questions", "submit"] {
-            let a = try #require(merged.endpoints[name])
-            let b = try #require(unsharded.endpoints[name])
+            let a = try #require(merged.stepReports[name])
+            let b = try #require(unsharded.stepReports[name])
             #expect(a.calls == b.calls && a.attempts == b.attempts && a.status == b.status, "\(name)")
             #expect(a.correctedHistogram.count == UInt64(a.attempts))
         }

@@ -66,8 +66,8 @@ import Testing
         let report = ReportFixtures.report(metrics: Self.metrics(), plan: Self.plan)
         #expect(report.steps == Self.journey.map(\.name))
         #expect(report.stepNames == ["login", "questions", "submit", "finish"])
-        #expect(report.endpoints["finish"]?.calls == 40)
-        #expect(report.timeline?.endpoints["finish"]?.map(\.attempts).reduce(0, +) == 40)
+        #expect(report.stepReports["finish"]?.calls == 40)
+        #expect(report.timeline?.stepPoints["finish"]?.map(\.attempts).reduce(0, +) == 40)
         for format in ReportFormat.allCases {
             let text = try format.render(report)
             let expected =
@@ -126,11 +126,11 @@ import Testing
         }
         let merged = try RunReport.merged(shards)
         #expect(merged.steps == Self.journey.map(\.name))
-        #expect(merged.endpoints["finish"]?.calls == 80)
+        #expect(merged.stepReports["finish"]?.calls == 80)
         // 64 succeeded, 16 failed: the latency is of the first, the time to fail of the others.
-        #expect(merged.endpoints["finish"]?.correctedHistogram.count == 64)
-        #expect(merged.endpoints["finish"]?.failedHistogram?.count == 16)
-        #expect(merged.timeline?.endpoints["finish"]?.map(\.attempts).reduce(0, +) == 80)
+        #expect(merged.stepReports["finish"]?.correctedHistogram.count == 64)
+        #expect(merged.stepReports["finish"]?.failedHistogram?.count == 16)
+        #expect(merged.timeline?.stepPoints["finish"]?.map(\.attempts).reduce(0, +) == 80)
         #expect(merged.thresholds.contains { $0.threshold.name == "finish.p95" && $0.actual != nil })
     }
 }

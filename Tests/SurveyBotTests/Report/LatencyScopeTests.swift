@@ -51,16 +51,16 @@ import Testing
     }
 
     @Test func theJSONReportSaysLatencyOfSucceededAttemptsAndTimeToFailApart() throws {
-        let submit = try #require(Self.report.endpoints["submit"])
+        let submit = try #require(Self.report.stepReports["submit"])
         #expect(submit.correctedLatencyMs?.p50 == 100 && submit.correctedLatencyMs?.min == 100)
         #expect(submit.serviceTimeMs?.p50 == 100)
         #expect(submit.correctedHistogram.count == 10)
         #expect(submit.failedLatencyMs?.p50 == 0.05 && submit.failedHistogram?.count == 90)
-        let questions = try #require(Self.report.endpoints["questions"])
+        let questions = try #require(Self.report.stepReports["questions"])
         #expect(questions.correctedLatencyMs?.max == 2)
         #expect(questions.failedLatencyMs == nil && questions.failedHistogram?.count == 0)
         // The timeline's percentiles too.
-        let points = try #require(Self.report.timeline?.endpoints["submit"])
+        let points = try #require(Self.report.timeline?.stepPoints["submit"])
         #expect(points.compactMap(\.p50).allSatisfy { $0 > 99 })
         #expect(points.compactMap(\.histogram).map(\.count).reduce(0, +) == 10)
         // And the figures thresholds and diffs read.
@@ -108,7 +108,7 @@ import Testing
         }
         for _ in 0..<20 { metrics[.questions].endCall(succeeded: false, attempts: 3) }
         let report = ReportFixtures.report(metrics: metrics)
-        #expect(report.endpoints["questions"]?.correctedLatencyMs == nil)
+        #expect(report.stepReports["questions"]?.correctedLatencyMs == nil)
         let text = TextReport.render(report)
         #expect(text.contains("  questions       20        60       0%         0%       40        –        –        –        –"), "\(text)")
         #expect(text.contains("time to fail: questions p50 0.1 ms"))
@@ -140,7 +140,7 @@ import Testing
             metrics[.questions].endCall(succeeded: false, attempts: 1)
         }
         let report = ReportFixtures.report(metrics: metrics)
-        let questions = try #require(report.endpoints["questions"])
+        let questions = try #require(report.stepReports["questions"])
         #expect(questions.correctedLatencyMs == nil && questions.serviceTimeMs == nil && questions.failedLatencyMs == nil)
         let json = try report.jsonText()
         #expect(json.contains("\"latency_ms\" : null"))
@@ -157,14 +157,14 @@ import Testing
     /// latency (38 of submit's 228 failed).
     private static func older(shard: Shard = .whole) throws -> RunReport {
         var report = ReportFixtures.report(shard: shard)
-        for name in report.endpoints.keys {
-            guard var step = report.endpoints[name], var every = step.correctedHistogram.histogram else { continue }
+        for name in report.stepReports.keys {
+            guard var step = report.stepReports[name], var every = step.correctedHistogram.histogram else { continue }
             if let failed = step.failedHistogram?.histogram { every.merge(failed) }
             step.correctedHistogram = RunReport.HistogramRecord(every)
             step.correctedLatencyMs = .of(every)
             step.failedHistogram = nil
             step.failedLatencyMs = nil
-            report.endpoints[name] = step
+            report.stepReports[name] = step
         }
         let directory = try TemporaryDirectory()
         return try RunReport.read(path: directory.write("old.json", report.jsonText()))
@@ -173,7 +173,7 @@ import Testing
     @Test func theirLatencyIsSaidToCountFailedAttemptsToo() throws {
         let report = try Self.older()
         #expect(!report.keepsFailedLatencyApart)
-        #expect(report.endpoints["submit"]?.latencyCoversFailures == true)
+        #expect(report.stepReports["submit"]?.latencyCoversFailures == true)
         #expect(TextReport.render(report).contains("latency of every attempt, failed ones too\n  step "))
         #expect(MarkdownReport.render(report).contains("| latency of every attempt, failed ones too: p50 |"))
         #expect(HTMLReport.render(report).contains("Latency of submit over time (every attempt, failed ones too)"))
@@ -205,6 +205,6 @@ import Testing
         let other = try Self.older(shard: Shard(index: 1, count: 2))
         let merged = try RunReport.merged([("a.json", other), ("b.json", old)])
         #expect(!merged.keepsFailedLatencyApart)
-        #expect(merged.endpoints["submit"]?.correctedHistogram.count == 2 * 228)
+        #expect(merged.stepReports["submit"]?.correctedHistogram.count == 2 * 228)
     }
 }

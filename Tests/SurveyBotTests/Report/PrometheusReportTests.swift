@@ -206,7 +206,7 @@ func parsePrometheus(_ text: String, sourceLocation: Testing.SourceLocation = #_
         func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
             samples.first { sample in sample.name == name && labels.allSatisfy { sample.label($0.key) == $0.value } }?.value
         }
-        let submit = try #require(report.endpoints["submit"])
+        let submit = try #require(report.stepReports["submit"])
         let attempts = samples.filter { $0.name == "survey_bot_attempts_total" && $0.label("endpoint") == "submit" }
         #expect(attempts.map(\.value).reduce(0, +) == Double(submit.attempts))
         #expect(value("survey_bot_attempts_total", ["endpoint": "submit", "outcome": "400"]) == Double(submit.status["400"] ?? -1))

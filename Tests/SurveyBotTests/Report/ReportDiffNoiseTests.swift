@@ -143,9 +143,9 @@ private func row(_ diff: ReportDiff, _ scope: String, _ metric: String) -> Repor
         // More successes than calls cannot come from a run, but a hand-edited report may say so:
         // the diff still shows every row, as valid JSON, with intervals inside 0…100%.
         var edited = SampledRun.report(seed: 21)
-        let calls = try #require(edited.endpoints["submit"]?.calls)
-        edited.endpoints["submit"]?.succeeded = calls + 50
-        edited.endpoints["submit"]?.firstTrySucceeded = -4
+        let calls = try #require(edited.stepReports["submit"]?.calls)
+        edited.stepReports["submit"]?.succeeded = calls + 50
+        edited.stepReports["submit"]?.firstTrySucceeded = -4
         let diff = ReportDiff(base: SampledRun.report(seed: 22), new: edited, tolerances: .init())
         let json = try JSONValue.parse(Array(JSONDiff.render(diff).utf8)).get()
         #expect(json["rows"] != nil)

@@ -19,7 +19,7 @@ import Testing
         report.name = "nightly\n\n**✅ passed all thresholds**\n\n<img src=https://x.test/a.png>\n<!--"
         report.target = "http://127.0.0.1:9/|x|\u{1B}]0;owned\u{7}"
         report.startedAt = "2026-11-18T11:06:40.250Z -->\u{1B}[2J"
-        report.endpoints["submit"]!.errorSamples = ["timeout": "a|b\n# heading\u{0}"]
+        report.stepReports["submit"]!.errorSamples = ["timeout": "a|b\n# heading\u{0}"]
         report.thresholds[0].threshold.limitText = "99%` | ✅ passed | <!--"
         report.stoppedBy = RunReport.stoppedByThresholdCause
         report.stoppedByThreshold = "submit.p95 < 1ms`\u{1B}[31m **passed**"

@@ -52,10 +52,10 @@ import Testing
     }
 
     @Test(arguments: [
-        TimelineChange("timeline.endpoints.submit.1.p95") { $0.endpoints["submit"]![1].p95 = 1e17 },
-        TimelineChange("timeline.endpoints.submit.1.max") { $0.endpoints["submit"]![1].max = -1 },
-        TimelineChange("timeline.endpoints.submit.0.attempts") { $0.endpoints["submit"]![0].attempts = 100_000_000_000_000_000 },
-        TimelineChange("timeline.endpoints.questions.2.failed") { $0.endpoints["questions"]![2].failed = -3 },
+        TimelineChange("timeline.endpoints.submit.1.p95") { $0.stepPoints["submit"]![1].p95 = 1e17 },
+        TimelineChange("timeline.endpoints.submit.1.max") { $0.stepPoints["submit"]![1].max = -1 },
+        TimelineChange("timeline.endpoints.submit.0.attempts") { $0.stepPoints["submit"]![0].attempts = 100_000_000_000_000_000 },
+        TimelineChange("timeline.endpoints.questions.2.failed") { $0.stepPoints["questions"]![2].failed = -3 },
         TimelineChange("timeline.interval_s") { $0.intervalS = 1e-9 },
         TimelineChange("timeline.interval_s") { $0.intervalS = 0 },
         TimelineChange("timeline.interval_s") { $0.intervalS = -1 },
@@ -63,10 +63,10 @@ import Testing
         TimelineChange("timeline.start") { $0.start = "9999-01-01T00:00:00.000Z" },
         TimelineChange("timeline.survey.1.t") { $0.survey[1].t = 7 },
         TimelineChange("timeline.survey.0.respondents_active") { $0.survey[0].respondentsActive = 1e300 },
-        TimelineChange("timeline.endpoints.submit") { $0.endpoints["submit"]!.removeLast() },
+        TimelineChange("timeline.endpoints.submit") { $0.stepPoints["submit"]!.removeLast() },
         TimelineChange("timeline.run_end_s") { $0.runEndS = 1e300 },
-        TimelineChange("timeline.endpoints.submit.0.errors") { $0.endpoints["submit"]![0].errors["=cmd|' /C calc'!A0"] = 1 },
-        TimelineChange("timeline.endpoints") { $0.endpoints["ghost"] = $0.endpoints["submit"] },
+        TimelineChange("timeline.endpoints.submit.0.errors") { $0.stepPoints["submit"]![0].errors["=cmd|' /C calc'!A0"] = 1 },
+        TimelineChange("timeline.endpoints") { $0.stepPoints["ghost"] = $0.stepPoints["submit"] },
     ])
     func outOfRangeTimelineValuesAreRefusedNamingTheField(change: TimelineChange) async throws {
         try await expectRefusedByEveryReader(Self.withTimeline(change.change), naming: "'\(change.field)'")
@@ -74,13 +74,13 @@ import Testing
 
     @Test func namesNoRunWritesAreRefusedByOneRule() async throws {
         var kind = ReportFixtures.report()
-        kind.endpoints["submit"]!.errors["=HYPERLINK(\"http://x\")"] = 1
+        kind.stepReports["submit"]!.errors["=HYPERLINK(\"http://x\")"] = 1
         try await expectRefusedByEveryReader(kind, naming: "'endpoints.submit.errors'")
         var status = ReportFixtures.report()
-        status.endpoints["submit"]!.status["2xx"] = 1
+        status.stepReports["submit"]!.status["2xx"] = 1
         try await expectRefusedByEveryReader(status, naming: "'endpoints.submit.status'")
         var step = ReportFixtures.report()
-        step.endpoints["<img src=x>"] = step.endpoints["submit"]
+        step.stepReports["<img src=x>"] = step.stepReports["submit"]
         try await expectRefusedByEveryReader(step, naming: "'endpoints'")
         var reason = ReportFixtures.report()
         reason.respondents.abandonedReasons["\u{1B}[2J"] = 1
@@ -103,13 +103,13 @@ import Testing
     @Test func aTimelineLongerThanARunWritesIsRefusedBeforeItIsDecoded() async throws {
         let report = Self.withTimeline { timeline in
             let survey = timeline.survey[0]
-            let step = timeline.endpoints["submit"]![0]
+            let step = timeline.stepPoints["submit"]![0]
             timeline.survey = (0..<(Timeline.maxIntervals + 1)).map {
                 var point = survey
                 point.t = Double($0)
                 return point
             }
-            timeline.endpoints = [
+            timeline.stepPoints = [
                 "submit": (0..<(Timeline.maxIntervals + 1)).map {
                     var point = step
                     point.t = Double($0)
@@ -154,12 +154,12 @@ import Testing
     @Test func theLargestValuesAReportMayHoldRenderInEveryFormat() async throws {
         let directory = try TemporaryDirectory()
         let report = Self.withTimeline { timeline in
-            for name in Array(timeline.endpoints.keys) {
-                for index in timeline.endpoints[name]!.indices {
-                    timeline.endpoints[name]![index].attempts = RunReport.maxCount
-                    timeline.endpoints[name]![index].failed = RunReport.maxCount
+            for name in Array(timeline.stepPoints.keys) {
+                for index in timeline.stepPoints[name]!.indices {
+                    timeline.stepPoints[name]![index].attempts = RunReport.maxCount
+                    timeline.stepPoints[name]![index].failed = RunReport.maxCount
                     for keyPath in [\RunReport.TimelineRecord.StepPoint.p50, \.p95, \.p99, \.max] {
-                        timeline.endpoints[name]![index][keyPath: keyPath] = RunReport.maxLatencyMs
+                        timeline.stepPoints[name]![index][keyPath: keyPath] = RunReport.maxLatencyMs
                     }
                 }
             }

@@ -70,7 +70,7 @@ import Testing
         var paths: [String] = []
         for index in 1...2 {
             var report = ReportFixtures.report(shard: Shard(index: index, count: 2))
-            report.endpoints["submit"]?.correctedHistogram.sum = 1e308
+            report.stepReports["submit"]?.correctedHistogram.sum = 1e308
             paths.append(try directory.write("shard\(index).json", report.jsonText()))
         }
         let out = directory.missing("merged.json")
@@ -85,7 +85,7 @@ import Testing
     @Test func jsonDiffIsNeverEmpty() async throws {
         let directory = try TemporaryDirectory()
         var base = ReportFixtures.report()
-        base.endpoints["submit"]?.correctedLatencyMs?.p50 = .leastNonzeroMagnitude
+        base.stepReports["submit"]?.correctedLatencyMs?.p50 = .leastNonzeroMagnitude
         let basePath = try directory.write("base.json", base.jsonText())
         let newPath = try directory.write("new.json", ReportFixtures.report().jsonText())
         let result = await runCommand(["diff", basePath, newPath, "--format", "json"])

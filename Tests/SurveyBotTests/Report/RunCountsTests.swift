@@ -21,7 +21,7 @@ import Testing
         metrics.add(attempt(.questions, .status(301)))
         metrics[.questions].endCall(succeeded: false, attempts: 2)
         let report = ReportFixtures.report(metrics: metrics)
-        let questions = report.endpoints["questions"]
+        let questions = report.stepReports["questions"]
         #expect(questions?.status == ["301": 1, "302": 1])
         #expect(questions?.errors == ["http_3xx": 2])
         #expect(questions?.failedAttempts == 2)
@@ -48,8 +48,8 @@ import Testing
             shard: Shard(index: 1, count: 2), openFiles: OpenFilesLimit(soft: 40, hard: 40),
             runID: "fixture-run")
         let report = RunReport.make(metrics: metricsOutOfDescriptors(3), facts: facts)
-        let submit = try #require(report.endpoints["submit"])
-        let before = try #require(base.endpoints["submit"])
+        let submit = try #require(report.stepReports["submit"])
+        let before = try #require(base.stepReports["submit"])
         #expect(submit.localResource == 3)
         #expect(submit.attempts == before.attempts, "not attempts sent")
         #expect(submit.failedAttempts == before.failedAttempts)
@@ -77,7 +77,7 @@ import Testing
         let otherShard = ReportFixtures.report(shard: Shard(index: 2, count: 2))
         let merged = try RunReport.merged([("a.json", read), ("b.json", otherShard)])
         #expect(merged.localResource?.attempts == 3)
-        #expect(merged.endpoints["submit"]?.localResource == 3)
+        #expect(merged.stepReports["submit"]?.localResource == 3)
         #expect(!merged.passed)
     }
 

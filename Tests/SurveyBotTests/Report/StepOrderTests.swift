@@ -11,7 +11,7 @@ import Testing
     /// The fixture report's JSON with `login` added as a step, and its `steps` given or left out.
     private func report(steps: [String]?, login: Bool = true) throws -> RunReport {
         var report = ReportFixtures.report()
-        if login { report.endpoints["login"] = report.endpoints["questions"] }
+        if login { report.stepReports["login"] = report.stepReports["questions"] }
         report.steps = steps
         let directory = try TemporaryDirectory()
         return try RunReport.read(path: try directory.write("r.json", report.jsonText()))

@@ -46,9 +46,9 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         let timeline = try #require(report.timeline)
         #expect(timeline.intervalS == 1)
         #expect(timeline.start == "2026-11-18T11:06:40.000Z")
-        let submit = try #require(timeline.endpoints["submit"])
+        let submit = try #require(timeline.stepPoints["submit"])
         #expect(submit.map(\.t) == [0, 1, 2, 3])
-        #expect(submit.map(\.attempts).reduce(0, +) == report.endpoints["submit"]?.attempts)
+        #expect(submit.map(\.attempts).reduce(0, +) == report.stepReports["submit"]?.attempts)
         #expect(submit[0].errors == ["http_4xx": 6, "timeout": 1])
         #expect(submit[0].p50 != nil && submit[3].p50 == nil && submit[3].histogram == nil)
         #expect(timeline.survey.map(\.respondentsStarted) == [8, 8, 4, 0])
@@ -78,7 +78,7 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
         let timeline = try #require(merged.timeline)
         #expect(timeline.intervalS == 2)
         #expect(timeline.start == expected.start)
-        #expect(timeline.endpoints == expected.endpoints)
+        #expect(timeline.stepPoints == expected.stepPoints)
         #expect(timeline.survey.map(\.respondentsStarted) == expected.survey.map(\.respondentsStarted))
         for (a, b) in zip(timeline.survey, expected.survey) { #expect(abs(a.respondentsActive - b.respondentsActive) < 0.01) }
     }
@@ -184,9 +184,9 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
     /// An interval without a succeeded attempt has no p95: a blank, not the lowest bar.
     @Test func anIntervalWithoutLatencyIsABlankNotAZero() throws {
         var report = ReportFixtures.report()
-        var points = try #require(report.timeline?.endpoints["submit"])
+        var points = try #require(report.timeline?.stepPoints["submit"])
         points[1].p95 = nil
-        report.timeline?.endpoints["submit"] = points
+        report.timeline?.stepPoints["submit"] = points
         let markdown = MarkdownReport.render(report)
         // Interval 1 without a p95, and interval 3, in which no attempt started: blanks.
         let line = try #require(markdown.components(separatedBy: "\n").first { $0.contains("` p95 of submit, every 1 s") })
@@ -224,9 +224,9 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
     /// A fast step's p95 keeps its digits: rounded to 0.1 ms it drew as a flat zero.
     @Test func subMillisecondLatenciesAreNotDrawnAsZero() throws {
         var report = ReportFixtures.report()
-        var points = try #require(report.timeline?.endpoints["submit"])
+        var points = try #require(report.timeline?.stepPoints["submit"])
         for index in points.indices { points[index].p95 = 0.045 }
-        report.timeline?.endpoints["submit"] = points
+        report.timeline?.stepPoints["submit"] = points
         let markdown = MarkdownReport.render(report)
         #expect(markdown.contains("    bar [0.045, 0.045, 0.045, 0.045]"), "\(markdown)")
     }
@@ -268,10 +268,10 @@ private func shardedMetrics(shards: Int, seconds: [UInt64], origins: [UInt64]) -
     @Test func aShortLastIntervalIsRatedOverWhatItCovered() throws {
         var report = ReportFixtures.report()
         report.timeline?.runEndS = 3.08
-        var questions = try #require(report.timeline?.endpoints["questions"])
+        var questions = try #require(report.timeline?.stepPoints["questions"])
         questions[3].attempts = 76
         questions[3].succeeded = 76
-        report.timeline?.endpoints["questions"] = questions
+        report.timeline?.stepPoints["questions"] = questions
         let csv = CSVReport.render(report).components(separatedBy: "\n")
         #expect(csv[7].hasPrefix("2026-11-18T11:06:43.000Z,3,1,questions,76,76,0,0,950,0,"), "\(csv[7])")
         #expect(csv[7].hasSuffix(",0.08,"), "covered_s, then no lag_p99_ms")

@@ -116,7 +116,7 @@ import Testing
         #expect(written.first?["actual"] == JSONValue.null)
         // Nor do the step's own figures show the refusals' 50 µs as its latency, in any format:
         // that is their time to fail, shown apart.
-        let submit = try #require(report.endpoints["submit"])
+        let submit = try #require(report.stepReports["submit"])
         #expect(submit.correctedLatencyMs == nil && submit.serviceTimeMs == nil)
         #expect(submit.failedLatencyMs?.p50 == 0.05)
         #expect(

@@ -49,12 +49,12 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         #expect(session.stopped.contains("raw writer") && session.stopped.contains("raw file"))
         let report = try RunReport.read(path: directory.path + "/raw-latest.json")
         let lines = try String(contentsOfFile: raw, encoding: .utf8).split(separator: "\n")
-        let attempts = report.endpoints.values.map(\.attempts).reduce(0, +)
+        let attempts = report.stepReports.values.map(\.attempts).reduce(0, +)
         #expect(lines.count == attempts)
         #expect(report.raw == RunReport.Raw(lines: attempts, dropped: 0))
         let parsed = try lines.map { try JSONValue.parse(Array($0.utf8)).get() }
         #expect(Set(parsed.compactMap { $0["respondent"] }).count == 12)
-        #expect(parsed.filter { $0["status"] == .integer(500) }.count == report.endpoints.values.map { $0.status["500"] ?? 0 }.reduce(0, +))
+        #expect(parsed.filter { $0["status"] == .integer(500) }.count == report.stepReports.values.map { $0.status["500"] ?? 0 }.reduce(0, +))
         #expect(parsed.filter { $0["attempt"] == .integer(2) }.count > 0)
         // Each submit names its question (the builtin server's 1–4), retries too; the questions' lines none.
         let submits = parsed.filter { $0["endpoint"] == .string("submit") }
@@ -77,7 +77,7 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
             try JSONValue.parse(Array($0.utf8)).get()
         }
         for name in ["login", "questions", "submit"] {
-            let attempts = try #require(report.endpoints[name]).attempts
+            let attempts = try #require(report.stepReports[name]).attempts
             #expect(attempts > 0)
             #expect(parsed.filter { $0["endpoint"] == .string(name) }.count == attempts, "\(name)")
         }

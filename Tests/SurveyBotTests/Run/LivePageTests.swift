@@ -64,8 +64,8 @@ import Testing
     @Test func theFragmentShowsTheProgressFiguresOfTheReport() throws {
         let report = Self.report([])
         let html = LivePage.fragment(LivePage.View(report: report, duration: .seconds(60), respondents: 50, final: false))
-        let attempts = report.endpoints.values.reduce(0) { $0 + $1.attempts }
-        let failed = report.endpoints.values.reduce(0) { $0 + $1.failedAttempts }
+        let attempts = report.stepReports.values.reduce(0) { $0 + $1.attempts }
+        let failed = report.stepReports.values.reduce(0) { $0 + $1.failedAttempts }
         #expect(attempts > 0 && failed > 0)
         #expect(html.contains("id=\"elapsed\">3 s of 60 s<"), "\(html)")
         #expect(html.contains("id=\"started\">20 of 50<"))
@@ -103,7 +103,7 @@ import Testing
     @Test func aLiveTimelineCountsTheRespondentsUnderWayOnlyUpToNow() throws {
         typealias Point = RunReport.TimelineRecord.SurveyPoint
         var timeline = RunReport.TimelineRecord(
-            intervalS: 1, start: "2026-11-26T00:00:00.000Z", endpoints: [:],
+            intervalS: 1, start: "2026-11-26T00:00:00.000Z", stepPoints: [:],
             survey: [
                 Point(t: 0, respondentsActive: 2, respondentsStarted: 2, respondentsFinished: 0, dropped: 0),
                 Point(t: 1, respondentsActive: 2, respondentsStarted: 0, respondentsFinished: 0, dropped: 0),

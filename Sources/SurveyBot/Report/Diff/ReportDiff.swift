@@ -179,8 +179,8 @@ struct ReportDiff {
         }
         var entries: [Entry] = []
         for name in RunReport.stepNames([base, new]) {
-            let baseCalls = base.endpoints[name]?.calls ?? 0
-            let newCalls = new.endpoints[name]?.calls ?? 0
+            let baseCalls = base.stepReports[name]?.calls ?? 0
+            let newCalls = new.stepReports[name]?.calls ?? 0
             if baseCalls == 0 && newCalls == 0 { continue }
             if newCalls == 0 || baseCalls == 0 {
                 entries.append(
@@ -190,7 +190,7 @@ struct ReportDiff {
                             verdict: newCalls == 0 ? .missing : .added)))
                 continue
             }
-            guard let before = base.endpoints[name], let after = new.endpoints[name] else { continue }
+            guard let before = base.stepReports[name], let after = new.stepReports[name] else { continue }
             entries += Comparison.step(name, before, after, base: base, new: new, confidence: confidence).map(Entry.comparison)
         }
         if base.respondents.started > 0 && new.respondents.started > 0 {
@@ -234,7 +234,7 @@ struct ReportDiff {
         if blind > 0 { text += "; \(blind) figure\(blind == 1 ? "" : "s") had too few samples to judge" }
         if differentPlans { text += "; the reports ran different plans (their plan_digest differs)" }
         let unjudged = RunReport.stepNames([baseReport, newReport]).filter { name in
-            guard let base = baseReport.endpoints[name], let new = newReport.endpoints[name] else { return false }
+            guard let base = baseReport.stepReports[name], let new = newReport.stepReports[name] else { return false }
             return base.latencyCoversFailures != new.latencyCoversFailures
         }
         if !unjudged.isEmpty {

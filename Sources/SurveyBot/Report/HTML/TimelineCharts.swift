@@ -40,7 +40,7 @@ struct TimelineCharts {
         _ timeline: RunReport.TimelineRecord, _ position: Int, _ part: CoveredInterval,
         _ count: (RunReport.TimelineRecord.StepPoint) -> Int
     ) -> Double? {
-        let total = timeline.endpoints.values.reduce(0) { sum, points in
+        let total = timeline.stepPoints.values.reduce(0) { sum, points in
             position < points.count ? sum &+ count(points[position]) : sum
         }
         return part.rate(total)
@@ -58,18 +58,18 @@ struct TimelineCharts {
 
     /// The steps with attempts in any run, in the journey's order.
     private var steps: [String] {
-        RunReport.stepNames(runs.map(\.report)).filter { name in runs.contains { ($0.report.endpoints[name]?.attempts ?? 0) > 0 } }
+        RunReport.stepNames(runs.map(\.report)).filter { name in runs.contains { ($0.report.stepReports[name]?.attempts ?? 0) > 0 } }
     }
 
     /// Whether no run has a succeeded attempt, and so no latency, though some sent attempts.
     var noLatency: Bool {
-        !steps.isEmpty && runs.allSatisfy { run in run.report.endpoints.values.allSatisfy { $0.correctedHistogram.count == 0 } }
+        !steps.isEmpty && runs.allSatisfy { run in run.report.stepReports.values.allSatisfy { $0.correctedHistogram.count == 0 } }
     }
 
     /// Which attempts the latency charts cover: `succeeded attempts`, and the runs of reports
     /// of a version that counted failed attempts too.
     private var latencyScope: String {
-        let covering = runs.filter { $0.report.endpoints.values.contains(where: \.latencyCoversFailures) }
+        let covering = runs.filter { $0.report.stepReports.values.contains(where: \.latencyCoversFailures) }
         if covering.isEmpty { return "succeeded attempts" }
         if covering.count == runs.count { return "every attempt, failed ones too" }
         return "succeeded attempts; " + covering.map { $0.label.map { "\($0)'s" } ?? "its" }.joined(separator: ", ") + " failed ones too"
@@ -98,7 +98,7 @@ struct TimelineCharts {
     var errors: LineChart? {
         var totals: [String: Int] = [:]
         for run in runs {
-            for points in run.report.timeline?.endpoints.values.map({ $0 }) ?? [] {
+            for points in run.report.timeline?.stepPoints.values.map({ $0 }) ?? [] {
                 for point in points { totals.merge(point.errors, uniquingKeysWith: +) }
             }
         }
@@ -121,7 +121,7 @@ struct TimelineCharts {
             let lines = [("p50", 0, \RunReport.TimelineRecord.StepPoint.p50), ("p95", 3, \.p95), ("p99", 1, \.p99)].flatMap {
                 metric, colour, path in
                 series(metric, colour: colour) { timeline, position, _ in
-                    guard let points = timeline.endpoints[step], position < points.count else { return nil }
+                    guard let points = timeline.stepPoints[step], position < points.count else { return nil }
                     return points[position][keyPath: path]
                 }
             }
@@ -139,7 +139,7 @@ struct TimelineCharts {
         let steps = steps
         for step in steps {
             for run in runs {
-                guard let histogram = run.report.endpoints[step]?.correctedHistogram.histogram else { continue }
+                guard let histogram = run.report.stepReports[step]?.correctedHistogram.histogram else { continue }
                 let points = LineChart.distribution(histogram)
                 guard !points.isEmpty else { continue }
                 lines.append(
@@ -167,7 +167,7 @@ struct TimelineCharts {
         let steps = steps
         let lines = steps.flatMap { step in
             series("\(step) retries", colour: Self.colour(of: step, among: steps)) { timeline, position, part in
-                guard let points = timeline.endpoints[step], position < points.count else { return nil }
+                guard let points = timeline.stepPoints[step], position < points.count else { return nil }
                 return part.rate(points[position].retries)
             }
         }

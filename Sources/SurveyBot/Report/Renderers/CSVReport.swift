@@ -24,7 +24,7 @@ enum CSVReport: ReportRenderer {
                 TimelineGrid.timestamp(milliseconds: (grid.first + UInt64(position)) * (grid.interval / 1_000_000))
             }
             for name in report.stepNames {
-                guard let points = timeline.endpoints[name], position < points.count else { continue }
+                guard let points = timeline.stepPoints[name], position < points.count else { continue }
                 let point = points[position]
                 let errors = point.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
                 let fields: [String] = [

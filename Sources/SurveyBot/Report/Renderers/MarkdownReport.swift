@@ -89,7 +89,7 @@ enum MarkdownReport: ReportRenderer {
             }
         }
         for name in figures.steps {
-            guard let step = report.endpoints[name], step.attempts > 0, let histogram = step.correctedHistogram.histogram,
+            guard let step = report.stepReports[name], step.attempts > 0, let histogram = step.correctedHistogram.histogram,
                 histogram.count > 0
             else {
                 continue
@@ -129,13 +129,13 @@ enum MarkdownReport: ReportRenderer {
         }
         let every = "every \(Readable.number(timeline.intervalS)) s"
         let attempts = covered.indices.map { position in
-            covered[position].rate(timeline.endpoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) })
+            covered[position].rate(timeline.stepPoints.values.reduce(0) { $0 &+ (position < $1.count ? $1[position].attempts : 0) })
         }
         let peak = Readable.number((attempts.compactMap { $0 }.max() ?? 0).rounded())
         var lines = ["`\(Readable.sparkline(attempts))` attempts per second, \(every) (peak \(peak))", ""]
         lines += chart("Attempts per second", unit: "attempts/s", attempts)
         for step in steps {
-            guard let points = timeline.endpoints[step], points.contains(where: { $0.p95 != nil }) else { continue }
+            guard let points = timeline.stepPoints[step], points.contains(where: { $0.p95 != nil }) else { continue }
             let p95 = points.map(\.p95)
             let highest = Readable.ms(p95.compactMap { $0 }.max() ?? 0)
             lines += ["", "`\(Readable.sparkline(p95))` p95 of \(MarkdownText.text(step)), \(every) (highest \(highest))", ""]

@@ -52,7 +52,7 @@ enum PrometheusReport: ReportRenderer {
         }
         text.family("survey_bot_duration_seconds", .gauge, "How long the run took (live: so far).", value: number(report.durationS))
 
-        let steps = report.stepNames.compactMap { name in report.endpoints[name].map { (name, $0) } }
+        let steps = report.stepNames.compactMap { name in report.stepReports[name].map { (name, $0) } }
         var attempts: [Sample] = []
         var calls: [Sample] = []
         var retries: [Sample] = []
@@ -88,7 +88,7 @@ enum PrometheusReport: ReportRenderer {
             // A report of a version before failed attempts were kept apart has none.
             if let failed = step.failedHistogram?.histogram { timeToFail += histogramSamples(failed, endpoint: name) }
         }
-        let counted = report.endpoints.values.contains(where: \.latencyCoversFailures)
+        let counted = report.stepReports.values.contains(where: \.latencyCoversFailures)
         text.family(
             "survey_bot_latency_seconds", .histogram,
             counted

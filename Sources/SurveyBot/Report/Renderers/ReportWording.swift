@@ -118,7 +118,7 @@ enum ReportWording {
     /// retries not made so as not to send a request twice; nil when there were none.
     static func notRetried(_ report: RunReport) -> String? {
         let steps = report.stepNames.compactMap { name in
-            report.endpoints[name]?.retriesUnsafe.flatMap { $0 > 0 ? "\(name) \($0)" : nil }
+            report.stepReports[name]?.retriesUnsafe.flatMap { $0 > 0 ? "\(name) \($0)" : nil }
         }
         guard !steps.isEmpty else { return nil }
         return steps.joined(separator: ", ") + ": not idempotent, and the request may have reached the server"
@@ -128,7 +128,7 @@ enum ReportWording {
     /// by name, with the first reason seen where there is one.
     static func errors(_ report: RunReport) -> [(step: String, kind: String, count: Int, sample: String?)] {
         report.stepNames.flatMap { name in
-            let step = report.endpoints[name]
+            let step = report.stepReports[name]
             return (step?.errors ?? [:]).filter { $0.value > 0 }.sorted { $0.key < $1.key }.map {
                 (name, $0.key, $0.value, step?.errorSamples?[$0.key])
             }

@@ -71,9 +71,9 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
             return html[start.upperBound..<end.lowerBound]
         }
         #expect(!stepsTable(HTMLReport.render(report)).contains("<tr><td>login</td>"))
-        report.endpoints["login"] = report.endpoints["questions"]
-        let questionsOverTime = try #require(report.timeline?.endpoints["questions"])
-        report.timeline?.endpoints["login"] = questionsOverTime
+        report.stepReports["login"] = report.stepReports["questions"]
+        let questionsOverTime = try #require(report.timeline?.stepPoints["questions"])
+        report.timeline?.stepPoints["login"] = questionsOverTime
         let html = HTMLReport.render(report)
         #expect(stepsTable(html).contains("<tr><td>login</td>"), "the steps table has a login row")
         #expect(html.contains("Latency of login over time"))
@@ -95,12 +95,12 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
     /// last intervals: side by side, their axes agree, and end where the run ended.
     @Test func everyChartOverTimeSpansTheWholeRun() throws {
         var report = ReportFixtures.report()
-        var questions = try #require(report.timeline?.endpoints["questions"])
+        var questions = try #require(report.timeline?.stepPoints["questions"])
         for index in questions.indices.dropFirst() {
             questions[index] = RunReport.TimelineRecord.StepPoint(
                 t: questions[index].t, attempts: 0, succeeded: 0, failed: 0, retries: 0, errors: [:])
         }
-        report.timeline?.endpoints["questions"] = questions
+        report.timeline?.stepPoints["questions"] = questions
         let charts = TimelineCharts(runs: [TimelineCharts.Run(report: report, label: nil, dashed: false)])
         let overTime = [charts.attempts, charts.retries, charts.respondents] + charts.latency.map(\.chart)
         let axes = overTime.map { $0.xAxis.ticks }
@@ -120,7 +120,7 @@ private func expectSelfContained(_ html: String, sourceLocation: Testing.SourceL
         #expect(succeeded.points.map(\.from) == [0, 0.75, 1.75, 2.75])
         #expect(succeeded.points.map(\.to) == [0.75, 1.75, 2.75, 3])
         let timeline = try #require(report.timeline)
-        let first = timeline.endpoints.values.map { $0[0].succeeded }.reduce(0, +)
+        let first = timeline.stepPoints.values.map { $0[0].succeeded }.reduce(0, +)
         #expect(succeeded.points.first?.y == Double(first) / 0.75)
     }
 
@@ -166,7 +166,7 @@ private func shortReport() -> RunReport {
     guard var timeline = report.timeline else { return report }
     timeline.runEndS = 0.465
     timeline.survey = Array(timeline.survey.prefix(1))
-    timeline.endpoints = timeline.endpoints.mapValues { Array($0.prefix(1)) }
+    timeline.stepPoints = timeline.stepPoints.mapValues { Array($0.prefix(1)) }
     report.timeline = timeline
     return report
 }
