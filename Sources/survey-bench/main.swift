@@ -7,7 +7,6 @@
 //
 // Prints one line: requests, errors (by kind), seconds, req/s.
 import Foundation
-import SurveyEngine
 import SurveyWire
 import Synchronization
 
