@@ -20,15 +20,6 @@ struct ParsedArguments: Sendable {
     mutating func add(positional: String) { positionals.append(positional) }
 }
 
-/// A command-line mistake: what was wrong, shown with `Error:`, the usage line and a hint.
-struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}
-
 /// The outcome of parsing: arguments to run with, or a request for help.
 enum ParseOutcome: Sendable {
     case arguments(ParsedArguments)

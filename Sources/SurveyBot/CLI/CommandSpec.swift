@@ -97,7 +97,16 @@ struct CommandSpec: Sendable {
 
     /// Prints a command-line mistake with this command's usage and help hint; exit status 2.
     func usageError(_ message: String, console: Console) -> ExitCode {
-        SurveyBotCommand.usageError(message, usage: usage, helpHint: "survey-bot \(name) --help", console: console)
+        Self.usageError(message, usage: usage, helpHint: "survey-bot \(name) --help", console: console)
+    }
+
+    /// Prints `Error: …`, the usage line and a hint, and returns exit status 2.
+    static func usageError(_ message: String, usage: String, helpHint: String, console: Console) -> ExitCode {
+        // The message may quote what was typed: its control characters are escaped, and it is cut.
+        console.printError("Error: \(TerminalText.escaped(message, limit: 1_000))")
+        console.printError("Usage: \(usage)")
+        console.printError("  See '\(helpHint)' for more information.")
+        return .validationFailure
     }
 
     /// `survey-bot run <plan> [--concurrency <n>] …`

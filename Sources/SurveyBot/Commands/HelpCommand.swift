@@ -16,7 +16,7 @@ enum HelpCommand: Subcommand {
             if let suggestion = Suggestions.closest(to: name, in: SurveyBotCommand.subcommands.map(\.spec.name)) {
                 message += " (did you mean '\(suggestion)'?)"
             }
-            return SurveyBotCommand.usageError(message, usage: spec.usage, helpHint: "survey-bot --help", console: context.console)
+            return CommandSpec.usageError(message, usage: spec.usage, helpHint: "survey-bot --help", console: context.console)
         }
         context.console.out(command.spec.help)
         return .success

@@ -35,21 +35,6 @@ enum Readable {
         "\(number(value))/s"
     }
 
-    /// A value in the unit of a threshold's metric.
-    static func value(_ value: Double, unit: Threshold.Metric.Unit) -> String {
-        switch unit {
-        case .latency: ms(value)
-        case .ratio: percent(value)
-        case .perSecond: perSecond(value)
-        case .count: number(value)
-        }
-    }
-
-    /// What a threshold measured, or `no samples`.
-    static func actual(_ result: ThresholdResult) -> String {
-        result.actual.map { value($0, unit: result.threshold.metric.unit) } ?? "no samples"
-    }
-
     /// One character per value, from ▁ to █, scaled to the highest; a blank where there is no
     /// value (never ▁, which reads as a low one).
     static func sparkline(_ values: [Double?]) -> String {

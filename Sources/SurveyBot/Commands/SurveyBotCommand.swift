@@ -6,34 +6,6 @@ import SurveyEngine
     import Darwin
 #endif
 
-/// What every subcommand is given: the environment and where to write.
-struct CommandContext: Sendable {
-    var environment: [String: String]
-    var console: Console
-
-    init(environment: [String: String], console: Console) {
-        self.environment = environment
-        self.console = console
-    }
-}
-
-/// One subcommand: its spec (options, help) and its `run`, which returns the exit status.
-protocol Subcommand: SendableMetatype {
-    static var spec: CommandSpec { get }
-    static func run(_ arguments: ParsedArguments, context: CommandContext) async -> ExitCode
-}
-
-/// A subcommand as a value, so the list of subcommands is plain data.
-struct SubcommandEntry: Sendable {
-    let spec: CommandSpec
-    let run: @Sendable (ParsedArguments, CommandContext) async -> ExitCode
-
-    init<C: Subcommand>(_ command: C.Type) {
-        spec = C.spec
-        run = { arguments, context in await C.run(arguments, context: context) }
-    }
-}
-
 /// The `survey-bot` command: dispatches to subcommands, prints help and the version.
 public enum SurveyBotCommand {
     static let subcommands: [SubcommandEntry] = [
@@ -68,7 +40,7 @@ public enum SurveyBotCommand {
             if let suggestion = Suggestions.closest(to: first, in: names) {
                 message += " (did you mean '\(suggestion)'?)"
             }
-            return usageError(message, usage: usage, helpHint: "survey-bot --help", console: console)
+            return CommandSpec.usageError(message, usage: usage, helpHint: "survey-bot --help", console: console)
         }
         let parser = ArgumentParser(spec: command.spec)
         do throws(UsageError) {
@@ -80,7 +52,7 @@ public enum SurveyBotCommand {
                 return await command.run(parsed, context)
             }
         } catch {
-            return usageError(
+            return CommandSpec.usageError(
                 error.description, usage: command.spec.usage, helpHint: "survey-bot \(command.spec.name) --help", console: console)
         }
     }
@@ -103,15 +75,6 @@ public enum SurveyBotCommand {
 
     static func subcommand(named name: String) -> SubcommandEntry? {
         subcommands.first { $0.spec.name == name }
-    }
-
-    /// Prints `Error: …`, the usage line and a hint, and returns exit status 2.
-    static func usageError(_ message: String, usage: String, helpHint: String, console: Console) -> ExitCode {
-        // The message may quote what was typed: its control characters are escaped, and it is cut.
-        console.printError("Error: \(TerminalText.escaped(message, limit: 1_000))")
-        console.printError("Usage: \(usage)")
-        console.printError("  See '\(helpHint)' for more information.")
-        return .validationFailure
     }
 
     static var usage: String { "survey-bot <subcommand> [options]" }
