@@ -143,7 +143,8 @@ struct TimelineGrid {
             return point
         }
         var record = RunReport.TimelineRecord(
-            intervalS: seconds, start: Self.timestamp(milliseconds: first &* (interval / 1_000_000)), stepPoints: stepPoints, survey: survey)
+            intervalS: seconds, start: Self.timestamp(milliseconds: first &* (interval / 1_000_000)), stepPoints: stepPoints, survey: survey
+        )
         if let run {
             // To the microsecond, from the first interval's beginning; whole numbers until then, as a
             // `Double` of nanoseconds since 1970 is only good to a quarter of a microsecond.

@@ -54,7 +54,8 @@ func scrape(port: Int, path: String = "/metrics") async throws -> (status: Int, 
         #expect(report.raw == RunReport.Raw(lines: attempts, dropped: 0))
         let parsed = try lines.map { try JSONValue.parse(Array($0.utf8)).get() }
         #expect(Set(parsed.compactMap { $0["respondent"] }).count == 12)
-        #expect(parsed.filter { $0["status"] == .integer(500) }.count == report.stepReports.values.map { $0.status["500"] ?? 0 }.reduce(0, +))
+        #expect(
+            parsed.filter { $0["status"] == .integer(500) }.count == report.stepReports.values.map { $0.status["500"] ?? 0 }.reduce(0, +))
         #expect(parsed.filter { $0["attempt"] == .integer(2) }.count > 0)
         // Each submit names its question (the builtin server's 1–4), retries too; the questions' lines none.
         let submits = parsed.filter { $0["endpoint"] == .string("submit") }
