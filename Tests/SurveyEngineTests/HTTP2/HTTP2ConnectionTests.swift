@@ -86,6 +86,10 @@ import Testing
         let serving = server.serve(connections: 3) { peer, _ in
             guard peer.open() else { return }
             let (streams, _) = peer.requests(1)
+            // No answer until all three are in flight: an answered connection is kept alive for
+            // the next request, which a busy machine may start only then.
+            let waitedFor = ContinuousClock.now
+            while server.connectionsAccepted < 3, ContinuousClock.now - waitedFor < .seconds(60) { usleep(1_000) }
             for stream in streams { peer.respond(stream, body: "ok") }
             _ = peer.drain()
         }

@@ -37,6 +37,10 @@ final class ScriptedHTTP2Server: Sendable {
         withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
         }
+        // accept() waits 60 s at most too: a connection the client never opens ends the script
+        // (and fails the test that counts them) instead of hanging the suite.
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
     }
