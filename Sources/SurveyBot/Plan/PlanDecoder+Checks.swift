@@ -19,13 +19,13 @@ extension PlanDecoder {
 
     /// One load model: `respondents` (closed) or `rate`/`ramp` (open), with what each needs.
     private mutating func checkLoad(_ plan: Plan) {
-        if let grace = seen["grace"], plan.run.duration == nil {
+        if let grace = seen(.grace), plan.run.duration == nil {
             error("'grace' needs 'duration': it is how long attempts in flight may go on once the duration expires", at: grace.keyLocation)
         }
-        let rate = seen["rate"]
-        let ramp = seen["ramp"]
+        let rate = seen(.rate)
+        let ramp = seen(.ramp)
         guard rate != nil || ramp != nil else { return }
-        if let respondents = seen["respondents"] {
+        if let respondents = seen(.respondents) {
             error(
                 "'respondents' belongs to the closed model, but this plan sets '\(rate != nil ? "rate" : "ramp")' (the open model); remove one",
                 at: respondents.keyLocation)
@@ -42,45 +42,46 @@ extension PlanDecoder {
 
     /// A delay cap below the first delay; the budget's floor without a budget.
     private mutating func checkRetry(_ plan: inout Plan) {
-        let policies =
-            plan.run.declaredJourney.map { $0.names.map { ($0, "journey.\($0.name).retry") } }
-            ?? Journey.defaultSteps.map { ($0, "retry.\($0.name)") }
-        for (step, path) in policies {
+        let declared = plan.run.declaredJourney != nil
+        for step in plan.run.declaredJourney?.names ?? Journey.defaultSteps {
             let backoff = plan.run.retry[step].backoff
-            guard let initial = seen["\(path).initial"], backoff.initial > backoff.max else { continue }
-            if seen["\(path).max"] == nil {
+            let (initialPath, maxPath) = (
+                PlanPath.retry(step, "initial", declared: declared), PlanPath.retry(step, "max", declared: declared)
+            )
+            guard let initial = seen(initialPath), backoff.initial > backoff.max else { continue }
+            if seen(maxPath) == nil {
                 plan.run.retry[step].backoff.max = backoff.initial
             } else {
                 error(
-                    "'\(path).initial' (\(backoff.initial.compactDescription)) is more than '\(path).max' (\(backoff.max.compactDescription))",
+                    "'\(initialPath.text)' (\(backoff.initial.compactDescription)) is more than '\(maxPath.text)' "
+                        + "(\(backoff.max.compactDescription))",
                     at: initial.value.location)
             }
         }
-        if let minimum = seen["retry.budget_min"], seen["retry.budget"] == nil {
+        if let minimum = seen(.retryBudgetMin), seen(.retryBudget) == nil {
             error("'retry.budget_min' needs 'retry.budget' (the share of calls that may be retried)", at: minimum.keyLocation)
         }
     }
 
     /// One source of questions, fault rates that fit in 100%, and an answer for every question.
     private mutating func checkBuiltin(_ plan: Plan) {
-        if let questions = seen["builtin.questions"], seen["builtin.questions_file"] != nil {
+        if let questions = seen(.builtinQuestions), seen(.builtinQuestionsFile) != nil {
             error("give either 'builtin.questions' or 'builtin.questions_file', not both", at: questions.keyLocation)
         }
         let faults = plan.builtin.faults
         let connectionFaults =
             faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.goAwayRate
-        let rateKeys = ["fail_rate", "error_rate", "reset_rate", "malformed_rate", "slow_rate", "hang_rate", "goaway_rate"]
-        if connectionFaults > 1.000_000_1, let last = rateKeys.compactMap({ seen["builtin.\($0)"] }).last {
+        if connectionFaults > 1.000_000_1, let last = PlanPath.builtinConnectionFaultRates.compactMap({ seen($0) }).last {
             error("the builtin fault rates other than fail_rate add up to more than 100%", at: last.keyLocation)
         }
-        if crossChecks, plan.target != .builtin, plan.run.answers.fallback == nil, let answers = seen["answers"] {
+        if crossChecks, plan.target != .builtin, plan.run.answers.fallback == nil, let answers = seen(.answers) {
             // A remote survey's questions are not known before the run.
             warning(
                 "'answers' has no \"*\" answer: a question without its own answer is skipped (never sent; counted in answers.skipped)",
                 at: answers.keyLocation)
         }
         if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let data = plan.run.data,
-            let key = seen["data"]
+            let key = seen(.data)
         {
             // A column for a question the builtin server does not ask is never used.
             for id in data.answerColumns.keys.sorted(by: { $0.text < $1.text }) where !Self.builtinAsks(id, count, plan.builtin.api) {
@@ -89,7 +90,7 @@ extension PlanDecoder {
                         + "it is never used", at: key.value.location)
             }
         }
-        if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen["answers"] {
+        if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen(.answers) {
             for entry in entries(answers.value, at: "answers")
             where entry.key != "*" && !Self.builtinAsks(QuestionID(entry.key), count, plan.builtin.api) {
                 warning(
@@ -137,7 +138,7 @@ extension PlanDecoder {
     /// without `http: 2`): HTTP/1.1 cannot share a connection between requests in flight, so the
     /// key changes nothing — a note, since a plan may be kept for targets of both kinds.
     func noteUnsharedConnections(_ plan: inout Plan) {
-        guard plan.run.client.sharing == .shared, seen["connections"] != nil else { return }
+        guard plan.run.client.sharing == .shared, seen(.connections) != nil else { return }
         let secure: Bool
         switch plan.target {
         case .builtin: secure = plan.builtin.tls != .off
@@ -151,8 +152,8 @@ extension PlanDecoder {
     }
 
     private mutating func checkBuiltinSessions(_ plan: Plan) {
-        if plan.builtin.api != .contract, let key = seen["builtin.api"] {
-            if plan.builtin.login, let login = seen["builtin.login"] {
+        if plan.builtin.api != .contract, let key = seen(.builtinAPI) {
+            if plan.builtin.login, let login = seen(.builtinLogin) {
                 error(
                     "'builtin.login' goes with 'builtin.api: contract': the \(plan.builtin.api.rawValue) API has sessions of its own",
                     at: login.keyLocation)
@@ -164,26 +165,26 @@ extension PlanDecoder {
         }
         guard crossChecks, plan.target == .builtin, plan.run.declaredJourney == nil else { return }
         let login = plan.run.api.login
-        if plan.builtin.login, login == nil, let key = seen["builtin.login"] {
+        if plan.builtin.login, login == nil, let key = seen(.builtinLogin) {
             warning(
                 "'builtin.login' is on but the plan has no 'api.login': the builtin server answers 401 to every survey call without a "
                     + "session (add 'api.login: POST /session', capture '$.token' and send it as 'Authorization: Bearer ${session.token}')",
                 at: key.keyLocation)
         }
-        if !plan.builtin.login, login != nil, let key = seen["api.login"] {
+        if !plan.builtin.login, login != nil, let key = seen(.apiLogin) {
             warning(
                 "'api.login' logs in, but the builtin server has no sessions: its POST /session is a 404 and every respondent would be "
                     + "abandoned (set 'builtin.login: true')",
                 at: key.keyLocation)
         }
         guard plan.builtin.login else { return }
-        if let login, login != SurveyAPI.Call(method: "POST", path: "/session"), let key = seen["api.login"] {
+        if let login, login != SurveyAPI.Call(method: "POST", path: "/session"), let key = seen(.apiLogin) {
             // A value from the environment is shown as written, never as its value.
             let shown = environmentText["api.login"]?.first?.display ?? login.description
             warning(
                 "the builtin server's login is POST /session, not \(shown): every respondent would be abandoned", at: key.value.location)
         }
-        if !plan.run.cookies, let key = seen["cookies"] {
+        if !plan.run.cookies, let key = seen(.cookies) {
             warning(
                 "'cookies: false' with 'builtin.login': the builtin server answers 401 to a call without its session cookie",
                 at: key.value.location)
@@ -202,8 +203,8 @@ extension PlanDecoder {
         }
         // Each file written in the plan is the plan file's directory's, as `data:` is.
         var files = plan.tlsFiles
-        for (key, path) in [("tls.ca_file", \TLSFiles.caFile), ("tls.client_cert", \.clientCertificate), ("tls.client_key", \.clientKey)] {
-            if let written = files[keyPath: path], case .scalar(let s)? = seen[key]?.value {
+        for (key, path) in [(PlanPath.tlsCAFile, \TLSFiles.caFile), (.tlsClientCert, \.clientCertificate), (.tlsClientKey, \.clientKey)] {
+            if let written = files[keyPath: path], case .scalar(let s)? = seen(key)?.value {
                 files[keyPath: path] = resolvedPath(written, of: s)
             }
         }
@@ -212,16 +213,16 @@ extension PlanDecoder {
             _ = try TLSClientContext(plan.run.client.tls)
         } catch {
             let error = files.naming(error)
-            let key =
+            let key: PlanPath =
                 switch error.subject {
-                case "CA file": "tls.ca_file"
-                case "client certificate": "tls.client_cert"
-                case "client key": "tls.client_key"
-                case "minimum TLS version": "tls.min_version"
-                default: plan.target == .builtin ? "builtin.tls" : "target"
+                case "CA file": .tlsCAFile
+                case "client certificate": .tlsClientCert
+                case "client key": .tlsClientKey
+                case "minimum TLS version": .tlsMinVersion
+                default: plan.target == .builtin ? .builtinTLS : .target
                 }
             let message = Plan.redacting(error.description, paths: Plan.pathKeys.compactMap { environmentText[$0]?.first })
-            self.error(message, at: seen[key]?.value.location ?? seen["target"]?.value.location ?? root)
+            self.error(message, at: seen(key)?.value.location ?? seen(.target)?.value.location ?? root)
         }
     }
 }

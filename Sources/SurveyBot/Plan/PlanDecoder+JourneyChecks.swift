@@ -20,7 +20,7 @@ extension PlanDecoder {
                     + "'questions', 'capture')", at: entry.keyLocation)
         }
         for step in Journey.defaultSteps {
-            guard let entry = seen["retry.\(step.name)"] else { continue }
+            guard let entry = seen(.retryBlock(step)) else { continue }
             error(
                 "'retry.\(step.name)' is not used with 'journey': give a step's policy in its own block "
                     + "('journey.\(step.name).retry')", at: entry.keyLocation)

@@ -28,7 +28,7 @@ extension PlanDecoder {
     /// against where its values go (`RespondentData.problems`), each error at its row's line.
     mutating func checkTemplates(_ plan: inout Plan) {
         plan.run.data?.order = plan.dataOrder
-        if let order = seen["data_order"], plan.run.data == nil, seen["data"] == nil {
+        if let order = seen(.dataOrder), plan.run.data == nil, seen(.data) == nil {
             error("'data_order' needs 'data' (the CSV file whose rows respondents take)", at: order.keyLocation)
         }
         var uses = templates
@@ -36,10 +36,10 @@ extension PlanDecoder {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             if s.text.contains("${") { uses.append(TemplateUse(key, s)) }
         }
-        if !plan.run.api.captures.isEmpty, plan.run.api.login == nil, let capture = seen["api.capture"] {
+        if !plan.run.api.captures.isEmpty, plan.run.api.login == nil, let capture = seen(.apiCapture) {
             error("'api.capture' needs 'api.login': captures are taken from the login's response", at: capture.keyLocation)
         }
-        if plan.run.api.loginBody != nil, plan.run.api.login == nil, let body = seen["api.login_body"] {
+        if plan.run.api.loginBody != nil, plan.run.api.login == nil, let body = seen(.apiLoginBody) {
             error("'api.login_body' needs 'api.login'", at: body.keyLocation)
         }
         for use in uses { check(use, plan) }
@@ -164,7 +164,7 @@ extension PlanDecoder {
             switch variable {
             case .row(let column):
                 guard let data = plan.run.data else {
-                    if seen["data"] == nil {
+                    if seen(.data) == nil {
                         error("\(variable) in '\(place)' needs 'data' (a CSV file with a column '\(column)')", at: use.location)
                     }
                     continue

@@ -135,7 +135,7 @@ extension PlanDecoder {
     /// Every threshold's scope is `survey` or a step of the plan's journey, each error at the
     /// threshold's name.
     mutating func checkThresholdScopes(_ plan: Plan) {
-        guard let block = seen["thresholds"] else { return }
+        guard let block = seen(.thresholds) else { return }
         let steps = plan.run.journey.names.map(\.name)
         let scopes = steps + [Threshold.Scope.surveyName]
         for item in entries(block.value, at: "thresholds") {
