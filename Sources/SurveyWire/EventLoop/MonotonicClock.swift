@@ -22,6 +22,7 @@ enum MonotonicClock {
 
 extension Duration {
     /// Whole nanoseconds, never negative: the form due times add up in.
-    @inline(__always)
+    // Inlinable: the walk's targets call it on every attempt and every think.
+    @inlinable @inline(__always)
     package var clampedNanoseconds: UInt64 { UInt64(max(0, nanoseconds)) }
 }

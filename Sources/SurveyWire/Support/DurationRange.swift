@@ -1,7 +1,8 @@
 /// A closed range of durations, such as think time `200ms..1s`; a single value is `d..d`.
 public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
-    var lower: Duration
-    var upper: Duration
+    // Reachable from the inlinable `sample`, which the walk's targets call for every think.
+    @usableFromInline var lower: Duration
+    @usableFromInline var upper: Duration
 
     /// The durations from `lower` to `upper`, both included.
     ///
@@ -24,6 +25,7 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
     public var isZero: Bool { upper == .zero }
 
     /// A uniformly drawn duration in the range (the lower bound when the range is a point).
+    @inlinable
     package func sample(using random: inout some RandomNumberGenerator) -> Duration {
         let lo = lower.nanoseconds
         let hi = upper.nanoseconds
@@ -49,6 +51,7 @@ public struct DurationRange: Sendable, Hashable, CustomStringConvertible {
 
 extension Duration {
     /// Whole nanoseconds, saturating at `Int64.max` for durations too long to count that way.
+    @inlinable
     package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
