@@ -1,7 +1,3 @@
-// Why one file of this length: every list of a loop's connections and each move between them,
-// in one class, so that the invariant (a connection in exactly one list) is checked in one
-// place. Its decisions and its I/O are not yet apart (ARCHITECTURE.md, "Known debts").
-
 import CEpoll
 
 #if canImport(Glibc)
@@ -61,7 +57,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// HTTP/2 connections carrying attempts, sent or waiting for a stream.
     var h2Busy: [HTTP2Connection] = []
     /// HTTP/2 connections that can take another attempt, the last one first.
-    private var h2Ready: [HTTP2Connection] = []
+    var h2Ready: [HTTP2Connection] = []
     private var sweepScheduled = false
     /// TLS connections of this loop in their connect or handshake, and the attempts waiting for
     /// one of them to finish before they may open another (`maxSettingUp`), oldest first.
@@ -149,14 +145,14 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Makes `connection` the HTTP/1.1 connection of `device`, closing the one it held if that
     /// one is open and idle (it could be reached no more).
-    private func own(_ connection: ClientConnection, for device: Device) {
+    func own(_ connection: ClientConnection, for device: Device) {
         if let old = device.http1, old !== connection, ownedIdle.removeSlotted(old) { old.close() }
         device.http1 = connection
     }
 
     /// Makes `connection` the HTTP/2 connection of `device`, closing the one it held if that one
     /// is open and carries nothing; one going away closes itself once it has carried its last.
-    private func own(_ connection: HTTP2Connection, for device: Device) {
+    func own(_ connection: HTTP2Connection, for device: Device) {
         if let old = device.http2, old !== connection, !old.isBusy, !old.isClosed, !old.isGoingAway { old.close() }
         device.http2 = connection
     }
@@ -220,7 +216,7 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     /// A new socket for a connection; nil when none could be had, the attempt then failed.
-    private func openSocket(for continuation: UnsafeContinuation<TransportResult, Never>) -> Int32? {
+    func openSocket(for continuation: UnsafeContinuation<TransportResult, Never>) -> Int32? {
         guard let address else {
             continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
             return nil
@@ -238,63 +234,9 @@ final class ConnectionPool: @unchecked Sendable {
         return fd
     }
 
-    // MARK: HTTP/2
-
-    /// Sends `request` over HTTP/2: on the connection that last had room for it, or a new one
-    /// (`fresh`: a new one in any case).
-    private func startHTTP2(
-        _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool,
-        fresh: Bool = false
-    ) {
-        if let device = request.device { return startOwnHTTP2(device, request, continuation, started: started, reconnect: reconnect) }
-        if !fresh {
-            while let candidate = h2Ready.last {
-                guard candidate.hasCapacity else {
-                    noLongerReady(candidate)
-                    continue
-                }
-                candidate.begin(request, continuation, started: started, reconnect: reconnect)
-                if !candidate.hasCapacity { noLongerReady(candidate) }
-                return
-            }
-        }
-        guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
-        guard let fd = openSocket(for: continuation) else { return }
-        let connection = HTTP2Connection(fd: fd, pool: self, capacity: sharing == .shared ? Int.max : 1)
-        if tls != nil { countSettingUp() }
-        connection.begin(request, continuation, started: started, reconnect: reconnect)
-        if connection.hasCapacity { ready(connection) }
-    }
-
-    /// Sends a respondent's request on a new HTTP/2 connection that becomes its own: one stream
-    /// at a time, never offered to others. Its callers tried the one it holds first
-    /// (`startOnOwn`), or must not (a GOAWAY's `reconnect`).
-    private func startOwnHTTP2(
-        _ device: Device, _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64,
-        reconnect: Bool
-    ) {
-        guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
-        guard let fd = openSocket(for: continuation) else { return }
-        let connection = HTTP2Connection(fd: fd, pool: self, capacity: 1, owned: true)
-        if tls != nil { countSettingUp() }
-        own(connection, for: device)
-        ownedHTTP2[ObjectIdentifier(connection)] = connection
-        connection.begin(request, continuation, started: started, reconnect: reconnect)
-    }
-
-    /// Closes the connections of `device`, whose respondent has left. One still carrying an
-    /// attempt (none should) closes when the run's client does.
-    func release(_ device: Device) {
-        device.released = true
-        if let own = device.http1, ownedIdle.removeSlotted(own) { own.close() }
-        if let own = device.http2, !own.isBusy { own.close() }
-        device.http1 = nil
-        device.http2 = nil
-    }
-
     /// Whether a new connection may be opened now; when not, the attempt waits its turn
     /// (`maxSettingUp`) and false is returned.
-    private func mayOpen(
+    func mayOpen(
         _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
     ) -> Bool {
         guard tls != nil, settingUp >= Self.maxSettingUp else { return true }
@@ -306,7 +248,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// The most TLS connections this loop had in set-up at once (for tests).
     private(set) var settingUpPeak = 0
 
-    private func countSettingUp() {
+    func countSettingUp() {
         settingUp += 1
         settingUpPeak = max(settingUpPeak, settingUp)
     }

@@ -1,7 +1,3 @@
-// Why one file of this length: RFC 9113's rules for a client's connection, frame by frame, with
-// the bounds against a hostile server beside the rules they guard. It mirrors
-// HTTP2ServerMachine (ARCHITECTURE.md, "Known debts").
-
 /// The client's side of one HTTP/2 connection (RFC 9113) as a state machine of bytes: what the
 /// connection reads goes in, what it must write comes out, and what the streams became is
 /// reported as events. No sockets, no clock: the connection that owns it does the I/O, so
@@ -61,7 +57,7 @@ struct HTTP2ClientMachine: Sendable {
         case tooLarge(stream: UInt32)
     }
 
-    private struct Stream: Sendable {
+    struct Stream: Sendable {
         var sendWindow: Int
         var receiveWindow: Int
         /// Body bytes still to send, held by flow control, and whether the request ends with them.
@@ -81,8 +77,8 @@ struct HTTP2ClientMachine: Sendable {
 
     let settings: Settings
     private var encoder = HPACKEncoder()
-    private var decoder: HPACKDecoder
-    private var streams: [UInt32: Stream] = [:]
+    var decoder: HPACKDecoder
+    var streams: [UInt32: Stream] = [:]
     private var nextStream: UInt32 = 1
     /// The peer's SETTINGS.
     private(set) var peerMaxConcurrentStreams = Int.max
@@ -101,7 +97,7 @@ struct HTTP2ClientMachine: Sendable {
     /// Whether the peer's SETTINGS have come (its limit of concurrent streams is known).
     private(set) var peerSettingsReceived = false
     /// PING and SETTINGS frames since the last response.
-    private var controlFrames = 0
+    var controlFrames = 0
     /// Set once the peer sent GOAWAY: no new stream.
     private(set) var goingAway = false
 
@@ -392,64 +388,4 @@ struct HTTP2ClientMachine: Sendable {
         }
     }
 
-    /// A whole header block: the response's status and fields, or its trailers.
-    private mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
-        // Decoded whatever the stream: the table must see every block (§4.3).
-        let keep = streams[stream]?.keepHeaders ?? false
-        var status: Int?
-        var statusValid = true
-        var fields: [HPACK.Field] = []
-        do throws(HPACK.DecodingError) {
-            try decoder.decode(block, wanting: { keep || $0 == Self.statusName || $0 == Self.retryAfterName }) { field in
-                if field.name.elementsEqual(Self.statusName) {
-                    if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
-                        status = value
-                    } else {
-                        statusValid = false
-                    }
-                } else if keep || field.name.elementsEqual(Self.retryAfterName) {
-                    fields.append(field)
-                }
-            }
-        } catch {
-            throw HTTP2Failure(.compressionError, error.description)
-        }
-        guard var state = streams[stream] else { return }
-        if state.status == nil {
-            guard let status, statusValid else {
-                streams[stream] = nil
-                events.append(.reset(stream: stream, error: .protocolError))
-                return
-            }
-            // An interim response (1xx) is skipped; the final one follows.
-            if status >= 200 {
-                state.status = status
-                state.headers = fields
-            }
-        } else {
-            state.headers += fields
-        }
-        if endStream, let status = state.status {
-            streams[stream] = nil
-            controlFrames = 0
-            events.append(
-                .response(stream: stream, Response(status: status, headers: state.headers, body: state.body, bodyBytes: state.bodyBytes)))
-            return
-        }
-        streams[stream] = state
-    }
-
-    private static let statusName = Array(":status".utf8)
-    private static let retryAfterName = Array("retry-after".utf8)
-
-    /// The decimal number `bytes` spell, digits only.
-    private static func number(_ bytes: [UInt8]) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
-        var value = 0
-        for byte in bytes {
-            guard byte >= 0x30 && byte <= 0x39 else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
-    }
 }

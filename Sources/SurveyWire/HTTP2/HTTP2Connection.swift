@@ -1,8 +1,3 @@
-// Why one file of this length: one connection's life on the loop — connect, TLS and ALPN (and
-// the hand-over to HTTP/1.1 when the server picks it), streams in and out, timeouts, GOAWAY and
-// reconnects — as one class whose state only its loop touches. Its set-up repeats
-// ClientConnection's (ARCHITECTURE.md, "Known debts").
-
 import CEpoll
 
 #if canImport(Glibc)
@@ -21,7 +16,7 @@ import CEpoll
 /// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`
 /// (or to the hand-over), and is in its pool's busy list while it has attempts.
 final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
-    private enum Phase { case connecting, handshaking, open, closed }
+    enum Phase { case connecting, handshaking, open, closed }
 
     /// One attempt on this connection: waiting for a stream, or sent on one.
     struct Exchange {
@@ -43,23 +38,23 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     let capacity: Int
     /// Whether it is one respondent's own (`Device`): never listed for others' attempts.
     let owned: Bool
-    private var token: UInt64 = 0
-    private var registered = false
-    private var phase = Phase.connecting
-    private var stream: SocketStream
-    private var machine: HTTP2ClientMachine
-    private var output: [UInt8] = []
+    var token: UInt64 = 0
+    var registered = false
+    var phase = Phase.connecting
+    var stream: SocketStream
+    var machine: HTTP2ClientMachine
+    var output: [UInt8] = []
     private var written = 0
-    private var watching: SocketStream.Wait = .readable
+    var watching: SocketStream.Wait = .readable
     /// Attempts waiting for the connection to open, or for a stream under the server's limit.
-    private var waiting: [Exchange] = []
+    var waiting: [Exchange] = []
     /// Attempts sent, by stream.
-    private var exchanges: [UInt32: Exchange] = [:]
+    var exchanges: [UInt32: Exchange] = [:]
     /// What the first attempt sent on it reports: the connection new, its connect and handshake.
-    private var opening: ConnectionInfo?
-    private let wire: WireProtocol
-    private var connectedAt: UInt64 = 0
-    private var connectExpiry: UInt64 = .max
+    var opening: ConnectionInfo?
+    let wire: WireProtocol
+    var connectedAt: UInt64 = 0
+    var connectExpiry: UInt64 = .max
     private var resumptionKept = false
     /// Whether any byte came from the server since the connection opened.
     private var heard = false
@@ -71,8 +66,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     /// The most bytes waiting to be written before the server counts as not reading: a server
     /// that floods PINGs and never reads their acknowledgments would grow them without end.
     private static let maxUnwritten = 4 << 20
-    private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
-    private static let writable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue
+    static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+    static let writable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue
 
     init(fd: Int32, pool: ConnectionPool, capacity: Int, owned: Bool = false) {
         self.fd = fd
@@ -89,7 +84,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     }
 
     /// Its set-up ended, well or not: the pool may let another begin.
-    private func setUpEnded() {
+    func setUpEnded() {
         guard settingUp else { return }
         settingUp = false
         pool.setUpEnded()
@@ -133,124 +128,12 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     /// When the connect began: an attempt that waited for a connection's set-up to end
     /// (`ConnectionPool.maxSettingUp`) began before it.
-    private var connectBegan: UInt64 = 0
-
-    private func connect() {
-        connectBegan = MonotonicClock.now()
-        connectExpiry = min(connectBegan &+ pool.connectTimeout, connectExpiry)
-        switch pool.beginConnect(fd) {
-        case .connected:
-            guard watch(Self.readable) else { return }
-            connected()
-        case .inProgress:
-            guard watch(Self.writable) else { return }
-            watching = .writable
-        case .failed(let kind, let detail):
-            failAll(kind, detail: detail)
-        }
-    }
-
-    private func watch(_ events: UInt32) -> Bool {
-        guard let token = pool.loop.register(fd, events: events, handler: self) else {
-            let error = errno
-            failAll(.localResource, detail: Sockets.describe(error, call: "epoll_ctl()"))
-            return false
-        }
-        self.token = token
-        registered = true
-        return true
-    }
-
-    private func connected() {
-        connectedAt = MonotonicClock.now()
-        let connectTime = Duration.nanoseconds(Int64(connectedAt &- connectBegan))
-        opening = ConnectionInfo(reused: false, connectTime: connectTime, wire: wire)
-        guard let context = pool.tls else { return open() }
-        let tls: TLSConnection
-        do throws(TLSFailure) {
-            tls = try TLSConnection(client: context, fd: fd, host: pool.host, resuming: pool.resumption(for: waiting.first?.request.device))
-        } catch {
-            return failAll(.tlsHandshake, detail: error.reason)
-        }
-        stream = SocketStream(fd: fd, tls: tls)
-        phase = .handshaking
-        shakeHands(tls)
-    }
-
-    private func shakeHands(_ tls: TLSConnection) {
-        switch tls.handshake() {
-        case .done:
-            opening?.tlsHandshakeTime = .nanoseconds(Int64(MonotonicClock.now() &- connectedAt))
-            opening?.tls = "\(tls.protocolVersion) \(tls.cipher ?? "")"
-            opening?.tlsResumed = tls.resumed
-            let agreed = tls.applicationProtocol
-            setUpEnded()
-            guard agreed == "h2" else { return declined(agreed) }
-            open()
-        case .wantRead:
-            watch(.readable)
-        case .wantWrite:
-            watch(.writable)
-        case .failed(let failure):
-            // A server without h2 that answers an offer of h2 alone with an alert: the plan's
-            // version, not TLS, is what failed.
-            if pool.version == .http2, failure.reason.contains("no application protocol") {
-                return failAll(
-                    .protocolError, detail: "the server does not speak HTTP/2 over TLS: offered h2 by ALPN, it refused (\(failure.reason))")
-            }
-            // Under `auto` no protocol was agreed: HTTP/2 had no part, and the attempts count as
-            // HTTP/1.1's, as when the server picks it.
-            if pool.version == .auto { opening?.wire = .http1 }
-            failAll(failure.kind == .certificate ? .tlsCertificate : .tlsHandshake, detail: failure.reason)
-        }
-    }
-
-    /// TLS agreed on another protocol than h2: HTTP/1.1 takes over when the plan allows it;
-    /// when it requires HTTP/2, every attempt fails.
-    private func declined(_ agreed: String?) {
-        guard pool.version == .auto else {
-            let chosen = agreed.map { "chose \($0)" } ?? "chose no protocol"
-            return failAll(.protocolError, detail: "the server does not speak HTTP/2 over TLS: offered h2 by ALPN, it \(chosen)")
-        }
-        pool.negotiated = .http1
-        // Its attempts ran out of time during the handshake: nothing to hand over.
-        guard !waiting.isEmpty else { return failAll(.connectionClosed, detail: nil) }
-        var handed = waiting
-        waiting = []
-        exchanges = [:]
-        pool.leaveBusy(self)
-        pool.noLongerReady(self)
-        if registered {
-            pool.loop.deregister(fd, token: token)
-            registered = false
-        }
-        phase = .closed
-        let first = handed.removeFirst()
-        var info = opening ?? ConnectionInfo(reused: false)
-        info.reconnected = first.reconnect
-        info.wire = .http1
-        pool.adopt(fd: fd, stream: stream, info: info, first)
-        stream = SocketStream(fd: fd, tls: nil)
-        // The others never left: they go out on HTTP/1.1 connections of their own, their start kept.
-        for exchange in handed {
-            pool.restart(exchange.request, exchange.continuation, started: exchange.started, reconnect: exchange.reconnect)
-        }
-    }
-
-    /// The connection speaks HTTP/2: the preface and SETTINGS, then the waiting requests.
-    private func open() {
-        phase = .open
-        // The latest handshake says what the server speaks now.
-        pool.negotiated = wire
-        machine.start(into: &output)
-        sendWaiting()
-        flush()
-    }
+    var connectBegan: UInt64 = 0
 
     // MARK: Streams
 
     /// Sends waiting requests while streams are free.
-    private func sendWaiting() {
+    func sendWaiting() {
         var sentCount = 0
         let scheme = wire == .h2 ? Self.https : Self.http
         while sentCount < waiting.count, exchanges.count < min(capacity, machine.streamLimit), machine.canOpenStream {
@@ -268,80 +151,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     private static let https = Array("https".utf8)
     private static let http = Array("http".utf8)
-
-    /// Encodes a request's header fields for HTTP/2 from the HTTP/1.1 head its template holds,
-    /// straight from its bytes: the pseudo-header fields, then every header with its name in
-    /// lower case (RFC 9113 §8.2), `Host` made `:authority`; the cookies in one `cookie` field,
-    /// and the body's `content-length`. The path, the cookies and the length change from request
-    /// to request and stay out of the dynamic table.
-    static func encode(_ request: HTTPRequest, scheme: [UInt8], encoder: inout HPACKEncoder, into block: inout [UInt8]) {
-        let template = request.template
-        let head = template.head
-        switch template.method {
-        case "GET": encoder.encode(name: methodName, value: getMethod, indexing: .incremental, into: &block)
-        case "POST": encoder.encode(name: methodName, value: postMethod, indexing: .incremental, into: &block)
-        default: encoder.encode(name: methodName, value: Array(template.method.utf8), indexing: .incremental, into: &block)
-        }
-        encoder.encode(name: schemeName, value: scheme, indexing: .incremental, into: &block)
-        // Past the request line, each line is `Name: value` and ends in CRLF (`HTTPRequest.Template`);
-        // `Host` comes first.
-        var index = (head.firstIndex(of: 0x0A) ?? head.count - 1) + 1
-        var name: [UInt8] = []
-        var pathWritten = false
-        while index < head.count {
-            guard let colon = head[index...].firstIndex(of: 0x3A), let end = head[colon...].firstIndex(of: 0x0D) else { break }
-            var valueStart = colon + 1
-            while valueStart < end, head[valueStart] == 0x20 { valueStart += 1 }
-            name.removeAll(keepingCapacity: true)
-            for byte in head[index..<colon] { name.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
-            if name == hostName {
-                encoder.encode(name: authorityName, value: head[valueStart..<end], indexing: .incremental, into: &block)
-                encoder.encode(name: pathName, value: template.path.utf8, indexing: .without, into: &block)
-                pathWritten = true
-            } else {
-                encoder.encode(name: name, value: head[valueStart..<end], indexing: .incremental, into: &block)
-            }
-            index = end + 2
-        }
-        if !pathWritten { encoder.encode(name: pathName, value: template.path.utf8, indexing: .without, into: &block) }
-        if template.cookie != nil || request.cookies != nil {
-            var cookie = template.cookie ?? []
-            if let cookies = request.cookies {
-                if !cookie.isEmpty { cookie += [0x3B, 0x20] }
-                cookie += cookies
-            }
-            encoder.encode(name: cookieName, value: cookie, indexing: .without, into: &block)
-        }
-        if let body = request.body {
-            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-            )
-            withUnsafeMutableBytes(of: &digits) { buffer in
-                var rest = body.count
-                var start = buffer.count
-                repeat {
-                    start -= 1
-                    buffer[start] = UInt8(0x30 + rest % 10)
-                    rest /= 10
-                } while rest > 0
-                encoder.encode(
-                    name: contentLengthName, value: UnsafeRawBufferPointer(rebasing: buffer[start...]), indexing: .without, into: &block)
-            }
-        }
-    }
-
-    private static let methodName = Array(":method".utf8)
-    private static let getMethod = Array("GET".utf8)
-    private static let postMethod = Array("POST".utf8)
-    private static let schemeName = Array(":scheme".utf8)
-    private static let authorityName = Array(":authority".utf8)
-    private static let pathName = Array(":path".utf8)
-    private static let hostName = Array("host".utf8)
-    private static let cookieName = Array("cookie".utf8)
-    private static let contentLengthName = Array("content-length".utf8)
-    private static let http1Answer = Array("HTTP/1.".utf8)
-    private static let retryAfterName = Array("retry-after".utf8)
-    private static let setCookieName = Array("set-cookie".utf8)
 
     // MARK: Events
 
@@ -370,7 +179,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         }
     }
 
-    private func watch(_ wait: SocketStream.Wait) {
+    func watch(_ wait: SocketStream.Wait) {
         guard wait != watching, registered else { return }
         pool.loop.modify(fd, token: token, events: wait == .writable ? Self.writable : Self.readable)
         watching = wait
@@ -389,7 +198,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         flush()
     }
 
-    private func flush() {
+    func flush() {
         guard phase == .open, written < output.count else { return }
         switch stream.write(output, from: &written) {
         case .done:

@@ -1,8 +1,3 @@
-// Why one file of this length: RFC 9113's rules for a server's connection, frame by frame, with
-// every bound against a hostile client beside the rule it guards; read together or not at all.
-// Much of it mirrors HTTP2ClientMachine (SETTINGS, windows, GOAWAY): one machine with a role
-// would take that half away (ARCHITECTURE.md, "Known debts").
-
 /// The server's side of one HTTP/2 connection (RFC 9113) as a state machine of bytes, the
 /// mirror of `HTTP2ClientMachine`: what the connection reads goes in, what it must write comes
 /// out, and the requests the client completed are reported as events, each already the
@@ -67,7 +62,7 @@ struct HTTP2ServerMachine: Sendable {
         case goAway(lastStream: UInt32, error: HTTP2Error)
     }
 
-    private struct Stream: Sendable {
+    struct Stream: Sendable {
         var fields: [HPACK.Field] = []
         var body: [UInt8] = []
         var receiveWindow: Int
@@ -93,27 +88,27 @@ struct HTTP2ServerMachine: Sendable {
     }
 
     let settings: Settings
-    private var encoder = HPACKEncoder()
-    private var decoder: HPACKDecoder
-    private var streams: [UInt32: Stream] = [:]
+    var encoder = HPACKEncoder()
+    var decoder: HPACKDecoder
+    var streams: [UInt32: Stream] = [:]
     /// The preface's bytes still expected; 0 once read.
     private var prefaceLeft = HTTP2Frame.preface.count
     private var clientSettingsReceived = false
     /// The highest stream the client opened.
-    private(set) var lastClientStream: UInt32 = 0
+    var lastClientStream: UInt32 = 0
     /// The highest stream whose request went to the handler.
-    private(set) var lastProcessedStream: UInt32 = 0
-    private var peerInitialWindow = 65_535
-    private var peerMaxFrameSize = HTTP2Frame.defaultMaxFrameSize
-    private var connectionSendWindow = 65_535
-    private var connectionReceiveWindow = 65_535
-    private var connectionUnreturned = 0
+    var lastProcessedStream: UInt32 = 0
+    var peerInitialWindow = 65_535
+    var peerMaxFrameSize = HTTP2Frame.defaultMaxFrameSize
+    var connectionSendWindow = 65_535
+    var connectionReceiveWindow = 65_535
+    var connectionUnreturned = 0
     /// The window a new stream starts with: RFC 9113's until the client acknowledged this end's
     /// SETTINGS, whose window it may not have seen before sending.
-    private var receiveInitialWindow = 65_535
+    var receiveInitialWindow = 65_535
     private var input: [UInt8] = []
     private var continuing: (stream: UInt32, block: [UInt8], endStream: Bool)?
-    private var controlFrames = 0
+    var controlFrames = 0
     /// Set once this end sent GOAWAY: streams above this one are not processed.
     private(set) var goAwayLastStream: UInt32?
     /// Set once the client sent GOAWAY.
@@ -227,122 +222,7 @@ struct HTTP2ServerMachine: Sendable {
         HTTP2Frame.resetStream(stream: id, error: error).write(into: &output)
     }
 
-    /// Answers a stream: `:status`, then `fields` (lowercase names), then `body` as the windows
-    /// allow, the rest as they open. For a HEAD request the body is not sent.
-    mutating func respond(_ id: UInt32, status: Int, fields: [HPACK.Field], body: [UInt8], into output: inout [UInt8]) {
-        let head = streams[id]?.head ?? false
-        sendHeaders(id, status: status, fields: fields, endStream: body.isEmpty || head, into: &output)
-        if !body.isEmpty && !head { sendData(id, body, endStream: true, into: &output) }
-    }
-
-    /// Sends a stream's response HEADERS (and CONTINUATIONs past the client's frame size).
-    mutating func sendHeaders(_ id: UInt32, status: Int, fields: [HPACK.Field], endStream: Bool, into output: inout [UInt8]) {
-        guard var state = streams[id], !state.responding else { return }
-        sendBlock(id, [HPACK.Field(":status", String(status))] + fields, endStream: endStream, into: &output)
-        state.responding = true
-        state.ended = endStream
-        streams[id] = state
-        if endStream { finished(id, into: &output) }
-    }
-
-    /// Sends a malformed response (§8.1.1): a header block without `:status`, ending the stream;
-    /// the client treats that stream, and only it, as broken.
-    mutating func sendMalformed(_ id: UInt32, into output: inout [UInt8]) {
-        guard var state = streams[id], !state.responding else { return }
-        sendBlock(id, [HPACK.Field("server", "survey-bot")], endStream: true, into: &output)
-        state.responding = true
-        state.ended = true
-        streams[id] = state
-        finished(id, into: &output)
-    }
-
-    private mutating func sendBlock(_ id: UInt32, _ fields: [HPACK.Field], endStream: Bool, into output: inout [UInt8]) {
-        var block: [UInt8] = []
-        encoder.encode(fields, into: &block)
-        var offset = 0
-        repeat {
-            let end = min(block.count, offset + peerMaxFrameSize)
-            let fragment = Array(block[offset..<end])
-            if offset == 0 {
-                HTTP2Frame.headers(stream: id, fragment: fragment, endStream: endStream, endHeaders: end == block.count).write(
-                    into: &output)
-            } else {
-                HTTP2Frame.continuation(stream: id, fragment: fragment, endHeaders: end == block.count).write(into: &output)
-            }
-            offset = end
-        } while offset < block.count
-    }
-
-    /// Sends body bytes on a stream whose HEADERS went out: now within the windows, the rest as
-    /// they open; `endStream` ends the response with the last of them.
-    mutating func sendData(_ id: UInt32, _ bytes: [UInt8], endStream: Bool, into output: inout [UInt8]) {
-        guard var state = streams[id], state.responding, !state.ended else { return }
-        if state.pendingOffset == state.pending.count {
-            state.pending = bytes
-            state.pendingOffset = 0
-        } else {
-            state.pending += bytes
-        }
-        state.endAfterPending = endStream
-        state.ended = endStream
-        streams[id] = state
-        flush(id, into: &output)
-    }
-
-    /// Sends what the windows allow of a stream's waiting body.
-    private mutating func flush(_ id: UInt32, into output: inout [UInt8]) {
-        guard var state = streams[id] else { return }
-        while state.pendingOffset < state.pending.count {
-            let allowed = min(
-                state.sendWindow, connectionSendWindow, peerMaxFrameSize, state.pending.count - state.pendingOffset, writeAllowance)
-            guard allowed > 0 else { break }
-            writeAllowance -= allowed
-            let end = state.pendingOffset + allowed
-            let last = end == state.pending.count && state.endAfterPending
-            HTTP2Frame.data(stream: id, data: Array(state.pending[state.pendingOffset..<end]), endStream: last).write(into: &output)
-            state.pendingOffset = end
-            state.sendWindow -= allowed
-            connectionSendWindow -= allowed
-        }
-        let done = state.pendingOffset == state.pending.count
-        if done {
-            if state.endAfterPending && state.pending.isEmpty {
-                // An empty end: a frame of its own.
-                HTTP2Frame.data(stream: id, data: [], endStream: true).write(into: &output)
-            }
-            state.pending = []
-            state.pendingOffset = 0
-        }
-        streams[id] = state
-        if done && state.endAfterPending { finished(id, into: &output) }
-    }
-
-    /// The response went out whole: the stream closes once the client ended its side too; one
-    /// that is still sending is reset with NO_ERROR, its request answered (§8.1).
-    private mutating func finished(_ id: UInt32, into output: inout [UInt8]) {
-        guard let state = streams.removeValue(forKey: id) else { return }
-        controlFrames = 0
-        if state.receiving { HTTP2Frame.resetStream(stream: id, error: .noError).write(into: &output) }
-    }
-
-    /// Gives back every window read so far (the connection's and each receiving stream's) by
-    /// WINDOW_UPDATE: how a connection with a slow window lets the client go on.
-    mutating func returnWindows(into output: inout [UInt8]) {
-        if connectionUnreturned > 0 {
-            HTTP2Frame.windowUpdate(stream: 0, increment: UInt32(connectionUnreturned)).write(into: &output)
-            connectionReceiveWindow += connectionUnreturned
-            connectionUnreturned = 0
-        }
-        for id in streams.keys.sorted() {
-            guard var state = streams[id], state.receiving, state.unreturned > 0 else { continue }
-            HTTP2Frame.windowUpdate(stream: id, increment: UInt32(state.unreturned)).write(into: &output)
-            state.receiveWindow += state.unreturned
-            state.unreturned = 0
-            streams[id] = state
-        }
-    }
-
-    private mutating func calm(_ what: String) throws(HTTP2Failure) {
+    mutating func calm(_ what: String) throws(HTTP2Failure) {
         controlFrames += 1
         if controlFrames > settings.maxControlFrames {
             throw HTTP2Failure(
@@ -513,7 +393,7 @@ struct HTTP2ServerMachine: Sendable {
 
     /// Answers a request the machine refuses (`413`, `431`, `400`) on its own; the stream closes
     /// as the response ends, reset with NO_ERROR if the client still sends.
-    private mutating func reject(_ id: UInt32, _ state: inout Stream, status: Int, events: inout [Event], output: inout [UInt8]) {
+    mutating func reject(_ id: UInt32, _ state: inout Stream, status: Int, events: inout [Event], output: inout [UInt8]) {
         state.rejected = true
         state.body = []
         state.fields = []
@@ -523,151 +403,4 @@ struct HTTP2ServerMachine: Sendable {
         sendHeaders(id, status: status, fields: fields, endStream: true, into: &output)
     }
 
-    /// A whole header block: a request's fields, or its trailers.
-    private mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event], output: inout [UInt8])
-        throws(HTTP2Failure)
-    {
-        let fields: [HPACK.Field]
-        do throws(HPACK.DecodingError) {
-            // Decoded whatever the stream: the table must see every block (§4.3).
-            fields = try decoder.decode(block)
-        } catch {
-            throw HTTP2Failure(.compressionError, error.description)
-        }
-        if stream <= lastClientStream {
-            // Trailers: they end the request; their fields are not kept.
-            guard var state = streams[stream] else { return }
-            guard endStream else { throw HTTP2Failure(.protocolError, "trailers on stream \(stream) without END_STREAM") }
-            state.receiving = false
-            streams[stream] = state
-            complete(stream, events: &events, output: &output)
-            return
-        }
-        lastClientStream = stream
-        if let last = goAwayLastStream, stream > last {
-            // Going away: not processed, but counted as read (its body, if any, is not awaited).
-            var state = Stream(receiveWindow: receiveInitialWindow, sendWindow: peerInitialWindow)
-            state.fields = fields
-            events.append(.unanswered(stream: stream, request(stream, state)))
-            return
-        }
-        guard streams.count < settings.maxConcurrentStreams else {
-            try calm("a stream above the limit")
-            HTTP2Frame.resetStream(stream: stream, error: .refusedStream).write(into: &output)
-            return
-        }
-        var state = Stream(receiveWindow: receiveInitialWindow, sendWindow: peerInitialWindow)
-        state.receiving = !endStream
-        let listSize = fields.reduce(0) { $0 + $1.size }
-        guard listSize <= settings.maxHeaderListSize else {
-            reject(stream, &state, status: 431, events: &events, output: &output)
-            return
-        }
-        state.fields = fields
-        guard case .valid(let length) = Self.check(fields) else {
-            // Malformed (§8.1.1): a stream error.
-            events.append(.rejected(stream: stream, status: 400))
-            HTTP2Frame.resetStream(stream: stream, error: .protocolError).write(into: &output)
-            return
-        }
-        state.expectedLength = length
-        state.head = fields.contains { $0.name.elementsEqual(":method".utf8) && $0.value.elementsEqual("HEAD".utf8) }
-        streams[stream] = state
-        if endStream { complete(stream, events: &events, output: &output) }
-    }
-
-    /// The request on `stream` is whole: it goes to the handler, unless its body's length is
-    /// not what `content-length` said.
-    private mutating func complete(_ id: UInt32, events: inout [Event], output: inout [UInt8]) {
-        guard let state = streams[id], !state.rejected else { return }
-        if let expected = state.expectedLength, expected != state.body.count {
-            streams[id] = nil
-            events.append(.rejected(stream: id, status: 400))
-            HTTP2Frame.resetStream(stream: id, error: .protocolError).write(into: &output)
-            return
-        }
-        lastProcessedStream = max(lastProcessedStream, id)
-        streams[id]?.fields = []
-        streams[id]?.body = []
-        streams[id]?.dispatched = true
-        events.append(.request(stream: id, request(id, state)))
-    }
-
-    /// The request a stream's fields and body make, as the HTTP/1.1 server would hand it over.
-    private func request(_ id: UInt32, _ state: Stream) -> HTTPServerRequest {
-        var method = ""
-        var path = ""
-        var authority: String?
-        var cookies: [String] = []
-        var authorization: String?
-        var headers: [HTTPHeader] = []
-        for field in state.fields {
-            let name = String(decoding: field.name, as: UTF8.self)
-            let value = String(decoding: field.value, as: UTF8.self)
-            switch name {
-            case ":method": method = value
-            case ":path": path = value
-            case ":authority": authority = value
-            case ":scheme": break
-            case "cookie": cookies.append(value)
-            case "authorization": authorization = value
-            default: break
-            }
-            if settings.credentials && !name.hasPrefix(":") { headers.append(HTTPHeader(name: name, value: value)) }
-        }
-        var request = HTTPServerRequest(method: method, path: path, body: state.body, loopIndex: settings.loopIndex)
-        if settings.credentials {
-            request.authorization = authorization
-            request.cookie = cookies.isEmpty ? nil : cookies.joined(separator: "; ")
-            if let authority { headers.insert(HTTPHeader(name: "host", value: authority), at: 0) }
-            request.headers = headers
-        }
-        return request
-    }
-
-    private enum Validity {
-        case malformed
-        /// Well formed; the body's length when `content-length` gives it.
-        case valid(contentLength: Int?)
-    }
-
-    /// Checks a request's fields (§8.3.1): the pseudo-header fields a request needs and no other,
-    /// before the regular ones, no uppercase names, no connection-specific fields, one
-    /// `content-length` at most.
-    private static func check(_ fields: [HPACK.Field]) -> Validity {
-        var method = false
-        var scheme = false
-        var path = false
-        var regular = false
-        var length: Int?
-        for field in fields {
-            if field.name.first == UInt8(ascii: ":") {
-                guard !regular else { return .malformed }
-                switch String(decoding: field.name, as: UTF8.self) {
-                case ":method": method = true
-                case ":scheme": scheme = true
-                case ":path":
-                    guard !field.value.isEmpty else { return .malformed }
-                    path = true
-                case ":authority": break
-                default: return .malformed
-                }
-                continue
-            }
-            regular = true
-            guard !field.name.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return .malformed }
-            switch String(decoding: field.name, as: UTF8.self) {
-            case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": return .malformed
-            case "te" where !field.value.elementsEqual("trailers".utf8): return .malformed
-            case "content-length":
-                guard let value = Int(String(decoding: field.value, as: UTF8.self)), value >= 0, length == nil || length == value else {
-                    return .malformed
-                }
-                length = value
-            default: break
-            }
-        }
-        guard method, scheme, path else { return .malformed }
-        return .valid(contentLength: length)
-    }
 }
