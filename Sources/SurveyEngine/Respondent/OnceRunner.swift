@@ -12,11 +12,7 @@ extension OnceRunner: StepRunner {
     ) -> StepTurn {
         place.moveOn()
         if tally.isAbandoned, !step.always || !respondent.hasSession(for: step) { return .skip }
-        respondent.captureMissing = false
-        respondent.asking = -1
-        place.answers = 0
-        let think = step.think.map { $0.sample(using: &respondent.random).clampedNanoseconds } ?? 0
-        return .call(Respondent.NextCall(step: step.position, request: respondent.onceRequest(step, context), think: think))
+        return respondent.callWithoutAnswers(step, &place, context)
     }
 
     static func called(

@@ -52,6 +52,16 @@ extension Respondent {
         return true
     }
 
+    /// The call of a step that sends no answers: its own request, after its own think time (none
+    /// without one); the step's earlier outcome forgotten. What a step run once sends, each time.
+    mutating func callWithoutAnswers(_ step: CompiledStep, _ place: inout Place, _ context: SurveyContext) -> StepTurn {
+        captureMissing = false
+        asking = -1
+        place.answers = 0
+        let think = step.think.map { $0.sample(using: &random).clampedNanoseconds } ?? 0
+        return .call(NextCall(step: step.position, request: onceRequest(step, context), think: think))
+    }
+
     /// Ends the walk for the run's stop, if it is stopping: true when it is, `tally` saying how
     /// the respondent ended.
     static func stopping(_ tally: inout RespondentResult, _ context: SurveyContext) -> Bool {

@@ -29,11 +29,7 @@ private enum TwiceRunner: StepRunner {
         }
         if Respondent.stopping(&tally, context) { return .stop }
         place.round += 1
-        respondent.captureMissing = false
-        respondent.asking = -1
-        place.answers = 0
-        let think = step.think.map { $0.sample(using: &respondent.random).clampedNanoseconds } ?? 0
-        return .call(Respondent.NextCall(step: step.position, request: respondent.onceRequest(step, context), think: think))
+        return respondent.callWithoutAnswers(step, &place, context)
     }
 
     static func called(
