@@ -16,6 +16,8 @@ public final class Device: @unchecked Sendable {
     var http2: HTTP2Connection?
     /// The TLS session of its last connection, offered when it opens another.
     var resumption: TLSResumption?
+    /// The respondent's own proxy (a data feed's `proxy` column), in place of the run's.
+    package var proxy: HTTPProxy?
     /// Set when its respondent has left: a connection that ends an attempt afterwards closes.
     var released = false
 

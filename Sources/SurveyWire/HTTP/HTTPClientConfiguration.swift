@@ -16,6 +16,10 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     public var version: HTTPVersion = .auto
     /// How respondents hold connections (a plan's `connections`).
     public var sharing: ConnectionSharing = .perRequest
+    /// The proxy every connection goes through, nil for none: the run's, resolved for its
+    /// target from the plan, `--proxy` or the environment (a respondent's own, from the data
+    /// feed, rides on its `Device`).
+    public var proxy: HTTPProxy?
 
     /// Limits: 5 s for the whole attempt, the connect within it, and a 1 MiB body; TLS verified
     /// against the system's certificates; unless given.
