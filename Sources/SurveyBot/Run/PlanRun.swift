@@ -201,9 +201,7 @@ final class PlanRun {
 
         let transport: HTTPClient
         do throws(TLSSetupError) {
-            var client = configuration.client
-            client.timeout = configuration.longestTimeout
-            transport = try HTTPClient(target: target, group: group, configuration: client)
+            transport = try HTTPClient(target: target, group: group, configuration: configuration.client)
         } catch {
             throw SetupError(description: plan.redacting(error.description))
         }

@@ -26,8 +26,8 @@ final class CompiledStep: Sendable {
     let retry: RetryPolicy
     /// Its own think time; nil where it has none.
     let think: ThinkTime?
-    /// Its timeout per attempt in nanoseconds where it differs from the transport's
-    /// (`RunConfiguration.longestTimeout`); 0 where it does not.
+    /// Its own timeout per attempt in nanoseconds (`HTTPRequest.timeout`); 0 where it has none,
+    /// and the client's applies.
     let timeout: UInt64
     /// Where its response lists the questions, with the journey's question fields; nil for none.
     let questions: SurveyQuestion.Shape?
@@ -55,8 +55,7 @@ final class CompiledStep: Sendable {
         expect = step.expect
         retry = configuration.retry[step.step]
         think = step.think
-        let timeout = step.timeout ?? configuration.client.timeout
-        self.timeout = timeout == configuration.longestTimeout ? 0 : timeout.clampedNanoseconds
+        timeout = step.timeout.map { max(1, $0.clampedNanoseconds) } ?? 0
         questions = step.questions.map { shape in
             var shape = shape
             shape.fields = journey.questionFields

@@ -19,7 +19,6 @@ extension Respondent {
         var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.renderBody(values), collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
-        request.cutoff = context.cutoff
         request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return request
     }
@@ -68,7 +67,6 @@ extension Respondent {
         request.collectBody = recipe.readsBody
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
-        request.cutoff = context.cutoff
         request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return (request, think)
     }
@@ -133,7 +131,6 @@ extension Respondent {
             collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
-        request.cutoff = context.cutoff
         request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return (request, think, answered)
     }

@@ -203,10 +203,10 @@ struct Respondent: Sendable {
     private mutating func call(_ step: Int, _ request: inout HTTPRequest, _ context: SurveyContext) async -> CallResult {
         context.budget.callStarted()
         var state = CallState()
+        request.timeout = context.steps[step].timeout
         while true {
             let start = context.clock.now()
             if context.cookies { attachCookies(&request, now: start) }
-            Self.limit(&request, from: start, step, context)
             // Awaited here, not in a `send` of the transport's: no frame of its own.
             let result = await withUnsafeContinuation { context.transport.start(request, $0) }
             if context.cookies { keepCookies(result, request, context) }
@@ -222,15 +222,6 @@ struct Respondent: Sendable {
                 state.attempt += 1
             }
         }
-    }
-
-    /// Ends the attempt starting at `start` at its step's own timeout, if it has one, or at the
-    /// run's cutoff if that comes first.
-    @inline(never)
-    private static func limit(_ request: inout HTTPRequest, from start: UInt64, _ step: Int, _ context: SurveyContext) {
-        let timeout = context.steps[step].timeout
-        guard timeout > 0 else { return }
-        request.cutoff = min(context.cutoff ?? .max, start &+ timeout)
     }
 
     /// Puts the jar's cookies for the request on it, and asks for the response's.

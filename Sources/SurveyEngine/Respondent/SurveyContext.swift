@@ -43,8 +43,6 @@ final class SurveyContext: Sendable {
     let runStart: UInt64
     /// When the run's duration expires (a reading of `clock`). Nil without a duration.
     let durationDeadline: UInt64?
-    /// `durationDeadline` plus the grace: every attempt ends by then (`HTTPRequest.cutoff`).
-    let cutoff: UInt64?
     let seed: UInt64
     let questionsCache: QuestionsCache
 
@@ -80,10 +78,10 @@ final class SurveyContext: Sendable {
         if let duration = configuration.duration {
             let deadline = runStart &+ duration.clampedNanoseconds
             durationDeadline = deadline
-            cutoff = deadline &+ grace.clampedNanoseconds
+            // Every attempt ends by the duration's end plus the grace, or earlier if the run is.
+            self.earlyEnd.cutoff.lower(to: deadline &+ grace.clampedNanoseconds)
         } else {
             durationDeadline = nil
-            cutoff = nil
         }
         self.seed = seed
         questionsCache = QuestionsCache(lanes: lanes)

@@ -88,12 +88,6 @@ public struct RunConfiguration: Sendable, Hashable {
         (duration == nil ? nil : grace) ?? client.timeout
     }
 
-    /// The longest timeout of an attempt: the run's, or a step's own (`JourneyStep.timeout`).
-    /// The transport is made with it; each step's attempts end at their own.
-    public var longestTimeout: Duration {
-        journey.steps.compactMap(\.timeout).reduce(client.timeout, max)
-    }
-
     /// The steps each respondent takes: the declared journey, else the default one of `api`.
     public var journey: Journey {
         declaredJourney ?? api.journey

@@ -81,8 +81,8 @@ final class ClientConnection: EventHandler, Slotted {
         self.request = request
         self.started = started
         self.reconnect = reconnect
-        expiry = request.expiry(startedAt: started, timeout: pool.timeout)
-        connectExpiry = min(started &+ pool.connectTimeout, expiry)
+        expiry = request.expiry(startedAt: started, clientTimeout: pool.timeout)
+        connectExpiry = HTTPRequest.connectExpiry(begun: started, connectTimeout: pool.connectTimeout, expiry: expiry)
         parser.reset()
         parser.collectBody = request.collectBody
         parser.collectHeaders = request.collectHeaders
@@ -152,7 +152,7 @@ final class ClientConnection: EventHandler, Slotted {
 
     private func connect() {
         connectBegan = MonotonicClock.now()
-        connectExpiry = min(connectBegan &+ pool.connectTimeout, expiry)
+        connectExpiry = HTTPRequest.connectExpiry(begun: connectBegan, connectTimeout: pool.connectTimeout, expiry: expiry)
         switch pool.beginConnect(fd) {
         case .connected:
             guard watch(Self.readable) else { return }
@@ -302,7 +302,7 @@ final class ClientConnection: EventHandler, Slotted {
 
     func checkDeadline(now: UInt64) {
         // A run ended early after the attempt began moves its expiry to the grace after the end.
-        if let cutoff = request?.lateCutoff?.value, cutoff < expiry { expiry = cutoff }
+        if let cutoff = request?.runCutoff?.value, cutoff < expiry { expiry = cutoff }
         if now >= expiry || (phase == .connecting && now >= connectExpiry) {
             fail(.timeout)
         }

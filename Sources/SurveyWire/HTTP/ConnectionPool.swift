@@ -36,7 +36,8 @@ final class ConnectionPool: @unchecked Sendable {
         if let device { device.resumption = session } else { resumption = session }
     }
     let timeout: UInt64
-    let connectTimeout: UInt64
+    /// The connect alone, in nanoseconds, when the configuration sets it; else an attempt's own timeout.
+    let connectTimeout: UInt64?
     let maxBodyBytes: Int
     let maxHeadBytes: Int
     /// Where new connections get their sockets.
@@ -94,7 +95,7 @@ final class ConnectionPool: @unchecked Sendable {
         self.host = host
         self.tls = tls
         timeout = configuration.timeout.clampedNanoseconds
-        connectTimeout = min(configuration.connectTimeout?.clampedNanoseconds ?? timeout, timeout)
+        connectTimeout = configuration.connectTimeout?.clampedNanoseconds
         maxBodyBytes = configuration.maxBodyBytes
         maxHeadBytes = configuration.maxHeadBytes
         version = configuration.version
@@ -308,7 +309,7 @@ final class ConnectionPool: @unchecked Sendable {
         var kept: [Pending] = []
         for index in pendingHead..<pending.count {
             let item = pending[index]
-            let expiry = item.request.expiry(startedAt: item.started, timeout: timeout)
+            let expiry = item.request.expiry(startedAt: item.started, clientTimeout: timeout)
             if now >= expiry {
                 let waited = Duration.nanoseconds(Int64(now &- item.started))
                 item.continuation.resume(returning: .failure(.timeout, requestSent: false, serviceTime: waited))

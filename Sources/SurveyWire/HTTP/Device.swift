@@ -6,8 +6,8 @@
 /// Touched only on the thread of the loop its connections live on: the loop of its first
 /// request, to which the client sends each later one.
 public final class Device: @unchecked Sendable {
-    /// The run's late cutoff, which the respondent's requests carry through it.
-    let cutoff: LateCutoff
+    /// The run's cutoff, which the respondent's requests carry through it.
+    let cutoff: RunCutoff
     /// The loop its connections live on (its index in the group); nil before its first request.
     var loop: Int?
     /// Its HTTP/1.1 connection, idle between its requests or carrying one.
@@ -21,7 +21,7 @@ public final class Device: @unchecked Sendable {
     /// Set when its respondent has left: a connection that ends an attempt afterwards closes.
     var released = false
 
-    package init(cutoff: LateCutoff) {
+    package init(cutoff: RunCutoff) {
         self.cutoff = cutoff
     }
 }

@@ -1,9 +1,10 @@
 /// Limits and timeouts of every HTTP attempt, and how https targets are trusted.
 public struct HTTPClientConfiguration: Sendable, Hashable {
-    /// The whole attempt, connect and TLS handshake included: no complete response by then is a
-    /// `timeout`. Expiries are checked every 5 ms, so a timeout fires up to 5 ms late.
+    /// The whole attempt, connect and TLS handshake included, of a request without a timeout of
+    /// its own (a step's): no complete response by then is a `timeout`. Expiries are checked
+    /// every 5 ms, so a timeout fires up to 5 ms late.
     public var timeout: Duration
-    /// The connect alone, when shorter than `timeout`; nil means `timeout`.
+    /// The connect alone, within the attempt's timeout; nil: the attempt's timeout alone.
     public var connectTimeout: Duration?
     /// The largest response body read, in bytes (a plan's `max_body`): a longer one, declared or
     /// as it arrives, is `response_too_large` and its connection is closed. At least 1.

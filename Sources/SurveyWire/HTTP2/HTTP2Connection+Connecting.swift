@@ -8,7 +8,7 @@ import CEpoll
 extension HTTP2Connection {
     func connect() {
         connectBegan = MonotonicClock.now()
-        connectExpiry = min(connectBegan &+ pool.connectTimeout, connectExpiry)
+        connectExpiry = HTTPRequest.connectExpiry(begun: connectBegan, connectTimeout: pool.connectTimeout, expiry: connectExpiry)
         switch pool.beginConnect(fd) {
         case .connected:
             guard watch(Self.readable) else { return }

@@ -108,7 +108,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     /// Takes an attempt: sent now when the connection is open and a stream is free, else when one is.
     func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
-        let expiry = request.expiry(startedAt: started, timeout: pool.timeout)
+        let expiry = request.expiry(startedAt: started, clientTimeout: pool.timeout)
         let wasBusy = isBusy
         waiting.append(Exchange(request: request, continuation: continuation, started: started, expiry: expiry, reconnect: reconnect))
         if !wasBusy { pool.enterBusy(self) }
@@ -366,7 +366,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         }
         var expired: [UInt32] = []
         for (id, exchange) in exchanges {
-            let expiry = min(exchange.expiry, exchange.request.lateCutoff?.value ?? .max)
+            let expiry = min(exchange.expiry, exchange.request.runCutoff?.value ?? .max)
             if now >= expiry { expired.append(id) }
         }
         for id in expired.sorted() {
@@ -377,7 +377,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         var index = 0
         while index < waiting.count {
             let exchange = waiting[index]
-            if now >= min(exchange.expiry, exchange.request.lateCutoff?.value ?? .max) {
+            if now >= min(exchange.expiry, exchange.request.runCutoff?.value ?? .max) {
                 waiting.remove(at: index)
                 end(exchange, .failure(.timeout, requestSent: false, serviceTime: elapsed(exchange), connection: nil))
             } else {

@@ -105,35 +105,33 @@ public struct HTTPRequest: Sendable {
         }
     }
 
-    // Declared in this order to pack: the flags fill the byte after the cutoff's tag.
     package let template: Template
     /// The body, or nil for none (no Content-Length is sent for a GET without a body).
     var body: [UInt8]?
     /// The cookies of the respondent's jar for this request (`name=value; …`), sent in the
     /// `Cookie` line after the template's own; nil for none.
     package var cookies: [UInt8]?
-    /// A reading of the run's clock (`EngineClock`; for `HTTPClient`, `MonotonicClock`) at which
-    /// the attempt ends as a `timeout` even if its own timeout has not run out: the end of the
-    /// grace after a run's duration. Nil: the timeout alone.
-    package var cutoff: UInt64?
+    /// Its own timeout in nanoseconds, connect and TLS handshake included (a step's `timeout`);
+    /// 0: the client's (`HTTPClientConfiguration.timeout`).
+    package var timeout: UInt64 = 0
     /// Whose request it is, for the transport: the run's, or a respondent's that holds its own
-    /// connections. One reference for `lateCutoff` and `device`, which a `Device` carries both of:
+    /// connections. One reference for `runCutoff` and `device`, which a `Device` carries both of:
     /// a request, which a waiting respondent holds in its frames, is no larger for it.
     package var scope: Scope?
 
     /// What `scope` may be.
     package enum Scope {
         /// A request of the run's respondents, sent on the loop's shared connections; the run's
-        /// late cutoff.
-        case run(LateCutoff)
+        /// cutoff.
+        case run(RunCutoff)
         /// A request of a respondent that holds its own connections, which carries the run's
-        /// late cutoff too.
+        /// cutoff too.
         case respondent(Device)
     }
 
-    /// A cutoff set later, if one may come: once set, the attempt also ends as a `timeout` at it
-    /// (the early end of a run, plus its grace).
-    var lateCutoff: LateCutoff? {
+    /// The run's cutoff, if the request belongs to a run: the attempt also ends as a `timeout`
+    /// at it (the end of the run's duration, or its early end, plus the grace).
+    var runCutoff: RunCutoff? {
         switch scope {
         case .run(let cutoff): cutoff
         case .respondent(let device): device.cutoff
@@ -142,12 +140,21 @@ public struct HTTPRequest: Sendable {
     }
 
     /// When an attempt of it that started at `started` ends as a `timeout` (readings of the
-    /// loop's clock): `timeout` nanoseconds after its start, or at its cutoff or its late cutoff
-    /// if one comes first. The one place an attempt's expiry is worked out; a late cutoff set
-    /// afterwards is read again while the attempt waits.
+    /// loop's clock): its own timeout after its start (`clientTimeout` when it has none), or the
+    /// run's cutoff if that comes first. The one place an attempt's expiry is worked out; a
+    /// cutoff lowered afterwards is read again while the attempt waits.
     @inline(__always)
-    func expiry(startedAt started: UInt64, timeout: UInt64) -> UInt64 {
-        min(started &+ timeout, cutoff ?? .max, lateCutoff?.value ?? .max)
+    package func expiry(startedAt started: UInt64, clientTimeout: UInt64) -> UInt64 {
+        min(started &+ (timeout == 0 ? clientTimeout : timeout), runCutoff?.value ?? .max)
+    }
+
+    /// When the connect of an attempt expiring at `expiry`, begun at `begun`, ends as a
+    /// `timeout`: `connectTimeout` after it began when one is set, and by `expiry` in any case.
+    @inline(__always)
+    static func connectExpiry(begun: UInt64, connectTimeout: UInt64?, expiry: UInt64) -> UInt64 {
+        guard let connectTimeout else { return expiry }
+        let (end, overflow) = begun.addingReportingOverflow(connectTimeout)
+        return overflow ? expiry : min(end, expiry)
     }
 
     /// Whether the response body is wanted; when not, it is read and dropped.

@@ -94,7 +94,6 @@ import Testing
         #expect(steps[1].body == "YII_CSRF_TOKEN=${session.csrf}&move=movenext&thisstep=${session.step}")
         #expect(steps[2].bodyFormat == .text(contentType: "application/xml"))
         #expect(steps[2].body == #"<r n="${respondent.id}"/>"#)
-        #expect(plan.run.longestTimeout == .seconds(30))
     }
 
     @Test func thresholdsAndOverridesNameTheDeclaredSteps() throws {

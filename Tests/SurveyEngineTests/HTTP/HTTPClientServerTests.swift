@@ -169,6 +169,37 @@ private func deadPort() async throws -> Int {
         }
     }
 
+    /// A request's own timeout (a step's) replaces the client's, longer or shorter, over
+    /// HTTP/1.1 and h2c alike: the client is made with the run's, not the longest of the steps'.
+    @Test(arguments: [HTTPVersion.http1, .http2])
+    func aRequestsOwnTimeoutReplacesTheClients(_ version: HTTPVersion) async throws {
+        let group = EventLoopGroup(threads: 2)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, group: group, http2: version == .http2 ? .init() : nil) { request in
+            request.path == "/slow" ? .after(.milliseconds(400), ok("late")) : .hang
+        }
+        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: server.port)
+        var configuration = HTTPClientConfiguration(timeout: .milliseconds(150))
+        configuration.version = version
+        let client = try HTTPClient(target: target, group: group, configuration: configuration)
+        try await tearingDown(client, server, group) {
+            // Longer than the client's: the answer 400 ms on arrives.
+            var slow = get("/slow", target)
+            slow.timeout = Duration.seconds(60).clampedNanoseconds
+            expectStatus(await client.send(slow), 200, body: "late")
+            // The client's alone: the same answer is too late.
+            expectFailure(await client.send(get("/slow", target)), .timeout)
+            // Shorter than a client's of 60 s: a hanging server is left at the request's 150 ms.
+            let patient = try HTTPClient(target: target, group: group, configuration: .init(timeout: .seconds(60)))
+            var hasty = get("/hang", target)
+            hasty.timeout = Duration.milliseconds(150).clampedNanoseconds
+            let outcome = await patient.send(hasty)
+            await patient.shutdown()
+            expectFailure(outcome, .timeout)
+            #expect(outcome.serviceTime >= .milliseconds(150))
+            #expect(outcome.serviceTime < .seconds(30), "cut at its own timeout, not the client's 60 s")
+        }
+    }
+
     @Test func trickledBodyTimesOutOrArrives() async throws {
         let response = EncodedResponse(HTTPServerResponse(status: 200, body: Array("slow".utf8)))
         try await withServer(timeout: .milliseconds(150), handler: { _ in .trickle(response, interval: .milliseconds(20)) }) {

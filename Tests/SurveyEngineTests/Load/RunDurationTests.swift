@@ -35,11 +35,11 @@ private final class TimedTransport: Transport {
         let method = request.template.method
         let start = clock.now
         let previous = state.withLock { seen in
-            defer { seen.append(Seen(method: method, start: start, cutoff: request.cutoff)) }
+            defer { seen.append(Seen(method: method, start: start, cutoff: request.runCutoff?.value)) }
             return seen.filter { $0.method == method }.count
         }
         let (latency, outcome) = answer(method, previous)
-        let end = min(start + latency.clampedNanoseconds, start + timeout, request.cutoff ?? .max)
+        let end = min(start + latency.clampedNanoseconds, request.expiry(startedAt: start, clientTimeout: timeout))
         clock.advance(by: end - start)
         guard end == start + latency.clampedNanoseconds else {
             continuation.resume(returning: .failure(.timeout, requestSent: true, serviceTime: .nanoseconds(Int64(end - start))))

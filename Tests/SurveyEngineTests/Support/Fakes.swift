@@ -16,8 +16,8 @@ final class ScriptedTransport: Transport {
         var head = ""
         /// The value of the request's one `Cookie` line (the template's, then the jar's); nil for none.
         var cookie: String? = nil
-        /// When the attempt is cut (`HTTPRequest.cutoff`), on the run's clock.
-        var cutoff: UInt64? = nil
+        /// Its own timeout (`HTTPRequest.timeout`), 0 for the client's.
+        var timeout: UInt64 = 0
     }
 
     private let script: @Sendable (Sent, Int) -> TransportResult
@@ -38,7 +38,7 @@ final class ScriptedTransport: Transport {
         let sent = Sent(
             method: request.template.method, path: request.template.path, body: String(decoding: request.body ?? [], as: UTF8.self),
             head: String(decoding: request.template.head, as: UTF8.self),
-            cookie: cookie.isEmpty ? nil : cookie.joined(separator: "; "), cutoff: request.cutoff)
+            cookie: cookie.isEmpty ? nil : cookie.joined(separator: "; "), timeout: request.timeout)
         let previous = state.withLock { state in
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
