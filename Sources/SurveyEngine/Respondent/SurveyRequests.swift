@@ -15,6 +15,9 @@ struct SurveyRequests: Sendable {
         let headers: [(name: String, value: CompiledTemplate)]
         /// ` HTTP/1.1` to the end of the fixed lines (`hostLine(host:headers:)`).
         let hostLine: [UInt8]
+        /// The names of the head's lines, for HTTP/2 (`HTTPRequest.Template.fieldNames`): the
+        /// same in every head the recipe makes.
+        let fieldNames: [[UInt8]]
         /// The JSON body, for the login and a custom submit body.
         let body: CompiledTemplate?
         /// The target's host, and whether it is https: with the filled-in path, where the
@@ -43,7 +46,8 @@ struct SurveyRequests: Sendable {
 
         init(
             method: String, fixed: HTTPRequest.Template?, path: CompiledTemplate, headers: [(name: String, value: CompiledTemplate)],
-            hostLine: [UInt8], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int], readsBody: Bool,
+            hostLine: [UInt8], fieldNames: [[UInt8]], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int],
+            readsBody: Bool,
             readsHeaders: Bool, readsCookies: Bool = false, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil,
             answersValue: CompiledTemplate? = nil, isForm: Bool = false, formFieldsSlot: Int? = nil, formNames: Set<Substring> = []
         ) {
@@ -52,6 +56,7 @@ struct SurveyRequests: Sendable {
             self.path = path
             self.headers = headers
             self.hostLine = hostLine
+            self.fieldNames = fieldNames
             self.body = body
             self.host = host
             self.secure = secure
@@ -119,7 +124,8 @@ struct SurveyRequests: Sendable {
             }
             let path = String(decoding: head[pathStart..<pathEnd], as: UTF8.self)
             return HTTPRequest.Template(
-                method: method, path: path, head: head, cookie: cookie, cookieOrigin: CookieOrigin(host: host, path: path, secure: secure))
+                method: method, path: path, head: head, cookie: cookie, cookieOrigin: CookieOrigin(host: host, path: path, secure: secure),
+                fieldNames: fieldNames)
         }
 
         /// ` HTTP/1.1`, `Host`, and survey-bot's `User-Agent` unless a header gives one.
@@ -228,7 +234,8 @@ struct SurveyRequests: Sendable {
             recipes.append(
                 Recipe(
                     method: step.call.method, fixed: varies ? nil : checked, path: path, headers: headers,
-                    hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), body: bodyTemplate, host: target.host,
+                    hostLine: Recipe.hostLine(host: target.hostHeader, headers: headers), fieldNames: checked.fieldNames,
+                    body: bodyTemplate, host: target.host,
                     secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders,
                     readsCookies: step.readsCookies, answersKey: answersKey, answersItem: answersItem, answersValue: answersValue,
                     isForm: isForm,

@@ -4,13 +4,13 @@ import CEpoll
     import Glibc
 #endif
 
-/// A request's header fields for HTTP/2, encoded straight from the HTTP/1.1 head its template holds.
+/// A request's header fields for HTTP/2, from the field list its template prepared once.
 extension HTTP2Connection {
-    /// Encodes a request's header fields for HTTP/2 from the HTTP/1.1 head its template holds,
-    /// straight from its bytes: the pseudo-header fields, then every header with its name in
-    /// lower case (RFC 9113 §8.2), `Host` made `:authority`; the cookies in one `cookie` field,
-    /// and the body's `content-length`. The path, the cookies and the length change from request
-    /// to request and stay out of the dynamic table.
+    /// Encodes a request's header fields for HTTP/2: the pseudo-header fields, then the
+    /// template's fields (`HTTPRequest.Template.fieldNames`, in lower case, RFC 9113 §8.2), each
+    /// value read in place from its line of the head, `host` made `:authority`; the cookies in one
+    /// `cookie` field, and the body's `content-length`. The path, the cookies and the length
+    /// change from request to request and stay out of the dynamic table.
     static func encode(_ request: HTTPRequest, scheme: [UInt8], encoder: inout HPACKEncoder, into block: inout [UInt8]) {
         let template = request.template
         let head = template.head
@@ -20,27 +20,21 @@ extension HTTP2Connection {
         default: encoder.encode(name: methodName, value: Array(template.method.utf8), indexing: .incremental, into: &block)
         }
         encoder.encode(name: schemeName, value: scheme, indexing: .incremental, into: &block)
-        // Past the request line, each line is `Name: value` and ends in CRLF (`HTTPRequest.Template`);
-        // `Host` comes first.
-        var index = (head.firstIndex(of: 0x0A) ?? head.count - 1) + 1
-        var name: [UInt8] = []
-        var pathWritten = false
-        while index < head.count {
-            guard let colon = head[index...].firstIndex(of: 0x3A), let end = head[colon...].firstIndex(of: 0x0D) else { break }
-            var valueStart = colon + 1
-            while valueStart < end, head[valueStart] == 0x20 { valueStart += 1 }
-            name.removeAll(keepingCapacity: true)
-            for byte in head[index..<colon] { name.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        // Past the request line (`METHOD path HTTP/1.1` and CRLF), each line is `Name: value`
+        // and CRLF, named in order by `fieldNames`; no value holds a CR (`HTTPSyntax`).
+        var index = template.method.utf8.count + 1 + template.path.utf8.count + requestLineEnd.count
+        for name in template.fieldNames {
+            let valueStart = index + name.count + 2
+            var valueEnd = valueStart
+            while valueEnd < head.count, head[valueEnd] != 0x0D { valueEnd += 1 }
             if name == hostName {
-                encoder.encode(name: authorityName, value: head[valueStart..<end], indexing: .incremental, into: &block)
+                encoder.encode(name: authorityName, value: head[valueStart..<valueEnd], indexing: .incremental, into: &block)
                 encoder.encode(name: pathName, value: template.path.utf8, indexing: .without, into: &block)
-                pathWritten = true
             } else {
-                encoder.encode(name: name, value: head[valueStart..<end], indexing: .incremental, into: &block)
+                encoder.encode(name: name, value: head[valueStart..<valueEnd], indexing: .incremental, into: &block)
             }
-            index = end + 2
+            index = valueEnd + 2
         }
-        if !pathWritten { encoder.encode(name: pathName, value: template.path.utf8, indexing: .without, into: &block) }
         if template.cookie != nil || request.cookies != nil {
             var cookie = template.cookie ?? []
             if let cookies = request.cookies {
@@ -74,6 +68,7 @@ extension HTTP2Connection {
     static let authorityName = Array(":authority".utf8)
     static let pathName = Array(":path".utf8)
     static let hostName = Array("host".utf8)
+    static let requestLineEnd = Array(" HTTP/1.1\r\n".utf8)
     static let cookieName = Array("cookie".utf8)
     static let contentLengthName = Array("content-length".utf8)
     static let http1Answer = Array("HTTP/1.".utf8)

@@ -46,6 +46,11 @@ public struct HTTPRequest: Sendable {
         let cookie: [UInt8]?
         /// Where the request goes, as a cookie jar matches it.
         package let cookieOrigin: CookieOrigin
+        /// The names of the head's header lines in order — `host` first —, in lower case: with
+        /// the head, the field list HTTP/2 sends (RFC 9113 §8.2), each value read in place from
+        /// its line (`HTTP2Connection.encode`). Prepared once per template, and shared by the
+        /// templates a respondent fills in from one recipe, whose lines have the same names.
+        package let fieldNames: [[UInt8]]
 
         /// Builds the head once: the request line with `path` (base path included), `Host` for
         /// `target` (its port left out when it is the scheme's default), survey-bot's
@@ -68,17 +73,30 @@ public struct HTTPRequest: Sendable {
             self.headers = headers
             (head, cookie) = Self.head(method: method, path: Array(path.utf8), host: target.hostHeader, headers: headers)
             cookieOrigin = CookieOrigin(host: target.host, path: path, secure: target.scheme == .https)
+            fieldNames = Self.fieldNames(headers)
         }
 
         /// A template of a head built by `head(method:path:host:headers:)` from parts already
-        /// checked: a respondent's own requests, whose variables are filled in.
-        package init(method: String, path: String, head: [UInt8], cookie: [UInt8]?, cookieOrigin: CookieOrigin) {
+        /// checked: a respondent's own requests, whose variables are filled in. `fieldNames` are
+        /// its lines' names, as the template checked once for the same recipe has them.
+        package init(method: String, path: String, head: [UInt8], cookie: [UInt8]?, cookieOrigin: CookieOrigin, fieldNames: [[UInt8]]) {
             self.method = method
             self.path = path
             headers = []
             self.head = head
             self.cookie = cookie
             self.cookieOrigin = cookieOrigin
+            self.fieldNames = fieldNames
+        }
+
+        /// The names of the lines `head(method:path:host:headers:)` writes for `headers`, in
+        /// lower case and in order: `host`, `user-agent` when survey-bot adds its own, then
+        /// each header's but `cookie`.
+        static func fieldNames(_ headers: [HTTPHeader]) -> [[UInt8]] {
+            var names: [[UInt8]] = [Array("host".utf8)]
+            if !headers.contains(where: { $0.name.lowercased() == "user-agent" }) { names.append(Array("user-agent".utf8)) }
+            for header in headers where header.name.lowercased() != "cookie" { names.append(Array(header.name.lowercased().utf8)) }
+            return names
         }
 
         /// The head's bytes, as `init(method:path:target:headers:)` describes them, unchecked,

@@ -84,3 +84,48 @@ private let local = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080)
         #expect(transport.sent.isEmpty)
     }
 }
+
+/// The field list HTTP/2 sends is prepared with the head: the same request, in the same order,
+/// names in lower case, whether the template was built from headers or filled in by a respondent.
+@Suite struct RequestFieldsTests {
+    private static let target = HTTPTarget(scheme: .https, host: "survey.example", port: 8443)
+
+    private static func decoded(_ request: HTTPRequest) throws -> [String] {
+        var encoder = HPACKEncoder()
+        var block: [UInt8] = []
+        HTTP2Connection.encode(request, scheme: Array("https".utf8), encoder: &encoder, into: &block)
+        var decoder = HPACKDecoder()
+        return try decoder.decode(block).map { "\(String(decoding: $0.name, as: UTF8.self)): \(String(decoding: $0.value, as: UTF8.self))" }
+    }
+
+    @Test func aTemplatesFieldsAreItsHeadsLinesInLowerCase() throws {
+        let headers = [
+            HTTPHeader(name: "X-Panel", value: "A 1"), HTTPHeader(name: "Cookie", value: "fixed=1"),
+            HTTPHeader(name: "Accept", value: "application/json"),
+        ]
+        let template = try HTTPRequest.Template(method: "POST", path: "/v1/submit?x=1", target: Self.target, headers: headers)
+        var request = HTTPRequest(template, body: Array("{}".utf8))
+        request.cookies = Array("jar=2".utf8)
+        #expect(
+            try Self.decoded(request) == [
+                ":method: POST", ":scheme: https", ":authority: survey.example:8443", ":path: /v1/submit?x=1",
+                "user-agent: survey-bot/\(ToolVersion.text)", "x-panel: A 1", "accept: application/json", "cookie: fixed=1; jar=2",
+                "content-length: 2",
+            ])
+    }
+
+    @Test func aFilledInTemplateSharesItsRecipesNamesAndReadsItsOwnValues() throws {
+        let headers = [HTTPHeader(name: "User-Agent", value: "app/2"), HTTPHeader(name: "X-Token", value: "t-0042")]
+        let (head, cookie) = HTTPRequest.Template.head(
+            method: "GET", path: Array("/q/42".utf8), host: Self.target.hostHeader, headers: headers)
+        let template = HTTPRequest.Template(
+            method: "GET", path: "/q/42", head: head, cookie: cookie,
+            cookieOrigin: CookieOrigin(host: Self.target.host, path: "/q/42", secure: true),
+            fieldNames: HTTPRequest.Template.fieldNames(headers))
+        #expect(
+            try Self.decoded(HTTPRequest(template)) == [
+                ":method: GET", ":scheme: https", ":authority: survey.example:8443", ":path: /q/42", "user-agent: app/2",
+                "x-token: t-0042",
+            ])
+    }
+}
