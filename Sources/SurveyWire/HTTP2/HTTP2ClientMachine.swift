@@ -70,6 +70,8 @@ struct HTTP2ClientMachine: Sendable {
         var keepBody: Bool
         /// Whether every header field is kept, or only `retry-after` (which retries read).
         var keepHeaders = true
+        /// A stream is dropped once its response ended: while kept, the server still sends.
+        var receiving: Bool { true }
     }
 
     let settings: Settings
@@ -166,7 +168,7 @@ struct HTTP2ClientMachine: Sendable {
         stream.keepHeaders = keepHeaders
         if !body.isEmpty { stream.outbound.append(body, endStream: true) }
         connection.streams[id] = stream
-        _ = connection.flush(id, into: &output)
+        connection.flush(id, into: &output)
     }
 
     /// Cancels a stream this end no longer waits for (its timeout): RST_STREAM with CANCEL.
@@ -193,12 +195,6 @@ struct HTTP2ClientMachine: Sendable {
                 let unprocessed = connection.streams.keys.filter { $0 > lastStream }.sorted()
                 for id in unprocessed { connection.streams[id] = nil }
                 events.append(.goAway(lastStream: lastStream, error: error, unprocessed: unprocessed))
-            case .windowOpened(let stream):
-                if stream != 0 {
-                    _ = connection.flush(stream, into: &output)
-                } else {
-                    for id in connection.streams.keys.sorted() { _ = connection.flush(id, into: &output) }
-                }
             }
         }
         return events

@@ -25,10 +25,10 @@ extension HTTP2ConnectionMachine {
         scratch = block
     }
 
-    /// Sends what the windows and `writeAllowance` now allow of a stream's waiting body. Returns
-    /// whether the stream's end went out with it.
-    mutating func flush(_ id: UInt32, into output: inout [UInt8]) -> Bool {
-        guard var stream = streams[id], stream.outbound.waits else { return false }
+    /// Sends what the windows and `writeAllowance` now allow of a stream's waiting body; a
+    /// server's stream whose end went out with it is finished (`finish(_:into:)`).
+    mutating func flush(_ id: UInt32, into output: inout [UInt8]) {
+        guard var stream = streams[id], stream.outbound.waits else { return }
         while stream.outbound.offset < stream.outbound.bytes.count {
             let allowed = min(
                 stream.sendWindow.size, connectionSend.size, peer.maxFrameSize, stream.outbound.remaining, writeAllowance)
@@ -54,7 +54,21 @@ extension HTTP2ConnectionMachine {
             stream.outbound.offset = 0
         }
         streams[id] = stream
-        return ended
+        if ended && role == .server { finish(id, into: &output) }
+    }
+
+    /// Sends what the windows allow of every stream's waiting body, in the order of their ids.
+    mutating func flushAll(into output: inout [UInt8]) {
+        for id in streams.keys.sorted() where streams[id]?.outbound.waits == true { flush(id, into: &output) }
+    }
+
+    /// This end's side of a server's stream ended, its response sent whole: the stream closes
+    /// once the client ended its side too; one still sending is reset with NO_ERROR, its
+    /// request answered (§8.1). The count of frames that finish no response starts again.
+    mutating func finish(_ id: UInt32, into output: inout [UInt8]) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        responseFinished()
+        if stream.receiving { HTTP2Frame.resetStream(stream: id, error: .noError).write(into: &output) }
     }
 
     /// Sends GOAWAY: streams above `lastStream` are not processed. A later GOAWAY may only

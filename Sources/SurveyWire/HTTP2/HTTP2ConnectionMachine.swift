@@ -13,6 +13,8 @@ protocol HTTP2StreamState: Sendable {
     var receiveWindow: FlowWindow { get set }
     /// Body bytes waiting for the windows.
     var outbound: HTTP2Outbound { get set }
+    /// Whether the peer has yet to end its side of the stream.
+    var receiving: Bool { get }
 }
 
 /// Body bytes of a stream held by flow control, and whether END_STREAM goes out with the last.
@@ -50,9 +52,10 @@ struct HTTP2Outbound: Sendable {
 /// RST_STREAM, and the bounds against a hostile peer: header blocks up to `maxHeaderBlockBytes`,
 /// frames that finish no response up to `maxControlFrames` between two responses.
 ///
-/// What only one role does is left to the role's machine on top (`HTTP2ClientMachine`,
-/// `HTTP2ServerMachine`), as `Inbound` values `next(into:)` hands it: header blocks, DATA,
-/// resets, GOAWAY, windows opened.
+/// It sends what waits on a window as the window opens; a server's stream closes once its
+/// response went out whole. What only one role does is left to the role's machine on top
+/// (`HTTP2ClientMachine`, `HTTP2ServerMachine`), as `Inbound` values `next(into:)` hands it:
+/// header blocks, DATA, resets, GOAWAY.
 struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
     /// What a frame asks of the role, once the connection did its part.
     enum Inbound {
@@ -67,9 +70,6 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
         case streamError(stream: UInt32, error: HTTP2Error)
         /// The peer is going away: its streams above `lastStream` were not processed.
         case goAway(lastStream: UInt32, error: HTTP2Error)
-        /// A window opened: `stream`'s, or every stream's when 0 (WINDOW_UPDATE on the connection,
-        /// SETTINGS): what waits on it may go out.
-        case windowOpened(stream: UInt32)
     }
 
     let role: HTTP2Role
@@ -353,14 +353,17 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
             return nil
         }
         let delta = try peer.apply(values)
-        if values.contains(where: { $0.0 == .headerTableSize }) { encoder.setMaxTableSize(min(peer.headerTableSize, 4096)) }
+        for (setting, _) in values where setting == .headerTableSize {
+            encoder.setMaxTableSize(min(peer.headerTableSize, 4096))
+        }
         if delta != 0 {
             // The change applies to every open stream's window (§6.9.2).
             for id in streams.keys { try streams[id]?.sendWindow.adjust(by: delta, stream: id) }
         }
         peerSettingsReceived = true
         HTTP2Frame.settings([], ack: true).write(into: &output)
-        return .windowOpened(stream: 0)
+        flushAll(into: &output)
+        return nil
     }
 
     /// WINDOW_UPDATE: the connection's window or a stream's opened; on a stream, a zero
@@ -368,7 +371,8 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
     private mutating func windowUpdate(_ stream: UInt32, increment: Int, into output: inout [UInt8]) throws(HTTP2Failure) -> Inbound? {
         if stream == 0 {
             try connectionSend.grant(increment, stream: 0)
-            return .windowOpened(stream: 0)
+            flushAll(into: &output)
+            return nil
         }
         if isIdle(stream) { throw HTTP2Failure(.protocolError, "a WINDOW_UPDATE on idle stream \(stream)") }
         guard var state = streams[stream] else { return nil }
@@ -380,6 +384,7 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
             return .streamError(stream: stream, error: error.error)
         }
         streams[stream] = state
-        return .windowOpened(stream: stream)
+        flush(stream, into: &output)
+        return nil
     }
 }

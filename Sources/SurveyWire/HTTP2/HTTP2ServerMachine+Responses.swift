@@ -15,7 +15,7 @@ extension HTTP2ServerMachine {
         state.responding = true
         state.ended = endStream
         connection.streams[id] = state
-        if endStream { finished(id, into: &output) }
+        if endStream { connection.finish(id, into: &output) }
     }
 
     /// Sends a malformed response (§8.1.1): a header block without `:status`, ending the stream;
@@ -26,7 +26,7 @@ extension HTTP2ServerMachine {
         state.responding = true
         state.ended = true
         connection.streams[id] = state
-        finished(id, into: &output)
+        connection.finish(id, into: &output)
     }
 
     /// Sends body bytes on a stream whose HEADERS went out: now within the windows, the rest as
@@ -36,21 +36,7 @@ extension HTTP2ServerMachine {
         state.outbound.append(bytes, endStream: endStream)
         state.ended = endStream
         connection.streams[id] = state
-        flush(id, into: &output)
-    }
-
-    /// Sends what the windows allow of a stream's waiting body; once its end went out, the
-    /// stream is done.
-    mutating func flush(_ id: UInt32, into output: inout [UInt8]) {
-        if connection.flush(id, into: &output) { finished(id, into: &output) }
-    }
-
-    /// The response went out whole: the stream closes once the client ended its side too; one
-    /// that is still sending is reset with NO_ERROR, its request answered (§8.1).
-    mutating func finished(_ id: UInt32, into output: inout [UInt8]) {
-        guard let state = connection.streams.removeValue(forKey: id) else { return }
-        connection.responseFinished()
-        if state.receiving { HTTP2Frame.resetStream(stream: id, error: .noError).write(into: &output) }
+        connection.flush(id, into: &output)
     }
 
     /// Gives back every window read so far (the connection's and each receiving stream's) by

@@ -143,9 +143,7 @@ struct HTTP2ServerMachine: Sendable {
 
     /// Sends what the windows and `writeAllowance` now allow of every stream's waiting body.
     mutating func resume(into output: inout [UInt8]) {
-        for id in connection.streams.keys.sorted() where connection.streams[id].map({ $0.outbound.remaining > 0 }) == true {
-            flush(id, into: &output)
-        }
+        connection.flushAll(into: &output)
     }
 
     /// The server's first frames: its SETTINGS (limit of streams, windows, header list size) and
@@ -179,12 +177,6 @@ struct HTTP2ServerMachine: Sendable {
                 events.append(.cancelled(stream: stream, error: error))
             case .goAway(let lastStream, let error):
                 events.append(.goAway(lastStream: lastStream, error: error))
-            case .windowOpened(let stream):
-                if stream != 0 {
-                    flush(stream, into: &output)
-                } else {
-                    for id in connection.streams.keys.sorted() { flush(id, into: &output) }
-                }
             }
         }
         return events
