@@ -3,12 +3,7 @@ extension HTTP2ConnectionMachine {
     /// Sends a header block of `fields` on `id` as HEADERS and, past the peer's frame size,
     /// CONTINUATIONs, written into the machine's own buffer.
     mutating func sendHeaders(_ id: UInt32, _ fields: [HPACK.Field], endStream: Bool, into output: inout [UInt8]) {
-        var block = scratch
-        scratch = []
-        block.removeAll(keepingCapacity: true)
-        encoder.encode(fields, into: &block)
-        HTTP2Frame.writeHeaderBlock(stream: id, block[...], endStream: endStream, maxFrameSize: peer.maxFrameSize, into: &output)
-        scratch = block
+        sendHeaders(id, encodingWith: { encoder, block in encoder.encode(fields, into: &block) }, endStream: endStream, into: &output)
     }
 
     /// Sends a header block that `encode` writes, field by field, with the connection's encoder

@@ -176,8 +176,8 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
 
     /// Whether `stream` is idle (§5.1): neither end opened it yet.
     func isIdle(_ stream: UInt32) -> Bool {
-        let local = (stream & 1 == 1) == (role == .client)
-        return local ? stream >= nextLocalStream : stream > lastPeerStream
+        let ours = (stream & 1 == 1) == (role == .client)
+        return ours ? stream >= nextLocalStream : stream > lastPeerStream
     }
 
     /// Resets a stream (RST_STREAM) and closes it; nothing when it is not open.
