@@ -1,14 +1,15 @@
-/// A client's machine reading a response's header block: its status, its fields, its trailers, and the checks RFC 9113 §8 asks of them.
+/// A client's machine reading a response: its header block (status, fields, trailers, and the
+/// checks RFC 9113 §8 asks of them) and its body, whole or counted, up to `maxBodyBytes`.
 extension HTTP2ClientMachine {
     /// A whole header block: the response's status and fields, or its trailers.
     mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
         // Decoded whatever the stream: the table must see every block (§4.3).
-        let keep = streams[stream]?.keepHeaders ?? false
+        let keep = connection.streams[stream]?.keepHeaders ?? false
         var status: Int?
         var statusValid = true
         var fields: [HPACK.Field] = []
         do throws(HPACK.DecodingError) {
-            try decoder.decode(block, wanting: { keep || $0 == Self.statusName || $0 == Self.retryAfterName }) { field in
+            try connection.decoder.decode(block, wanting: { keep || $0 == Self.statusName || $0 == Self.retryAfterName }) { field in
                 if field.name.elementsEqual(Self.statusName) {
                     if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
                         status = value
@@ -22,10 +23,10 @@ extension HTTP2ClientMachine {
         } catch {
             throw HTTP2Failure(.compressionError, error.description)
         }
-        guard var state = streams[stream] else { return }
+        guard var state = connection.streams[stream] else { return }
         if state.status == nil {
             guard let status, statusValid else {
-                streams[stream] = nil
+                connection.streams[stream] = nil
                 events.append(.reset(stream: stream, error: .protocolError))
                 return
             }
@@ -37,14 +38,43 @@ extension HTTP2ClientMachine {
         } else {
             state.headers += fields
         }
-        if endStream, let status = state.status {
-            streams[stream] = nil
-            controlFrames = 0
-            events.append(
-                .response(stream: stream, Response(status: status, headers: state.headers, body: state.body, bodyBytes: state.bodyBytes)))
+        if endStream, state.status != nil {
+            finish(stream, state, events: &events)
             return
         }
-        streams[stream] = state
+        connection.streams[stream] = state
+    }
+
+    /// DATA of a response: counted against its stream's window, kept or counted, given back by
+    /// halves; past `maxBodyBytes` the stream is cancelled.
+    mutating func receiveData(_ stream: UInt32, _ data: [UInt8], endStream: Bool, events: inout [Event], output: inout [UInt8])
+        throws(HTTP2Failure)
+    {
+        guard var state = connection.streams[stream] else { return }
+        guard state.status != nil else { throw HTTP2Failure(.protocolError, "DATA on stream \(stream) before its HEADERS") }
+        try state.receiveWindow.consume(data.count, stream: stream)
+        state.bodyBytes += data.count
+        guard state.bodyBytes <= settings.maxBodyBytes else {
+            connection.reset(stream, error: .cancel, into: &output)
+            events.append(.tooLarge(stream: stream))
+            return
+        }
+        if state.keepBody { state.body.append(contentsOf: data) }
+        if endStream {
+            finish(stream, state, events: &events)
+            return
+        }
+        state.receiveWindow.giveBack(stream: stream, atLeast: connection.receiveInitialWindow / 2, into: &output)
+        connection.streams[stream] = state
+    }
+
+    /// The response on `stream` is whole: the stream closes and the response is reported.
+    private mutating func finish(_ stream: UInt32, _ state: Stream, events: inout [Event]) {
+        connection.streams[stream] = nil
+        connection.responseFinished()
+        events.append(
+            .response(
+                stream: stream, Response(status: state.status ?? 0, headers: state.headers, body: state.body, bodyBytes: state.bodyBytes)))
     }
 
     static let statusName = Array(":status".utf8)

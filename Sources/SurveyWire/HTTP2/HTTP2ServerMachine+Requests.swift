@@ -1,39 +1,39 @@
-/// A server's machine reading a request: its header block and the checks RFC 9113 §8 asks of it, and the request handed on once its stream ends.
+/// A server's machine reading a request: its header block and the checks RFC 9113 §8 asks of it,
+/// its body within its window and `maxBodyBytes`, and the request handed on once its stream ends.
 extension HTTP2ServerMachine {
-    /// A whole header block: a request's fields, or its trailers.
-    mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event], output: inout [UInt8])
-        throws(HTTP2Failure)
-    {
+    /// A whole header block: a request's fields (`opens`: on a stream it opens), or its trailers.
+    mutating func headerBlock(
+        _ stream: UInt32, _ block: [UInt8], endStream: Bool, opens: Bool, events: inout [Event], output: inout [UInt8]
+    ) throws(HTTP2Failure) {
         let fields: [HPACK.Field]
         do throws(HPACK.DecodingError) {
             // Decoded whatever the stream: the table must see every block (§4.3).
-            fields = try decoder.decode(block)
+            fields = try connection.decoder.decode(block)
         } catch {
             throw HTTP2Failure(.compressionError, error.description)
         }
-        if stream <= lastClientStream {
+        guard opens else {
             // Trailers: they end the request; their fields are not kept.
-            guard var state = streams[stream] else { return }
+            guard var state = connection.streams[stream] else { return }
             guard endStream else { throw HTTP2Failure(.protocolError, "trailers on stream \(stream) without END_STREAM") }
             state.receiving = false
-            streams[stream] = state
+            connection.streams[stream] = state
             complete(stream, events: &events, output: &output)
             return
         }
-        lastClientStream = stream
-        if let last = goAwayLastStream, stream > last {
+        if let last = connection.goAwayLastStream, stream > last {
             // Going away: not processed, but counted as read (its body, if any, is not awaited).
-            var state = Stream(receiveWindow: receiveInitialWindow, sendWindow: peerInitialWindow)
+            var state = Stream(receiveWindow: connection.receiveInitialWindow, sendWindow: connection.peer.initialWindowSize)
             state.fields = fields
             events.append(.unanswered(stream: stream, request(stream, state)))
             return
         }
-        guard streams.count < settings.maxConcurrentStreams else {
-            try calm("a stream above the limit")
+        guard connection.streams.count < settings.maxConcurrentStreams else {
+            try connection.calm("a stream above the limit")
             HTTP2Frame.resetStream(stream: stream, error: .refusedStream).write(into: &output)
             return
         }
-        var state = Stream(receiveWindow: receiveInitialWindow, sendWindow: peerInitialWindow)
+        var state = Stream(receiveWindow: connection.receiveInitialWindow, sendWindow: connection.peer.initialWindowSize)
         state.receiving = !endStream
         let listSize = fields.reduce(0) { $0 + $1.size }
         guard listSize <= settings.maxHeaderListSize else {
@@ -49,24 +49,63 @@ extension HTTP2ServerMachine {
         }
         state.expectedLength = length
         state.head = fields.contains { $0.name.elementsEqual(":method".utf8) && $0.value.elementsEqual("HEAD".utf8) }
-        streams[stream] = state
+        connection.streams[stream] = state
         if endStream { complete(stream, events: &events, output: &output) }
+    }
+
+    /// DATA of a request: counted against its stream's window, kept up to `maxBodyBytes` (past
+    /// it, answered 413), given back by halves unless the connection gives windows back itself.
+    mutating func receiveData(_ stream: UInt32, _ data: [UInt8], endStream: Bool, events: inout [Event], output: inout [UInt8])
+        throws(HTTP2Failure)
+    {
+        guard var state = connection.streams[stream] else { return }
+        guard state.receiving else { throw HTTP2Failure(.streamClosed, "DATA on stream \(stream) after the client ended it") }
+        try state.receiveWindow.consume(data.count, stream: stream)
+        if !state.rejected {
+            guard state.body.count + data.count <= settings.maxBodyBytes else {
+                reject(stream, &state, status: 413, events: &events, output: &output)
+                return
+            }
+            state.body.append(contentsOf: data)
+        }
+        if endStream {
+            state.receiving = false
+            connection.streams[stream] = state
+            complete(stream, events: &events, output: &output)
+            return
+        }
+        if settings.returnsWindows {
+            state.receiveWindow.giveBack(stream: stream, atLeast: connection.receiveInitialWindow / 2, into: &output)
+        }
+        connection.streams[stream] = state
+    }
+
+    /// Answers a request the machine refuses (`413`, `431`, `400`) on its own; the stream closes
+    /// as the response ends, reset with NO_ERROR if the client still sends.
+    mutating func reject(_ id: UInt32, _ state: inout Stream, status: Int, events: inout [Event], output: inout [UInt8]) {
+        state.rejected = true
+        state.body = []
+        state.fields = []
+        connection.streams[id] = state
+        events.append(.rejected(stream: id, status: status))
+        let fields = [HPACK.Field("server", "survey-bot"), HPACK.Field("content-length", "0")]
+        sendHeaders(id, status: status, fields: fields, endStream: true, into: &output)
     }
 
     /// The request on `stream` is whole: it goes to the handler, unless its body's length is
     /// not what `content-length` said.
     mutating func complete(_ id: UInt32, events: inout [Event], output: inout [UInt8]) {
-        guard let state = streams[id], !state.rejected else { return }
+        guard let state = connection.streams[id], !state.rejected else { return }
         if let expected = state.expectedLength, expected != state.body.count {
-            streams[id] = nil
+            connection.streams[id] = nil
             events.append(.rejected(stream: id, status: 400))
             HTTP2Frame.resetStream(stream: id, error: .protocolError).write(into: &output)
             return
         }
-        lastProcessedStream = max(lastProcessedStream, id)
-        streams[id]?.fields = []
-        streams[id]?.body = []
-        streams[id]?.dispatched = true
+        connection.lastProcessedStream = max(connection.lastProcessedStream, id)
+        connection.streams[id]?.fields = []
+        connection.streams[id]?.body = []
+        connection.streams[id]?.dispatched = true
         events.append(.request(stream: id, request(id, state)))
     }
 
