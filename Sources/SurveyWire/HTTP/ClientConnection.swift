@@ -331,16 +331,9 @@ final class ClientConnection: EventHandler, Slotted {
         request = nil
         // A large request's buffer is not kept for the connection's life: the next one starts small.
         if output.capacity > Self.keptOutputCapacity { output = [] }
-        if reusable, let device, !device.released {
-            // A respondent's own: it waits for that respondent's next request alone.
-            phase = .idle
-            pool.ownedIdle.appendSlotted(self)
-        } else if reusable, device == nil {
-            phase = .idle
-            pool.idle.append(self)
-        } else {
-            close()
-        }
+        // A respondent's own waits for that respondent's next request alone; one whose
+        // respondent has left closes.
+        if reusable, pool.keepIdle(self, for: device) { phase = .idle } else { close() }
         continuation?.resume(returning: outcome)
         // An attempt waiting for a connection's set-up to end may take this one now.
         if reusable { pool.startPending() }

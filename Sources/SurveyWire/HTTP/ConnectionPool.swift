@@ -4,9 +4,12 @@ import CEpoll
     import Glibc
 #endif
 
-/// One loop's share of a client: its idle connections and the ones waiting for a response, of
-/// HTTP/1.1 (`ClientConnection`) and of HTTP/2 (`HTTP2Connection`). Touched only on its loop's
-/// thread.
+/// One loop's share of a client: the I/O of its connections, HTTP/1.1 (`ClientConnection`) and
+/// HTTP/2 (`HTTP2Connection`). What to do — which connection an attempt goes out on, whether to
+/// open one or wait, which lists hold which connection — is its `ConnectionPoolMachine`'s, which
+/// does no I/O; the pool feeds it events and carries out what it decides: it opens sockets,
+/// begins attempts, closes connections, resumes the attempts that fail, sweeps expiries on the
+/// loop's timers. Touched only on its loop's thread.
 ///
 /// Which version a new connection speaks is `negotiated`: known from the start for plain http
 /// (HTTP/1.1, or h2c when the plan requires HTTP/2) and when TLS must offer http/1.1 alone;
@@ -42,37 +45,27 @@ final class ConnectionPool: @unchecked Sendable {
     let maxHeadBytes: Int
     /// Where new connections get their sockets.
     let openSocket: Sockets.Opener
-    var idle: [ClientConnection] = []
-    var busy: [ClientConnection] = []
-    /// Respondents' own HTTP/1.1 connections (`Device`) idle between their requests: out of
-    /// `idle`, which any request may take, and closed when their respondent leaves. Slotted, as
-    /// `busy`, which a connection has left when it is here.
-    var ownedIdle: [ClientConnection] = []
-    /// Respondents' own HTTP/2 connections, busy or not, until they close.
-    var ownedHTTP2: [ObjectIdentifier: HTTP2Connection] = [:]
     /// Which HTTP version the client speaks, and how its respondents hold connections.
     let version: HTTPVersion
     let sharing: ConnectionSharing
-    /// The protocol new connections speak; nil until the first TLS handshake says.
-    var negotiated: WireProtocol?
-    /// HTTP/2 connections carrying attempts, sent or waiting for a stream.
-    var h2Busy: [HTTP2Connection] = []
-    /// HTTP/2 connections that can take another attempt, the last one first.
-    var h2Ready: [HTTP2Connection] = []
+    /// The pool's lists and decisions.
+    private(set) var machine: Machine
     private var sweepScheduled = false
-    /// TLS connections of this loop in their connect or handshake, and the attempts waiting for
-    /// one of them to finish before they may open another (`maxSettingUp`), oldest first.
-    private(set) var settingUp = 0
-    private var pending: [Pending] = []
-    private var pendingHead = 0
-    private var startingPending = false
 
-    /// An attempt waiting to open a connection.
-    private struct Pending {
+    typealias Machine = ConnectionPoolMachine<Pending>
+
+    /// An attempt as the pool's machine holds it while it waits to open a connection.
+    struct Pending: PoolAttempt {
         var request: HTTPRequest
         var continuation: UnsafeContinuation<TransportResult, Never>
         var started: UInt64
         var reconnect: Bool
+
+        var device: Device? { request.device }
+
+        func expiry(timeout: UInt64) -> UInt64 {
+            request.expiry(startedAt: started, clientTimeout: timeout)
+        }
     }
 
     /// The most TLS connections one loop sets up at once. A handshake holds OpenSSL's buffers
@@ -100,62 +93,35 @@ final class ConnectionPool: @unchecked Sendable {
         maxHeadBytes = configuration.maxHeadBytes
         version = configuration.version
         sharing = configuration.sharing
-        switch (tls == nil, configuration.version) {
-        case (true, .http2): negotiated = .h2c
-        case (true, _), (false, .http1): negotiated = .http1
-        case (false, _): negotiated = nil
-        }
+        machine = Machine(tls: tls != nil, version: configuration.version, sharing: configuration.sharing, maxSettingUp: Self.maxSettingUp)
     }
+
+    /// The protocol new connections speak; nil until the first TLS handshake says. Set when a
+    /// handshake learns it (ALPN).
+    var negotiated: WireProtocol? {
+        get { machine.negotiated }
+        set { machine.learned(newValue) }
+    }
+    /// Shared idle HTTP/1.1 connections.
+    var idle: [ClientConnection] { machine.idle }
+    /// HTTP/1.1 connections carrying an attempt.
+    var busy: [ClientConnection] { machine.busy }
+    /// Respondents' own HTTP/1.1 connections idle between their requests.
+    var ownedIdle: [ClientConnection] { machine.ownedIdle }
+    /// TLS connections of this loop in their connect or handshake.
+    var settingUp: Int { machine.settingUp }
+    /// The most TLS connections this loop had in set-up at once (for tests).
+    var settingUpPeak: Int { machine.settingUpPeak }
+    /// HTTP/2 connections open, busy or ready.
+    var openHTTP2Count: Int { machine.openHTTP2Count }
+
+    // MARK: Attempts
 
     /// Sends `request` on the last idle connection that the peer has not closed, or on a new one;
     /// a respondent's request on the connection it holds, whichever protocol that one speaks.
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
-        let started = MonotonicClock.now()
-        if let device = request.device, startOnOwn(device, request, continuation, started: started, reconnect: false) { return }
-        guard negotiated == .http1 else { return startHTTP2(request, continuation, started: started, reconnect: false) }
-        send(request, continuation, on: request.device == nil ? takeIdle() : nil, started: started, reconnect: false)
-    }
-
-    /// Sends a respondent's request on the connection it holds, when that one can take it: its
-    /// HTTP/1.1 connection open and idle, or its HTTP/2 connection with room — whatever the loop
-    /// negotiates now (a server behind a balancer may answer ALPN one way, then the other).
-    /// False when it holds none that can.
-    private func startOnOwn(
-        _ device: Device, _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64,
-        reconnect: Bool
-    ) -> Bool {
-        if let own = device.http1 {
-            ownedIdle.removeSlotted(own)
-            if own.isStillOpen() {
-                send(request, continuation, on: own, started: started, reconnect: reconnect)
-                return true
-            }
-            own.close()
-            device.http1 = nil
-        }
-        guard let own = device.http2, own.hasCapacity else { return false }
-        own.begin(request, continuation, started: started, reconnect: reconnect)
-        return true
-    }
-
-    /// Whether the respondent of `device` holds a connection that can take its next request
-    /// (`startOnOwn` would send it).
-    private func canReuse(_ device: Device) -> Bool {
-        device.http1?.isStillOpen() == true || device.http2?.hasCapacity == true
-    }
-
-    /// Makes `connection` the HTTP/1.1 connection of `device`, closing the one it held if that
-    /// one is open and idle (it could be reached no more).
-    func own(_ connection: ClientConnection, for device: Device) {
-        if let old = device.http1, old !== connection, ownedIdle.removeSlotted(old) { old.close() }
-        device.http1 = connection
-    }
-
-    /// Makes `connection` the HTTP/2 connection of `device`, closing the one it held if that one
-    /// is open and carries nothing; one going away closes itself once it has carried its last.
-    func own(_ connection: HTTP2Connection, for device: Device) {
-        if let old = device.http2, old !== connection, !old.isBusy, !old.isClosed, !old.isGoingAway { old.close() }
-        device.http2 = connection
+        let attempt = Pending(request: request, continuation: continuation, started: MonotonicClock.now(), reconnect: false)
+        perform(machine.start(attempt), attempt)
     }
 
     /// Sends `request` again on a new connection: the kept-alive one it went out on turned out
@@ -163,34 +129,77 @@ final class ConnectionPool: @unchecked Sendable {
     /// connection closing as a request leaves, which the server never read as one to answer.
     /// Once per attempt, within the attempt's expiry (it keeps its start).
     func reconnect(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64) {
-        send(request, continuation, on: nil, started: started, reconnect: true)
+        let attempt = Pending(request: request, continuation: continuation, started: started, reconnect: true)
+        perform(machine.reconnect(attempt), attempt)
     }
 
-    private func send(
-        _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, on reusable: ClientConnection?,
-        started: UInt64, reconnect: Bool
-    ) {
-        let connection: ClientConnection
-        if let reusable {
-            connection = reusable
-        } else if negotiatesByALPN {
-            // Over TLS with h2 on offer, a new connection negotiates as an HTTP/2 one, which hands
-            // itself back to HTTP/1.1 when the server picks it.
-            return startHTTP2(request, continuation, started: started, reconnect: reconnect, fresh: true)
-        } else {
-            guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
-            guard let fd = openSocket(for: continuation) else { return }
-            connection = ClientConnection(fd: fd, pool: self)
-            if tls != nil { countSettingUp() }
-            if let device = request.device { own(connection, for: device) }
+    /// Starts again an attempt that never left (its connection went away or turned to
+    /// HTTP/1.1 before sending it), keeping its start.
+    func restart(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
+        let attempt = Pending(request: request, continuation: continuation, started: started, reconnect: reconnect)
+        perform(machine.restart(attempt), attempt)
+    }
+
+    /// Sends again, together on a new connection, requests a GOAWAY left unprocessed: counted
+    /// as reconnects, like HTTP/1.1's request sent again after an idle close.
+    func reconnect(_ requests: [(HTTPRequest, UnsafeContinuation<TransportResult, Never>, UInt64)]) {
+        for (index, (request, continuation, started)) in requests.enumerated() {
+            let attempt = Pending(request: request, continuation: continuation, started: started, reconnect: true)
+            perform(machine.startHTTP2(attempt, fresh: index == 0), attempt)
         }
-        busy.appendSlotted(connection)
-        scheduleSweep()
-        connection.begin(request, continuation, started: started, reconnect: reconnect)
     }
 
-    /// Whether new connections negotiate by ALPN with h2 on offer.
-    private var negotiatesByALPN: Bool { tls != nil && version != .http1 }
+    /// Starts the attempts waiting to open a connection while one may be opened, or a kept-alive
+    /// connection can take them: each once per pass (`ConnectionPoolMachine.nextPending`).
+    func startPending() {
+        guard machine.beginPendingPass() else { return }
+        while let (attempt, decision) = machine.nextPending() { perform(decision, attempt) }
+        machine.endPendingPass()
+    }
+
+    /// Carries out what the machine decided for `attempt`: first the close of a respondent's
+    /// own connection it let go, then the send, the new connection, or the wait.
+    private func perform(_ decision: Machine.Decision, _ attempt: Pending) {
+        decision.closing?.close()
+        perform(decision.start, attempt)
+    }
+
+    private func perform(_ start: Machine.Start, _ attempt: Pending) {
+        switch start {
+        case .http1(let connection):
+            scheduleSweep()
+            connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
+        case .http2(let connection):
+            connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
+            machine.tookStream(connection)
+        case .open(let kind):
+            open(kind, for: attempt)
+        case .wait:
+            scheduleSweep()
+        }
+    }
+
+    /// Opens the connection the machine asked for, tells it, and sends `attempt` on it; when no
+    /// socket could be had, the attempt has failed.
+    private func open(_ kind: Machine.NewConnection, for attempt: Pending) {
+        guard let fd = openSocket(for: attempt.continuation) else { return }
+        switch kind {
+        case .http1:
+            let connection = ClientConnection(fd: fd, pool: self)
+            machine.opened(connection, for: attempt.device)?.close()
+            scheduleSweep()
+            connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
+        case .http2(let capacity):
+            let connection = HTTP2Connection(fd: fd, pool: self, capacity: capacity)
+            _ = machine.opened(connection, for: nil)
+            connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
+            if connection.hasCapacity { machine.ready(connection) }
+        case .ownHTTP2:
+            let connection = HTTP2Connection(fd: fd, pool: self, capacity: 1, owned: true)
+            machine.opened(connection, for: attempt.device)?.close()
+            connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
+        }
+    }
 
     /// How a new connection's non-blocking `connect()` began.
     enum ConnectStart {
@@ -235,208 +244,124 @@ final class ConnectionPool: @unchecked Sendable {
         return fd
     }
 
-    /// Whether a new connection may be opened now; when not, the attempt waits its turn
-    /// (`maxSettingUp`) and false is returned.
-    func mayOpen(
-        _ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
-    ) -> Bool {
-        guard tls != nil, settingUp >= Self.maxSettingUp else { return true }
-        pending.append(Pending(request: request, continuation: continuation, started: started, reconnect: reconnect))
-        scheduleSweep()
-        return false
-    }
-
-    /// The most TLS connections this loop had in set-up at once (for tests).
-    private(set) var settingUpPeak = 0
-
-    func countSettingUp() {
-        settingUp += 1
-        settingUpPeak = max(settingUpPeak, settingUp)
-    }
-
     /// A TLS connection of this loop finished its set-up, well or not: an attempt waiting may
     /// open one.
     func setUpEnded() {
-        settingUp -= 1
+        machine.setUpEnded()
         startPending()
     }
 
-    /// Starts the attempts waiting to open a connection while one may be opened, or a kept-alive
-    /// connection can take them.
-    func startPending() {
-        // A connection failing at once inside this loop ends its set-up here again: the loop
-        // already running goes on, rather than a call deeper for every attempt waiting.
-        guard pendingHead < pending.count, !startingPending else { return }
-        startingPending = true
-        defer { startingPending = false }
-        // The attempts waiting now, each once: one that has to wait again goes to the back, for
-        // a later pass, never round again in this one.
-        let end = pending.count
-        while pendingHead < end {
-            let next = pending[pendingHead]
-            let reusable = next.request.device.map(canReuse) ?? (negotiated == .http1 ? !idle.isEmpty : h2Ready.contains { $0.hasCapacity })
-            guard reusable || settingUp < Self.maxSettingUp else { break }
-            pendingHead += 1
-            if let device = next.request.device,
-                startOnOwn(device, next.request, next.continuation, started: next.started, reconnect: next.reconnect)
-            {
-                continue
-            }
-            if negotiated == .http1, next.request.device == nil, let connection = takeIdle() {
-                send(next.request, next.continuation, on: connection, started: next.started, reconnect: next.reconnect)
-            } else {
-                restart(next.request, next.continuation, started: next.started, reconnect: next.reconnect)
-            }
-        }
-        if pendingHead == pending.count {
-            pending.removeAll(keepingCapacity: pending.capacity <= 1024)
-            pendingHead = 0
-        }
-    }
-
-    /// The last idle HTTP/1.1 connection the peer has not closed, taken off the idle list.
-    private func takeIdle() -> ClientConnection? {
-        while let candidate = idle.popLast() {
-            if candidate.isStillOpen() { return candidate }
-            candidate.close()
-        }
-        return nil
-    }
-
-    /// Ends the waiting attempts past their expiry as a `timeout` that never left.
-    private func expirePending(now: UInt64) {
-        guard pendingHead < pending.count else { return }
-        var kept: [Pending] = []
-        for index in pendingHead..<pending.count {
-            let item = pending[index]
-            let expiry = item.request.expiry(startedAt: item.started, clientTimeout: timeout)
-            if now >= expiry {
-                let waited = Duration.nanoseconds(Int64(now &- item.started))
-                item.continuation.resume(returning: .failure(.timeout, requestSent: false, serviceTime: waited))
-            } else {
-                kept.append(item)
-            }
-        }
-        pending = kept
-        pendingHead = 0
-    }
-
-    /// Starts again an attempt that never left (its connection went away or turned to
-    /// HTTP/1.1 before sending it), keeping its start.
-    func restart(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
-        if let device = request.device, startOnOwn(device, request, continuation, started: started, reconnect: reconnect) { return }
-        if negotiated == .http1 {
-            send(request, continuation, on: nil, started: started, reconnect: reconnect)
-        } else {
-            startHTTP2(request, continuation, started: started, reconnect: reconnect)
-        }
-    }
-
-    /// Sends again, together on a new connection, requests a GOAWAY left unprocessed: counted
-    /// as reconnects, like HTTP/1.1's request sent again after an idle close.
-    func reconnect(_ requests: [(HTTPRequest, UnsafeContinuation<TransportResult, Never>, UInt64)]) {
-        guard let (request, continuation, started) = requests.first else { return }
-        startHTTP2(request, continuation, started: started, reconnect: true, fresh: true)
-        for (request, continuation, started) in requests.dropFirst() {
-            startHTTP2(request, continuation, started: started, reconnect: true)
-        }
-    }
+    // MARK: Connections' events
 
     /// Takes over the socket of an HTTP/2 connection whose TLS handshake agreed on http/1.1,
     /// with its first attempt.
     func adopt(fd: Int32, stream: SocketStream, info: ConnectionInfo, _ exchange: HTTP2Connection.Exchange) {
         let connection = ClientConnection(fd: fd, pool: self, handshaken: stream, info: info)
-        if let device = exchange.request.device {
-            // The HTTP/2 connection that handed its socket over is closed as far as it goes.
-            if let old = device.http2, old.isClosed {
-                ownedHTTP2.removeValue(forKey: ObjectIdentifier(old))
-                device.http2 = nil
-            }
-            own(connection, for: device)
-        }
-        busy.appendSlotted(connection)
+        machine.adopted(connection, for: exchange.request.device)?.close()
         scheduleSweep()
         connection.begin(exchange.request, exchange.continuation, started: exchange.started, reconnect: exchange.reconnect)
     }
 
-    /// HTTP/2 connections open, busy or ready.
-    var openHTTP2Count: Int {
-        let ready = h2Ready.filter { !$0.isClosed && !$0.isBusy }.count
-        return h2Busy.count + ready + ownedHTTP2.values.filter { !$0.isClosed && !$0.isBusy }.count
-    }
-
-    func enterBusy(_ connection: HTTP2Connection) {
-        h2Busy.appendSlotted(connection)
-        scheduleSweep()
-    }
-
-    func leaveBusy(_ connection: HTTP2Connection) {
-        h2Busy.removeSlotted(connection)
-    }
-
-    /// Lists a connection that can take another attempt (once).
-    func ready(_ connection: HTTP2Connection) {
-        guard !connection.listedReady, !connection.owned else { return }
-        connection.listedReady = true
-        h2Ready.append(connection)
-    }
-
-    func noLongerReady(_ connection: HTTP2Connection) {
-        guard connection.listedReady else { return }
-        connection.listedReady = false
-        if let index = h2Ready.lastIndex(where: { $0 === connection }) { h2Ready.remove(at: index) }
+    /// An HTTP/1.1 connection ended its attempt and can carry another: false when it is to
+    /// close instead (its respondent has left).
+    func keepIdle(_ connection: ClientConnection, for device: Device?) -> Bool {
+        machine.keepIdle(connection, for: device)
     }
 
     /// Takes a connection off the busy list.
     func leaveBusy(_ connection: ClientConnection) {
-        busy.removeSlotted(connection)
+        machine.leaveBusy(connection)
     }
 
     func removeIdle(_ connection: ClientConnection) {
-        if ownedIdle.removeSlotted(connection) { return }
-        if let index = idle.lastIndex(where: { $0 === connection }) {
-            idle.remove(at: index)
-        }
+        machine.removeIdle(connection)
     }
+
+    func enterBusy(_ connection: HTTP2Connection) {
+        machine.enterBusy(connection)
+        scheduleSweep()
+    }
+
+    func leaveBusy(_ connection: HTTP2Connection) {
+        machine.leaveBusy(connection)
+    }
+
+    /// Lists a connection that can take another attempt (once).
+    func ready(_ connection: HTTP2Connection) {
+        machine.ready(connection)
+    }
+
+    func noLongerReady(_ connection: HTTP2Connection) {
+        machine.noLongerReady(connection)
+    }
+
+    /// A respondent's own HTTP/2 connection closed.
+    func ownedClosed(_ connection: HTTP2Connection) {
+        machine.ownedClosed(connection)
+    }
+
+    /// Closes the connections of `device`, whose respondent has left. One still carrying an
+    /// attempt (none should) closes when the run's client does.
+    func release(_ device: Device) {
+        let (http1, http2) = machine.release(device)
+        http1?.close()
+        http2?.close()
+    }
+
+    // MARK: Expiries
 
     private func scheduleSweep() {
         guard !sweepScheduled else { return }
         sweepScheduled = true
         loop.schedule(at: MonotonicClock.now() &+ min(Self.sweepInterval, timeout)) { [self] in
             sweepScheduled = false
-            let now = MonotonicClock.now()
-            var index = busy.count - 1
-            while index >= 0 {
-                if index < busy.count { busy[index].checkDeadline(now: now) }
-                index -= 1
+            sweep(now: MonotonicClock.now())
+            if machine.needsSweep { scheduleSweep() }
+        }
+    }
+
+    /// Ends the attempts past their expiry: on connections (each checks its own), and waiting
+    /// as a `timeout` that never left. A connection failing leaves its list meanwhile.
+    private func sweep(now: UInt64) {
+        var index = machine.busy.count - 1
+        while index >= 0 {
+            if index < machine.busy.count {
+                let connection = machine.busy[index]
+                connection.checkDeadline(now: now)
             }
-            index = h2Busy.count - 1
-            while index >= 0 {
-                if index < h2Busy.count { h2Busy[index].checkDeadlines(now: now) }
-                index -= 1
+            index -= 1
+        }
+        index = machine.h2Busy.count - 1
+        while index >= 0 {
+            if index < machine.h2Busy.count {
+                let connection = machine.h2Busy[index]
+                connection.checkDeadlines(now: now)
             }
-            expirePending(now: now)
-            if !busy.isEmpty || !h2Busy.isEmpty || pendingHead < pending.count { scheduleSweep() }
+            index -= 1
+        }
+        for item in machine.expirePending(now: now, timeout: timeout) {
+            let waited = Duration.nanoseconds(Int64(now &- item.started))
+            item.continuation.resume(returning: .failure(.timeout, requestSent: false, serviceTime: waited))
         }
     }
 
     func closeAll() {
-        for connection in idle { connection.close() }
-        idle.removeAll()
-        for connection in busy { connection.fail(.connectionClosed) }
+        for connection in machine.removeAllIdle() { connection.close() }
+        for connection in machine.busy { connection.fail(.connectionClosed) }
         resumption = nil
-        busy.removeAll()
-        for connection in h2Busy { connection.failAll(.connectionClosed, detail: nil) }
-        for connection in h2Ready { connection.close() }
-        h2Busy.removeAll()
-        h2Ready.removeAll()
-        for connection in ownedIdle { connection.close() }
-        ownedIdle.removeAll()
-        for connection in ownedHTTP2.values { connection.close() }
-        ownedHTTP2.removeAll()
-        let waiting = pending[pendingHead...]
-        pending = []
-        pendingHead = 0
-        for item in waiting { item.continuation.resume(returning: .failure(.connectionClosed, requestSent: false, serviceTime: .zero)) }
+        machine.removeAllBusy()
+        for connection in machine.h2Busy { connection.failAll(.connectionClosed, detail: nil) }
+        for connection in machine.h2Ready { connection.close() }
+        machine.removeAllHTTP2()
+        let owned = machine.removeAllOwned()
+        for connection in owned.http1 { connection.close() }
+        for connection in owned.http2 { connection.close() }
+        for item in machine.removeAllPending() {
+            item.continuation.resume(returning: .failure(.connectionClosed, requestSent: false, serviceTime: .zero))
+        }
     }
 }
+
+extension ClientConnection: PoolHTTP1Connection {}
+extension HTTP2Connection: PoolHTTP2Connection {}
+extension Device: PoolDevice {}

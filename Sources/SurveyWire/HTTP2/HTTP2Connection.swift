@@ -436,6 +436,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         stream = SocketStream(fd: fd, tls: nil)
         Glibc.close(fd)
         setUpEnded()
-        if owned { pool.ownedHTTP2.removeValue(forKey: ObjectIdentifier(self)) }
+        if owned { pool.ownedClosed(self) }
     }
 }
