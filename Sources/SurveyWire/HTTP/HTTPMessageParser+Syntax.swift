@@ -70,17 +70,48 @@ extension HTTPMessageParser {
 
     /// A field line split at its first colon, the value without the whitespace around it; nil
     /// when it is not `token ":" field-value` (RFC 9110 §5.1, §5.5).
+    /// Every response's every line passes here: the name is read and checked in one pass up to
+    /// the colon, and the value checked eight bytes at a time (`hasNoControlByte`).
     static func field(_ line: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
-        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return nil }
-        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
-        for byte in name where !isTokenByte(byte) { return nil }
+        guard let base = line.baseAddress else { return nil }
+        let count = line.count
+        var colon = 0
+        while colon < count {
+            let byte = base.load(fromByteOffset: colon, as: UInt8.self)
+            if byte == 0x3A { break }
+            guard isTokenByte(byte) else { return nil }
+            colon += 1
+        }
+        guard colon > 0, colon < count else { return nil }
         var start = colon + 1
-        var end = line.count
+        var end = count
         while start < end && (line[start] == 0x20 || line[start] == 0x09) { start += 1 }
         while end > start && (line[end - 1] == 0x20 || line[end - 1] == 0x09) { end -= 1 }
-        let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
-        for byte in value where !isFieldValueByte(byte) { return nil }
-        return (name, value)
+        var index = start
+        while index + 8 <= end {
+            if !hasNoControlByte(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                for offset in index..<(index + 8) where !isFieldValueByte(line[offset]) { return nil }
+            }
+            index += 8
+        }
+        while index < end {
+            guard isFieldValueByte(line[index]) else { return nil }
+            index += 1
+        }
+        return (UnsafeRawBufferPointer(start: base, count: colon), UnsafeRawBufferPointer(start: base + start, count: end - start))
+    }
+
+    /// Whether none of the eight bytes of `word` is below 0x20 or is 0x7F: then all are
+    /// field-value bytes. False may still be all field-value bytes (a HTAB), which the caller
+    /// checks one by one. Each test is exact for "any byte" (the `haszero`/`hasless` bit tricks).
+    @inline(__always)
+    static func hasNoControlByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let below20 = (word &- ones &* 0x20) & ~word & highs
+        let del = word ^ (ones &* 0x7F)
+        let is7F = (del &- ones) & ~del & highs
+        return below20 | is7F == 0
     }
 
     /// Field-value bytes (RFC 9110 §5.5): HTAB, SP, VCHAR and obs-text; no other control

@@ -332,3 +332,53 @@ private func expectSameAtEveryBoundary(
         }
     }
 }
+
+/// The byte classes every field line is read by, against their definitions byte by byte.
+@Suite struct HTTPByteClassTests {
+    @Test func tokenBytesAreRFC9110s() {
+        let specials = Set("!#$%&'*+-.^_`|~".utf8)
+        for value in 0...255 {
+            let byte = UInt8(value)
+            let isAlphanumeric = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            #expect(HTTPSyntax.isTokenByte(byte) == (isAlphanumeric || specials.contains(byte)), "byte \(value)")
+        }
+    }
+
+    @Test func aWordHasNoControlByteExactlyWhenEachOfItsBytesIsNone() {
+        var generator = SplitMix64(seed: 7)
+        let awkward: [UInt8] = [0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, 0x7E, 0x7F, 0x80, 0x81, 0xFF]
+        for round in 0..<20_000 {
+            var bytes = (0..<8).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            // Printable text most rounds, with a byte of the awkward ones somewhere in some.
+            if round % 3 != 0 { bytes = bytes.map { 0x20 + $0 % 0x5F } }
+            if round % 2 == 0 { bytes[Int(generator.next() % 8)] = awkward[Int(generator.next() % UInt64(awkward.count))] }
+            let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            let expected = bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+            #expect(HTTPMessageParser.hasNoControlByte(word) == expected, "\(bytes)")
+        }
+    }
+
+    @Test(arguments: [
+        ("Content-Type: text/html", "Content-Type", "text/html"), ("X:  spaced value \t", "X", "spaced value"),
+        ("Long: 0123456789abcdef0123456789\tend", "Long", "0123456789abcdef0123456789\tend"), ("Empty:", "Empty", ""),
+        ("Obs: caf\u{E9} au lait, 8 bytes+", "Obs", "caf\u{E9} au lait, 8 bytes+"),
+    ])
+    func aFieldLineSplitsAtItsColon(_ line: String, _ name: String, _ value: String) throws {
+        let bytes = Array(line.utf8)
+        let field = try #require(
+            bytes.withUnsafeBytes { raw in
+                HTTPMessageParser.field(raw).map { (String(decoding: $0.name, as: UTF8.self), String(decoding: $0.value, as: UTF8.self)) }
+            })
+        #expect(field.0 == name)
+        #expect(field.1 == value)
+    }
+
+    @Test(arguments: [
+        ": no name", "No colon", "Bad name: x", "Na(me: x", "X: a\u{7F}b", "X: 01234567\u{01}89", "X: 0123456789abcdef\u{0}",
+        "X: abcdefgh\rijklmnop",
+    ])
+    func aLineThatIsNotAFieldIsRefused(_ line: String) {
+        let bytes = Array(line.utf8)
+        #expect(bytes.withUnsafeBytes { HTTPMessageParser.field($0) } == nil)
+    }
+}
