@@ -30,16 +30,18 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private var thread: pthread_t?
 
-    // Loop-thread state: touched only on the loop's own thread.
-    private var ready: [Work] = []
-    private var running: [Work] = []
+    // Loop-thread state: touched only on the loop's own thread, and never by two accesses at
+    // once there, so its exclusivity goes unchecked at run time (`@exclusivity(unchecked)`: the
+    // checks of a class's stored properties cost every attempt some 1,600 instructions).
+    @exclusivity(unchecked) private var ready: [Work] = []
+    @exclusivity(unchecked) private var running: [Work] = []
     /// What writes once the ready work has run, before the loop waits (`flushBeforeWaiting`).
-    private var flushes: [any LoopFlush] = []
-    private var flushing: [any LoopFlush] = []
-    private var timers = TimerHeap()
-    private var handlers: [EventHandler?] = []
-    private var generations: [UInt32] = []
-    private var freeSlots: [Int] = []
+    @exclusivity(unchecked) private var flushes: [any LoopFlush] = []
+    @exclusivity(unchecked) private var flushing: [any LoopFlush] = []
+    @exclusivity(unchecked) private var timers = TimerHeap()
+    @exclusivity(unchecked) private var handlers: [EventHandler?] = []
+    @exclusivity(unchecked) private var generations: [UInt32] = []
+    @exclusivity(unchecked) private var freeSlots: [Int] = []
 
     /// A buffer for socket reads, shared by everything on this loop (one read at a time).
     let readBuffer: UnsafeMutableRawBufferPointer

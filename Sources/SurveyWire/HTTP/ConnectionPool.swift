@@ -48,8 +48,9 @@ final class ConnectionPool: @unchecked Sendable {
     /// Which HTTP version the client speaks, and how its respondents hold connections.
     let version: HTTPVersion
     let sharing: ConnectionSharing
-    /// The pool's lists and decisions.
-    private(set) var machine: Machine
+    /// The pool's lists and decisions. Touched on the loop's thread alone, one access at a
+    /// time: its exclusivity goes unchecked at run time, as the loop's own state does.
+    @exclusivity(unchecked) private(set) var machine: Machine
     private var sweepScheduled = false
 
     typealias Machine = ConnectionPoolMachine<Pending>
