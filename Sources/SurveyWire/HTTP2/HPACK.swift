@@ -344,8 +344,8 @@ struct HPACKEncoder: Sendable {
     /// making a `Field` unless it goes into the dynamic table. Call `beginBlock` first.
     mutating func encode(name: some Collection<UInt8>, value: some Collection<UInt8>, indexing: Indexing, into output: inout [UInt8]) {
         var nameIndex = 0
-        if let candidates = Self.staticByLength[name.count] {
-            for position in candidates where HPACK.staticTable[position].name.elementsEqual(name) {
+        if name.count < Self.staticByLength.count {
+            for position in Self.staticByLength[name.count] where HPACK.staticTable[position].name.elementsEqual(name) {
                 if HPACK.staticTable[position].value.elementsEqual(value) {
                     HPACK.appendInteger(position + 1, prefix: 7, flags: 0x80, to: &output)
                     return
@@ -384,7 +384,14 @@ struct HPACKEncoder: Sendable {
     }
 
     /// The static table's positions by the length of their names.
-    private static let staticByLength: [Int: [Int]] = Dictionary(grouping: HPACK.staticTable.indices) { HPACK.staticTable[$0].name.count }
+    /// An array, not a dictionary: every field of every request looks its name up here, and
+    /// hashing the length cost more than the comparisons it saves.
+    private static let staticByLength: [[Int]] = {
+        let longest = HPACK.staticTable.map(\.name.count).max() ?? 0
+        var positions = Array(repeating: [Int](), count: longest + 1)
+        for position in HPACK.staticTable.indices { positions[HPACK.staticTable[position].name.count].append(position) }
+        return positions
+    }()
 
     /// The index of `field` in the static table then the dynamic one; with `nameOnly`, of a
     /// field of its name.
