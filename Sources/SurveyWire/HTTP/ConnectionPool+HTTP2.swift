@@ -25,8 +25,9 @@ extension ConnectionPool {
             }
         }
         guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
-        guard let fd = openSocket(for: continuation) else { return }
-        let connection = HTTP2Connection(fd: fd, pool: self, capacity: sharing == .shared ? Int.max : 1)
+        let route = routes.route(for: nil)
+        guard let fd = openSocket(for: continuation, to: route) else { return }
+        let connection = HTTP2Connection(fd: fd, pool: self, route: route, capacity: sharing == .shared ? Int.max : 1)
         if tls != nil { countSettingUp() }
         connection.begin(request, continuation, started: started, reconnect: reconnect)
         if connection.hasCapacity { ready(connection) }
@@ -40,8 +41,9 @@ extension ConnectionPool {
         reconnect: Bool
     ) {
         guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
-        guard let fd = openSocket(for: continuation) else { return }
-        let connection = HTTP2Connection(fd: fd, pool: self, capacity: 1, owned: true)
+        let route = routes.route(for: device)
+        guard let fd = openSocket(for: continuation, to: route) else { return }
+        let connection = HTTP2Connection(fd: fd, pool: self, route: route, capacity: 1, owned: true)
         if tls != nil { countSettingUp() }
         own(connection, for: device)
         ownedHTTP2[ObjectIdentifier(connection)] = connection

@@ -14,7 +14,6 @@ import CEpoll
 /// hands itself to HTTP/1.1 when the server picks it.
 final class ConnectionPool: @unchecked Sendable {
     unowned let loop: EventLoop
-    let address: SocketAddress?
     /// The https target's TLS context, shared by every loop; nil for http.
     let tls: TLSClientContext?
     /// The target's host, for SNI and the certificate check.
@@ -41,6 +40,9 @@ final class ConnectionPool: @unchecked Sendable {
     let maxHeadBytes: Int
     /// Where new connections get their sockets.
     let openSocket: Sockets.Opener
+    /// Which way new connections go: straight to the target, or through the run's proxy or a
+    /// respondent's own (`ConnectionSetup`).
+    let routes: ConnectionRoutes
     var idle: [ClientConnection] = []
     var busy: [ClientConnection] = []
     /// Respondents' own HTTP/1.1 connections (`Device`) idle between their requests: out of
@@ -85,12 +87,12 @@ final class ConnectionPool: @unchecked Sendable {
     private static let sweepInterval: UInt64 = 5_000_000
 
     init(
-        loop: EventLoop, address: SocketAddress?, host: String, tls: TLSClientContext?, configuration: HTTPClientConfiguration,
-        openSocket: @escaping Sockets.Opener = Sockets.openTCP
+        loop: EventLoop, host: String, tls: TLSClientContext?, configuration: HTTPClientConfiguration,
+        routes: ConnectionRoutes, openSocket: @escaping Sockets.Opener = Sockets.openTCP
     ) {
         self.loop = loop
         self.openSocket = openSocket
-        self.address = address
+        self.routes = routes
         self.host = host
         self.tls = tls
         timeout = configuration.timeout.clampedNanoseconds
@@ -178,8 +180,9 @@ final class ConnectionPool: @unchecked Sendable {
             return startHTTP2(request, continuation, started: started, reconnect: reconnect, fresh: true)
         } else {
             guard mayOpen(request, continuation, started: started, reconnect: reconnect) else { return }
-            guard let fd = openSocket(for: continuation) else { return }
-            connection = ClientConnection(fd: fd, pool: self)
+            let route = routes.route(for: request.device)
+            guard let fd = openSocket(for: continuation, to: route) else { return }
+            connection = ClientConnection(fd: fd, pool: self, route: route)
             if tls != nil { countSettingUp() }
             if let device = request.device { own(connection, for: device) }
         }
@@ -191,34 +194,11 @@ final class ConnectionPool: @unchecked Sendable {
     /// Whether new connections negotiate by ALPN with h2 on offer.
     private var negotiatesByALPN: Bool { tls != nil && version != .http1 }
 
-    /// How a new connection's non-blocking `connect()` began.
-    enum ConnectStart {
-        case connected
-        /// Under way: the socket turns writable when it is done.
-        case inProgress
-        case failed(ErrorKind, detail: String?)
-    }
-
-    /// Begins the connect of `fd` to the target's address: what each kind of connection does
-    /// first, and reports in its own way.
-    func beginConnect(_ fd: Int32) -> ConnectStart {
-        guard let address else { return .failed(.dns, detail: nil) }
-        if address.withSockAddr({ Glibc.connect(fd, $0, $1) }) == 0 { return .connected }
-        let error = errno
-        return error == EINPROGRESS ? .inProgress : Self.connectFailure(error)
-    }
-
-    /// A connect that did not succeed, as an attempt reports it: a local failure says which
-    /// call and why.
-    static func connectFailure(_ error: Int32) -> ConnectStart {
-        let kind = ClientConnection.kind(forConnectError: error)
-        return .failed(kind, detail: kind == .localResource ? Sockets.describe(error, call: "connect()") : nil)
-    }
-
-    /// A new socket for a connection; nil when none could be had, the attempt then failed.
-    func openSocket(for continuation: UnsafeContinuation<TransportResult, Never>) -> Int32? {
-        guard let address else {
-            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
+    /// A new socket for a connection along `route`; nil when none could be had, the attempt
+    /// then failed.
+    func openSocket(for continuation: UnsafeContinuation<TransportResult, Never>, to route: ConnectionRoute) -> Int32? {
+        guard let address = route.address else {
+            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero, detail: route.unresolved))
             return nil
         }
         let (fd, error) = openSocket(address.family)
@@ -341,10 +321,10 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Takes over the socket of an HTTP/2 connection whose TLS handshake agreed on http/1.1,
-    /// with its first attempt.
-    func adopt(fd: Int32, stream: SocketStream, info: ConnectionInfo, _ exchange: HTTP2Connection.Exchange) {
-        let connection = ClientConnection(fd: fd, pool: self, handshaken: stream, info: info)
+    /// Takes over the socket of an HTTP/2 connection whose set-up agreed on http/1.1, with its
+    /// first attempt.
+    func adopt(fd: Int32, _ established: ConnectionSetup.Established, _ exchange: HTTP2Connection.Exchange) {
+        let connection = ClientConnection(fd: fd, pool: self, established: established)
         if let device = exchange.request.device {
             // The HTTP/2 connection that handed its socket over is closed as far as it goes.
             if let old = device.http2, old.isClosed {

@@ -51,8 +51,13 @@ public final class HTTPClient: Transport {
         let address = try? resolution.get().first
         let tls =
             target.scheme == .https ? try TLSClientContext(configuration.tls, offering: configuration.version.applicationProtocols) : nil
+        // The run's proxy is resolved once, here, as the target is.
+        let proxy = configuration.proxy.map { ($0, resolve($0.host, $0.port)) }
         pools = group.loops.map {
-            ConnectionPool(loop: $0, address: address, host: target.host, tls: tls, configuration: configuration, openSocket: openSocket)
+            ConnectionPool(
+                loop: $0, host: target.host, tls: tls, configuration: configuration,
+                routes: ConnectionRoutes(target: target, address: address, proxy: proxy, version: configuration.version),
+                openSocket: openSocket)
         }
     }
 
