@@ -113,7 +113,8 @@ extension ConnectionSetup {
     /// What a refusal of `CONNECT` with `status` means for whoever runs the plan.
     static func meaning(of status: Int, credentialsGiven: Bool) -> String {
         switch status {
-        case 407:
+        // tinyproxy answers wrong credentials with 401 where RFC 9110 has 407.
+        case 407, 401:
             credentialsGiven
                 ? "the proxy refused the credentials of the proxy URL"
                 : "give credentials in the proxy URL (http://user:password@host:port)"
