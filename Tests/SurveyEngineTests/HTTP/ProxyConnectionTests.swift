@@ -41,6 +41,25 @@ import Testing
         return nil
     }
 
+    /// The failure of one attempt at `target` through a scripted proxy that reads the request
+    /// head and answers `answer`, then closes; the proxy, for what it read.
+    private func failureThrough(
+        answering answer: String, target: HTTPTarget = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 8443), credentials: Bool = true,
+        version: HTTPVersion = .auto, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (TransportFailure?, ScriptedProxy) {
+        let proxy = try ScriptedProxy()
+        let served = proxy.serve { peer in
+            peer.readHead()
+            peer.send(answer)
+        }
+        var result: TransportFailure?
+        try await withClient(target, configuration(proxyPort: proxy.port, credentials: credentials, version: version)) { client in
+            result = failure(await client.send(request(target)), sourceLocation: sourceLocation)
+        }
+        await served.value
+        return (result, proxy)
+    }
+
     private func status(_ outcome: TransportResult) -> Int? {
         if case .success(let response) = outcome.received { return response.status }
         return nil
@@ -180,95 +199,64 @@ import Testing
         (502, "Bad Gateway", "could not reach the target"),
     ])
     func aRefusedCONNECTIsProxyRefusedWithTheStatusAndWhatItMeans(status: Int, reason: String, meaning: String) async throws {
-        let proxy = try ScriptedProxy()
-        let served = proxy.serve { peer in
-            peer.readHead()
-            // squid's refusals come with a page: none of it is read.
-            peer.send("HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<p>no</p>")
-        }
-        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 8443)
-        try await withClient(target, configuration(proxyPort: proxy.port)) { client in
-            let outcome = await client.send(request(target))
-            guard let failure = failure(outcome) else { return }
-            #expect(failure.kind == .proxyRefused)
-            #expect(failure.requestSent == false)
-            let detail = failure.detail ?? ""
-            #expect(detail.hasPrefix("the proxy 127.0.0.1:\(proxy.port) answered CONNECT 127.0.0.1:8443 with \(status) \(reason): "))
-            #expect(detail.contains(meaning))
-            #expect(keepsCredentials(detail))
-        }
-        await served.value
+        // squid's refusals come with a page: none of it is read.
+        let (failure, proxy) = try await failureThrough(
+            answering: "HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<p>no</p>")
+        #expect(failure?.kind == .proxyRefused)
+        #expect(failure?.requestSent == false)
+        let detail = failure?.detail ?? ""
+        #expect(detail.hasPrefix("the proxy 127.0.0.1:\(proxy.port) answered CONNECT 127.0.0.1:8443 with \(status) \(reason): "))
+        #expect(detail.contains(meaning))
+        #expect(keepsCredentials(detail))
     }
 
     @Test func a407WithoutCredentialsSaysToGiveThem() async throws {
-        let proxy = try ScriptedProxy()
-        let served = proxy.serve { peer in
-            peer.readHead()
-            peer.send("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n")
-        }
-        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 8443)
-        try await withClient(target, configuration(proxyPort: proxy.port, credentials: false)) { client in
-            let detail = failure(await client.send(request(target)))?.detail ?? ""
-            #expect(
-                detail
-                    == "the proxy 127.0.0.1:\(proxy.port) answered CONNECT 127.0.0.1:8443 with 407 Proxy Authentication Required: "
-                    + "give credentials in the proxy URL (http://user:password@host:port)")
-        }
-        await served.value
+        let (failure, proxy) = try await failureThrough(answering: "HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", credentials: false)
+        #expect(
+            failure?.detail
+                == "the proxy 127.0.0.1:\(proxy.port) answered CONNECT 127.0.0.1:8443 with 407 Proxy Authentication Required: "
+                + "give credentials in the proxy URL (http://user:password@host:port)")
     }
 
     /// h2c (plain http under `http: 2`) goes through a tunnel too, which a proxy may refuse.
     @Test func h2cTunnelsAndARefusalIsTyped() async throws {
-        let proxy = try ScriptedProxy()
-        let served = proxy.serve { peer in
-            peer.readHead()
-            peer.send("HTTP/1.1 403 Forbidden\r\n\r\n")
-        }
-        let target = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080)
-        try await withClient(target, configuration(proxyPort: proxy.port, version: .http2)) { client in
-            let failure = failure(await client.send(request(target)))
-            #expect(failure?.kind == .proxyRefused)
-            #expect(failure?.detail?.contains("with 403 Forbidden") == true)
-        }
-        await served.value
+        let (failure, proxy) = try await failureThrough(
+            answering: "HTTP/1.1 403 Forbidden\r\n\r\n", target: HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080), version: .http2)
+        #expect(failure?.kind == .proxyRefused)
+        #expect(failure?.detail?.contains("with 403 Forbidden") == true)
         #expect(proxy.requestHeads.first?.hasPrefix("CONNECT 127.0.0.1:8080 HTTP/1.1\r\n") == true)
     }
 
     @Test func aProxyClosingMidAnswerIsAClosedConnectionNamingTheProxy() async throws {
-        let proxy = try ScriptedProxy()
-        let served = proxy.serve { peer in
-            peer.readHead()
-            peer.send("HTTP/1.1 200 Conn")
-        }
-        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 8443)
-        try await withClient(target, configuration(proxyPort: proxy.port)) { client in
-            let failure = failure(await client.send(request(target)))
-            #expect(failure?.kind == .connectionClosed)
-            #expect(
-                failure?.detail == "the proxy 127.0.0.1:\(proxy.port) closed the connection before its answer to CONNECT was whole")
-            #expect(failure?.requestSent == false)
-        }
-        await served.value
+        let (failure, proxy) = try await failureThrough(answering: "HTTP/1.1 200 Conn")
+        #expect(failure?.kind == .connectionClosed)
+        #expect(failure?.detail == "the proxy 127.0.0.1:\(proxy.port) closed the connection before its answer to CONNECT was whole")
+        #expect(failure?.requestSent == false)
     }
 
     @Test func anAnswerThatIsNotHTTPIsMalformed() async throws {
-        let proxy = try ScriptedProxy()
-        let served = proxy.serve { peer in
-            peer.readHead()
-            peer.send("SSH-2.0-OpenSSH\r\n\r\n")
-        }
-        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 8443)
-        try await withClient(target, configuration(proxyPort: proxy.port)) { client in
-            let failure = failure(await client.send(request(target)))
-            #expect(failure?.kind == .malformedResponse)
-            #expect(failure?.detail?.contains("without an HTTP/1.x status line") == true)
-        }
-        await served.value
+        let (failure, _) = try await failureThrough(answering: "SSH-2.0-OpenSSH\r\n\r\n")
+        #expect(failure?.kind == .malformedResponse)
+        #expect(failure?.detail?.contains("without an HTTP/1.x status line") == true)
     }
 
     @Test(arguments: [HTTPTarget.Scheme.http, .https])
     func aDeadProxyPortIsARefusedConnectionNamingTheProxy(scheme: HTTPTarget.Scheme) async throws {
-        let port = try #require(freeLoopbackPort())
+        // A port bound and not listening, held for the test: a port merely free could be the one
+        // the kernel gives the client's own end, which TCP then connects to itself.
+        let bound = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(bound) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let isBound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(bound, $0, length) == 0 && getsockname(bound, $0, &length) == 0
+            }
+        }
+        try #require(isBound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         let target = HTTPTarget(scheme: scheme, host: "127.0.0.1", port: 8080)
         try await withClient(target, configuration(proxyPort: port)) { client in
             let failure = failure(await client.send(request(target)))
