@@ -7,8 +7,8 @@ import CEpoll
 /// The connection a set-up works for: an HTTP/1.1 `ClientConnection` or an `HTTP2Connection`,
 /// which holds the attempts waiting for it and is told how the set-up ended.
 protocol ConnectionSetupOwner: EventHandler {
-    /// The set-up is done: the socket, registered with the loop and now the owner's to watch,
-    /// speaks `established.agreed`.
+    /// The set-up is done: the socket speaks `established.agreed`; its registration with the
+    /// loop is the owner's, to take over (`EventLoop.rehandle`) and watch.
     func setUpDone(_ established: ConnectionSetup.Established)
     /// The set-up failed as `kind`; the owner closes (which ends the set-up's part).
     func setUpFailed(_ kind: ErrorKind, detail: String?)
@@ -239,7 +239,7 @@ final class ConnectionSetup: EventHandler {
         stage = .ended
         var info = info ?? ConnectionInfo(reused: false)
         info.wire = agreed
-        pool.loop.rehandle(token, to: owner)
+        // The registration is the owner's from here: it takes it over (`EventLoop.rehandle`).
         registered = false
         endCount()
         owner.setUpDone(

@@ -13,7 +13,10 @@ import CEpoll
 /// loops round-robin.
 ///
 /// The host name is resolved once, when the client is made; a name that does not resolve makes
-/// every attempt fail with `dns`. A connection that breaks is not retried behind the caller's
+/// every attempt fail with `dns`. Through a proxy (`HTTPClientConfiguration.proxy`, or a
+/// respondent's own `Device.proxy`), connections go to the proxy — resolved once too — and every
+/// new one is set up by a `ConnectionSetup`: a `CONNECT` tunnel for https and h2c, requests in
+/// absolute form for plain http over HTTP/1.1. A connection that breaks is not retried behind the caller's
 /// back, with one exception: a request whose kept-alive connection the server closed before
 /// any byte of a response (a clean close, not a reset) goes out once more on a new connection,
 /// counted as a reconnect (`ConnectionPool.reconnect`). Every other attempt the server may have
