@@ -234,6 +234,27 @@ import Testing
         #expect(failure?.requestSent == false)
     }
 
+    /// A proxy that takes the connection and never answers `CONNECT`: the connect timeout,
+    /// which bounds the tunnel too, ends the attempt, naming the proxy.
+    @Test func aProxySilentAfterCONNECTTimesOutNamingTheProxy() async throws {
+        let proxy = try ScriptedProxy()
+        let served = proxy.serve { peer in
+            peer.readHead()
+            // Nothing more: wait for the client to give up and close.
+            peer.readHead()
+        }
+        let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: 8443)
+        var configuration = configuration(proxyPort: proxy.port)
+        configuration.connectTimeout = .milliseconds(300)
+        try await withClient(target, configuration) { client in
+            let failure = failure(await client.send(request(target)))
+            #expect(failure?.kind == .timeout)
+            #expect(failure?.detail == "no answer to CONNECT within the connect timeout from the proxy 127.0.0.1:\(proxy.port)")
+            #expect(failure?.requestSent == false)
+        }
+        await served.value
+    }
+
     @Test func anAnswerThatIsNotHTTPIsMalformed() async throws {
         let (failure, _) = try await failureThrough(answering: "SSH-2.0-OpenSSH\r\n\r\n")
         #expect(failure?.kind == .malformedResponse)
