@@ -60,3 +60,27 @@ func procFile(_ path: String) -> String? {
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// A blocking TCP socket listening on 127.0.0.1, on a port the kernel picked, for a scripted
+/// server on a thread of its own; its `accept()` waits 60 s at most, so that a connection the
+/// client never opens ends the script instead of hanging the suite. Nil if none could be had.
+func blockingLoopbackListener() -> (fd: Int32, port: Int)? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let listening = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    guard listening else {
+        close(fd)
+        return nil
+    }
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}

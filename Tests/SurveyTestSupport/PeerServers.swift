@@ -21,7 +21,7 @@ enum Installed {
     /// `python3`, whose standard library's `http.server` serves `PythonSurveyServer`.
     static let python3 = find("python3")
 
-    private static func find(_ name: String, also extra: [String] = []) -> String? {
+    static func find(_ name: String, also extra: [String] = []) -> String? {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         return (path + extra).map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

@@ -180,6 +180,12 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
     }
 
+    /// Gives a registration to another handler, with the events it watches unchanged: a
+    /// connection's set-up hands its socket to the connection it set up. Loop thread only.
+    func rehandle(_ token: UInt64, to handler: EventHandler) {
+        handlers[Int(token & 0xFFFF_FFFF)] = handler
+    }
+
     /// Forgets a registration; call before closing the descriptor. Loop thread only.
     func deregister(_ fd: Int32, token: UInt64) {
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)

@@ -4,21 +4,27 @@ import CEpoll
     import Glibc
 #endif
 
-/// One connection of the client — TCP, and TLS over it for https — and the exchange it carries.
+/// One HTTP/1.1 connection of the client and the exchange it carries, once its
+/// `ConnectionSetup` (TCP, a proxy's tunnel, TLS) made it; through a proxy without a tunnel
+/// (plain http), its requests go in absolute form.
 ///
 /// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`,
 /// is registered on that one loop, and is always in exactly one of its pool's lists (busy or
 /// idle) or closed.
-final class ClientConnection: EventHandler, Slotted {
-    private enum Phase { case connecting, handshaking, busy, idle, closed }
+final class ClientConnection: ConnectionSetupOwner, Slotted {
+    private enum Phase { case settingUp, busy, idle, closed }
 
     let fd: Int32
     unowned let pool: ConnectionPool
+    /// The way it goes: straight, through a proxy's tunnel, or to a proxy in absolute form.
+    private let route: ConnectionRoute
+    /// Its set-up while under way.
+    private var setup: ConnectionSetup?
     /// Its place in the pool's busy list.
     var slot = -1
     private var token: UInt64 = 0
     private var registered = false
-    private var phase = Phase.connecting
+    private var phase = Phase.settingUp
     private var stream: SocketStream
     private var parser: HTTPMessageParser
     private var output: [UInt8] = []
@@ -34,44 +40,44 @@ final class ClientConnection: EventHandler, Slotted {
     private var expiry: UInt64 = 0
     /// The current attempt's connection, as the report sees it.
     private var info = ConnectionInfo.reused
-    private var connectedAt: UInt64 = 0
     /// Whether the TLS session has been kept for resumption since the handshake.
     private var resumptionKept = false
     /// This exchange is a request sent again on a new connection (`ConnectionPool.reconnect`).
     private var reconnect = false
-    /// The connection as an `HTTP2Connection` handed it over, its TLS handshake done: what its
-    /// first attempt reports.
+    /// The connection as an `HTTP2Connection` handed it over, set up and agreed on http/1.1:
+    /// what its first attempt reports.
     private var handedOver: ConnectionInfo?
-    /// Whether the pool counts it among the TLS connections being set up (`maxSettingUp`).
-    private var settingUp: Bool
 
     /// The most request buffer an idle connection keeps.
     private static let keptOutputCapacity = 16 * 1024
     private static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
     private static let writable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue
 
-    init(fd: Int32, pool: ConnectionPool) {
+    /// A new connection of `fd` along `route`, set up by its first exchange.
+    init(fd: Int32, pool: ConnectionPool, route: ConnectionRoute) {
         self.fd = fd
         self.pool = pool
+        self.route = route
         stream = SocketStream(fd: fd, tls: nil)
         parser = HTTPMessageParser(role: .response, maxHeadBytes: pool.maxHeadBytes, maxBodyBytes: pool.maxBodyBytes)
-        settingUp = pool.tls != nil
     }
 
-    /// Its set-up ended, well or not: the pool may let another begin.
-    private func setUpEnded() {
-        guard settingUp else { return }
-        settingUp = false
-        pool.setUpEnded()
+    /// A connection an `HTTP2Connection`'s set-up made, which agreed on http/1.1: the socket,
+    /// its registration (now this connection's) and what its first attempt reports.
+    convenience init(fd: Int32, pool: ConnectionPool, established: ConnectionSetup.Established) {
+        self.init(fd: fd, pool: pool, route: established.route)
+        take(established)
+        handedOver = established.info
     }
 
-    /// A connection whose TLS handshake an `HTTP2Connection` made, and which agreed on http/1.1:
-    /// `info` is its connect and handshake, as its first attempt reports them.
-    convenience init(fd: Int32, pool: ConnectionPool, handshaken stream: SocketStream, info: ConnectionInfo) {
-        self.init(fd: fd, pool: pool)
-        self.stream = stream
-        handedOver = info
-        settingUp = false
+    /// Takes the socket's stream and registration from its set-up.
+    private func take(_ established: ConnectionSetup.Established) {
+        setup = nil
+        stream = established.stream
+        token = established.token
+        registered = true
+        watching = established.watching
+        pool.loop.rehandle(token, to: self)
     }
 
     /// Starts an exchange; `reconnect` says it is a request sent again after its kept-alive
@@ -93,20 +99,31 @@ final class ClientConnection: EventHandler, Slotted {
             info = .reused
             phase = .busy
             flush()
-        } else if let handed = handedOver {
+        } else if var handed = handedOver {
             handedOver = nil
+            handed.reconnected = reconnect
             info = handed
-            guard watch(Self.readable) else { return }
             phase = .busy
             flush()
         } else {
-            connect()
+            setUp()
         }
     }
 
     private func encode(_ request: HTTPRequest) {
         output.removeAll(keepingCapacity: true)
-        output.append(contentsOf: request.template.head)
+        let head = request.template.head
+        if let absolute = route.absoluteTarget {
+            // Through a proxy without a tunnel: `GET http://host:port/path HTTP/1.1`, the
+            // `Host` line kept, and the proxy's credentials when it has some.
+            let pathStart = request.template.method.utf8.count + 1
+            output.append(contentsOf: head[..<pathStart])
+            output.append(contentsOf: absolute)
+            output.append(contentsOf: head[pathStart...])
+            if let line = route.proxyAuthorizationLine { output.append(contentsOf: line) }
+        } else {
+            output.append(contentsOf: head)
+        }
         if request.template.cookie != nil || request.cookies != nil {
             output.append(contentsOf: Self.cookiePrefix)
             if let fixed = request.template.cookie {
@@ -144,78 +161,28 @@ final class ClientConnection: EventHandler, Slotted {
     private static let crlfCrlf: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
     private static let crlf: [UInt8] = [0x0D, 0x0A]
 
-    // MARK: Connecting
+    // MARK: Setting up
 
-    /// When the connect began: an attempt that waited for a connection's set-up to end
-    /// (`ConnectionPool.maxSettingUp`) began before it.
-    private var connectBegan: UInt64 = 0
-
-    private func connect() {
-        connectBegan = MonotonicClock.now()
-        connectExpiry = HTTPRequest.connectExpiry(begun: connectBegan, connectTimeout: pool.connectTimeout, expiry: expiry)
-        switch pool.beginConnect(fd) {
-        case .connected:
-            guard watch(Self.readable) else { return }
-            connected()
-        case .inProgress:
-            guard watch(Self.writable) else { return }
-            watching = .writable
-            phase = .connecting
-        case .failed(let kind, let detail):
-            fail(kind, detail: detail)
-        }
+    /// Begins the set-up (`ConnectionSetup`); the connect timeout bounds it until the
+    /// connection to the target (or the proxy's tunnel to it) is up.
+    private func setUp() {
+        phase = .settingUp
+        connectExpiry = HTTPRequest.connectExpiry(begun: MonotonicClock.now(), connectTimeout: pool.connectTimeout, expiry: expiry)
+        let setup = ConnectionSetup(fd: fd, pool: pool, route: route, device: request?.device, owner: self, counted: pool.tls != nil)
+        self.setup = setup
+        setup.start()
     }
 
-    /// Registers the socket with the loop; when epoll refuses it, the attempt fails as this
-    /// process's own shortage (`local_resource`), and false is returned.
-    private func watch(_ events: UInt32) -> Bool {
-        guard let token = pool.loop.register(fd, events: events, handler: self) else {
-            let error = errno
-            fail(.localResource, detail: Sockets.describe(error, call: "epoll_ctl()"))
-            return false
-        }
-        self.token = token
-        registered = true
-        return true
+    func setUpDone(_ established: ConnectionSetup.Established) {
+        take(established)
+        info = established.info
+        info.reconnected = reconnect
+        phase = .busy
+        flush()
     }
 
-    /// The TCP connection is up: send the request, or for https first shake hands.
-    private func connected() {
-        connectedAt = MonotonicClock.now()
-        let connectTime = Duration.nanoseconds(Int64(connectedAt &- connectBegan))
-        guard let context = pool.tls else {
-            info = ConnectionInfo(reused: false, connectTime: connectTime, reconnected: reconnect)
-            phase = .busy
-            return flush()
-        }
-        let tls: TLSConnection
-        do throws(TLSFailure) {
-            tls = try TLSConnection(client: context, fd: fd, host: pool.host, resuming: pool.resumption(for: request?.device))
-        } catch {
-            return fail(.tlsHandshake, detail: error.reason)
-        }
-        stream = SocketStream(fd: fd, tls: tls)
-        info = ConnectionInfo(reused: false, connectTime: connectTime, reconnected: reconnect)
-        phase = .handshaking
-        shakeHands(tls)
-    }
-
-    private func shakeHands(_ tls: TLSConnection) {
-        switch tls.handshake() {
-        case .done:
-            setUpEnded()
-            info.tlsHandshakeTime = .nanoseconds(Int64(MonotonicClock.now() &- connectedAt))
-            info.tls = "\(tls.protocolVersion) \(tls.cipher ?? "")"
-            info.tlsResumed = tls.resumed
-            phase = .busy
-            flush()
-        case .wantRead:
-            watch(.readable)
-        case .wantWrite:
-            watch(.writable)
-        case .failed(let failure):
-            fail(failure.kind == .certificate ? .tlsCertificate : .tlsHandshake, detail: failure.reason)
-        }
+    func setUpFailed(_ kind: ErrorKind, detail: String?) {
+        fail(kind, detail: detail)
     }
 
     // MARK: Events
@@ -224,19 +191,14 @@ final class ClientConnection: EventHandler, Slotted {
         switch phase {
         case .closed:
             return
+        case .settingUp:
+            return
         case .idle:
             // An idle connection has nothing to say: the server closed it or broke the protocol —
             // unless TLS 1.3 session tickets arrived, which the connection takes in silence.
             if stream.tls != nil, case .wait = stream.read(into: pool.loop.readBuffer) { return }
             pool.removeIdle(self)
             close()
-        case .connecting:
-            let error = Sockets.pendingError(fd)
-            if error != 0, case .failed(let kind, let detail) = ConnectionPool.connectFailure(error) { return fail(kind, detail: detail) }
-            guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
-            connected()
-        case .handshaking:
-            if let tls = stream.tls { shakeHands(tls) }
         case .busy:
             if events & EPOLLRDHUP.rawValue != 0 { peerClosed = true }
             // TLS may need to read before it can write, so a pending write is tried on any event.
@@ -251,7 +213,7 @@ final class ClientConnection: EventHandler, Slotted {
     }
 
     private func watch(_ wait: SocketStream.Wait) {
-        guard wait != watching else { return }
+        guard wait != watching, registered else { return }
         pool.loop.modify(fd, token: token, events: wait == .writable ? Self.writable : Self.readable)
         watching = wait
     }
@@ -303,8 +265,8 @@ final class ClientConnection: EventHandler, Slotted {
     func checkDeadline(now: UInt64) {
         // A run ended early after the attempt began moves its expiry to the grace after the end.
         if let cutoff = request?.runCutoff?.value, cutoff < expiry { expiry = cutoff }
-        if now >= expiry || (phase == .connecting && now >= connectExpiry) {
-            fail(.timeout)
+        if now >= expiry || (setup?.isConnecting == true && now >= connectExpiry) {
+            fail(.timeout, detail: setup?.timeoutDetail)
         }
     }
 
@@ -351,14 +313,19 @@ final class ClientConnection: EventHandler, Slotted {
         // The server closed this kept-alive connection before any byte of a response: it closed
         // an idle connection as the request left, and did not take the request up. Go's net/http
         // sends it again the same way; a reset, or a close after part of a response, stays a failure.
-        if kind == .connectionClosed, info.reused, !reconnect, !parser.hasStarted, let request, let continuation {
+        if kind == .connectionClosed, phase == .busy, info.reused, !reconnect, !parser.hasStarted, let request, let continuation {
             self.continuation = nil
             self.request = nil
             close(cleanly: false)
             return pool.reconnect(request, continuation, started: started)
         }
-        let sent = phase != .connecting && phase != .handshaking && written > 0
-        let connection = phase == .connecting ? nil : info
+        let sent = phase == .busy && written > 0
+        var connection: ConnectionInfo? = info
+        if phase == .settingUp {
+            // What the set-up learned so far: nothing before the TCP connect.
+            connection = setup?.info
+            connection?.reconnected = reconnect
+        }
         let outcome = TransportResult.failure(kind, requestSent: sent, serviceTime: elapsed(), detail: detail, connection: connection)
         let continuation = self.continuation
         self.continuation = nil
@@ -375,20 +342,13 @@ final class ClientConnection: EventHandler, Slotted {
     func close(cleanly: Bool = true) {
         guard phase != .closed else { return }
         if cleanly, phase == .idle || phase == .busy { stream.tls?.shutdown() }
+        setup?.cancel()
+        setup = nil
         if registered { pool.loop.deregister(fd, token: token) }
+        registered = false
         phase = .closed
         stream = SocketStream(fd: fd, tls: nil)
         Glibc.close(fd)
-        setUpEnded()
-    }
-
-    static func kind(forConnectError error: Int32) -> ErrorKind {
-        if Sockets.isLocalResource(error, atConnect: true) { return .localResource }
-        switch error {
-        case ETIMEDOUT: return .timeout
-        case ECONNRESET: return .connectionReset
-        default: return .connectionRefused  // refused, unreachable network or host, no route
-        }
     }
 
     private static func kind(for failure: HTTPMessageParser.Failure) -> ErrorKind {

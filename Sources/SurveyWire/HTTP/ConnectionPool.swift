@@ -17,7 +17,6 @@ import CEpoll
 /// hands itself to HTTP/1.1 when the server picks it.
 final class ConnectionPool: @unchecked Sendable {
     unowned let loop: EventLoop
-    let address: SocketAddress?
     /// The https target's TLS context, shared by every loop; nil for http.
     let tls: TLSClientContext?
     /// The target's host, for SNI and the certificate check.
@@ -45,6 +44,9 @@ final class ConnectionPool: @unchecked Sendable {
     let maxHeadBytes: Int
     /// Where new connections get their sockets.
     let openSocket: Sockets.Opener
+    /// Which way new connections go: straight to the target, or through the run's proxy or a
+    /// respondent's own (`ConnectionSetup`).
+    let routes: ConnectionRoutes
     /// Which HTTP version the client speaks, and how its respondents hold connections.
     let version: HTTPVersion
     let sharing: ConnectionSharing
@@ -80,12 +82,12 @@ final class ConnectionPool: @unchecked Sendable {
     private static let sweepInterval: UInt64 = 5_000_000
 
     init(
-        loop: EventLoop, address: SocketAddress?, host: String, tls: TLSClientContext?, configuration: HTTPClientConfiguration,
-        openSocket: @escaping Sockets.Opener = Sockets.openTCP
+        loop: EventLoop, host: String, tls: TLSClientContext?, configuration: HTTPClientConfiguration,
+        routes: ConnectionRoutes, openSocket: @escaping Sockets.Opener = Sockets.openTCP
     ) {
         self.loop = loop
         self.openSocket = openSocket
-        self.address = address
+        self.routes = routes
         self.host = host
         self.tls = tls
         timeout = configuration.timeout.clampedNanoseconds
@@ -183,53 +185,33 @@ final class ConnectionPool: @unchecked Sendable {
     /// Opens the connection the machine asked for, tells it, and sends `attempt` on it; when no
     /// socket could be had, the attempt has failed.
     private func open(_ kind: Machine.NewConnection, for attempt: Pending) {
-        guard let fd = openSocket(for: attempt.continuation) else { return }
+        // A shared HTTP/2 connection goes the run's way; the others, their respondent's.
+        let shared = if case .http2 = kind { true } else { false }
+        let route = routes.route(for: shared ? nil : attempt.device)
+        guard let fd = openSocket(for: attempt.continuation, to: route) else { return }
         switch kind {
         case .http1:
-            let connection = ClientConnection(fd: fd, pool: self)
+            let connection = ClientConnection(fd: fd, pool: self, route: route)
             machine.opened(connection, for: attempt.device)?.close()
             scheduleSweep()
             connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
         case .http2(let capacity):
-            let connection = HTTP2Connection(fd: fd, pool: self, capacity: capacity)
+            let connection = HTTP2Connection(fd: fd, pool: self, route: route, capacity: capacity)
             _ = machine.opened(connection, for: nil)
             connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
             if connection.hasCapacity { machine.ready(connection) }
         case .ownHTTP2:
-            let connection = HTTP2Connection(fd: fd, pool: self, capacity: 1, owned: true)
+            let connection = HTTP2Connection(fd: fd, pool: self, route: route, capacity: 1, owned: true)
             machine.opened(connection, for: attempt.device)?.close()
             connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
         }
     }
 
-    /// How a new connection's non-blocking `connect()` began.
-    enum ConnectStart {
-        case connected
-        /// Under way: the socket turns writable when it is done.
-        case inProgress
-        case failed(ErrorKind, detail: String?)
-    }
-
-    /// Begins the connect of `fd` to the target's address: what each kind of connection does
-    /// first, and reports in its own way.
-    func beginConnect(_ fd: Int32) -> ConnectStart {
-        guard let address else { return .failed(.dns, detail: nil) }
-        if address.withSockAddr({ Glibc.connect(fd, $0, $1) }) == 0 { return .connected }
-        let error = errno
-        return error == EINPROGRESS ? .inProgress : Self.connectFailure(error)
-    }
-
-    /// A connect that did not succeed, as an attempt reports it: a local failure says which
-    /// call and why.
-    static func connectFailure(_ error: Int32) -> ConnectStart {
-        let kind = ClientConnection.kind(forConnectError: error)
-        return .failed(kind, detail: kind == .localResource ? Sockets.describe(error, call: "connect()") : nil)
-    }
-
-    /// A new socket for a connection; nil when none could be had, the attempt then failed.
-    func openSocket(for continuation: UnsafeContinuation<TransportResult, Never>) -> Int32? {
-        guard let address else {
-            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero))
+    /// A new socket for a connection along `route`; nil when none could be had, the attempt
+    /// then failed.
+    func openSocket(for continuation: UnsafeContinuation<TransportResult, Never>, to route: ConnectionRoute) -> Int32? {
+        guard let address = route.address else {
+            continuation.resume(returning: .failure(.dns, requestSent: false, serviceTime: .zero, detail: route.unresolved))
             return nil
         }
         let (fd, error) = openSocket(address.family)
@@ -254,10 +236,10 @@ final class ConnectionPool: @unchecked Sendable {
 
     // MARK: Connections' events
 
-    /// Takes over the socket of an HTTP/2 connection whose TLS handshake agreed on http/1.1,
-    /// with its first attempt.
-    func adopt(fd: Int32, stream: SocketStream, info: ConnectionInfo, _ exchange: HTTP2Connection.Exchange) {
-        let connection = ClientConnection(fd: fd, pool: self, handshaken: stream, info: info)
+    /// Takes over the socket of an HTTP/2 connection whose set-up agreed on http/1.1, with its
+    /// first attempt.
+    func adopt(fd: Int32, _ established: ConnectionSetup.Established, _ exchange: HTTP2Connection.Exchange) {
+        let connection = ClientConnection(fd: fd, pool: self, established: established)
         machine.adopted(connection, for: exchange.request.device)?.close()
         scheduleSweep()
         connection.begin(exchange.request, exchange.continuation, started: exchange.started, reconnect: exchange.reconnect)

@@ -13,7 +13,10 @@ import CEpoll
 /// loops round-robin.
 ///
 /// The host name is resolved once, when the client is made; a name that does not resolve makes
-/// every attempt fail with `dns`. A connection that breaks is not retried behind the caller's
+/// every attempt fail with `dns`. Through a proxy (`HTTPClientConfiguration.proxy`, or a
+/// respondent's own `Device.proxy`), connections go to the proxy — resolved once too — and every
+/// new one is set up by a `ConnectionSetup`: a `CONNECT` tunnel for https and h2c, requests in
+/// absolute form for plain http over HTTP/1.1. A connection that breaks is not retried behind the caller's
 /// back, with one exception: a request whose kept-alive connection the server closed before
 /// any byte of a response (a clean close, not a reset) goes out once more on a new connection,
 /// counted as a reconnect (`ConnectionPool.reconnect`). Every other attempt the server may have
@@ -51,8 +54,13 @@ public final class HTTPClient: Transport {
         let address = try? resolution.get().first
         let tls =
             target.scheme == .https ? try TLSClientContext(configuration.tls, offering: configuration.version.applicationProtocols) : nil
+        // The run's proxy is resolved once, here, as the target is.
+        let proxy = configuration.proxy.map { ($0, resolve($0.host, $0.port)) }
         pools = group.loops.map {
-            ConnectionPool(loop: $0, address: address, host: target.host, tls: tls, configuration: configuration, openSocket: openSocket)
+            ConnectionPool(
+                loop: $0, host: target.host, tls: tls, configuration: configuration,
+                routes: ConnectionRoutes(target: target, address: address, proxy: proxy, version: configuration.version),
+                openSocket: openSocket)
         }
     }
 

@@ -4,19 +4,19 @@ import CEpoll
     import Glibc
 #endif
 
-/// One HTTP/2 connection of the client — TCP, and TLS over it for h2 — carrying the attempts of
-/// its pool's loop as streams: the bytes go through an `HTTP2ClientMachine`, the socket is this
-/// class's, on the same event loop as HTTP/1.1's `ClientConnection`.
+/// One HTTP/2 connection of the client carrying the attempts of its pool's loop as streams: the
+/// bytes go through an `HTTP2ClientMachine`, the socket is this class's, on the same event loop
+/// as HTTP/1.1's `ClientConnection`, and set up the same way (`ConnectionSetup`: TCP, a proxy's
+/// tunnel, TLS, ALPN).
 ///
-/// Over TLS it also negotiates: it offers h2 (and http/1.1 when the plan leaves the choice to
-/// the server) by ALPN, and when the server picks http/1.1 it hands its socket and the first
-/// waiting attempt to a `ClientConnection` and the others back to the pool, which speaks
-/// HTTP/1.1 from then on.
+/// Over TLS its set-up offers h2 (and http/1.1 when the plan leaves the choice to the server);
+/// when it agrees on http/1.1, the connection hands its socket and the first waiting attempt to
+/// a `ClientConnection` and the others back to the pool, which speaks HTTP/1.1 from then on.
 ///
 /// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`
 /// (or to the hand-over), and is in its pool's busy list while it has attempts.
-final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
-    enum Phase { case connecting, handshaking, open, closed }
+final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
+    enum Phase { case settingUp, open, closed }
 
     /// One attempt on this connection: waiting for a stream, or sent on one.
     struct Exchange {
@@ -40,7 +40,11 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     let owned: Bool
     var token: UInt64 = 0
     var registered = false
-    var phase = Phase.connecting
+    var phase = Phase.settingUp
+    /// The way it goes: straight, or through a proxy's tunnel.
+    let route: ConnectionRoute
+    /// Its set-up while under way; nil before it begins and after it ends.
+    var setup: ConnectionSetup?
     var stream: SocketStream
     var machine: HTTP2ClientMachine
     var output: [UInt8] = []
@@ -53,15 +57,12 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     /// What the first attempt sent on it reports: the connection new, its connect and handshake.
     var opening: ConnectionInfo?
     let wire: WireProtocol
-    var connectedAt: UInt64 = 0
     var connectExpiry: UInt64 = .max
     private var resumptionKept = false
     /// Whether any byte came from the server since the connection opened.
     private var heard = false
     /// Whether a write waits for the end of the loop's turn (`scheduleFlush`).
     private var flushScheduled = false
-    /// Whether the pool counts it among the TLS connections being set up (`maxSettingUp`).
-    private var settingUp: Bool
 
     /// The most bytes waiting to be written before the server counts as not reading: a server
     /// that floods PINGs and never reads their acknowledgments would grow them without end.
@@ -69,9 +70,10 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     static let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
     static let writable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLOUT.rawValue
 
-    init(fd: Int32, pool: ConnectionPool, capacity: Int, owned: Bool = false) {
+    init(fd: Int32, pool: ConnectionPool, route: ConnectionRoute, capacity: Int, owned: Bool = false) {
         self.fd = fd
         self.pool = pool
+        self.route = route
         self.capacity = capacity
         self.owned = owned
         wire = pool.tls == nil ? .h2c : .h2
@@ -80,14 +82,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         settings.maxBodyBytes = pool.maxBodyBytes
         settings.maxHeaderListSize = pool.maxHeadBytes
         machine = HTTP2ClientMachine(settings: settings)
-        settingUp = pool.tls != nil
-    }
-
-    /// Its set-up ended, well or not: the pool may let another begin.
-    func setUpEnded() {
-        guard settingUp else { return }
-        settingUp = false
-        pool.setUpEnded()
     }
 
     /// Whether another attempt may join: open or opening, not going away, under its capacity and
@@ -113,9 +107,9 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
         waiting.append(Exchange(request: request, continuation: continuation, started: started, expiry: expiry, reconnect: reconnect))
         if !wasBusy { pool.enterBusy(self) }
         switch phase {
-        case .connecting where !registered:
+        case .settingUp where setup == nil:
             connectExpiry = expiry
-            connect()
+            setUp()
         case .open:
             sendWaiting()
             scheduleFlush()
@@ -123,12 +117,6 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
             break
         }
     }
-
-    // MARK: Connecting
-
-    /// When the connect began: an attempt that waited for a connection's set-up to end
-    /// (`ConnectionPool.maxSettingUp`) began before it.
-    var connectBegan: UInt64 = 0
 
     // MARK: Streams
 
@@ -156,18 +144,8 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
 
     func handleEvents(_ events: UInt32) {
         switch phase {
-        case .closed:
+        case .closed, .settingUp:
             return
-        case .connecting:
-            let error = Sockets.pendingError(fd)
-            if error != 0, case .failed(let kind, let detail) = ConnectionPool.connectFailure(error) {
-                return failAll(kind, detail: detail)
-            }
-            guard events & (EPOLLOUT.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 else { return }
-            phase = .handshaking
-            connected()
-        case .handshaking:
-            if let tls = stream.tls { shakeHands(tls) }
         case .open:
             if written < output.count && (events & EPOLLOUT.rawValue != 0 || stream.tls != nil) {
                 flush()
@@ -361,9 +339,7 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     }
 
     func checkDeadlines(now: UInt64) {
-        if phase == .connecting || phase == .handshaking {
-            if now >= connectExpiry { return failAll(.timeout, detail: nil) }
-        }
+        if phase == .settingUp, now >= connectExpiry { return failAll(.timeout, detail: setup?.timeoutDetail) }
         var expired: [UInt32] = []
         for (id, exchange) in exchanges {
             let expiry = min(exchange.expiry, exchange.request.runCutoff?.value ?? .max)
@@ -399,7 +375,9 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
     /// Ends every attempt it carries as `kind`, and closes.
     func failAll(_ kind: ErrorKind, detail: String?) {
         let sentBefore = phase == .open
-        let connection: ConnectionInfo? = phase == .connecting ? nil : opening
+        // In its set-up, what the set-up learned so far: nothing before the TCP connect.
+        if phase == .settingUp { opening = setup?.info }
+        let connection = opening
         let carried = exchanges.sorted { $0.key < $1.key }.map(\.value)
         let queued = waiting
         exchanges = [:]
@@ -430,12 +408,13 @@ final class HTTP2Connection: EventHandler, LoopFlush, Slotted {
             _ = stream.write(output, from: &ignored)
             stream.tls?.shutdown()
         }
+        setup?.cancel()
+        setup = nil
         if registered { pool.loop.deregister(fd, token: token) }
         registered = false
         phase = .closed
         stream = SocketStream(fd: fd, tls: nil)
         Glibc.close(fd)
-        setUpEnded()
         if owned { pool.ownedClosed(self) }
     }
 }

@@ -41,6 +41,11 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// (`EADDRNOTAVAIL`, `EAGAIN` at `connect()`). Not the server's doing, and not an attempt
     /// sent: metrics count it apart from the attempts (`EndpointMetrics.localResource`).
     case localResource = "local_resource"
+    /// The HTTP proxy the client goes through refused to open a tunnel: it answered `CONNECT`
+    /// with a status other than 2xx (407: credentials missing or wrong; 403: the proxy forbids
+    /// that host or port; 502: the proxy could not reach the target). The request never reached
+    /// the target; the detail names the proxy, its status and reason phrase, and what it means.
+    case proxyRefused = "proxy_refused"
 
     /// The kind named `name`: a raw value, or a name a kind had before (`body_too_large`), so
     /// that plans and reports that use it keep working.

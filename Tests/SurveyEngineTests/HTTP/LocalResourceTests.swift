@@ -123,10 +123,10 @@ import Testing
     }
 
     @Test func connectErrorsOfExhaustedPortsAreLocalResource() {
-        #expect(ClientConnection.kind(forConnectError: EADDRNOTAVAIL) == .localResource)
-        #expect(ClientConnection.kind(forConnectError: EAGAIN) == .localResource)
-        #expect(ClientConnection.kind(forConnectError: ECONNREFUSED) == .connectionRefused)
-        #expect(ClientConnection.kind(forConnectError: ENETUNREACH) == .connectionRefused)
+        #expect(ConnectionSetup.kind(forConnectError: EADDRNOTAVAIL) == .localResource)
+        #expect(ConnectionSetup.kind(forConnectError: EAGAIN) == .localResource)
+        #expect(ConnectionSetup.kind(forConnectError: ECONNREFUSED) == .connectionRefused)
+        #expect(ConnectionSetup.kind(forConnectError: ENETUNREACH) == .connectionRefused)
         #expect(Sockets.describe(EADDRNOTAVAIL, call: "connect()").hasSuffix("(EADDRNOTAVAIL)"))
     }
 

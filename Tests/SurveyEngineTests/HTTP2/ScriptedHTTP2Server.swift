@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 
 @testable import SurveyEngine
+@testable import SurveyTestSupport
 @testable import SurveyWire
 
 #if canImport(Glibc)
@@ -21,28 +22,9 @@ final class ScriptedHTTP2Server: Sendable {
 
     init() throws {
         struct NoListener: Error {}
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw NoListener()
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
-        }
-        // accept() waits 60 s at most too: a connection the client never opens ends the script
-        // (and fails the test that counts them) instead of hanging the suite.
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let (fd, port) = blockingLoopbackListener() else { throw NoListener() }
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
     }
 
     deinit { close(listener) }
