@@ -8,9 +8,10 @@ import CEpoll
 /// `ConnectionSetup` (TCP, a proxy's tunnel, TLS) made it; through a proxy without a tunnel
 /// (plain http), its requests go in absolute form.
 ///
-/// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`,
-/// is registered on that one loop, and is always in exactly one of its pool's lists (busy or
-/// idle) or closed.
+/// Touched only on its pool's loop thread, one access at a time: its state's exclusivity goes
+/// unchecked at run time (`@exclusivity(unchecked)`), as the loop's own does. It owns its
+/// descriptor from `socket()` to `close()`, is registered on that one loop, and is always in
+/// exactly one of its pool's lists (busy or idle) or closed.
 final class ClientConnection: ConnectionSetupOwner, Slotted {
     private enum Phase { case settingUp, busy, idle, closed }
 
@@ -19,34 +20,34 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
     /// The way it goes: straight, through a proxy's tunnel, or to a proxy in absolute form.
     private let route: ConnectionRoute
     /// Its set-up while under way.
-    private var setup: ConnectionSetup?
+    @exclusivity(unchecked) private var setup: ConnectionSetup?
     /// Its place in the pool's busy list.
-    var slot = -1
-    private var token: UInt64 = 0
-    private var registered = false
-    private var phase = Phase.settingUp
-    private var stream: SocketStream
-    private var parser: HTTPMessageParser
-    private var output: [UInt8] = []
-    private var written = 0
-    private var watching: SocketStream.Wait = .readable
-    private var peerClosed = false
-    private var continuation: UnsafeContinuation<TransportResult, Never>?
+    @exclusivity(unchecked) var slot = -1
+    @exclusivity(unchecked) private var token: UInt64 = 0
+    @exclusivity(unchecked) private var registered = false
+    @exclusivity(unchecked) private var phase = Phase.settingUp
+    @exclusivity(unchecked) private var stream: SocketStream
+    @exclusivity(unchecked) private var parser: HTTPMessageParser
+    @exclusivity(unchecked) private var output: [UInt8] = []
+    @exclusivity(unchecked) private var written = 0
+    @exclusivity(unchecked) private var watching: SocketStream.Wait = .readable
+    @exclusivity(unchecked) private var peerClosed = false
+    @exclusivity(unchecked) private var continuation: UnsafeContinuation<TransportResult, Never>?
     /// The request in flight, kept to send it again if the server turns out to have closed this
     /// kept-alive connection before reading it (`ConnectionPool.reconnect`).
-    private var request: HTTPRequest?
-    private var started: UInt64 = 0
-    private var connectExpiry: UInt64 = 0
-    private var expiry: UInt64 = 0
+    @exclusivity(unchecked) private var request: HTTPRequest?
+    @exclusivity(unchecked) private var started: UInt64 = 0
+    @exclusivity(unchecked) private var connectExpiry: UInt64 = 0
+    @exclusivity(unchecked) private var expiry: UInt64 = 0
     /// The current attempt's connection, as the report sees it.
-    private var info = ConnectionInfo.reused
+    @exclusivity(unchecked) private var info = ConnectionInfo.reused
     /// Whether the TLS session has been kept for resumption since the handshake.
-    private var resumptionKept = false
+    @exclusivity(unchecked) private var resumptionKept = false
     /// This exchange is a request sent again on a new connection (`ConnectionPool.reconnect`).
-    private var reconnect = false
+    @exclusivity(unchecked) private var reconnect = false
     /// The connection as an `HTTP2Connection` handed it over, set up and agreed on http/1.1:
     /// what its first attempt reports.
-    private var handedOver: ConnectionInfo?
+    @exclusivity(unchecked) private var handedOver: ConnectionInfo?
 
     /// The most request buffer an idle connection keeps.
     private static let keptOutputCapacity = 16 * 1024
@@ -135,24 +136,13 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         }
         if let body = request.body {
             output.append(contentsOf: Self.contentLengthPrefix)
-            appendDecimal(body.count)
+            DecimalDigits.with(body.count) { output.append(contentsOf: $0) }
             output.append(contentsOf: Self.crlfCrlf)
             output.append(contentsOf: body)
         } else {
             output.append(contentsOf: Self.crlf)
         }
         written = 0
-    }
-
-    /// Appends `value` in decimal, without making a string.
-    private func appendDecimal(_ value: Int) {
-        let first = output.count
-        var rest = value
-        repeat {
-            output.append(UInt8(0x30 + rest % 10))
-            rest /= 10
-        } while rest > 0
-        output[first...].reverse()
     }
 
     private static let cookiePrefix: [UInt8] = Array("Cookie: ".utf8)

@@ -44,19 +44,8 @@ extension HTTP2Connection {
             encoder.encode(name: cookieName, value: cookie, indexing: .without, into: &block)
         }
         if let body = request.body {
-            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-            )
-            withUnsafeMutableBytes(of: &digits) { buffer in
-                var rest = body.count
-                var start = buffer.count
-                repeat {
-                    start -= 1
-                    buffer[start] = UInt8(0x30 + rest % 10)
-                    rest /= 10
-                } while rest > 0
-                encoder.encode(
-                    name: contentLengthName, value: UnsafeRawBufferPointer(rebasing: buffer[start...]), indexing: .without, into: &block)
+            DecimalDigits.with(body.count) { digits in
+                encoder.encode(name: contentLengthName, value: digits, indexing: .without, into: &block)
             }
         }
     }
