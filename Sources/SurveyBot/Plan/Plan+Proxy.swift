@@ -76,8 +76,8 @@ extension Plan {
             case .failure(let error):
                 errors.append(
                     Diagnostic(
-                        "\(error.description): \(name) is not a proxy URL (\(Plan.proxyForm)); unset it, or "
-                            + "give the plan 'proxy: none' or --proxy none",
+                        "\(error.description); expected a proxy URL (\(Plan.proxyForm)): set it right or unset it, "
+                            + "or give the plan 'proxy: none' or --proxy none",
                         at: SourceLocation(origin: .option("environment variable \(name)"), line: 1, column: 1)))
             }
         }

@@ -33,7 +33,7 @@ struct ProxyEnvironment: Sendable {
         guard scheme == .http, variables["HTTP_PROXY"]?.isEmpty == false, variables["http_proxy"]?.isEmpty != false else {
             return nil
         }
-        return "HTTP_PROXY is ignored, as curl ignores it (a CGI program's environment holds a request's Proxy header under that "
+        return "ignored, as curl ignores it (a CGI program's environment holds a request's Proxy header under that "
             + "name): set http_proxy to send http:// targets through a proxy"
     }
 }
