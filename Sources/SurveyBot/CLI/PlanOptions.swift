@@ -17,6 +17,11 @@ enum PlanOptions {
         OptionSpec(
             "http", value: "version",
             help: "HTTP version: auto (h2 or http/1.1 by ALPN over TLS), 1.1, or 2 (h2 over TLS, h2c over http://).", default: "auto"),
+        OptionSpec(
+            "proxy", value: "url|none",
+            help: "Send every connection through this HTTP proxy, [http://][user[:password]@]host[:port], or through none (the plan's "
+                + "proxy key); NO_PROXY still applies. See docs/proxy.md.",
+            default: "the plan's proxy, else the environment's (https_proxy, http_proxy, all_proxy)"),
         OptionSpec("set", value: "key.path=value", help: "Set any plan key, like retry.submit.attempts=4.", repeatable: true),
         OptionSpec(
             "insecure", help: "Accept any TLS certificate (tls.verify: false), with a warning: for a staging server's self-signed one."),
@@ -25,7 +30,7 @@ enum PlanOptions {
     /// Options that set one plan key each, by its path.
     private static let direct: [String: String] = [
         "concurrency": "concurrency", "respondents": "respondents", "rate": "rate", "duration": "duration", "target": "target",
-        "seed": "seed", "threads": "engine.threads", "http": "http",
+        "seed": "seed", "threads": "engine.threads", "http": "http", "proxy": Plan.proxyKey,
     ]
 
     /// The overrides given on the command line, in the order given.

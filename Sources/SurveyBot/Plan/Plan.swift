@@ -55,6 +55,12 @@ struct Plan: Sendable, Hashable {
     var dataFile: DataFile? = nil
     /// How respondents take the rows (`data_order:`), applied to `run.data` once both are read.
     var dataOrder: DataOrder = .sequential
+    /// The proxy the plan's `proxy` key (or `--proxy`) asks for; nil leaves it to the environment.
+    var proxy: ProxySetting? = nil
+    /// Who gave `proxy`, as output names it: the plan, `--proxy` or `--set proxy`.
+    var proxyOrigin = "the plan"
+    /// The proxy the run goes through, settled with the environment (`resolveProxy`).
+    var proxyRoute = ProxyRoute.direct
     /// The files of the `tls` keys, as paths; their text is read into `run.client.tls` when the
     /// plan is checked, for an https target.
     var tlsFiles = TLSFiles()
@@ -122,6 +128,7 @@ extension Plan {
         case .perRespondent: parts.append("a connection per respondent")
         case .perRequest: break
         }
+        if let proxy = proxyRoute.shown { parts.append("proxy \(proxy)") }
         return parts.joined(separator: ", ")
     }
 }

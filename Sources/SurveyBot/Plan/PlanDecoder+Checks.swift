@@ -12,6 +12,7 @@ extension PlanDecoder {
         checkBuiltinSessions(plan)
         noteUnusedBuiltin(&plan)
         noteUnsharedConnections(&plan)
+        checkProxy(&plan)
         checkTLS(&plan, root: root)
         checkTemplates(&plan)
         checkThresholdScopes(plan)

@@ -51,10 +51,12 @@ extension PlanDecoder {
         guard let data = plan.run.data, let file = plan.dataFile else { return }
         for problem in data.problems(for: plan.run, limit: PlanLimits.maxPrintedErrors) {
             let line = problem.row < file.lines.count ? Int(file.lines[problem.row]) : 1
-            report(
-                Diagnostic(
-                    "row \(problem.row + 1): \(problem.description) (values of data files are never shown)",
-                    at: SourceLocation(origin: .file(file.errorPath), line: line, column: 1)))
+            // A proxy's value is pointed at; a header's problem is somewhere in its row.
+            let location =
+                problem.column == plan.run.proxyColumn
+                ? file.location(ofColumn: data.columns.firstIndex(of: problem.column) ?? 0, row: problem.row)
+                : SourceLocation(origin: .file(file.errorPath), line: line, column: 1)
+            report(Diagnostic("row \(problem.row + 1): \(problem.description) (values of data files are never shown)", at: location))
         }
     }
 
@@ -95,7 +97,7 @@ extension PlanDecoder {
     }
 
     /// Keys whose own kind says so already (`ValueKind.url`).
-    private static let checkedByKind: Set<String> = ["target"]
+    private static let checkedByKind: Set<String> = ["target", Plan.proxyKey]
 
     /// A run-time variable in any other key (the name, a file, a directory) has no value: it
     /// would be kept as written, so it is an error at the variable.

@@ -90,6 +90,18 @@ enum PlanKeys {
                 + "and closed when it leaves (as each phone running the app has its own); `shared` multiplexes the requests of a thread's respondents as HTTP/2 streams on as few "
                 + "connections as the server's stream limit allows (a proxy or CDN in front of the server; h2load's `-m`). "
                 + "HTTP/1.1 cannot share: one request per connection at a time either way"),
+        .custom(
+            Plan.proxyKey, kind: "proxy URL, `none` or `${row.COLUMN}`", default: "the environment's (`https_proxy`, `http_proxy`, …)",
+            "the HTTP proxy every connection goes through (docs/proxy.md): `[http://][user[:password]@]host[:port]` (port 1080 "
+                + "unless given; credentials go as `Proxy-Authorization: Basic` and are never shown), `none` for no proxy whatever "
+                + "the environment says, or `${row.proxy}`: each respondent through the proxy of its data row's column (an empty "
+                + "value for none), which implies `connections: per_respondent`. Left out, the environment's as curl reads it; "
+                + "`NO_PROXY` applies either way; `--proxy` overrides it",
+            // How the traffic reaches the target, not what the run does (as `engine.threads`):
+            // shards behind different proxies are one plan, and the environment's proxy, which
+            // the plan does not hold, could not be digested anyway.
+            digest: .leftOut,
+            decode: { $0.readProxy($1, into: &$2) }),
         .value(
             "think", .thinkTime, default: .zero, into: \.run.think,
             "the pause before each submit: uniform over a range (`200ms..1s`; one duration is fixed), `normal(mean, deviation)` "

@@ -37,8 +37,10 @@ struct PlanLoader: Sendable {
         let (root, overrideErrors) = overrides.apply(to: tree, environment: environment)
         var decoder = PlanDecoder()
         decoder.crossChecks = syntaxErrors.isEmpty && overrideErrors.isEmpty
-        let plan = decoder.decode(root, defaultName: Self.defaultName(for: path))
-        let diagnostics = syntaxErrors + overrideErrors + decoder.diagnostics
+        var plan = decoder.decode(root, defaultName: Self.defaultName(for: path))
+        var diagnostics = syntaxErrors + overrideErrors + decoder.diagnostics
+        // The environment's proxy, once the plan is known to be sound: its errors name the variable.
+        if diagnostics.isEmpty, let errors = plan?.resolveProxy(environment: environment) { diagnostics += errors }
         func sourceLines() -> [String] { PlanLines.split(text).map { String(String.UnicodeScalarView($0)) } }
         if var plan, diagnostics.isEmpty {
             if !plan.warnings.isEmpty {
@@ -59,12 +61,22 @@ struct PlanLoader: Sendable {
         var d = diagnostic
         // Only the plan's own lines are quoted: a data file's are secrets.
         if case .file(let file) = d.location.origin, file == path, d.location.line >= 1, d.location.line <= lines.count {
-            d.sourceLine = URLDisplay.redacting(lines[d.location.line - 1])
+            d.sourceLine = Self.shownLine(lines[d.location.line - 1])
         }
         // User info and query values are secrets wherever they were written.
         d.message = URLDisplay.redacting(d.message)
         if case .option(let spelling) = d.location.origin { d.location.origin = .option(URLDisplay.redacting(spelling)) }
         return d
+    }
+
+    /// A line of the plan as an error quotes it: URLs' secrets as `***`, and a `proxy` line's
+    /// credentials, which may be written without `http://`.
+    static func shownLine(_ line: String) -> String {
+        let trimmed = line.drop { $0 == " " }
+        guard trimmed.hasPrefix("\(Plan.proxyKey):"), let colon = line.firstIndex(of: ":") else { return URLDisplay.redacting(line) }
+        let value = line[line.index(after: colon)...]
+        let blank = value.prefix { $0 == " " }
+        return String(line[...colon]) + blank + URLDisplay.redactingProxy(String(value.dropFirst(blank.count)))
     }
 
     /// The plan's name when it gives none: the file name without its extension.

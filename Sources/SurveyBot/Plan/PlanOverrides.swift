@@ -20,7 +20,8 @@ struct PlanOverrides: Sendable, Hashable {
     /// An override of one key by its own option, such as `--concurrency 50`; `spelling` is the
     /// option as typed, `option value` unless given (a flag such as `--insecure` has no value).
     mutating func set(_ key: String, to value: String, option: String, spelling: String? = nil) {
-        overrides.append(Override(path: Self.keyPath(key), value: value, spelling: spelling ?? "\(option) \(value)"))
+        let shown = key == Plan.proxyKey ? URLDisplay.redactingProxy(value) : value
+        overrides.append(Override(path: Self.keyPath(key), value: value, spelling: spelling ?? "\(option) \(shown)"))
     }
 
     /// A `--set key.path=value` override. Throws a message when the text has no `=` or no key.
@@ -39,7 +40,9 @@ struct PlanOverrides: Sendable, Hashable {
                 description:
                     "--set: a key path has at most \(PlanLimits.maxDepth) parts, found \(path.count) in '\(assignment.prefix(80))…'")
         }
-        overrides.append(Override(path: path, value: value, spelling: "--set \(assignment)"))
+        // A proxy's credentials are never shown, even in the option that gave them.
+        let shown = path == [Plan.proxyKey] ? "\(key)=\(URLDisplay.redactingProxy(value))" : assignment
+        overrides.append(Override(path: path, value: value, spelling: "--set \(shown)"))
     }
 
     struct OverrideError: Error, Sendable, CustomStringConvertible {

@@ -20,6 +20,7 @@ struct PlanPath: Hashable, Sendable {
     static let data = PlanPath("data")
     static let dataOrder = PlanPath("data_order")
     static let connections = PlanPath("connections")
+    static let proxy = PlanPath("proxy")
     static let cookies = PlanPath("cookies")
     static let thresholds = PlanPath("thresholds")
     static let apiLogin = PlanPath("api.login")
@@ -56,7 +57,8 @@ struct PlanPath: Hashable, Sendable {
     /// Every fixed path above, for the test that ties them to the key table.
     static let all: [PlanPath] =
         [
-            target, respondents, rate, ramp, grace, answers, data, dataOrder, connections, cookies, thresholds, apiLogin, apiLoginBody,
+            target, respondents, rate, ramp, grace, answers, data, dataOrder, connections, proxy, cookies, thresholds, apiLogin,
+            apiLoginBody,
             apiCapture, apiSubmitBody, retryBudget, retryBudgetMin, builtinAPI, builtinLogin, builtinQuestions, builtinQuestionsFile,
             builtinTLS, tlsCAFile, tlsClientCert, tlsClientKey, tlsMinVersion,
         ] + builtinConnectionFaultRates

@@ -73,6 +73,13 @@ extension RunReport {
         for name in (timeline?.stepPoints.keys).map({ $0.sorted() }) ?? [] where stepReports[name] == nil {
             return "'timeline.endpoints' holds \(Self.quoted(name)), which 'endpoints' does not"
         }
+        // A run writes a proxy's credentials as `***`: a report that shows them is refused
+        // before any format repeats them, and without quoting them.
+        if let proxy = plan.proxy, proxy.hasPrefix("http://"), let at = proxy.prefix(while: { $0 != " " }).firstIndex(of: "@"),
+            proxy[..<at] != "http://***"
+        {
+            return "'plan.proxy' shows a proxy's credentials, which no run writes (a run writes http://***@host:port)"
+        }
         return nil
     }
 

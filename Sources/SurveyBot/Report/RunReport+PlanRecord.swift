@@ -22,6 +22,7 @@ extension RunReport.PlanRecord {
         think = plan.run.think.description
         pace = plan.run.pace?.compactDescription
         cookies = plan.run.cookies ? nil : false
+        proxy = plan.proxyRoute.shown
         order = plan.run.order.rawValue
         let journey = plan.run.journey.names
         // A declared step also says when it runs, and what it expects: what a reader of its

@@ -360,11 +360,14 @@ struct RunReport: Codable, Sendable, Equatable {
         var insecure: Bool
         /// The data feed: its file as shown, its rows and their order; absent without one.
         var data: String?
+        /// The proxy the run went through, credentials as `***` (`ProxyRoute.shown`); absent
+        /// when it went straight to the target, and in reports of versions before proxies.
+        var proxy: String? = nil
 
         enum CodingKeys: String, CodingKey {
             case name, target, load, concurrency, duration, grace, timeout, think, pace, cookies, order, api, headers, answers, retry,
                 builtin
-            case insecure, data
+            case insecure, data, proxy
             case connectTimeout = "connect_timeout"
         }
     }

@@ -22,6 +22,15 @@ enum URLDisplay {
         return result + redactingWord(word)
     }
 
+    /// A proxy URL as written (`user:pw@proxy:3128`, with or without `http://`) with its user
+    /// info as `***`: a proxy's may be written without a scheme, which `redacting` needs.
+    static func redactingProxy(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return redacting(text) }
+        let schemeEnd = text.range(of: "://").map { $0.upperBound }
+        let start = schemeEnd.flatMap { $0 <= at ? $0 : nil } ?? text.startIndex
+        return String(text[..<start]) + "***" + String(text[at...])
+    }
+
     /// Characters that may stand before a URL in a message or a line of a plan: quotes,
     /// brackets, and the `=` of `--set target=…`.
     private static let openers: Set<Character> = ["'", "\"", "(", "[", "<", "="]

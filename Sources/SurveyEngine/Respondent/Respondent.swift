@@ -59,11 +59,21 @@ struct Respondent: Sendable {
     mutating func run(_ context: SurveyContext) async -> RespondentResult {
         context.recorder.respondentStarted(at: context.sinceRunStart(), lane: lane)
         if rowIndex >= 0 { row = context.rows[rowIndex] }
-        if context.ownConnections { device = Device(cutoff: context.earlyEnd.cutoff) }
+        if context.ownConnections { device = Self.device(row: row, context) }
         let result = await takeSurvey(context)
         if let device { context.transport.release(device) }
         context.recorder.respondentFinished(result, at: context.sinceRunStart(), lane: lane)
         return result
+    }
+
+    /// Its own connections, through its row's proxy when the run takes each respondent's from
+    /// the data feed (checked before the run: a value that is no proxy URL never gets here).
+    private static func device(row: [String], _ context: SurveyContext) -> Device {
+        let device = Device(cutoff: context.earlyEnd.cutoff)
+        if let column = context.proxyColumn, column < row.count, let proxy = RespondentData.proxy(row[column]) {
+            device.proxy = proxy
+        }
+        return device
     }
 
     /// Walks the journey's steps in order: each step run once is called once; the step per

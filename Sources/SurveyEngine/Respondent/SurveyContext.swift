@@ -27,6 +27,9 @@ final class SurveyContext: Sendable {
     let cookies: Bool
     /// Whether each respondent holds connections of its own (`ConnectionSharing.perRespondent`).
     let ownConnections: Bool
+    /// The column of `rows` each respondent's own proxy comes from (`RunConfiguration.proxyColumn`),
+    /// when respondents hold connections of their own; nil for none.
+    let proxyColumn: Int?
     /// Whether the answers given are counted (`RunConfiguration.recordAnswers`).
     let recordAnswers: Bool
     let budget: RetryBudget
@@ -65,6 +68,8 @@ final class SurveyContext: Sendable {
         pace = configuration.pace.map { max(0, $0.clampedNanoseconds) } ?? 0
         cookies = configuration.cookies
         ownConnections = configuration.client.sharing == .perRespondent
+        proxyColumn =
+            ownConnections ? configuration.proxyColumn.flatMap { configuration.data?.columns.firstIndex(of: $0) } : nil
         recordAnswers = configuration.recordAnswers
         budget = RetryBudget(configuration.retry.budget)
         self.transport = transport

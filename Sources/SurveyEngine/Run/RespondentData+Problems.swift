@@ -4,9 +4,37 @@ import SurveyWire
 extension RespondentData {
     /// Every value that cannot go where the run's requests use its column, at most `limit` of them: a
     /// header value takes no control character but a tab (a path takes anything, percent-encoded;
-    /// a JSON body anything, escaped). Checked before the run starts, so that no row can
-    /// smuggle a header or end a head early.
+    /// a JSON body anything, escaped); the column of each respondent's own proxy
+    /// (`RunConfiguration.proxyColumn`) takes a proxy URL or nothing. Checked before the run
+    /// starts, so that no row can smuggle a header or end a head early, nor send a respondent
+    /// nowhere.
     public func problems(for configuration: RunConfiguration, limit: Int = 20) -> [Problem] {
+        var problems = headerProblems(for: configuration, limit: limit)
+        guard problems.count < limit, let name = configuration.proxyColumn, let column = columns.firstIndex(of: name) else {
+            return problems
+        }
+        for index in rows.indices where Self.proxy(rows.value(row: index, column: column)) == nil {
+            problems.append(
+                Problem(
+                    row: feedRow(index), column: name,
+                    description:
+                        "column '\(name)' holds no proxy URL: each respondent's proxy is [http://]host[:port], with "
+                        + "user:password@ before the host for credentials, "
+                        + "or nothing for none"))
+            if problems.count >= limit { break }
+        }
+        return problems.sorted { $0.row < $1.row }
+    }
+
+    /// A respondent's own proxy from its row's value: `.some(nil)` for an empty value (no
+    /// proxy), nil for a value that is no proxy URL.
+    package static func proxy(_ value: String) -> HTTPProxy?? {
+        if value.isEmpty { return .some(nil) }
+        guard case .success(let proxy) = HTTPProxy.parse(value) else { return nil }
+        return proxy
+    }
+
+    private func headerProblems(for configuration: RunConfiguration, limit: Int) -> [Problem] {
         var headerColumns: [(column: Int, header: String)] = []
         for header in configuration.api.headers + configuration.journey.steps.flatMap(\.headers) {
             guard let template = try? TextTemplate(parsing: header.value) else { continue }

@@ -44,6 +44,13 @@ public struct RunConfiguration: Sendable, Hashable {
     public var answers: AnswerBook
     /// One row per respondent, for `${row.COLUMN}` and `answer.<id>` columns; nil for none.
     public var data: RespondentData?
+    /// The column of `data` each respondent's own proxy comes from (a plan's `proxy:
+    /// ${row.proxy}`), set on its `Device` in place of `client.proxy`: a proxy URL as
+    /// `HTTPProxy.parse` reads it, or empty for none. Only a respondent that holds connections
+    /// of its own has a device, so it goes with `client.sharing` `.perRespondent`; nil: every
+    /// respondent goes through `client.proxy`. Its values are checked before the run starts
+    /// (`RespondentData.problems(for:)`).
+    public var proxyColumn: String?
     /// How each step's calls are retried, and the run-wide retry budget.
     public var retry: RetryPolicies
     /// Timeouts and limits of every HTTP attempt.

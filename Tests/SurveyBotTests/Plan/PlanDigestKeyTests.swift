@@ -53,6 +53,7 @@ import Testing
         table["max_body"] = set("max_body", "2KiB", "3KiB")
         table["http"] = set("http", "1.1", "2")
         table["connections"] = set("connections", "per_respondent", "shared")
+        table["proxy"] = set("proxy", "http://127.0.0.1:3128", "http://user:secret@127.0.0.1:3129")
         table["think"] = set("think", "1ms..2ms", "1ms..3ms")
         table["pace"] = set("pace", "1s", "2s")
         table["cookies"] = set("cookies", "true", "false")
@@ -174,11 +175,12 @@ import Testing
         let table = try Self.topLevel(directory)
         let valueKeys = Set(PlanKeys.all.filter { $0.shape != .block }.map(\.path))
         #expect(Set(table.keys) == valueKeys, "two values for every key of the plan format")
-        #expect(valueKeys.count == 86)
+        #expect(valueKeys.count == 87)
         // What says how or where a run goes, not what it does: a key added here is a decision.
         #expect(
             Plan.digestLeavesOut == [
-                "engine.threads", "report.formats", "report.dir", "report.include_answers", "report.interval", "report.lag_limit",
+                "engine.threads", "proxy", "report.formats", "report.dir", "report.include_answers", "report.interval",
+                "report.lag_limit",
             ])
         for (key, (a, b)) in table.sorted(by: { $0.key < $1.key }) {
             let one = try Self.plan(Self.base + a.lines, set: a.set)

@@ -87,7 +87,8 @@ private func plan(_ text: String = basePlan, set assignments: [String] = [], env
             ])
         #expect(
             Plan.digestLeavesOut == [
-                "engine.threads", "report.formats", "report.dir", "report.include_answers", "report.interval", "report.lag_limit",
+                "engine.threads", "proxy", "report.formats", "report.dir", "report.include_answers", "report.interval",
+                "report.lag_limit",
             ])
     }
 

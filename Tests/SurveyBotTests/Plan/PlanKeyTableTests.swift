@@ -114,7 +114,7 @@ enum PlanKeyReference {
             unchecked == [
                 "name", "duration", "grace", "rate", "ramp", "connect_timeout", "seed", "retry.budget", "retry.budget_min", "pace",
                 "builtin.questions_file", "tls.ca_file", "tls.client_cert", "tls.client_key", "tls.server_name", "engine.threads",
-                "data", "data_order", "api.questions_list", "api.submit_body", "api.login", "api.login_body",
+                "data", "data_order", "api.questions_list", "api.submit_body", "api.login", "api.login_body", "proxy",
             ])
     }
 

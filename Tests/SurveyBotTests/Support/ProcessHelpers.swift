@@ -48,7 +48,22 @@ extension ChildProcess {
         surveyBot arguments: [String], directory: String? = nil, environment: [String: String]? = nil, closedStandardOutput: Bool = false
     ) throws {
         try self.init(
-            try executablePath(), arguments, directory: directory, environment: environment, closedStandardOutput: closedStandardOutput)
+            try executablePath(), arguments, directory: directory, environment: Self.withoutInheritedProxies(environment),
+            closedStandardOutput: closedStandardOutput)
+    }
+
+    /// The variables that give survey-bot a proxy (docs/proxy.md).
+    static let proxyVariables = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+
+    /// `environment` (the test process's when nil) without the proxy variables the test process
+    /// itself has: a test's traffic stays on loopback on a machine whose shell sets
+    /// `https_proxy`, as survey-bot, like curl, would send loopback targets through it. A test
+    /// that sets one to a value of its own keeps it.
+    static func withoutInheritedProxies(_ environment: [String: String]?) -> [String: String] {
+        let inherited = ProcessInfo.processInfo.environment
+        var result = environment ?? inherited
+        for name in proxyVariables where result[name] != nil && result[name] == inherited[name] { result[name] = nil }
+        return result
     }
 }
 
