@@ -1,7 +1,27 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// HPACK, HTTP/2's header compression (RFC 7541): a header field is an index into a table both
 /// ends keep — the static table of common fields, and a dynamic table of fields sent before —
 /// or a literal name and value, each optionally Huffman-coded.
 enum HPACK {
+    /// Whether `bytes` are `array`'s bytes: by length, then one `memcmp` where `bytes` are
+    /// contiguous (an array, a slice, a buffer, a native string's UTF-8) — every field of every
+    /// request is compared so with the tables' entries, and `elementsEqual`'s iterators were the
+    /// encoder's largest cost.
+    @inline(__always)
+    static func sameBytes(_ array: [UInt8], _ bytes: some Collection<UInt8>) -> Bool {
+        guard array.count == bytes.count else { return false }
+        let compared = bytes.withContiguousStorageIfAvailable { other in
+            array.withUnsafeBufferPointer { mine in
+                guard let mine = mine.baseAddress, let other = other.baseAddress else { return true }
+                return memcmp(mine, other, array.count) == 0
+            }
+        }
+        return compared ?? array.elementsEqual(bytes)
+    }
+
     /// A header field: a name (lowercase in HTTP/2) and its value, as bytes.
     struct Field: Sendable, Hashable {
         var name: [UInt8]
@@ -301,9 +321,12 @@ struct HPACKEncoder: Sendable {
         pendingSize = size
     }
 
+    private static let authorizationName = Array("authorization".utf8)
+    private static let proxyAuthorizationName = Array("proxy-authorization".utf8)
+
     /// Fields whose values are never put in a table (§7.1.3): a credential a proxy could probe.
-    static func isSensitive(_ name: [UInt8]) -> Bool {
-        name.elementsEqual("authorization".utf8) || name.elementsEqual("proxy-authorization".utf8)
+    static func isSensitive(_ name: some Collection<UInt8>) -> Bool {
+        HPACK.sameBytes(authorizationName, name) || HPACK.sameBytes(proxyAuthorizationName, name)
     }
 
     /// Appends the header block of `fields` to `output`.
@@ -345,8 +368,8 @@ struct HPACKEncoder: Sendable {
     mutating func encode(name: some Collection<UInt8>, value: some Collection<UInt8>, indexing: Indexing, into output: inout [UInt8]) {
         var nameIndex = 0
         if name.count < Self.staticByLength.count {
-            for position in Self.staticByLength[name.count] where HPACK.staticTable[position].name.elementsEqual(name) {
-                if HPACK.staticTable[position].value.elementsEqual(value) {
+            for position in Self.staticByLength[name.count] where HPACK.sameBytes(HPACK.staticTable[position].name, name) {
+                if HPACK.sameBytes(HPACK.staticTable[position].value, value) {
                     HPACK.appendInteger(position + 1, prefix: 7, flags: 0x80, to: &output)
                     return
                 }
@@ -354,14 +377,14 @@ struct HPACKEncoder: Sendable {
             }
         }
         for position in table.fields.indices where table.fields[position].name.count == name.count {
-            guard table.fields[position].name.elementsEqual(name) else { continue }
-            if table.fields[position].value.elementsEqual(value) {
+            guard HPACK.sameBytes(table.fields[position].name, name) else { continue }
+            if HPACK.sameBytes(table.fields[position].value, value) {
                 HPACK.appendInteger(HPACK.staticTable.count + position + 1, prefix: 7, flags: 0x80, to: &output)
                 return
             }
             if nameIndex == 0 { nameIndex = HPACK.staticTable.count + position + 1 }
         }
-        let sensitive = name.elementsEqual("authorization".utf8) || name.elementsEqual("proxy-authorization".utf8)
+        let sensitive = Self.isSensitive(name)
         if sensitive {
             HPACK.appendInteger(nameIndex, prefix: 4, flags: 0x10, to: &output)
         } else if indexing == .without {

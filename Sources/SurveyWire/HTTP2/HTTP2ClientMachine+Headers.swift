@@ -10,13 +10,13 @@ extension HTTP2ClientMachine {
         var fields: [HPACK.Field] = []
         do throws(HPACK.DecodingError) {
             try connection.decoder.decode(block, wanting: { keep || $0 == Self.statusName || $0 == Self.retryAfterName }) { field in
-                if field.name.elementsEqual(Self.statusName) {
+                if HPACK.sameBytes(Self.statusName, field.name) {
                     if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
                         status = value
                     } else {
                         statusValid = false
                     }
-                } else if keep || field.name.elementsEqual(Self.retryAfterName) {
+                } else if keep || HPACK.sameBytes(Self.retryAfterName, field.name) {
                     fields.append(field)
                 }
             }

@@ -13,8 +13,10 @@ import CEpoll
 /// when it agrees on http/1.1, the connection hands its socket and the first waiting attempt to
 /// a `ClientConnection` and the others back to the pool, which speaks HTTP/1.1 from then on.
 ///
-/// Touched only on its pool's loop thread. It owns its descriptor from `socket()` to `close()`
-/// (or to the hand-over), and is in its pool's busy list while it has attempts.
+/// Touched only on its pool's loop thread, one access at a time: its state's exclusivity goes
+/// unchecked at run time (`@exclusivity(unchecked)`), as the loop's own does. It owns its
+/// descriptor from `socket()` to `close()` (or to the hand-over), and is in its pool's busy
+/// list while it has attempts.
 final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     enum Phase { case settingUp, open, closed }
 
@@ -31,38 +33,38 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     let fd: Int32
     unowned let pool: ConnectionPool
     /// Its place in the pool's list of connections with attempts.
-    var slot = -1
+    @exclusivity(unchecked) var slot = -1
     /// Whether it is in the pool's list of connections that can take another attempt.
-    var listedReady = false
+    @exclusivity(unchecked) var listedReady = false
     /// The most attempts it carries at once: one, or the server's limit of streams.
     let capacity: Int
     /// Whether it is one respondent's own (`Device`): never listed for others' attempts.
     let owned: Bool
-    var token: UInt64 = 0
-    var registered = false
-    var phase = Phase.settingUp
+    @exclusivity(unchecked) var token: UInt64 = 0
+    @exclusivity(unchecked) var registered = false
+    @exclusivity(unchecked) var phase = Phase.settingUp
     /// The way it goes: straight, or through a proxy's tunnel.
     let route: ConnectionRoute
     /// Its set-up while under way; nil before it begins and after it ends.
-    var setup: ConnectionSetup?
-    var stream: SocketStream
-    var machine: HTTP2ClientMachine
-    var output: [UInt8] = []
-    private var written = 0
-    var watching: SocketStream.Wait = .readable
+    @exclusivity(unchecked) var setup: ConnectionSetup?
+    @exclusivity(unchecked) var stream: SocketStream
+    @exclusivity(unchecked) var machine: HTTP2ClientMachine
+    @exclusivity(unchecked) var output: [UInt8] = []
+    @exclusivity(unchecked) private var written = 0
+    @exclusivity(unchecked) var watching: SocketStream.Wait = .readable
     /// Attempts waiting for the connection to open, or for a stream under the server's limit.
-    var waiting: [Exchange] = []
+    @exclusivity(unchecked) var waiting: [Exchange] = []
     /// Attempts sent, by stream.
-    var exchanges: [UInt32: Exchange] = [:]
+    @exclusivity(unchecked) var exchanges: [UInt32: Exchange] = [:]
     /// What the first attempt sent on it reports: the connection new, its connect and handshake.
-    var opening: ConnectionInfo?
+    @exclusivity(unchecked) var opening: ConnectionInfo?
     let wire: WireProtocol
-    var connectExpiry: UInt64 = .max
-    private var resumptionKept = false
+    @exclusivity(unchecked) var connectExpiry: UInt64 = .max
+    @exclusivity(unchecked) private var resumptionKept = false
     /// Whether any byte came from the server since the connection opened.
-    private var heard = false
+    @exclusivity(unchecked) private var heard = false
     /// Whether a write waits for the end of the loop's turn (`scheduleFlush`).
-    private var flushScheduled = false
+    @exclusivity(unchecked) private var flushScheduled = false
 
     /// The most bytes waiting to be written before the server counts as not reading: a server
     /// that floods PINGs and never reads their acknowledgments would grow them without end.

@@ -113,9 +113,10 @@ private func label(_ outcome: TransportResult) -> String {
             #expect(label(outcome) == expected)
             if timesOut {
                 // Never before the timeout; after it by the deadline sweep, or by more when the
-                // loop waits for a core: generous on that side, still far below the 30 s default.
+                // loop waits for a core (3.1 s seen on a two-core machine running three builds
+                // besides): generous on that side, still half the 30 s default.
                 #expect(outcome.serviceTime >= .milliseconds(300))
-                #expect(outcome.serviceTime < .seconds(3))
+                #expect(outcome.serviceTime < .seconds(15))
             }
             #expect(server.stats().requests("submit") == 1)
         }

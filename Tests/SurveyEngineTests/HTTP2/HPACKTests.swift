@@ -159,3 +159,23 @@ import Testing
         #expect(decoder.table.fields.isEmpty)
     }
 }
+
+/// The byte comparison every field's table lookup makes, whatever collection holds the bytes.
+@Suite struct HPACKSameBytesTests {
+    @Test func bytesCompareByContentWhateverHoldsThem() {
+        let name = Array("content-type".utf8)
+        #expect(HPACK.sameBytes(name, Array("content-type".utf8)))
+        #expect(HPACK.sameBytes(name, "content-type".utf8))
+        #expect(HPACK.sameBytes(name, Array("xcontent-type".utf8)[1...]))
+        #expect(!HPACK.sameBytes(name, Array("content-typf".utf8)))
+        #expect(!HPACK.sameBytes(name, Array("content-typ".utf8)))
+        #expect(HPACK.sameBytes([], [UInt8]()))
+        #expect(!HPACK.sameBytes([], [0x61]))
+        // Not contiguous: compared element by element.
+        #expect(HPACK.sameBytes(name, "CONTENT-TYPE".utf8.lazy.map { $0 | 0x20 }))
+        #expect(!HPACK.sameBytes(name, "CONTENT-TYPO".utf8.lazy.map { $0 | 0x20 }))
+        #expect(HPACKEncoder.isSensitive("proxy-authorization".utf8))
+        #expect(HPACKEncoder.isSensitive(Array("authorization".utf8)))
+        #expect(!HPACKEncoder.isSensitive("authorization-x".utf8))
+    }
+}
