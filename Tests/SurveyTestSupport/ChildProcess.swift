@@ -102,14 +102,15 @@ final class ChildProcess: @unchecked Sendable {
     func wait(seconds: Double = 60) async -> Int32 {
         if await !eventually(within: seconds, { !process.isRunning }) {
             kill(process.processIdentifier, SIGKILL)
+            _ = await eventually(within: 60) { !process.isRunning }
         }
-        process.waitUntilExit()
         // The pipes end when the last process holding them exits: at once, unless the tool left
         // a child behind, which the deadline bounds. The exit time is noted just after the exit,
         // on Foundation's thread, and the pipes' readers are threads too: on a busy machine each
         // may wait seconds for a core.
         _ = await eventually(within: 60) { output.bytes.withLock { $0.openPipes == 0 } && exitedAt != nil }
-        return process.terminationStatus
+        // Killed, yet not seen to exit within the bounds: no status to give.
+        return process.isRunning ? -1 : process.terminationStatus
     }
 
     /// Waits until standard output contains `text`, at most `seconds`: like `eventually`'s, the
@@ -151,9 +152,14 @@ final class ChildProcess: @unchecked Sendable {
         kill(process.processIdentifier, number)
     }
 
-    /// Kills it by its PID and reaps it; does nothing the second time.
+    /// Kills it by its PID and waits, 30 s at most, for Foundation to see it exit; does nothing
+    /// the second time. Not `waitUntilExit()`: on a busy machine that was seen never to return
+    /// for a child already killed, and a test's teardown calling it held one of the cooperative
+    /// pool's threads — on two cores, half of them — so that every other test's scripted
+    /// server, started in a task, waited for a thread until its client timed out.
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        for _ in 0..<6000 where process.isRunning { usleep(5000) }
     }
 }

@@ -19,7 +19,7 @@ extension Respondent {
         var request = HTTPRequest(recipe.fixed ?? recipe.template(values), body: recipe.renderBody(values), collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
-        request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
+        request.scope = affinity.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return request
     }
 
@@ -67,7 +67,7 @@ extension Respondent {
         request.collectBody = recipe.readsBody
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
-        request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
+        request.scope = affinity.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return (request, think)
     }
 
@@ -131,7 +131,7 @@ extension Respondent {
             collectBody: recipe.readsBody)
         request.collectHeaders = recipe.readsHeaders
         request.collectCookies = recipe.readsCookies
-        request.scope = device.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
+        request.scope = affinity.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return (request, think, answered)
     }
 

@@ -36,9 +36,9 @@ struct Respondent: Sendable {
     var asking: Int32 = -1
     /// The respondent's own cookies, when the run keeps them.
     private var jar = CookieJar()
-    /// Its own connections, when it holds some (`SurveyContext.ownConnections`); its requests
-    /// carry it, and they close when it leaves.
-    var device: Device?
+    /// Its claim on connections of its own, when it holds some (`SurveyContext.ownConnections`):
+    /// its requests carry it, and its connections close when it leaves.
+    var affinity: ConnectionAffinity?
 
     init(index: Int, seed: UInt64, startLag: Duration = .zero, lane: Int, row: Int? = nil) {
         self.index = index
@@ -59,21 +59,21 @@ struct Respondent: Sendable {
     mutating func run(_ context: SurveyContext) async -> RespondentResult {
         context.recorder.respondentStarted(at: context.sinceRunStart(), lane: lane)
         if rowIndex >= 0 { row = context.rows[rowIndex] }
-        if context.ownConnections { device = Self.device(row: row, context) }
+        if context.ownConnections { affinity = Self.affinity(row: row, context) }
         let result = await takeSurvey(context)
-        if let device { context.transport.release(device) }
+        if let affinity { context.transport.release(affinity) }
         context.recorder.respondentFinished(result, at: context.sinceRunStart(), lane: lane)
         return result
     }
 
     /// Its own connections, through its row's proxy when the run takes each respondent's from
     /// the data feed (checked before the run: a value that is no proxy URL never gets here).
-    private static func device(row: [String], _ context: SurveyContext) -> Device {
-        let device = Device(cutoff: context.earlyEnd.cutoff)
+    private static func affinity(row: [String], _ context: SurveyContext) -> ConnectionAffinity {
+        let affinity = ConnectionAffinity(cutoff: context.earlyEnd.cutoff)
         if let column = context.proxyColumn, column < row.count, let proxy = RespondentData.proxy(row[column]) {
-            device.proxy = proxy
+            affinity.proxy = proxy
         }
-        return device
+        return affinity
     }
 
     /// Walks the journey's steps in order: each step run once is called once; the step per

@@ -90,11 +90,11 @@ public final class HTTPClient: Transport {
     }
 
     /// Closes the connections of a respondent that left, on their loop.
-    public func release(_ device: Device) {
-        guard let index = device.loop else { return }
+    public func release(_ affinity: ConnectionAffinity) {
+        guard let device = affinity.held as? Device, let index = device.loop else { return }
         let pool = pools[index]
         if group.current?.index == index { return pool.release(device) }
-        group.loops[index].execute { pool.release(device) }
+        group.loops[index].execute { pool.release(affinity.device) }
     }
 
     /// Closes every connection; attempts still waiting end as `connection_closed`. It does its

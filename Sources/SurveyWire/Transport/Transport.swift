@@ -15,13 +15,13 @@ public protocol Transport: Sendable {
     /// Closes idle connections and releases resources. No attempt may follow.
     func shutdown() async
 
-    /// The respondent that held `device` has left: its connections close. It must not block.
-    func release(_ device: Device)
+    /// The respondent of `affinity` has left: its own connections close. It must not block.
+    func release(_ affinity: ConnectionAffinity)
 }
 
 extension Transport {
     /// A transport without connections of its own to give respondents has nothing to close.
-    public func release(_ device: Device) {}
+    public func release(_ affinity: ConnectionAffinity) {}
 
     /// One attempt, awaited: a response, or the reason there is none.
     public func send(_ request: HTTPRequest) async -> TransportResult {
@@ -133,7 +133,7 @@ public struct HTTPRequest: Sendable {
     /// 0: the client's (`HTTPClientConfiguration.timeout`).
     package var timeout: UInt64 = 0
     /// Whose request it is, for the transport: the run's, or a respondent's that holds its own
-    /// connections. One reference for `runCutoff` and `device`, which a `Device` carries both of:
+    /// connections. One reference for `runCutoff` and `affinity`, which an affinity carries both of:
     /// a request, which a waiting respondent holds in its frames, is no larger for it.
     package var scope: Scope?
 
@@ -144,7 +144,7 @@ public struct HTTPRequest: Sendable {
         case run(RunCutoff)
         /// A request of a respondent that holds its own connections, which carries the run's
         /// cutoff too.
-        case respondent(Device)
+        case respondent(ConnectionAffinity)
     }
 
     /// The run's cutoff, if the request belongs to a run: the attempt also ends as a `timeout`
@@ -152,7 +152,7 @@ public struct HTTPRequest: Sendable {
     var runCutoff: RunCutoff? {
         switch scope {
         case .run(let cutoff): cutoff
-        case .respondent(let device): device.cutoff
+        case .respondent(let affinity): affinity.cutoff
         case nil: nil
         }
     }
@@ -182,11 +182,12 @@ public struct HTTPRequest: Sendable {
     /// Whether the response's `Set-Cookie` fields are wanted (the respondent keeps a jar).
     package var collectCookies = false
 
-    /// The respondent's own connections (`ConnectionSharing.perRespondent`): the attempt goes
-    /// out on them, or on a new one that becomes theirs. Nil: the loop's shared connections.
-    var device: Device? {
-        guard case .respondent(let device) = scope else { return nil }
-        return device
+    /// The respondent's claim on connections of its own (`ConnectionSharing.perRespondent`):
+    /// the attempt goes out on them, or on a new one that becomes theirs. Nil: the loop's
+    /// shared connections.
+    var affinity: ConnectionAffinity? {
+        guard case .respondent(let affinity) = scope else { return nil }
+        return affinity
     }
 
     /// A request of `template` with `body`. The response body is dropped unless

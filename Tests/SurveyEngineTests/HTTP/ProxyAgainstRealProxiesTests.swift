@@ -54,7 +54,7 @@ struct RealProxyScenarios {
         configuration.sharing = .perRespondent
         try await withClient(target, configuration) { client in
             for _ in 0..<3 {
-                let device = Device(cutoff: RunCutoff())
+                let device = ConnectionAffinity(cutoff: RunCutoff())
                 for round in 0..<2 {
                     var attempt = request(target)
                     attempt.scope = .respondent(device)

@@ -301,7 +301,7 @@ import Testing
         var configuration = configuration(proxyPort: runProxy.port, credentials: false)
         configuration.sharing = .perRespondent
         try await withClient(target, configuration) { client in
-            let device = Device(cutoff: RunCutoff())
+            let device = ConnectionAffinity(cutoff: RunCutoff())
             device.proxy = HTTPProxy(host: "127.0.0.1", port: ownProxy.port, user: "bob", password: "pw")
             var own = request(target, path: "/own")
             own.scope = .respondent(device)

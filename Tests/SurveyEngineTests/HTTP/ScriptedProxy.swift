@@ -33,26 +33,20 @@ final class ScriptedProxy: Sendable {
     /// Accepts `connections` connections, running `script` on each on a thread of its own; the
     /// task ends when every script has returned.
     func serve(connections: Int = 1, _ script: @escaping @Sendable (Peer) -> Void) -> Task<Void, Never> {
-        Task {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let thread = Thread { [self] in
-                    let scripts = DispatchGroup()
-                    for _ in 0..<connections {
-                        let fd = accept(listener, nil, nil)
-                        guard fd >= 0 else { break }
-                        scripts.enter()
-                        Thread {
-                            let peer = Peer(fd: fd, proxy: self)
-                            script(peer)
-                            peer.close()
-                            scripts.leave()
-                        }.start()
-                    }
-                    scripts.wait()
-                    continuation.resume()
-                }
-                thread.start()
+        startOnOwnThread { [self] in
+            let scripts = DispatchGroup()
+            for _ in 0..<connections {
+                let fd = accept(listener, nil, nil)
+                guard fd >= 0 else { break }
+                scripts.enter()
+                Thread {
+                    let peer = Peer(fd: fd, proxy: self)
+                    script(peer)
+                    peer.close()
+                    scripts.leave()
+                }.start()
             }
+            scripts.wait()
         }
     }
 

@@ -116,7 +116,7 @@ import Testing
             _ = peer.drain()
         }
         try await withClient(server, sharing: .perRespondent) { client in
-            let device = Device(cutoff: RunCutoff())
+            let device = ConnectionAffinity(cutoff: RunCutoff())
             var own = request(client)
             own.scope = .respondent(device)
             #expect(body(await client.send(own)) == "0")

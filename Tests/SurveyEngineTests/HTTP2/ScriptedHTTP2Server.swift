@@ -36,28 +36,22 @@ final class ScriptedHTTP2Server: Sendable {
     /// Accepts `connections` connections, running `script` on each (with its index, in the order
     /// accepted) on a thread of its own; the task ends when every script has returned.
     func serve(connections: Int = 1, _ script: @escaping @Sendable (Peer, Int) -> Void) -> Task<Void, Never> {
-        Task {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let scripts = DispatchGroup()
-                let thread = Thread { [self] in
-                    for index in 0..<connections {
-                        let fd = accept(listener, nil, nil)
-                        guard fd >= 0 else { break }
-                        accepted.add(1, ordering: .relaxed)
-                        scripts.enter()
-                        let connection = Thread {
-                            let peer = Peer(fd: fd)
-                            script(peer, index)
-                            peer.close()
-                            scripts.leave()
-                        }
-                        connection.start()
-                    }
-                    scripts.wait()
-                    continuation.resume()
+        startOnOwnThread { [self] in
+            let scripts = DispatchGroup()
+            for index in 0..<connections {
+                let fd = accept(listener, nil, nil)
+                guard fd >= 0 else { break }
+                accepted.add(1, ordering: .relaxed)
+                scripts.enter()
+                let connection = Thread {
+                    let peer = Peer(fd: fd)
+                    script(peer, index)
+                    peer.close()
+                    scripts.leave()
                 }
-                thread.start()
+                connection.start()
             }
+            scripts.wait()
         }
     }
 

@@ -118,7 +118,7 @@ import Testing
         let target = HTTPTarget(scheme: .https, host: "127.0.0.1", port: server.port)
         let client = try HTTPClient(target: target, group: group, configuration: configuration)
         try await tearingDown(client, server, group) {
-            let device = Device(cutoff: RunCutoff())
+            let device = ConnectionAffinity(cutoff: RunCutoff())
             var request = HTTPRequest(try HTTPRequest.Template(method: "GET", path: "/questions", target: target))
             request.scope = .respondent(device)
             let first = await client.send(request)
