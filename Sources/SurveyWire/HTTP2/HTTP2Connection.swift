@@ -377,8 +377,13 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     /// Ends every attempt it carries as `kind`, and closes.
     func failAll(_ kind: ErrorKind, detail: String?) {
         let sentBefore = phase == .open
-        // In its set-up, what the set-up learned so far: nothing before the TCP connect.
-        if phase == .settingUp { opening = setup?.info }
+        // In its set-up, what the set-up learned so far: nothing before the TCP connect. Under
+        // `http: auto` over TLS no protocol is agreed before ALPN: the attempts count as
+        // HTTP/1.1's, as when the handshake fails, not as h2's, which ALPN never chose.
+        if phase == .settingUp {
+            opening = setup?.info
+            if pool.version == .auto, pool.tls != nil { opening?.wire = .http1 }
+        }
         let connection = opening
         let carried = exchanges.sorted { $0.key < $1.key }.map(\.value)
         let queued = waiting

@@ -270,6 +270,9 @@ struct HTTPSAgainstNginxTests {
         // the client, so no upper bound is claimed: the kind says the timeout ended it.
         #expect(outcome.connection?.connectTime != nil)
         #expect(outcome.connection?.tls == nil && outcome.connection?.tlsHandshakeTime == nil)
+        // Under `http: auto` no protocol was agreed: the attempt counts as HTTP/1.1's, as one
+        // whose handshake failed does — not as h2's, which ALPN never chose.
+        #expect(outcome.connection?.wire == .http1)
         #expect(outcome.serviceTime >= timeout, "\(outcome.serviceTime)")
         #expect(server.seen.clientHellos.map(isClientHello) == [true])
         // The client closed its socket when it gave up.
