@@ -54,8 +54,8 @@ import Testing
         (http, ["http_proxy": "p:1", "no_proxy": "other.test", "NO_PROXY": "api.test"], proxy("p", 1, from: "http_proxy")),
         (http, ["http_proxy": "p:1", "NO_PROXY": "pi.test"], proxy("p", 1, from: "http_proxy")),
         ("target: http://[::1]:8080\n", ["http_proxy": "p:1", "NO_PROXY": "::1"], ProxyRoute.bypassed(variable: "NO_PROXY")),
-        ("target: http://10.1.2.3:8080\n", ["http_proxy": "p:1", "NO_PROXY": "10.0.0.0/8"], ProxyRoute.bypassed(variable: "NO_PROXY")),
-        ("target: http://10.1.2.3:8080\n", ["http_proxy": "p:1", "NO_PROXY": "10.1.3.0/24"], proxy("p", 1, from: "http_proxy")),
+        ("target: http://127.1.2.3:8080\n", ["http_proxy": "p:1", "NO_PROXY": "127.0.0.0/8"], ProxyRoute.bypassed(variable: "NO_PROXY")),
+        ("target: http://127.1.2.3:8080\n", ["http_proxy": "p:1", "NO_PROXY": "127.1.3.0/24"], proxy("p", 1, from: "http_proxy")),
         // The builtin server is on loopback in this process: the environment's proxy is not its.
         ("target: builtin\n", ["http_proxy": "p:1", "https_proxy": "p:1", "ALL_PROXY": "p:1"], ProxyRoute.direct),
     ])
