@@ -118,9 +118,19 @@ enum JourneyKeys {
         case answersKey = "answers_key"
         case answersValue = "answers_value"
         case answersItem = "answers_item"
+        case answersGroup = "answers_group"
         case questions
         case questionID = "question_id"
         case questionText = "question_text"
+        case questionChoices = "question_choices"
+        case choiceID = "choice_id"
+        case choiceLabel = "choice_label"
+        case questionType = "question_type"
+        case questionRequired = "question_required"
+        case questionMin = "question_min"
+        case questionMax = "question_max"
+        case questionGroup = "question_group"
+        case groupID = "group_id"
         case capture, expect, idempotent, always
     }
 
@@ -236,6 +246,12 @@ enum JourneyKeys {
                 decode: { decoder, entry, path, step in
                     if let item = decoder.read(entry, path, .text) { step.answers = .list(item: item) }
                 }),
+            .optional(
+                .answersGroup, .text, into: \.answersGroup, default: "none", absent: nil,
+                "for a step per survey or per page whose questions came in groups (`question_group`): `${answers}` is a JSON "
+                    + "list of this template, one per group, in which `${answers}` is the group's answers (laid out as "
+                    + "`answers_key` or `answers_item` say) and `${group.id}` its id (SurveyMonkey's pages: "
+                    + "`{\"id\": ${group.id}, \"questions\": ${answers}}`)"),
             .custom(
                 .questions, kind: "JSON path, or `regex PATTERN`", default: "none",
                 "where this step's 2xx response lists the survey's questions (`$` for a top-level list; `$.survey.groups[*].questions[*]` "
@@ -244,7 +260,10 @@ enum JourneyKeys {
                     + "page loop the next pages'; a response without them is `malformed_response`, and the respondent is abandoned "
                     + "(`questions_unavailable`) — but a page loop's response without questions is its last",
                 digest: .always(label: "questions") {
-                    $0.step.questions.map { $0.pattern.map { "regex \($0)" } ?? "\($0.list.text) \($0.id.text) \($0.text.text)" } ?? "none"
+                    $0.step.questions.map {
+                        ($0.pattern.map { "regex \($0)" } ?? "\($0.list.text) \($0.id.text) \($0.text.text)")
+                            + ($0.details.map { " \($0.digestText)" } ?? "")
+                    } ?? "none"
                 },
                 decode: { decoder, entry, path, step in
                     guard let s = decoder.scalar(entry.value, keyLocation: entry.keyLocation, path: path, expected: "a JSON path") else {
@@ -271,6 +290,7 @@ enum JourneyKeys {
             .value(
                 .questionText, .jsonPath, into: \.questionShape.text, default: "`question`", digest: .within(.questions),
                 "with `questions`: where each question holds its text"),
+        ] + detailKeys + [
             .custom(
                 .capture, .entries, kind: "block of `name: SOURCE`", default: "none",
                 "values taken from this step's 2xx response into `${session.name}`, for the steps after it: `$.json.path`, "
@@ -374,7 +394,7 @@ enum JourneyKeys {
 extension JourneyStep {
     /// Where its response lists the questions: the survey contract's paths until a key gives
     /// one (`questions`, `question_id`, `question_text`).
-    fileprivate var questionShape: SurveyQuestion.Shape {
+    var questionShape: SurveyQuestion.Shape {
         get { questions ?? .contract }
         set { questions = newValue }
     }

@@ -64,6 +64,8 @@ extension Plan {
         }
         for (id, choices) in run.answers.byQuestion { book[id.text] = shown(id.text, choices) }
         if let fallback = run.answers.fallback { book["*"] = shown("*", fallback) }
+        for (id, picker) in run.answers.pickers { book[id.text] = [AnswerSyntax.text(of: picker)] }
+        if let picker = run.answers.fallbackPicker { book["*"] = [AnswerSyntax.text(of: picker)] }
         return book
     }
 

@@ -7,6 +7,7 @@ extension PlanDecoder {
     mutating func check(_ plan: inout Plan, root: SourceLocation) {
         checkLoad(plan)
         checkJourney(&plan)
+        checkAnswersFromSurvey(plan)
         checkRetry(&plan)
         checkBuiltin(plan)
         checkBuiltinSessions(plan)

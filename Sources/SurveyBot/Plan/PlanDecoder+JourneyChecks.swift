@@ -32,6 +32,7 @@ extension PlanDecoder {
             checkQuestions(of: step, readsQuestions: &readsQuestions)
             checkBody(of: step, in: journey)
             checkAnswers(of: step, readsQuestions: readsQuestions, perQuestion: &perQuestion)
+            checkDetails(of: step)
         }
     }
 
@@ -60,9 +61,11 @@ extension PlanDecoder {
         if step.questions != nil, step.runs == .perPage {
             // A page loop reads the next pages; the first is a step's before it.
         } else if step.questions != nil {
-            if seen(name, .questions) == nil, let at = place(step, questionPath) {
+            if seen(name, .questions) == nil, seen(name, .questionID) != nil || seen(name, .questionText) != nil,
+                let at = place(step, questionPath)
+            {
                 error("'\(path).question_id' and 'question_text' need '\(path).questions': where the list is", at: at)
-            } else if let first = readsQuestions, let at = place(step, .questions) {
+            } else if let first = readsQuestions, seen(name, .questions) != nil, let at = place(step, .questions) {
                 error("only one step reads the questions, and '\(first.name)' already does", at: at)
             } else if step.runs == .perQuestion, let at = place(step, .questions) {
                 error("a step per question cannot read the questions: they are read once, by a step before it", at: at)

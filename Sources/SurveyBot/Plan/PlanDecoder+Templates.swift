@@ -48,6 +48,7 @@ extension PlanDecoder {
             guard let entry = seen[key], case .scalar(let s) = entry.value else { continue }
             checkJSON(key, s)
         }
+        checkTypeShapes(plan)
         guard let data = plan.run.data, let file = plan.dataFile else { return }
         for problem in data.problems(for: plan.run, limit: PlanLimits.maxPrintedErrors) {
             let line = problem.row < file.lines.count ? Int(file.lines[problem.row]) : 1
@@ -65,11 +66,13 @@ extension PlanDecoder {
     private static let requestKeys = ["api.questions", "api.submit", "api.login", "api.submit_body", "api.login_body"]
     /// The keys of a declared journey's steps that are requests' templates: its `request`, its
     /// bodies and how it lays out answers (its `headers` and `form` are noted as they are read).
-    private static let stepRequestKeys: [JourneyKeys.Name] = [.request, .body, .text, .answersKey, .answersItem, .answersValue]
+    private static let stepRequestKeys: [JourneyKeys.Name] = [
+        .request, .body, .text, .answersKey, .answersItem, .answersValue, .answersGroup,
+    ]
     /// The keys of a step that sends every answer that are filled in per question.
     private static let perAnswerKeys: Set<JourneyKeys.Name> = [.answersKey, .answersItem, .answersValue]
     /// The keys of a step whose templates must be JSON once filled in.
-    private static let stepJSONKeys: [JourneyKeys.Name] = [.body, .answersItem, .answersValue]
+    private static let stepJSONKeys: [JourneyKeys.Name] = [.body, .answersItem, .answersValue, .answersGroup]
 
     /// The paths of `keys` in each step of a declared journey, step by step.
     private func journeyKeys(_ keys: [JourneyKeys.Name], _ plan: Plan) -> [String] {
@@ -91,9 +94,46 @@ extension PlanDecoder {
         let step = journey.steps[index]
         let perAnswer = key.map(Self.perAnswerKeys.contains) ?? false
         return (
-            step.step, step.runs == .perQuestion || perAnswer, (step.runs == .perSurvey || step.runs == .perPage) && key == .body,
+            step.step, step.runs == .perQuestion || perAnswer,
+            (step.runs == .perSurvey || step.runs == .perPage) && (key == .body || key == .answersGroup),
             Set(journey.steps[..<index].flatMap(\.captures).map(\.name))
         )
+    }
+
+    /// Whether `path` is a type's `value` or `item` (`types.MC.value`): checked by `checkTypeShapes`.
+    private static func isTypeShape(_ path: String) -> Bool {
+        path.hasPrefix("types.") && (path.hasSuffix(".value") || path.hasSuffix(".item"))
+    }
+
+    /// Each type's `value` and `item`: templates of one answer (`${answer}`, `${answer.label}`,
+    /// `${question.…}`, the row, the respondent and the session, but not `${answers}`), JSON once
+    /// filled in; and shapes some step uses — a `value` where answers go as an object or one at a
+    /// time, an `item` where they go as a list.
+    private mutating func checkTypeShapes(_ plan: Plan) {
+        let senders = (plan.run.declaredJourney?.steps ?? plan.run.journey.steps).filter { $0.runs.carries != .none }
+        for (path, entry) in seen where Self.isTypeShape(path) {
+            guard case .scalar(let s) = entry.value, !s.isFromEnvironment else { continue }
+            let isItem = path.hasSuffix(".item")
+            if isItem, !senders.contains(where: { if case .list = $0.answers, $0.runs.carries == .all { true } else { false } }) {
+                error(
+                    "'\(path)' is an item of a list, but no step lays out ${answers} as a list ('answers_item'): give 'value' instead",
+                    at: entry.keyLocation)
+                continue
+            }
+            guard let template = try? TextTemplate(parsing: s.text) else {
+                templates.append(TemplateUse(path, s))
+                continue
+            }
+            for variable in template.variables {
+                switch variable {
+                case .answers, .groupID:
+                    error("\(variable) cannot be used in '\(path)': it shapes one answer", at: s.location)
+                case .row, .session, .respondentID, .questionID, .questionField, .answer, .answerLabel:
+                    break
+                }
+            }
+            checkJSON(path, s)
+        }
     }
 
     /// Keys whose own kind says so already (`ValueKind.url`).
@@ -103,7 +143,9 @@ extension PlanDecoder {
     /// would be kept as written, so it is an error at the variable.
     private mutating func checkRunTimeVariablesOutsideRequests(_ plan: Plan) {
         let requests = Set(Self.requestKeys + journeyRequestKeys(plan))
-        let entries = seen.filter { !requests.contains($0.key) && !Self.checkedByKind.contains($0.key) }.sorted {
+        let entries = seen.filter {
+            !requests.contains($0.key) && !Self.checkedByKind.contains($0.key) && !Self.isTypeShape($0.key)
+        }.sorted {
             ($0.value.keyLocation.line, $0.value.keyLocation.column) < ($1.value.keyLocation.line, $1.value.keyLocation.column)
         }
         for (path, entry) in entries {
@@ -186,13 +228,19 @@ extension PlanDecoder {
                 } else if let scope, !scope.capturedBefore.contains(name) {
                     error("\(variable) cannot be used in '\(place)': no step before '\(scope.step)' captures '\(name)'", at: use.location)
                 }
-            case .questionID, .questionField, .answer:
+            case .questionID, .questionField, .answer, .answerLabel:
                 if !perQuestion {
                     let allowed =
                         declared
                         ? "a step that runs per_question, or the 'answers_key', 'answers_item' or 'answers_value' of a step per survey or per page"
                         : "'api.submit' and 'api.submit_body'"
                     error("\(variable) can only be used in \(allowed), not in '\(place)'", at: use.location)
+                }
+            case .groupID:
+                if JourneyKeys.key(at: place)?.1 != .answersGroup {
+                    error(
+                        "\(variable) can only be used in the 'answers_group' of a step per survey or per page, not in '\(place)'",
+                        at: use.location)
                 }
             case .answers:
                 if scope?.answers != true {

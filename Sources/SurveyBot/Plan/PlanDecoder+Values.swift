@@ -120,9 +120,16 @@ extension PlanDecoder {
         let answers = entries(entry.value, at: "answers")
         guard !answers.isEmpty else { return }
         var book = AnswerBook()
+        book.types = plan.run.answers.types
+        book.skipOptional = plan.run.answers.skipOptional
         for answer in answers {
             let path = "answers.\(answer.key)"
             let id = answer.key == "*" ? nil : QuestionID(answer.key)
+            if case .scalar(let s) = answer.value, let picked = picker(s, path) {
+                guard let picker = picked else { continue }
+                if let id { book.pickers[id] = picker } else { book.fallbackPicker = picker }
+                continue
+            }
             guard let scalars = scalarList(answer, path, expected: "answers") else { continue }
             if scalars.isEmpty {
                 error("'\(path)' needs an answer or a list of answers", at: answer.keyLocation)
@@ -133,6 +140,66 @@ extension PlanDecoder {
             if let id { book.byQuestion[id] = texts } else { book.fallback = texts }
         }
         plan.run.answers = book
+    }
+
+    /// The answer picker an unquoted value written as one names (`choice()`, `number(0..10)`):
+    /// nil when the value is no picker (a value as written); `.some(nil)` when it is one with an
+    /// error, reported at its place.
+    mutating func picker(_ s: PlanScalar, _ path: String) -> AnswerPicker?? {
+        guard !s.isQuoted, !s.isFromEnvironment, AnswerSyntax.looksLikePicker(s.text) else { return nil }
+        do throws(AnswerSyntax.Invalid) {
+            let picker = try AnswerSyntax.parse(s.text)
+            pickerLocations[path] = s.location
+            return .some(picker)
+        } catch {
+            var at = s.location
+            at.column += error.offset
+            self.error("\(error.reason) for '\(path)'", at: at)
+            return .some(nil)
+        }
+    }
+
+    /// `types:`: how each type of question is answered (`answer:`, a picker or values) and its
+    /// JSON shape (`value:`, `item:`), by the type as the survey names it.
+    mutating func readTypes(_ entry: PlanEntry, into plan: inout Plan) {
+        for type in entries(entry.value, at: "types") {
+            let path = "types.\(type.key)"
+            var rule: AnswerType?
+            var value: String?
+            var item: String?
+            for key in entries(type.value, at: path, known: ["answer", "value", "item"]) {
+                let keyPath = "\(path).\(key.key)"
+                switch key.key {
+                case "answer":
+                    if case .scalar(let s) = key.value, let picked = picker(s, keyPath) {
+                        if let picker = picked { rule = AnswerType(answer: picker) }
+                    } else if let scalars = scalarList(key, keyPath, expected: "answers"), !scalars.isEmpty {
+                        for s in scalars { noteTemplate(keyPath, s) }
+                        rule = AnswerType(answer: .fixed(scalars.map(\.text)))
+                    } else {
+                        error("'\(keyPath)' needs an answer: choice(), number(0..10), words(2..8), a value or a list", at: key.keyLocation)
+                    }
+                case "value":
+                    value = read(key, keyPath, .text)
+                    seen[keyPath] = key
+                default:
+                    item = read(key, keyPath, .text)
+                    seen[keyPath] = key
+                }
+            }
+            guard var rule else {
+                if case .mapping = type.value {
+                    error("'\(path)' needs an 'answer': how questions of type \(type.key) are answered", at: type.keyLocation)
+                } else {
+                    error("'\(path)' is a block of 'answer' and, if need be, 'value' or 'item'", at: type.keyLocation)
+                }
+                continue
+            }
+            rule.value = value
+            rule.item = item
+            plan.run.answers.types[type.key] = rule
+            typeLocations[type.key] = type.keyLocation
+        }
     }
 
     /// `on: [400, 5xx, timeout, connection]`.

@@ -19,6 +19,11 @@ struct PlanDecoder {
     /// Whether reading `journey` found errors: the checks across its steps then wait for them
     /// to be fixed, rather than adding errors that follow from them.
     var journeyHasErrors = false
+    /// Where each entry of `types` was written, for the checks of its shapes.
+    var typeLocations: [String: SourceLocation] = [:]
+    /// Where each answer read from the survey (`choice()`, …) was written, by its key path
+    /// (`answers.q1`, `types.MC.answer`), for the checks of what it needs.
+    var pickerLocations: [String: SourceLocation] = [:]
 
     /// Decodes the root mapping. Returns nil when any error was found.
     mutating func decode(_ root: PlanNode, defaultName: String) -> Plan? {

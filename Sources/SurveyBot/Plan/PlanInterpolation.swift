@@ -111,8 +111,8 @@ struct PlanInterpolation {
     }
 
     static func isRunTimeVariable(_ name: String) -> Bool {
-        name == "answer" || name == "answers" || name == "respondent.id" || name.hasPrefix("question.") || name.hasPrefix("row.")
-            || name.hasPrefix("session.")
+        name == "answer" || name == "answer.label" || name == "answers" || name == "group.id" || name == "respondent.id"
+            || name.hasPrefix("question.") || name.hasPrefix("row.") || name.hasPrefix("session.")
     }
 
     static func isVariableName(_ name: String) -> Bool {

@@ -5,7 +5,7 @@ import SurveyWire
 /// Every key of the plan format, once: the table `PlanKey` describes. The order is the order of
 /// the key reference and of "known keys" in errors.
 enum PlanKeys {
-    static let all: [PlanKey] = topLevel + api + retry + tls + engine + builtin + report
+    static let all: [PlanKey] = topLevel + answerKeys + api + retry + tls + engine + builtin + report
 
     /// The keys by path.
     static let byPath: [String: PlanKey] = Dictionary(all.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })

@@ -92,6 +92,7 @@ enum ReportWording {
     static func answers(_ report: RunReport) -> String {
         var text = "\(report.answers.submitted) submitted, \(report.answers.unanswered) unanswered"
         if report.answers.skipped > 0 { text += ", \(report.answers.skipped) skipped (no answer in the plan)" }
+        if report.answers.declined > 0 { text += ", \(report.answers.declined) declined (optional, left out)" }
         return text
     }
 

@@ -149,6 +149,7 @@ extension RunReport.Throughput {
 extension RunReport.Answers {
     init(_ metrics: RunMetrics) {
         self.init(submitted: metrics.answersSubmitted, unanswered: metrics.answersUnanswered, skipped: metrics.answersSkipped)
+        declined = metrics.answersDeclined
     }
 
     /// What a data row gave, in `given`: its values are secrets.

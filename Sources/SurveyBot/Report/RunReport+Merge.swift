@@ -169,6 +169,7 @@ extension RunReport {
         metrics.answersSubmitted = answers.submitted
         metrics.answersUnanswered = answers.unanswered
         metrics.answersSkipped = answers.skipped
+        metrics.answersDeclined = answers.declined
         guard throughput.timeline.count == throughput.failuresTimeline.count else {
             throw MergeError(description: "\(path): the throughput timelines differ in length")
         }

@@ -75,7 +75,7 @@ extension RunReport {
             count(respondents.abandoned, "respondents.abandoned"), count(respondents.dropped, "respondents.dropped"),
             count(respondents.cutShort ?? 0, "respondents.cut_short"),
             count(answers.submitted, "answers.submitted"), count(answers.unanswered, "answers.unanswered"),
-            count(answers.skipped, "answers.skipped"),
+            count(answers.skipped, "answers.skipped"), count(answers.declined, "answers.declined"),
         ]
         if let localResource {
             problems.append(count(localResource.attempts, "local_resource.attempts"))

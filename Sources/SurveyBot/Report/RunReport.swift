@@ -289,6 +289,9 @@ struct RunReport: Codable, Sendable, Equatable {
         /// Questions the plan had no answer for, never sent. Reports of versions before it call
         /// it `missing` (and count those questions in `unanswered` too).
         var skipped: Int
+        /// Questions respondents chose not to answer: optional ones skipped (`skip_optional`), or
+        /// answered `skip()`. Absent from reports before it: 0.
+        var declined = 0
         /// With `report.include_answers`: the answers respondents gave, by question id, each as
         /// the plan shows it (a value from the environment by its variable's name, a data row's
         /// as `(from the data)`) → how often.
@@ -302,7 +305,7 @@ struct RunReport: Codable, Sendable, Equatable {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case submitted, unanswered, skipped, missing, given
+            case submitted, unanswered, skipped, declined, missing, given
         }
 
         init(from decoder: any Decoder) throws {
@@ -310,6 +313,7 @@ struct RunReport: Codable, Sendable, Equatable {
             submitted = try container.decode(Int.self, forKey: .submitted)
             unanswered = try container.decode(Int.self, forKey: .unanswered)
             skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? container.decode(Int.self, forKey: .missing)
+            declined = try container.decodeIfPresent(Int.self, forKey: .declined) ?? 0
             given = try container.decodeIfPresent([String: [String: Int]].self, forKey: .given)
         }
 
@@ -318,6 +322,7 @@ struct RunReport: Codable, Sendable, Equatable {
             try container.encode(submitted, forKey: .submitted)
             try container.encode(unanswered, forKey: .unanswered)
             try container.encode(skipped, forKey: .skipped)
+            if declined > 0 { try container.encode(declined, forKey: .declined) }
             try container.encodeIfPresent(given, forKey: .given)
         }
     }

@@ -50,7 +50,8 @@ public actor RunCoordinator {
         executors: [any TaskExecutor] = [], attemptLog: AttemptLog? = nil
     ) throws(HTTPSyntaxError) {
         requests = try SurveyRequests(
-            journey: configuration.journey, headers: configuration.api.headers, target: target, columns: configuration.data?.columns ?? [])
+            journey: configuration.journey, headers: configuration.api.headers, target: target, columns: configuration.data?.columns ?? [],
+            types: configuration.answers.types)
         if let problem = configuration.data?.problems(for: configuration, limit: 1).first {
             throw HTTPSyntaxError("data row \(problem.row + 1): \(problem.description)", offset: 0)
         }

@@ -18,7 +18,7 @@ extension PerPageRunner: StepRunner {
         if Respondent.stopping(&tally, context) { return .stop }
         respondent.captureMissing = false
         respondent.asking = -1
-        guard let page = respondent.surveyRequest(step, context, skipped: &tally.skipped, page: true) else { return .skip }
+        guard let page = respondent.surveyRequest(step, context, &tally, page: true) else { return .skip }
         place.answers = page.answered
         place.round += 1
         return .call(Respondent.NextCall(step: step.position, request: page.request, think: page.think))

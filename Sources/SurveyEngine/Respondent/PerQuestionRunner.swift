@@ -16,8 +16,9 @@ extension PerQuestionRunner: StepRunner {
         if Respondent.stopping(&tally, context) { return .stop }
         let question = place.round
         place.round += 1
-        guard let submit = respondent.nextPerQuestion(step, question, context) else {
-            tally.skipped += 1
+        var declined = false
+        guard let submit = respondent.nextPerQuestion(step, question, context, declined: &declined) else {
+            if declined { tally.declined += 1 } else { tally.skipped += 1 }
             return .skip
         }
         respondent.asking = Int32(truncatingIfNeeded: question)

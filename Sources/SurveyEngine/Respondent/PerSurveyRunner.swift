@@ -13,7 +13,7 @@ extension PerSurveyRunner: StepRunner {
         if Respondent.stopping(&tally, context) { return .stop }
         respondent.captureMissing = false
         respondent.asking = -1
-        guard let survey = respondent.surveyRequest(step, context, skipped: &tally.skipped) else { return .skip }
+        guard let survey = respondent.surveyRequest(step, context, &tally) else { return .skip }
         place.answers = survey.answered
         return .call(Respondent.NextCall(step: step.position, request: survey.request, think: survey.think))
     }

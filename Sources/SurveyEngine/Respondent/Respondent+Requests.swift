@@ -23,46 +23,95 @@ extension Respondent {
         return request
     }
 
-    /// The answer the respondent gives the `index`-th question, and the think time before it;
-    /// nil when the plan has no answer for it (the question is skipped).
-    mutating func answer(_ index: Int, step: CompiledStep, _ context: SurveyContext) -> (text: String, think: UInt64)? {
+    /// What a respondent does with one question: answers it (after a think time), leaves it
+    /// out for want of an answer (the plan has none, or the survey lists nothing to pick
+    /// from), or declines it (an optional question it chose to skip, or the plan's `skip()`).
+    enum Answering {
+        case answer(GivenAnswer, think: UInt64)
+        case skipped
+        case declined
+    }
+
+    /// The answer the respondent gives the `index`-th question, and the think time before it:
+    /// its data row's, else the plan's by the question's id, its type, or `"*"` — a value, or
+    /// one picked from what the question lists (`AnswerPicker`).
+    mutating func answer(_ index: Int, step: CompiledStep, _ context: SurveyContext) -> Answering {
         let question = questions[index]
-        var answer: String
+        var given: GivenAnswer
         if let fromRow = rowAnswer(question.id, context) {
-            answer = fromRow
+            given = GivenAnswer(text: fromRow)
             if context.recordAnswers { context.recorder.answerGiven(question.id, choice: RunMetrics.fromData, lane: lane) }
         } else {
-            guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
-            let choice = choices.count == 1 ? 0 : Int(random.next() % UInt64(choices.count))
-            answer = choices[choice]
-            if context.recordAnswers { context.recorder.answerGiven(question.id, choice: choice, lane: lane) }
-            if !context.answerTemplates.isEmpty, let template = context.answerTemplates[answer] {
-                answer = template.string(values(context))
+            let book = context.answers
+            if book.skipOptional > 0, question.details?.required != true, Double(random.next() >> 11) * 0x1p-53 < book.skipOptional {
+                return .declined
+            }
+            guard let picker = book.picker(for: question) else { return .skipped }
+            if case .fixed(let choices) = picker {
+                guard !choices.isEmpty else { return .skipped }
+                let choice = choices.count == 1 ? 0 : Int(random.next() % UInt64(choices.count))
+                given = GivenAnswer(text: choices[choice])
+                if context.recordAnswers { context.recorder.answerGiven(question.id, choice: choice, lane: lane) }
+                if !context.answerTemplates.isEmpty, let template = context.answerTemplates[given.text] {
+                    given = GivenAnswer(text: template.string(values(context)))
+                }
+            } else {
+                switch picker.pick(for: question, using: &random) {
+                case .answer(let picked): given = picked
+                case .skip: return .declined
+                case .unanswerable: return .skipped
+                }
             }
         }
-        return (answer, (step.think ?? context.think).sample(using: &random).clampedNanoseconds)
+        return .answer(given, think: (step.think ?? context.think).sample(using: &random).clampedNanoseconds)
+    }
+
+    /// Fills in the question's answer: as text, as its label, and as JSON — its type's value
+    /// shape (`AnswerType.value`) when the step has one for it, else the answer's own JSON.
+    static func fill(
+        _ values: inout CompiledTemplate.Values, with given: GivenAnswer, of question: SurveyQuestion, _ recipe: SurveyRequests.Recipe
+    ) {
+        values.questionID = question.id
+        values.questionFields = question.fields
+        values.answer = given.text
+        values.answerLabel = given.label
+        values.answerJSON = given.json
+        if !recipe.typeValues.isEmpty, let type = question.details?.type, let shape = recipe.typeValues[type] {
+            values.answerJSON = shape.render(values)
+        }
     }
 
     /// The request of `step` for the `index`-th question and the think time before it;
     /// nil when the plan has no answer for it (the question is skipped). Without a body of its
     /// own, the step sends the survey contract's `{"id":…,"answer":"…"}`.
     @inline(never)
-    mutating func nextPerQuestion(_ step: CompiledStep, _ index: Int, _ context: SurveyContext) -> (request: HTTPRequest, think: UInt64)? {
-        guard let (answer, think) = answer(index, step: step, context) else { return nil }
+    mutating func nextPerQuestion(
+        _ step: CompiledStep, _ index: Int, _ context: SurveyContext, declined: inout Bool
+    ) -> (request: HTTPRequest, think: UInt64)? {
+        let given: GivenAnswer
+        let think: UInt64
+        switch answer(index, step: step, context) {
+        case .answer(let answer, let wait):
+            given = answer
+            think = wait
+        case .skipped: return nil
+        case .declined:
+            declined = true
+            return nil
+        }
         let question = questions[index]
         let recipe = step.request
         var request: HTTPRequest
-        if let fixed = recipe.fixed, recipe.body == nil {
-            request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: answer))
+        if let fixed = recipe.fixed, recipe.body == nil, given.json == nil, recipe.typeValues.isEmpty {
+            request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: given.text))
         } else {
             var values = values(context)
             // Its own head, made once, when its row or session is in it but not the question.
             if perQuestionHead == nil, recipe.fixed == nil, !recipe.headPerQuestion { perQuestionHead = recipe.template(values) }
-            values.questionID = question.id
-            values.questionFields = question.fields
-            values.answer = answer
+            Self.fill(&values, with: given, of: question, recipe)
             let template = recipe.fixed ?? perQuestionHead ?? recipe.template(values)
-            request = HTTPRequest(template, body: recipe.renderBody(values) ?? Self.submitBody(id: question.id, answer: answer))
+            request = HTTPRequest(
+                template, body: recipe.renderBody(values) ?? Self.submitBody(id: question.id, answer: given.text, json: values.answerJSON))
         }
         request.collectBody = recipe.readsBody
         request.collectHeaders = recipe.readsHeaders
@@ -77,7 +126,7 @@ extension Respondent {
     /// one, but for a page, which is sent without answers then.
     @inline(never)
     mutating func surveyRequest(
-        _ step: CompiledStep, _ context: SurveyContext, skipped: inout Int, page: Bool = false
+        _ step: CompiledStep, _ context: SurveyContext, _ tally: inout RespondentResult, page: Bool = false
     ) -> (request: HTTPRequest, think: UInt64, answered: Int)? {
         let recipe = step.request
         var values = values(context)
@@ -87,44 +136,84 @@ extension Respondent {
         var answers: [UInt8] = form ? [] : [list ? 0x5B : 0x7B]
         var think: UInt64 = 0
         var answered = 0
+        // Laid out by group: each group's answers apart, in the order the groups were listed.
+        let grouped = recipe.answersGroup != nil
+        var groups: [(group: Int32, id: String, answers: [UInt8], count: Int)] = []
         for index in questions.indices {
-            guard let (answer, wait) = answer(index, step: step, context) else {
-                skipped += 1
+            if grouped { Self.openGroup(of: questions[index], in: &groups) }
+            let given: GivenAnswer
+            switch answer(index, step: step, context) {
+            case .answer(let answer, let wait):
+                given = answer
+                think = think.addingReportingOverflow(wait).overflow ? .max : think + wait
+            case .skipped:
+                tally.skipped += 1
+                continue
+            case .declined:
+                tally.declined += 1
                 continue
             }
-            think = think.addingReportingOverflow(wait).overflow ? .max : think + wait
-            values.questionID = questions[index].id
-            values.questionFields = questions[index].fields
-            values.answer = answer
+            let question = questions[index]
+            Self.fill(&values, with: given, of: question, recipe)
             if form {
                 let name = CompiledTemplate.formEncoded(recipe.answersKey?.string(values) ?? values.questionID.text)
-                answers.append(0x26)
-                answers.append(contentsOf: name.utf8)
-                answers.append(0x3D)
-                answers.append(contentsOf: CompiledTemplate.formEncoded(answer).utf8)
+                // A multiple choice as a browser sends checkboxes: the field once per value.
+                for value in given.values.isEmpty ? [given.text] : given.values {
+                    answers.append(0x26)
+                    answers.append(contentsOf: name.utf8)
+                    answers.append(0x3D)
+                    answers.append(contentsOf: CompiledTemplate.formEncoded(value).utf8)
+                }
                 if recipe.formFieldsSlot != nil { answerNames.insert(name[...]) }
                 answered += 1
                 continue
             }
-            if answered > 0 { answers.append(0x2C) }
-            if let item = recipe.answersItem {
+            if grouped {
+                // Written into its group's answers, then back.
+                let slot = groups.firstIndex { $0.group == (question.details?.group ?? -1) } ?? 0
+                swap(&answers, &groups[slot].answers)
+                if groups[slot].count > 0 { answers.append(0x2C) }
+                groups[slot].count += 1
+            } else if answered > 0 {
+                answers.append(0x2C)
+            }
+            defer {
+                if grouped, let slot = groups.firstIndex(where: { $0.group == (question.details?.group ?? -1) }) {
+                    swap(&answers, &groups[slot].answers)
+                }
+            }
+            let type = recipe.typeItems.isEmpty && recipe.typeValues.isEmpty ? nil : question.details?.type
+            if let item = type.flatMap({ recipe.typeItems[$0] }) ?? recipe.answersItem {
                 item.render(values, into: &answers)
             } else {
                 answers.append(0x22)
                 CompiledTemplate.appendJSONEscaped(recipe.answersKey?.string(values) ?? values.questionID.text, to: &answers)
-                if let value = recipe.answersValue {
-                    answers.append(contentsOf: [0x22, 0x3A])
+                answers.append(contentsOf: [0x22, 0x3A])
+                if type.flatMap({ recipe.typeValues[$0] }) == nil, let value = recipe.answersValue {
                     value.render(values, into: &answers)
+                } else if let json = values.answerJSON {
+                    answers.append(contentsOf: json)
                 } else {
-                    answers.append(contentsOf: [0x22, 0x3A, 0x22])
-                    CompiledTemplate.appendJSONEscaped(answer, to: &answers)
+                    answers.append(0x22)
+                    CompiledTemplate.appendJSONEscaped(given.text, to: &answers)
                     answers.append(0x22)
                 }
             }
             answered += 1
         }
         guard answered > 0 || page else { return nil }
-        if !form { answers.append(list ? 0x5D : 0x7D) }
+        if let template = recipe.answersGroup {
+            answers = [0x5B]
+            for (position, group) in groups.sorted(by: { $0.group < $1.group }).enumerated() {
+                if position > 0 { answers.append(0x2C) }
+                values.answers = [list ? 0x5B : 0x7B] + group.answers + [list ? 0x5D : 0x7D]
+                values.groupID = group.id
+                template.render(values, into: &answers)
+            }
+            answers.append(0x5D)
+        } else if !form {
+            answers.append(list ? 0x5D : 0x7D)
+        }
         values.answers = answers
         var request = HTTPRequest(
             recipe.fixed ?? recipe.template(values), body: recipe.renderBody(values, answerNames: answerNames),
@@ -133,6 +222,15 @@ extension Respondent {
         request.collectCookies = recipe.readsCookies
         request.scope = affinity.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
         return (request, think, answered)
+    }
+
+    /// Adds the group `question` is listed in to `groups`, if it is not there yet: a group
+    /// whose questions all go unanswered is still sent, empty.
+    private static func openGroup(of question: SurveyQuestion, in groups: inout [(group: Int32, id: String, answers: [UInt8], count: Int)])
+    {
+        let group = question.details?.group ?? -1
+        guard !groups.contains(where: { $0.group == group }) else { return }
+        groups.append((group, question.details?.groupID ?? "", [], 0))
     }
 
     /// The answer its data row gives question `id` (a non-empty `answer.<id>` cell), if any.
@@ -144,7 +242,7 @@ extension Respondent {
 
     /// `{"id":<id>,"answer":"<answer>"}`, written as bytes; the id as the API gave it, a number
     /// or a string.
-    static func submitBody(id: QuestionID, answer: String) -> [UInt8] {
+    static func submitBody(id: QuestionID, answer: String, json: [UInt8]? = nil) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(26 + id.text.utf8.count + answer.utf8.count)
         body.append(contentsOf: #"{"id":"#.utf8)
@@ -154,6 +252,12 @@ extension Respondent {
             body.append(0x22)
             CompiledTemplate.appendJSONEscaped(id.text, to: &body)
             body.append(0x22)
+        }
+        if let json {
+            body.append(contentsOf: #","answer":"#.utf8)
+            body.append(contentsOf: json)
+            body.append(0x7D)
+            return body
         }
         body.append(contentsOf: #","answer":""#.utf8)
         CompiledTemplate.appendJSONEscaped(answer, to: &body)

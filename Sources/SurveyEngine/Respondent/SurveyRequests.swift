@@ -37,6 +37,12 @@ struct SurveyRequests: Sendable {
         let answersItem: CompiledTemplate?
         /// Each answer's value in an object, when not the answer as a JSON string.
         let answersValue: CompiledTemplate?
+        /// Each group's item, when `${answers}` is a list of the groups (`JourneyStep.answersGroup`).
+        let answersGroup: CompiledTemplate?
+        /// Each answer's value and item by the question's type (`AnswerType`), instead of
+        /// `answersValue` and `answersItem`; empty without `types`.
+        let typeValues: [String: CompiledTemplate]
+        let typeItems: [String: CompiledTemplate]
         /// Whether the body is a form's fields: `${answers}` is then `&name=value` per answer.
         let isForm: Bool
         /// For a form body, the slot of the captured form whose fields go first
@@ -49,7 +55,9 @@ struct SurveyRequests: Sendable {
             hostLine: [UInt8], fieldNames: [[UInt8]], body: CompiledTemplate?, host: String, secure: Bool, sessionSlots: [Int],
             readsBody: Bool,
             readsHeaders: Bool, readsCookies: Bool = false, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil,
-            answersValue: CompiledTemplate? = nil, isForm: Bool = false, formFieldsSlot: Int? = nil, formNames: Set<Substring> = []
+            answersValue: CompiledTemplate? = nil, typeValues: [String: CompiledTemplate] = [:],
+            typeItems: [String: CompiledTemplate] = [:], answersGroup: CompiledTemplate? = nil, isForm: Bool = false,
+            formFieldsSlot: Int? = nil, formNames: Set<Substring> = []
         ) {
             self.method = method
             self.fixed = fixed
@@ -67,6 +75,9 @@ struct SurveyRequests: Sendable {
             self.answersKey = answersKey
             self.answersItem = answersItem
             self.answersValue = answersValue
+            self.typeValues = typeValues
+            self.typeItems = typeItems
+            self.answersGroup = answersGroup
             self.isForm = isForm
             self.formFieldsSlot = formFieldsSlot
             self.formNames = formNames
@@ -145,15 +156,17 @@ struct SurveyRequests: Sendable {
     let recipes: [Recipe]
 
     /// The requests of `api`'s default journey.
-    init(api: SurveyAPI, target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
-        try self.init(journey: api.journey, headers: api.headers, target: target, columns: columns)
+    init(api: SurveyAPI, target: HTTPTarget, columns: [String] = [], types: [String: AnswerType] = [:]) throws(HTTPSyntaxError) {
+        try self.init(journey: api.journey, headers: api.headers, target: target, columns: columns, types: types)
     }
 
     /// Throws when a request cannot be framed (`HTTPRequest.Template`, checked with every
     /// variable standing in as `x`), or a template names a column, capture or variable it
     /// cannot use there: a step may use the captures of the steps before it, and only a step
     /// per question the question and its answer.
-    init(journey: Journey, headers apiHeaders: [HTTPHeader], target: HTTPTarget, columns: [String] = []) throws(HTTPSyntaxError) {
+    init(
+        journey: Journey, headers apiHeaders: [HTTPHeader], target: HTTPTarget, columns: [String] = [], types: [String: AnswerType] = [:]
+    ) throws(HTTPSyntaxError) {
         let captures = journey.captureNames
         let fields = journey.questionFields
         var recipes: [Recipe] = []
@@ -219,6 +232,27 @@ struct SurveyRequests: Sendable {
                         value, .json, name: "the \(name) answers' value", columns, captures, perAnswer, capturedBefore, fields)
                 }
             }
+            var answersGroup: CompiledTemplate?
+            if sendsAnswers, let group = step.answersGroup {
+                answersGroup = try Self.compile(
+                    group, .json, name: "the \(name) answers' group", columns, captures, allowed.union([.group]), capturedBefore, fields)
+            }
+            // Each type's shape, for the steps that send answers.
+            var typeValues: [String: CompiledTemplate] = [:]
+            var typeItems: [String: CompiledTemplate] = [:]
+            if carried != .none {
+                let perAnswer = allowed.subtracting([.answers]).union([.question])
+                for (type, rule) in types {
+                    if let value = rule.value {
+                        typeValues[type] = try Self.compile(
+                            value, .json, name: "the value of type \(type)", columns, captures, perAnswer, capturedBefore, fields)
+                    }
+                    if sendsAnswers, let item = rule.item {
+                        typeItems[type] = try Self.compile(
+                            item, .json, name: "the item of type \(type)", columns, captures, perAnswer, capturedBefore, fields)
+                    }
+                }
+            }
             // Checked once, every variable standing in as `x`: the literal parts must frame a
             // request; the values filled in later cannot break it (`RespondentData.problems`).
             let sample = CompiledTemplate.Values(
@@ -238,7 +272,7 @@ struct SurveyRequests: Sendable {
                     body: bodyTemplate, host: target.host,
                     secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders,
                     readsCookies: step.readsCookies, answersKey: answersKey, answersItem: answersItem, answersValue: answersValue,
-                    isForm: isForm,
+                    typeValues: typeValues, typeItems: typeItems, answersGroup: answersGroup, isForm: isForm,
                     formFieldsSlot: step.formFields.flatMap { captures.firstIndex(of: $0) },
                     formNames: isForm ? Self.formNames(step.body ?? "") : []))
             capturedBefore.formUnion(step.captures.map(\.name))
@@ -258,15 +292,16 @@ struct SurveyRequests: Sendable {
     }
 
     /// What a variable depends on, for where it may be used.
-    enum Kind: Sendable { case row, respondent, session, question, answers }
+    enum Kind: Sendable { case row, respondent, session, question, answers, group }
 
     static func kind(_ variable: TextTemplate.Variable) -> Kind {
         switch variable {
         case .row: .row
         case .respondentID: .respondent
         case .session: .session
-        case .questionID, .questionField, .answer: .question
+        case .questionID, .questionField, .answer, .answerLabel: .question
         case .answers: .answers
+        case .groupID: .group
         }
     }
 

@@ -45,6 +45,20 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         text = names.joined(separator: ".")
     }
 
+    /// The path of these steps, written as `$` and each step.
+    package init(segments: [Segment]) {
+        self.segments = segments
+        text =
+            "$"
+            + segments.map { segment in
+                switch segment {
+                case .name(let name): "." + name
+                case .index(let index): "[\(index)]"
+                case .all: "[*]"
+                }
+            }.joined()
+    }
+
     /// Whether the path may select more than one value.
     public var selectsMany: Bool { segments.contains(.all) }
 

@@ -24,6 +24,8 @@ package struct CompiledTemplate: Sendable {
         case questionID
         case questionField(Int)
         case answer
+        case answerLabel
+        case groupID
         case session(Int)
         case answers
     }
@@ -47,6 +49,13 @@ package struct CompiledTemplate: Sendable {
         /// The question's other fields the journey uses, in `Journey.questionFields`' order.
         package var questionFields: [String] = []
         package var answer = ""
+        /// The answer as a JSON value when it is not a string (a number, a list of choices), for
+        /// a JSON template; nil: `answer` as a string.
+        package var answerJSON: [UInt8]?
+        /// The chosen choice's label (`${answer.label}`).
+        package var answerLabel = ""
+        /// The id of the group being laid out (`${group.id}`).
+        package var groupID = ""
         /// Every answer of the survey (`${answers}`): JSON, or each answer as `&name=value`
         /// for a form.
         package var answers: [UInt8] = []
@@ -112,6 +121,8 @@ package struct CompiledTemplate: Sendable {
                     }
                     part = .questionField(index)
                 case .answer: part = .answer
+                case .answerLabel: part = .answerLabel
+                case .groupID: part = .groupID
                 case .answers:
                     // Already JSON, or form fields: it goes in as it is, and only where a JSON value may
                     // stand, or after a form's fields.
@@ -130,7 +141,7 @@ package struct CompiledTemplate: Sendable {
         }
         perQuestion = template.variables.contains {
             if case .questionField = $0 { return true }
-            return $0 == .questionID || $0 == .answer
+            return $0 == .questionID || $0 == .answer || $0 == .answerLabel
         }
         if template.isConstant {
             constant = parts.flatMap { part -> [UInt8] in if case .literal(let bytes) = part.0 { bytes } else { [] } }
@@ -156,7 +167,14 @@ package struct CompiledTemplate: Sendable {
             case .row(let index): append(text: index < values.row.count ? values.row[index] : "", inString: inString, to: &bytes)
             case .session(let index):
                 append(text: index < values.session.count ? values.session[index] : "", inString: inString, to: &bytes)
-            case .answer: append(text: values.answer, inString: inString, to: &bytes)
+            case .answer:
+                if encoding == .json, !inString, let json = values.answerJSON {
+                    bytes.append(contentsOf: json)
+                } else {
+                    append(text: values.answer, inString: inString, to: &bytes)
+                }
+            case .answerLabel: append(text: values.answerLabel, inString: inString, to: &bytes)
+            case .groupID: append(text: values.groupID, inString: inString, to: &bytes)
             case .questionField(let index):
                 append(text: index < values.questionFields.count ? values.questionFields[index] : "", inString: inString, to: &bytes)
             case .answers: bytes.append(contentsOf: values.answers)

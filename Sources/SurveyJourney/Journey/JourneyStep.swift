@@ -108,6 +108,10 @@ public struct JourneyStep: Sendable, Hashable {
     /// JSON template filled in per question (`{${answer}: {"selected": true}}`); nil for the
     /// answer as a JSON string.
     public var answersValue: String?
+    /// For a step per survey or per page whose questions came in groups (`question_group`):
+    /// `${answers}` is a list of this JSON template, one per group, its `${answers}` the group's
+    /// answers and `${group.id}` its id (SurveyMonkey's `{"id": ${group.id}, "questions": ${answers}}`).
+    public var answersGroup: String?
     /// For a page loop: how many pages it posts at most. A respondent still given questions
     /// after the last is abandoned (`page_limit`): a survey that never ends, or a page the
     /// server keeps sending back.

@@ -118,20 +118,67 @@ public struct AnswerBook: Sendable, Hashable {
     public var byQuestion: [QuestionID: [String]]
     /// The `"*"` answers, given to any question without its own.
     public var fallback: [String]?
+    /// Answers read from the survey (`choice()`, `number(0..10)`, …) by question id, instead of
+    /// values; `"*"`'s in `fallbackPicker`.
+    public var pickers: [QuestionID: AnswerPicker] = [:]
+    /// The `"*"` answer when it reads the survey (`"*": choice()`), instead of `fallback`.
+    public var fallbackPicker: AnswerPicker?
+    /// How each type of question is answered and shaped, by the type as the survey names it
+    /// (`types:`): after a question's own answer, before `"*"`.
+    public var types: [String: AnswerType] = [:]
+    /// How often a respondent leaves out a question the survey does not say is required, 0–1.
+    public var skipOptional: Double = 0
 
     /// A book with these answers; empty by default, which answers nothing.
-    public init(byQuestion: [QuestionID: [String]] = [:], fallback: [String]? = nil) {
+    public init(byQuestion: [QuestionID: [String]] = [:], fallback: [String]? = nil, fallbackPicker: AnswerPicker? = nil) {
         self.byQuestion = byQuestion
         self.fallback = fallback
+        self.fallbackPicker = fallbackPicker
     }
 
-    /// The candidates for a question, or nil when the book has no answer for it.
+    /// The candidates for a question, or nil when the book has no values for it.
     package func choices(for id: QuestionID) -> [String]? {
         byQuestion[id] ?? fallback
     }
 
+    /// How the book answers `question`: its own values or picker, its type's, `"*"`'s; nil
+    /// when it has none. Values come as `.fixed`, which `choices(for:)` also gives.
+    package func picker(for question: SurveyQuestion) -> AnswerPicker? {
+        if let values = byQuestion[question.id] { return .fixed(values) }
+        if !pickers.isEmpty, let picker = pickers[question.id] { return picker }
+        if !types.isEmpty, let type = question.details?.type, let rule = types[type] { return rule.answer }
+        if let fallbackPicker { return fallbackPicker }
+        return fallback.map(AnswerPicker.fixed)
+    }
+
+    /// Whether any answer reads the survey's own choices.
+    public var readsChoices: Bool {
+        pickers.values.contains(where: \.needsChoices) || fallbackPicker?.needsChoices == true
+            || types.values.contains { $0.answer.needsChoices }
+    }
+
     /// The ids among `ids` the book cannot answer, in the order given.
     public func unanswerable(among ids: some Sequence<QuestionID>) -> [QuestionID] {
-        ids.filter { choices(for: $0) == nil }
+        ids.filter { choices(for: $0) == nil && pickers[$0] == nil && fallbackPicker == nil }
+    }
+}
+
+/// How the questions of one type are answered, and the answer's JSON shape (`types:` in a plan).
+public struct AnswerType: Sendable, Hashable {
+    /// How it is answered.
+    public var answer: AnswerPicker
+    /// Where `${answers}` is an object, the answer's value: a JSON template like `answers_value`
+    /// (Qualtrics' `{${answer}: {"selected": true}}`); it is also what `${answer}` is in a step
+    /// per question's JSON body. Nil: the step's.
+    public var value: String?
+    /// Where `${answers}` is a list, the answer's item: a JSON template like `answers_item`. Nil:
+    /// the step's.
+    public var item: String?
+
+    /// A type answered by `answer`, shaped as the step says unless told.
+    public init(answer: AnswerPicker, value: String? = nil, item: String? = nil) {
+        self.answer = answer
+        self.value = value
+        self.item = item
     }
 }

@@ -45,6 +45,9 @@ public struct SurveyQuestion: Sendable, Hashable {
     public var text: String
     /// Its other fields the journey uses (`Shape.fields`), as text, in that order.
     public var fields: [String] = []
+    /// What the survey says of how it is answered, where the shape reads it (`Shape.details`):
+    /// its choices, type, whether it is required, its bounds, its group. Nil without.
+    public var details: QuestionDetails?
 
     /// A question with its id and wording.
     public init(id: QuestionID, text: String) {
@@ -76,6 +79,9 @@ public struct SurveyQuestion: Sendable, Hashable {
         /// The other fields each question is read with, for `${question.FIELD}`: a string as it
         /// is, a number as its digits. A question without one breaks the contract.
         public var fields: [String] = []
+        /// Where each question says how it is answered — its choices, type, required flag,
+        /// bounds — and the groups (pages) it is listed in; nil when the plan reads none.
+        public var details: QuestionDetails.Shape?
 
         /// A shape; the defaults are the survey contract.
         public init(
@@ -120,6 +126,10 @@ public struct SurveyQuestion: Sendable, Hashable {
             if questions.isEmpty, !page {
                 return .failure(ContractError(description: "no question matches regex \(pattern)"))
             }
+            if shape.details?.choices == .form {
+                let fields = HTMLChoices(page: String(decoding: body, as: UTF8.self))
+                for index in questions.indices { questions[index].details = fields.details(of: questions[index].id.text) }
+            }
             return .success(questions)
         }
         let value: JSONValue
@@ -128,8 +138,15 @@ public struct SurveyQuestion: Sendable, Hashable {
         case .failure(let error): return .failure(ContractError(description: "the questions are not JSON: \(error)"))
         }
         let items: [JSONValue]
+        var groups: [Int32] = []
+        var groupIDs: [String] = []
         let matches = shape.list.select(in: value)
-        if shape.list.selectsMany {
+        if let group = shape.details?.group {
+            let found = group.items(in: value, list: shape.list)
+            items = found.items
+            groups = found.groups
+            groupIDs = found.ids
+        } else if shape.list.selectsMany {
             items = matches.flatMap { match -> [JSONValue] in
                 if case .array(let elements) = match { return elements }
                 return [match]
@@ -178,6 +195,12 @@ public struct SurveyQuestion: Sendable, Hashable {
                 case .number(_, let text)?: question.fields.append(text)
                 case .bool(let value)?: question.fields.append(String(value))
                 default: return .failure(ContractError(description: "question \(index + 1) has no '\(field)' (for ${question.\(field)})"))
+                }
+            }
+            if let details = shape.details {
+                switch details.read(item, group: groups.isEmpty ? -1 : groups[index], groupIDs: groupIDs) {
+                case .success(let read): question.details = read
+                case .failure(let why): return .failure(ContractError(description: "question \(id)'s \(why.phrase)"))
                 }
             }
             questions.append(question)

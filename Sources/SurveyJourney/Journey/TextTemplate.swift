@@ -19,6 +19,10 @@ public struct TextTemplate: Sendable, Hashable {
         case questionField(String)
         /// The answer being submitted.
         case answer
+        /// The label of the choice being submitted (the answer itself when it is no choice).
+        case answerLabel
+        /// The id of the group (page) whose answers are being laid out (`answers_group`).
+        case groupID
         /// A value captured from the login response (`api.capture`).
         case session(String)
         /// Every answer of the survey at once, as JSON, for a step run once per survey
@@ -33,6 +37,8 @@ public struct TextTemplate: Sendable, Hashable {
             case .questionID: "${question.id}"
             case .questionField(let path): "${question.\(path)}"
             case .answer: "${answer}"
+            case .answerLabel: "${answer.label}"
+            case .groupID: "${group.id}"
             case .session(let name): "${session.\(name)}"
             case .answers: "${answers}"
             }
@@ -82,7 +88,7 @@ public struct TextTemplate: Sendable, Hashable {
             let name = String(String.UnicodeScalarView(scalars[(index + 2)..<close]))
             guard let variable = Self.variable(named: name) else {
                 throw TemplateError(
-                    "unknown variable '${\(name)}' (known: ${row.COLUMN}, ${respondent.id}, ${question.id}, ${question.FIELD}, ${answer}, ${answers}, "
+                    "unknown variable '${\(name)}' (known: ${row.COLUMN}, ${respondent.id}, ${question.id}, ${question.FIELD}, ${answer}, ${answer.label}, ${answers}, ${group.id}, "
                         + "${session.NAME})",
                     offset: index)
             }
@@ -130,6 +136,8 @@ public struct TextTemplate: Sendable, Hashable {
         case "respondent.id": return .respondentID
         case "question.id": return .questionID
         case "answer": return .answer
+        case "answer.label": return .answerLabel
+        case "group.id": return .groupID
         case "answers": return .answers
         default:
             if name.hasPrefix("row."), name.count > 4 { return .row(String(name.dropFirst(4))) }

@@ -23,6 +23,10 @@ package struct RespondentResult: Sendable, Hashable {
     /// Questions the plan has no answer for: never sent, and not `unanswered`, which says the
     /// server refused.
     package var skipped: Int
+    /// Questions the respondent chose not to answer: optional ones it skipped
+    /// (`AnswerBook.skipOptional`), or those the plan answers `skip()`. Not a shortfall: a
+    /// respondent that declines some still completes.
+    package var declined = 0
 
     /// A result.
     package init(ending: Ending, submitted: Int, unanswered: Int, skipped: Int = 0) {

@@ -24,6 +24,8 @@ public struct RunMetrics: Sendable, Hashable {
     /// Questions the plan has no answer for, never sent (only possible with a remote target):
     /// apart from `answersUnanswered`, which counts submits that failed.
     public var answersSkipped = 0
+    /// Questions respondents chose not to answer (`RespondentResult.declined`).
+    public var answersDeclined = 0
     /// Attempts started in each second since the run began: index 0 counts [0 s, 1 s). It ends
     /// with the last second in which an attempt started.
     public var attemptsPerSecond: [Int] = []
@@ -78,6 +80,7 @@ public struct RunMetrics: Sendable, Hashable {
         answersSubmitted += result.submitted
         answersUnanswered += result.unanswered
         answersSkipped += result.skipped
+        answersDeclined += result.declined
         switch result.ending {
         case .completed: respondentsCompleted += 1
         case .finishedWithUnanswered: respondentsFinishedWithUnanswered += 1
@@ -108,6 +111,7 @@ public struct RunMetrics: Sendable, Hashable {
         answersSubmitted += other.answersSubmitted
         answersUnanswered += other.answersUnanswered
         answersSkipped += other.answersSkipped
+        answersDeclined += other.answersDeclined
         timeline.merge(other.timeline)
         arrivalLag.merge(other.arrivalLag)
         timerLag.merge(other.timerLag)

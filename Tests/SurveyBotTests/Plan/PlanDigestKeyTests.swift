@@ -63,6 +63,9 @@ import Testing
         table["data_order"] = set("data_order", "unique", "random", with: ["data=\(dataA)"])
         table["journey"] = written(journey, journey.replacingOccurrences(of: "/questions", with: "/survey"))
         table["answers"] = set("answers.1", "red", "blue")
+        let typed = "journey:\n  fetch:\n    request: /questions\n    questions: $\n    question_type: kind\n"
+        table["types"] = written(typed + "types:\n  MC:\n    answer: red\n", typed + "types:\n  MC:\n    answer: words(1..2)\n")
+        table["skip_optional"] = set("skip_optional", "10%", "20%")
         table["thresholds"] = set("thresholds.submit.p95", "< 300ms", "< 400ms")
         table["api.questions"] = set("api.questions", "GET /q", "GET /r")
         table["api.submit"] = set("api.submit", "PUT /a", "PUT /b")
@@ -146,6 +149,31 @@ import Testing
             "questions": (false, ["questions: $.a"], ["questions: regex id=([0-9]+)"]),
             "question_id": (false, ["questions: $", "question_id: a"], ["questions: $", "question_id: b"]),
             "question_text": (false, ["questions: $", "question_text: a"], ["questions: $", "question_text: b"]),
+            "question_choices": (false, ["questions: $", "question_choices: a"], ["questions: $", "question_choices: b"]),
+            "choice_id": (false, ["questions: $", "choice_id: a"], ["questions: $", "choice_id: b"]),
+            "choice_label": (false, ["questions: $", "choice_label: a"], ["questions: $", "choice_label: b"]),
+            "question_type": (false, ["questions: $", "question_type: a"], ["questions: $", "question_type: b"]),
+            "question_required": (false, ["questions: $", "question_required: a"], ["questions: $", "question_required: b"]),
+            "question_min": (false, ["questions: $", "question_min: a"], ["questions: $", "question_min: b"]),
+            "question_max": (false, ["questions: $", "question_max: a"], ["questions: $", "question_max: b"]),
+            "question_group": (
+                false, ["questions: $.p[*].q[*]", "question_group: $.p[*]"], ["questions: $.p[*].q[*]", "question_group: $.p"]
+            ),
+            "group_id": (
+                false, ["questions: $.p[*].q[*]", "question_group: $.p[*]", "group_id: a"],
+                ["questions: $.p[*].q[*]", "question_group: $.p[*]", "group_id: b"]
+            ),
+            "answers_group": (
+                true,
+                [
+                    "runs: per_page", "questions: $.p[*].q[*]", "question_group: $.p[*]", "body: '{\"all\": ${answers}}'",
+                    "answers_group: '{\"a\": ${answers}}'",
+                ],
+                [
+                    "runs: per_page", "questions: $.p[*].q[*]", "question_group: $.p[*]", "body: '{\"all\": ${answers}}'",
+                    "answers_group: '{\"b\": ${answers}}'",
+                ]
+            ),
             "capture": (false, ["capture:", "  t: $.a"], ["capture:", "  t: header X-T"]),
             "expect": (false, ["expect: status == 200"], ["expect: status == 201"]),
             "idempotent": (false, ["idempotent: true"], ["idempotent: false"]),
@@ -175,7 +203,7 @@ import Testing
         let table = try Self.topLevel(directory)
         let valueKeys = Set(PlanKeys.all.filter { $0.shape != .block }.map(\.path))
         #expect(Set(table.keys) == valueKeys, "two values for every key of the plan format")
-        #expect(valueKeys.count == 87)
+        #expect(valueKeys.count == 89)
         // What says how or where a run goes, not what it does: a key added here is a decision.
         #expect(
             Plan.digestLeavesOut == [

@@ -50,6 +50,10 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
         "connections": (["connections=shared"], ""),
         "builtin.http2": (["builtin.http2=true"], ""), "builtin.goaway_rate": (["builtin.goaway_rate=5%"], ""),
         "builtin.window": (["builtin.window=16"], ""), "builtin.window_delay": (["builtin.window_delay=10ms"], ""),
+        "skip_optional": (["skip_optional=10%"], ""),
+        "types": (
+            [], "journey:\n  fetch:\n    request: /questions\n    questions: $\n    question_type: kind\ntypes:\n  MC:\n    answer: red\n"
+        ),
     ]
     for endpoint in ["login", "questions", "submit"] {
         let base = "retry.\(endpoint)"
@@ -83,7 +87,7 @@ private func plan(_ text: String = basePlan, set assignments: [String] = [], env
         #expect(
             Plan.digestedWhenGiven == [
                 "journey", "builtin.api", "http", "connections", "builtin.http2", "builtin.goaway_rate", "builtin.window",
-                "builtin.window_delay",
+                "builtin.window_delay", "types", "skip_optional",
             ])
         #expect(
             Plan.digestLeavesOut == [

@@ -134,11 +134,13 @@ enum PrometheusReport: ReportRenderer {
             "survey_bot_respondents_dropped_total", .counter,
             "Open model: arrivals not started because the concurrency cap was reached.", value: String(respondents.dropped))
         text.family(
-            "survey_bot_answers_total", .counter, "Answers: submitted, unanswered after their retries, or skipped (no answer in the plan).",
+            "survey_bot_answers_total", .counter,
+            "Answers: submitted, unanswered after their retries, skipped (no answer in the plan), or declined (optional, left out).",
             [
                 ([("result", "submitted")], String(report.answers.submitted)),
                 ([("result", "unanswered")], String(report.answers.unanswered)),
                 ([("result", "skipped")], String(report.answers.skipped)),
+                ([("result", "declined")], String(report.answers.declined)),
             ])
         if let raw = report.raw {
             text.family("survey_bot_raw_lines_total", .counter, "Lines written to the --raw file.", value: String(raw.lines))

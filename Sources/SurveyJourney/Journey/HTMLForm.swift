@@ -1,11 +1,9 @@
-import SurveyJourney
-
 /// Reads the fields of HTML forms in a page, as a browser would send them back: what a survey
 /// served as pages needs of its responses (a CSRF token, a page key) to post the next page.
-enum HTMLForm {
+package enum HTMLForm {
     /// The value of the first `<input>` whose `name` is `name`, its character references
     /// decoded; `""` for an input without a `value`; nil when the page has none of that name.
-    static func value(of name: String, in page: String) -> String? {
+    package static func value(of name: String, in page: String) -> String? {
         var rest = page[...]
         while let open = rest.range(of: "<input", options: .caseInsensitive) {
             rest = rest[open.upperBound...]
@@ -24,7 +22,7 @@ enum HTMLForm {
     /// them: each named `<input>` that is not disabled, with its value (`""` without one) — a
     /// radio button or a checkbox only when checked; no buttons, images or files. The page is
     /// the form when it has no `<form>`. `<select>` and `<textarea>` are not read.
-    static func fields(in page: String) -> [(name: String, value: String)] {
+    package static func fields(in page: String) -> [(name: String, value: String)] {
         var rest = page[...]
         if let open = rest.range(of: "<form", options: .caseInsensitive) {
             rest = rest[open.upperBound...]
@@ -52,13 +50,13 @@ enum HTMLForm {
     }
 
     /// `fields(in:)` as a form body: `name=value&…`, each form-encoded.
-    static func encodedFields(in page: String) -> String {
+    package static func encodedFields(in page: String) -> String {
         fields(in: page).map { CompiledTemplate.formEncoded($0.name) + "=" + CompiledTemplate.formEncoded($0.value) }
             .joined(separator: "&")
     }
 
     /// Where a tag ends: its `>` outside quoted attribute values.
-    private static func tagEnd(_ text: Substring) -> Substring.Index {
+    package static func tagEnd(_ text: Substring) -> Substring.Index {
         var quote: Character?
         for index in text.indices {
             let character = text[index]
@@ -75,7 +73,7 @@ enum HTMLForm {
 
     /// A tag's attributes in order, names lowercased and values decoded (HTML's attribute
     /// syntax: `name`, `name=value`, `name='value'`, `name="value"`).
-    static func attributes(_ text: Substring) -> [(name: String, value: String)] {
+    package static func attributes(_ text: Substring) -> [(name: String, value: String)] {
         var attributes: [(String, String)] = []
         var index = text.startIndex
         func skipSpaces() {
@@ -117,7 +115,7 @@ enum HTMLForm {
 
     /// Text with HTML's character references decoded: `&amp;`, `&lt;`, `&gt;`, `&quot;`,
     /// `&apos;`, `&#39;`, `&#x2F;`; any other `&` is kept as it is.
-    static func decoded(_ text: Substring) -> String {
+    package static func decoded(_ text: Substring) -> String {
         guard text.contains("&") else { return String(text) }
         var result = ""
         var index = text.startIndex
