@@ -102,7 +102,7 @@ extension PlanDecoder {
 
     /// Whether `path` is a type's `value` or `item` (`types.MC.value`): checked by `checkTypeShapes`.
     private static func isTypeShape(_ path: String) -> Bool {
-        path.hasPrefix("types.") && (path.hasSuffix(".value") || path.hasSuffix(".item"))
+        path.hasPrefix("types.") && (path.hasSuffix(".value") || path.hasSuffix(".item") || path.hasSuffix(".each"))
     }
 
     /// Each type's `value` and `item`: templates of one answer (`${answer}`, `${answer.label}`,

@@ -167,7 +167,8 @@ extension PlanDecoder {
             var rule: AnswerType?
             var value: String?
             var item: String?
-            for key in entries(type.value, at: path, known: ["answer", "value", "item"]) {
+            var each: String?
+            for key in entries(type.value, at: path, known: ["answer", "value", "item", "each"]) {
                 let keyPath = "\(path).\(key.key)"
                 switch key.key {
                 case "answer":
@@ -181,6 +182,9 @@ extension PlanDecoder {
                     }
                 case "value":
                     value = read(key, keyPath, .text)
+                    seen[keyPath] = key
+                case "each":
+                    each = read(key, keyPath, .text)
                     seen[keyPath] = key
                 default:
                     item = read(key, keyPath, .text)
@@ -197,6 +201,7 @@ extension PlanDecoder {
             }
             rule.value = value
             rule.item = item
+            rule.each = each
             plan.run.answers.types[type.key] = rule
             typeLocations[type.key] = type.keyLocation
         }

@@ -10,13 +10,14 @@ extension PlanKeys {
             "how each type of question is answered, by its type as the survey names it (the step's `question_type`): `answer` "
                 + "(`choice()`, `number(0..10)`, `words(2..8)`, a value or a list), and its JSON shape where the step's "
                 + "would not do: `value` (like `answers_value`; also what `${answer}` is in a step per question's JSON body) or "
-                + "`item` (like `answers_item`). A question's own answer comes first, then its type's, then `\"*\"`",
+                + "`item` (like `answers_item`); `each`, a template per chosen value, `${answer}` then the list of them "
+                + "(SurveyMonkey's `{\"choice_id\": ${answer}}`). A question's own answer comes first, then its type's, then `\"*\"`",
             digest: .whenGiven { plan in
                 plan.run.answers.types.isEmpty
                     ? nil
                     : "{"
                         + plan.run.answers.types.sorted { $0.key < $1.key }.map { type, rule in
-                            "\(type): [\(AnswerSyntax.text(of: rule.answer)), \(rule.value ?? "-"), \(rule.item ?? "-")]"
+                            "\(type): [\(AnswerSyntax.text(of: rule.answer)), \(rule.value ?? "-"), \(rule.item ?? "-"), \(rule.each ?? "-")]"
                         }.joined(separator: ", ") + "}"
             },
             decode: { $0.readTypes($1, into: &$2) }),

@@ -76,9 +76,21 @@ extension Respondent {
         values.answer = given.text
         values.answerLabel = given.label
         values.answerJSON = given.json
-        if !recipe.typeValues.isEmpty, let type = question.details?.type, let shape = recipe.typeValues[type] {
-            values.answerJSON = shape.render(values)
+        guard recipe.typeValues.count + recipe.typeEach.count > 0, let type = question.details?.type else { return }
+        if let each = recipe.typeEach[type] {
+            // Each value in its own shape, `${answer}` the list of them.
+            var list: [UInt8] = [0x5B]
+            for (index, value) in (given.values.isEmpty ? [given.text] : given.values).enumerated() {
+                if index > 0 { list.append(0x2C) }
+                values.answer = value
+                values.answerJSON = nil
+                each.render(values, into: &list)
+            }
+            list.append(0x5D)
+            values.answer = given.text
+            values.answerJSON = list
         }
+        if let shape = recipe.typeValues[type] { values.answerJSON = shape.render(values) }
     }
 
     /// The request of `step` for the `index`-th question and the think time before it;

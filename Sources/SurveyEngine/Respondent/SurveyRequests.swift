@@ -43,6 +43,8 @@ struct SurveyRequests: Sendable {
         /// `answersValue` and `answersItem`; empty without `types`.
         let typeValues: [String: CompiledTemplate]
         let typeItems: [String: CompiledTemplate]
+        /// Each chosen value's template by the question's type (`AnswerType.each`).
+        let typeEach: [String: CompiledTemplate]
         /// Whether the body is a form's fields: `${answers}` is then `&name=value` per answer.
         let isForm: Bool
         /// For a form body, the slot of the captured form whose fields go first
@@ -56,7 +58,7 @@ struct SurveyRequests: Sendable {
             readsBody: Bool,
             readsHeaders: Bool, readsCookies: Bool = false, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil,
             answersValue: CompiledTemplate? = nil, typeValues: [String: CompiledTemplate] = [:],
-            typeItems: [String: CompiledTemplate] = [:], answersGroup: CompiledTemplate? = nil, isForm: Bool = false,
+            typeItems: [String: CompiledTemplate] = [:], typeEach: [String: CompiledTemplate] = [:], answersGroup: CompiledTemplate? = nil, isForm: Bool = false,
             formFieldsSlot: Int? = nil, formNames: Set<Substring> = []
         ) {
             self.method = method
@@ -77,6 +79,7 @@ struct SurveyRequests: Sendable {
             self.answersValue = answersValue
             self.typeValues = typeValues
             self.typeItems = typeItems
+            self.typeEach = typeEach
             self.answersGroup = answersGroup
             self.isForm = isForm
             self.formFieldsSlot = formFieldsSlot
@@ -240,12 +243,17 @@ struct SurveyRequests: Sendable {
             // Each type's shape, for the steps that send answers.
             var typeValues: [String: CompiledTemplate] = [:]
             var typeItems: [String: CompiledTemplate] = [:]
+            var typeEach: [String: CompiledTemplate] = [:]
             if carried != .none {
                 let perAnswer = allowed.subtracting([.answers]).union([.question])
                 for (type, rule) in types {
                     if let value = rule.value {
                         typeValues[type] = try Self.compile(
                             value, .json, name: "the value of type \(type)", columns, captures, perAnswer, capturedBefore, fields)
+                    }
+                    if let each = rule.each {
+                        typeEach[type] = try Self.compile(
+                            each, .json, name: "the each of type \(type)", columns, captures, perAnswer, capturedBefore, fields)
                     }
                     if sendsAnswers, let item = rule.item {
                         typeItems[type] = try Self.compile(
@@ -272,7 +280,7 @@ struct SurveyRequests: Sendable {
                     body: bodyTemplate, host: target.host,
                     secure: target.scheme == .https, sessionSlots: slots, readsBody: step.readsBody, readsHeaders: step.readsHeaders,
                     readsCookies: step.readsCookies, answersKey: answersKey, answersItem: answersItem, answersValue: answersValue,
-                    typeValues: typeValues, typeItems: typeItems, answersGroup: answersGroup, isForm: isForm,
+                    typeValues: typeValues, typeItems: typeItems, typeEach: typeEach, answersGroup: answersGroup, isForm: isForm,
                     formFieldsSlot: step.formFields.flatMap { captures.firstIndex(of: $0) },
                     formNames: isForm ? Self.formNames(step.body ?? "") : []))
             capturedBefore.formUnion(step.captures.map(\.name))

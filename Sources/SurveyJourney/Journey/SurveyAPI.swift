@@ -174,11 +174,16 @@ public struct AnswerType: Sendable, Hashable {
     /// Where `${answers}` is a list, the answer's item: a JSON template like `answers_item`. Nil:
     /// the step's.
     public var item: String?
+    /// Each chosen value's own JSON template (`{"choice_id": ${answer}}`), `${answer}` being
+    /// that value: `${answer}` is then the JSON list of them, as SurveyMonkey takes a multiple
+    /// choice. Nil: the values as they are.
+    public var each: String?
 
     /// A type answered by `answer`, shaped as the step says unless told.
-    public init(answer: AnswerPicker, value: String? = nil, item: String? = nil) {
+    public init(answer: AnswerPicker, value: String? = nil, item: String? = nil, each: String? = nil) {
         self.answer = answer
         self.value = value
         self.item = item
+        self.each = each
     }
 }
