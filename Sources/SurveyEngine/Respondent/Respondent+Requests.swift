@@ -30,12 +30,12 @@ extension Respondent {
         var answer: String
         if let fromRow = rowAnswer(question.id, context) {
             answer = fromRow
-            if context.recordAnswers { context.recorder.answerGiven(question.id, choice: RunMetrics.fromData, lane: lane) }
+            countAnswer(index, .fromData, context)
         } else {
             guard let choices = context.answers.choices(for: question.id), !choices.isEmpty else { return nil }
             let choice = choices.count == 1 ? 0 : Int(random.next() % UInt64(choices.count))
             answer = choices[choice]
-            if context.recordAnswers { context.recorder.answerGiven(question.id, choice: choice, lane: lane) }
+            countAnswer(index, .choice(choice), context)
             if !context.answerTemplates.isEmpty, let template = context.answerTemplates[answer] {
                 answer = template.string(values(context))
             }
