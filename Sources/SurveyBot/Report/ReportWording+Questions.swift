@@ -27,6 +27,7 @@ extension ReportWording {
     /// `(other)` last, for those past the ones counted one by one. Empty when none was given.
     static func answersGiven(_ question: RunReport.Question) -> String {
         let given = question.given
+        guard given > 0 else { return "" }
         return question.rankedAnswers.map { "\($0.answer) \($0.count) (\(Readable.percent(Double($0.count) / Double(given))))" }
             .joined(separator: ", ")
     }

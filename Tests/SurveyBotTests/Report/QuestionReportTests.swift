@@ -118,6 +118,18 @@ import Testing
         #expect(diff.passed == same.passed, "shown, never judged")
     }
 
+    @Test func aQuestionsIdAndAnswersAreEscapedInEveryFormatThatShowsThem() throws {
+        let report = ReportEscapingTests.hostileReport()
+        let html = HTMLReport.render(report)
+        #expect(!html.contains("<img src=x>") && !html.contains("heading<!--"))
+        #expect(html.contains("&lt;img src=x&gt; 2 (100%)") && html.contains("# heading&lt;!--"))
+        let text = TextReport.render(report)
+        #expect(text.contains("never shown: u`|\\u{1B}[2J") && !text.unicodeScalars.contains("\u{1B}"))
+        let metrics = PrometheusReport.render(report)
+        #expect(metrics.contains(#"question="q|1\n# heading<!--",outcome="refused"} 1"#))
+        #expect(!metrics.contains("\u{1B}[31m"), "no answer's value is a series")
+    }
+
     /// The fixture report's JSON with `edit` made to its question 1, read back.
     func readBack(_ edit: (inout [String: Any]) -> Void) throws -> String? {
         var metrics = ReportFixtures.metrics()
