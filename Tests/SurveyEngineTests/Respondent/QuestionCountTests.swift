@@ -127,6 +127,26 @@ import Testing
         #expect(Array(carried.answeredIDs).isEmpty, "the next call starts with none")
     }
 
+    @Test func aCallsChosenSkipIsCountedAsSuchAndItsOtherQuestionsAsTheCallEnds() {
+        // What `answer` does for a question the respondent chooses not to answer: the hooks a
+        // call per survey goes through, in their order.
+        let recorder = MetricsRecorder(lanes: 1)
+        let context = context(ScriptedTransport(survey()), recorder: recorder)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        respondent.questions = [1, 2, 3].map { SurveyQuestion(id: QuestionID($0), text: "") }
+        respondent.startCarrying(context)
+        respondent.countAnswer(0, .text("7"), context)
+        respondent.countChosenSkip(1, context)
+        respondent.plannedCarrying(sent: true, context)
+        respondent.countCarried(.failed, context)
+        let table = recorder.snapshot().questions
+        #expect(table.byID.mapValues(\.shown) == [QuestionID(1): 1, QuestionID(2): 1, QuestionID(3): 1])
+        #expect(table.byID[QuestionID(1)]?.unanswered == 1 && table.byID[QuestionID(1)]?.values == [.text("7"): 1])
+        #expect(table.byID[QuestionID(2)]?.skippedByChoice == 1 && table.byID[QuestionID(2)]?.skippedNoAnswer == 0)
+        #expect(table.byID[QuestionID(2)]?.unanswered == 0, "a question skipped was not in the call")
+        #expect(table.byID[QuestionID(3)]?.skippedNoAnswer == 1 && table.byID[QuestionID(3)]?.skippedByChoice == 0)
+    }
+
     @Test func whatAStepKeepsBetweenItsCallsIsOneWordOfTheRespondent() {
         #expect(MemoryLayout<StepKeeps>.size == MemoryLayout<HTTPRequest.Template?>.size)
     }
