@@ -48,6 +48,7 @@ extension RunReport {
         report.lag = Lag(arrivals: metrics.arrivalLag, timers: metrics.timerLag, limit: plan.report.lagLimit)
         if report.stoppedBy == stoppedByThresholdCause { report.stoppedByThreshold = facts.abortedBy?.description }
         if plan.report.includeAnswers { report.answers.given = Answers.given(metrics, plan) }
+        report.questions = Questions(metrics.questions, plan: plan)
         report.evaluateThresholds(plan.thresholds)
         return report
     }

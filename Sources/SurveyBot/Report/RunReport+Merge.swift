@@ -54,6 +54,7 @@ extension RunReport {
             thresholds: [], plan: first.plan)
         merged.stoppedByThreshold = parts.lazy.compactMap(\.report.stoppedByThreshold).first
         merged.answers.given = Answers.given(adding: parts.map(\.report.answers.given))
+        merged.questions = Questions.merged(parts.map(\.report.questions))
         if !first.keepsFailedLatencyApart {
             // Shards of a version that counted failed attempts in the latency (the checks refuse
             // a mixture): the merge says so as they did, by having no failed_histogram.

@@ -77,6 +77,7 @@ extension RunReport {
             count(answers.submitted, "answers.submitted"), count(answers.unanswered, "answers.unanswered"),
             count(answers.skipped, "answers.skipped"), count(answers.declined, "answers.declined"),
         ]
+        problems.append(questions?.problem(maxCount: Self.maxCount))
         if let localResource {
             problems.append(count(localResource.attempts, "local_resource.attempts"))
             problems.append(count(localResource.builtinServerAcceptFailures ?? 0, "local_resource.builtin_server_accept_failures"))

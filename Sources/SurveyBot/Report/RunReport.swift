@@ -63,13 +63,16 @@ struct RunReport: Codable, Sendable, Equatable {
     /// think, pace and retry waits. Absent when it set no time (a closed run without think
     /// time or retries), and from reports of versions before it.
     var lag: Lag? = nil
+    /// What the survey saw, question by question (`RunReport+Questions`). Absent from reports of
+    /// versions before it.
+    var questions: Questions? = nil
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, name, passed, interrupted, target, shard, seed, steps, respondents, answers, throughput, thresholds
         case stepReports = "endpoints"
         case plan
         case timeline
-        case raw, lag
+        case raw, lag, questions
         case localResource = "local_resource"
         case stoppedBy = "stopped_by"
         case stoppedByThreshold = "stopped_by_threshold"

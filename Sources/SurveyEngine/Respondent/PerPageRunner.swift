@@ -18,7 +18,10 @@ extension PerPageRunner: StepRunner {
         if Respondent.stopping(&tally, context) { return .stop }
         respondent.captureMissing = false
         respondent.asking = -1
-        guard let page = respondent.surveyRequest(step, context, &tally, page: true) else { return .skip }
+        respondent.startCarrying(context)
+        let planned = respondent.surveyRequest(step, context, &tally, page: true)
+        respondent.plannedCarrying(sent: planned != nil, context)
+        guard let page = planned else { return .skip }
         place.answers = page.answered
         place.round += 1
         return .call(Respondent.NextCall(step: step.position, request: page.request, think: page.think))
@@ -29,6 +32,7 @@ extension PerPageRunner: StepRunner {
         _ tally: inout RespondentResult, _ context: SurveyContext
     ) -> Bool {
         let answers = place.answers
+        respondent.countCarried(ended, context)
         switch ended {
         case .succeeded:
             tally.submitted += answers

@@ -16,9 +16,16 @@ extension PerQuestionRunner: StepRunner {
         if Respondent.stopping(&tally, context) { return .stop }
         let question = place.round
         place.round += 1
+        respondent.countShown(question, context)
         var declined = false
         guard let submit = respondent.nextPerQuestion(step, question, context, declined: &declined) else {
-            if declined { tally.declined += 1 } else { tally.skipped += 1 }
+            if declined {
+                tally.declined += 1
+                respondent.countChosenSkip(question, context)
+            } else {
+                tally.skipped += 1
+                respondent.countSkippedNoAnswer(question, context)
+            }
             return .skip
         }
         respondent.asking = Int32(truncatingIfNeeded: question)
@@ -30,6 +37,7 @@ extension PerQuestionRunner: StepRunner {
         _ step: CompiledStep, _ ended: Respondent.CallResult, _ respondent: inout Respondent, _ place: inout Respondent.Place,
         _ tally: inout RespondentResult, _ context: SurveyContext
     ) -> Bool {
-        Respondent.count(place.answers, ended, &tally, context)
+        respondent.countCarried(ended, context)
+        return Respondent.count(place.answers, ended, &tally, context)
     }
 }

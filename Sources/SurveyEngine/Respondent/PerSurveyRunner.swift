@@ -13,7 +13,10 @@ extension PerSurveyRunner: StepRunner {
         if Respondent.stopping(&tally, context) { return .stop }
         respondent.captureMissing = false
         respondent.asking = -1
-        guard let survey = respondent.surveyRequest(step, context, &tally) else { return .skip }
+        respondent.startCarrying(context)
+        let survey = respondent.surveyRequest(step, context, &tally)
+        respondent.plannedCarrying(sent: survey != nil, context)
+        guard let survey else { return .skip }
         place.answers = survey.answered
         return .call(Respondent.NextCall(step: step.position, request: survey.request, think: survey.think))
     }
@@ -22,6 +25,7 @@ extension PerSurveyRunner: StepRunner {
         _ step: CompiledStep, _ ended: Respondent.CallResult, _ respondent: inout Respondent, _ place: inout Respondent.Place,
         _ tally: inout RespondentResult, _ context: SurveyContext
     ) -> Bool {
-        Respondent.count(place.answers, ended, &tally, context)
+        respondent.countCarried(ended, context)
+        return Respondent.count(place.answers, ended, &tally, context)
     }
 }

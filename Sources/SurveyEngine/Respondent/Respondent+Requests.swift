@@ -40,7 +40,7 @@ extension Respondent {
         var given: GivenAnswer
         if let fromRow = rowAnswer(question.id, context) {
             given = GivenAnswer(text: fromRow)
-            if context.recordAnswers { context.recorder.answerGiven(question.id, choice: RunMetrics.fromData, lane: lane) }
+            countAnswer(index, .fromData, context)
         } else {
             let book = context.answers
             if book.skipOptional > 0, question.details?.required != true, Double(random.next() >> 11) * 0x1p-53 < book.skipOptional {
@@ -51,13 +51,26 @@ extension Respondent {
                 guard !choices.isEmpty else { return .skipped }
                 let choice = choices.count == 1 ? 0 : Int(random.next() % UInt64(choices.count))
                 given = GivenAnswer(text: choices[choice])
-                if context.recordAnswers { context.recorder.answerGiven(question.id, choice: choice, lane: lane) }
+                // The plan's own values are shown as the plan writes them (by their place); a
+                // type's by its name and place, never as sent (a value may be a secret).
+                if book.byQuestion[question.id] != nil || (book.pickers[question.id] == nil && book.fallback == choices) {
+                    countAnswer(index, .choice(choice), context)
+                } else {
+                    countAnswer(index, .text("(\(question.details?.type ?? "type") answer \(choice + 1))"), context)
+                }
                 if !context.answerTemplates.isEmpty, let template = context.answerTemplates[given.text] {
                     given = GivenAnswer(text: template.string(values(context)))
                 }
             } else {
                 switch picker.pick(for: question, using: &random) {
-                case .answer(let picked): given = picked
+                case .answer(let picked):
+                    given = picked
+                    // Read from the survey: a choice or a number as it is; free text as one bucket.
+                    if case .words = picker {
+                        countAnswer(index, .text("(words)"), context)
+                    } else {
+                        countAnswer(index, .text(picked.text), context)
+                    }
                 case .skip: return .declined
                 case .unanswerable: return .skipped
                 }
@@ -163,6 +176,7 @@ extension Respondent {
                 continue
             case .declined:
                 tally.declined += 1
+                countChosenSkip(index, context)
                 continue
             }
             let question = questions[index]

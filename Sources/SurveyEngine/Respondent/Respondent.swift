@@ -26,9 +26,10 @@ struct Respondent: Sendable {
     /// The values captured from its steps' responses, in the order of the journey's captures;
     /// empty until a step captures.
     var session: [String] = []
-    /// Its own head for the step per question, when variables of its row or session are in it
-    /// but not the question's.
-    var perQuestionHead: HTTPRequest.Template?
+    /// What the step under way keeps from one call to the next: a step per question's own head
+    /// (when variables of its row or session are in it but not the question's), or the answers a
+    /// call per survey or per page carries. One word: the two never overlap.
+    var kept = StepKeeps.nothing
     /// Whether its step's last attempt succeeded but found a capture missing.
     var captureMissing = false
     /// The position in `questions` of the question its step per question is answering; -1
@@ -306,6 +307,7 @@ struct Respondent: Sendable {
             context.recorder.endCall(
                 step, succeeded: ended == .succeeded, attempts: state.attempt, retriesDenied: state.denied, unsafeRetry: unsafeRetry,
                 lane: lane)
+            if ended == .failed { countRefusal(outcome, context) }
             return .done(ended)
         }
         if succeeded { return end(.succeeded) }

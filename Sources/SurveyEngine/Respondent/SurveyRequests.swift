@@ -58,7 +58,8 @@ struct SurveyRequests: Sendable {
             readsBody: Bool,
             readsHeaders: Bool, readsCookies: Bool = false, answersKey: CompiledTemplate? = nil, answersItem: CompiledTemplate? = nil,
             answersValue: CompiledTemplate? = nil, typeValues: [String: CompiledTemplate] = [:],
-            typeItems: [String: CompiledTemplate] = [:], typeEach: [String: CompiledTemplate] = [:], answersGroup: CompiledTemplate? = nil, isForm: Bool = false,
+            typeItems: [String: CompiledTemplate] = [:], typeEach: [String: CompiledTemplate] = [:], answersGroup: CompiledTemplate? = nil,
+            isForm: Bool = false,
             formFieldsSlot: Int? = nil, formNames: Set<Substring> = []
         ) {
             self.method = method

@@ -40,9 +40,25 @@ public final class MetricsRecorder: Sendable {
         }
     }
 
-    /// Counts an answer given to `question`: the plan's `choice`-th for it, or `RunMetrics.fromData`.
-    package func answerGiven(_ question: QuestionID, choice: Int, lane number: Int) {
-        lane(number) { $0.answersGiven[question, default: [:]][choice, default: 0] += 1 }
+    /// Counts `event` for question `id`.
+    package func question(_ id: QuestionID, _ event: QuestionEvent, lane number: Int) {
+        lane(number) { $0.questions.update(id) { $0.add(event) } }
+    }
+
+    /// Counts `event` for each question of `ids`, under one lock: the answers one call carried.
+    package func questions(_ ids: some Sequence<QuestionID>, _ event: QuestionEvent, lane number: Int) {
+        lane(number) { metrics in
+            for id in ids { metrics.questions.update(id) { $0.add(event) } }
+        }
+    }
+
+    /// Counts an answer given to question `id`, by its value; with `choice` (the plan's
+    /// `choice`-th, or `RunMetrics.fromData`), also in `RunMetrics.answersGiven`.
+    package func answerValue(_ id: QuestionID, _ value: AnswerValue, choice: Int? = nil, lane number: Int) {
+        lane(number) {
+            $0.questions.update(id) { $0.add(value) }
+            if let choice { $0.answersGiven[id, default: [:]][choice, default: 0] += 1 }
+        }
     }
 
     /// Starts every lane's timeline: intervals of `interval` nanoseconds (0: no timeline) for

@@ -97,10 +97,15 @@ public struct RunMetrics: Sendable, Hashable {
     /// The choice of `answersGiven` that stands for an answer from the data feed.
     public static let fromData = -1
 
+    /// What each question saw: shown, answered, skipped, unanswered, refused, and the answers
+    /// given. Always counted, bounded (`QuestionTable`).
+    public var questions = QuestionTable()
+
     /// Adds another part's counts: the metrics of the lanes (or shards) of one run add up to
     /// the run's.
     public mutating func merge(_ other: RunMetrics) {
         for (question, choices) in other.answersGiven { answersGiven[question, default: [:]].merge(choices, uniquingKeysWith: +) }
+        questions.merge(other.questions)
         perStep.merge(other.perStep)
         respondentsStarted += other.respondentsStarted
         respondentsCompleted += other.respondentsCompleted

@@ -220,6 +220,7 @@ private func slower(by scale: Double) -> RunReport {
             concurrency: 6
             seed: 8
             answers:
+              1: [red, green, blue]
               "*": fine
             thresholds:
               submit.success_rate: ">= 99%"
@@ -245,6 +246,9 @@ private func slower(by scale: Double) -> RunReport {
         let unsharded = try RunReport.read(path: directory.path + "/whole/shards-latest.json")
         #expect(merged.respondents == unsharded.respondents)
         #expect(merged.answers == unsharded.answers)
+        // Each respondent answers as it would unsharded: the questions' figures add up to the same.
+        #expect(merged.questions == unsharded.questions)
+        #expect(merged.questions?.byID["1"]?.answers.count == 3, "\(String(describing: merged.questions?.byID["1"]))")
         for name in ["questions", "submit"] {
             let a = try #require(merged.stepReports[name])
             let b = try #require(unsharded.stepReports[name])

@@ -23,6 +23,10 @@ import Testing
         report.thresholds[0].threshold.limitText = "99%` | ✅ passed | <!--"
         report.stoppedBy = RunReport.stoppedByThresholdCause
         report.stoppedByThreshold = "submit.p95 < 1ms`\u{1B}[31m **passed**"
+        // A survey's question ids and answers are the server's text: they may hold anything too.
+        report.questions?.byID["q|1\n# heading<!--"] = RunReport.Question(
+            shown: 2, answered: 1, unanswered: 1, refused: 1, answers: ["a|b\u{1B}[31m<img src=x>": 2])
+        report.questions?.unreached.append("u`|\u{1B}[2J")
         return report
     }
 

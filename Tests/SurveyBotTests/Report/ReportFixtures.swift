@@ -62,6 +62,14 @@ enum ReportFixtures {
                 }
                 let succeeded = !failing
                 metrics[.submit].endCall(succeeded: succeeded, attempts: attempts)
+                // Shown once a respondent; question 2's answer is one of the plan's three, by turns.
+                metrics.questions.update(QuestionID(question)) { figures in
+                    figures.add(.shown)
+                    figures.add(question == 2 ? AnswerValue.choice(respondent % 3) : .choice(0))
+                    figures.add(succeeded ? .answered : .unanswered)
+                    // Its last attempt a 400: the server refused the answer.
+                    if !succeeded { figures.add(.refused) }
+                }
                 if !succeeded { unanswered += 1 }
             }
             metrics.timeline.respondentFinished(at: second + 900_000_000)

@@ -20,6 +20,15 @@ enum HTMLDiff: DiffRenderer {
         html.append(HTMLReport.charts(runs) { key in regressed(key, diff) })
         html.append("<h2>Every figure</h2>")
         html.append(table(diff.rows))
+        if let questions = diff.questionsText {
+            html.append(
+                "<h2>Questions</h2><p class=\"note\">\(XMLText.escape(questions.prefix(1).uppercased() + questions.dropFirst())): "
+                    + "how often each was shown, answered and refused, and how far its answers moved.</p>")
+            let moved = diff.movedQuestions
+            if !moved.isEmpty {
+                html.append(HTMLPage.table(QuestionChange.columns, moved.map { $0.cells.map(XMLText.escape) }, numeric: [1, 2, 3]))
+            }
+        }
         html.append(
             "<p class=\"note\">[a, b]: where each figure lies at \(XMLText.escape(Readable.percent(diff.confidence))) confidence; "
                 + "~: no change that counts, and why.</p>")

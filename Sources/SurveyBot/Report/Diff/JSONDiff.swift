@@ -19,9 +19,11 @@ enum JSONDiff: DiffRenderer {
         /// Whether the reports' `plan_digest`s differ.
         var differentPlans: Bool
         var rows: [ReportDiff.Row]
+        /// How each question's figures moved; absent when neither report has them.
+        var questions: [QuestionChange]?
 
         enum CodingKeys: String, CodingKey {
-            case partial, passed, base, new, confidence, tolerance, regressions, rows
+            case partial, passed, base, new, confidence, tolerance, regressions, rows, questions
             case tooFewSamples = "too_few_samples"
             case differentPlans = "different_plans"
         }
@@ -33,7 +35,7 @@ enum JSONDiff: DiffRenderer {
                 partial: diff.partialReports.isEmpty ? nil : diff.partialReports, passed: diff.passed, base: diff.basePath,
                 new: diff.newPath, confidence: diff.confidence, tolerance: diff.tolerances.default,
                 regressions: diff.regressions.count, tooFewSamples: diff.tooFewSamples.count,
-                differentPlans: diff.differentPlans, rows: diff.rows),
+                differentPlans: diff.differentPlans, rows: diff.rows, questions: diff.questions.isEmpty ? nil : diff.questions),
             first: diff.partialReports.isEmpty ? [] : ["partial"])
     }
 }

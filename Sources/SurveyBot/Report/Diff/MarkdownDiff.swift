@@ -19,6 +19,16 @@ enum MarkdownDiff: DiffRenderer {
             lines.append(
                 "| \(MarkdownText.text(row.scope)) | \(row.metric) | \(row.baseText) | \(row.newText) | \(row.changeText) | \(mark) |")
         }
+        if let questions = diff.questionsText {
+            lines += ["", "### Questions", "", questions.prefix(1).uppercased() + questions.dropFirst() + "."]
+            let moved = diff.movedQuestions
+            if !moved.isEmpty {
+                lines += ["", "| " + QuestionChange.columns.joined(separator: " | ") + " |", "|---|---:|---:|---:|---|---|"]
+                for change in moved {
+                    lines.append("| " + change.cells.map { MarkdownText.text($0) }.joined(separator: " | ") + " |")
+                }
+            }
+        }
         lines += [
             "",
             "[a, b]: where each figure lies at \(Readable.percent(diff.confidence)) confidence; ~: no change that counts, and why "

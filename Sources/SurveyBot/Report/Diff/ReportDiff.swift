@@ -107,6 +107,19 @@ struct ReportDiff {
     static let defaultConfidence = 0.95
 
     var rows: [Row]
+    /// How each question's figures moved (`QuestionChange`): shown, never judged; empty when
+    /// neither report has per-question figures.
+    var questions: [QuestionChange]
+    /// The questions whose figures moved: those the text, Markdown and HTML diffs list.
+    var movedQuestions: [QuestionChange] { questions.filter(\.changed) }
+    /// `2 of 10 questions moved (shown, not judged)`, or nil when neither report has
+    /// per-question figures.
+    var questionsText: String? {
+        guard !questions.isEmpty else { return nil }
+        let moved = movedQuestions.count
+        return
+            "\(moved == 0 ? "none" : String(moved)) of \(questions.count) question\(questions.count == 1 ? "" : "s") moved (shown, not judged)"
+    }
     /// The two reports compared, for the formats that draw them (HTML).
     var baseReport: RunReport
     var newReport: RunReport
@@ -169,6 +182,7 @@ struct ReportDiff {
         }
         baseReport = base
         newReport = new
+        questions = QuestionChange.all(base: base.questions, new: new.questions)
         self.tolerances = tolerances
         self.confidence = confidence
         // Rows in order: a step missing from one run is a row as it stands; a figure of

@@ -23,10 +23,33 @@ enum TextDiff: DiffRenderer {
             while line.hasSuffix(" ") { line.removeLast() }
             lines.append(line)
         }
+        if let questions = diff.questionsText {
+            lines.append("questions: " + questions)
+            let moved = diff.movedQuestions
+            if !moved.isEmpty { lines += aligned([QuestionChange.columns] + moved.map(\.cells), leftColumns: [0, 4, 5]) }
+        }
         lines.append("[a, b]: where each figure lies at \(Readable.percent(diff.confidence)) confidence; ~: no change that counts")
         lines.append(diff.summary)
         // What report files and their names hold reaches a terminal: control characters shown, not acted on.
         return lines.map { TerminalText.escaped($0) }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension TextDiff {
+    /// `table`'s rows as lines of aligned columns, indented: numbers to the right, the columns
+    /// of `leftColumns` to the left.
+    static func aligned(_ table: [[String]], leftColumns: Set<Int>) -> [String] {
+        let widths = (0..<(table.first?.count ?? 0)).map { column in table.map { $0[column].count }.max() ?? 0 }
+        return table.map { row in
+            var line =
+                "  "
+                + row.enumerated().map { index, cell in
+                    let fill = String(repeating: " ", count: widths[index] - cell.count)
+                    return leftColumns.contains(index) ? cell + fill : fill + cell
+                }.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
     }
 }
 

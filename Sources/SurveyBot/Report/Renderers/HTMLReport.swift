@@ -102,6 +102,25 @@ enum HTMLReport: ReportRenderer {
         return html + "<div class=\"charts\">\n" + figures.joined(separator: "\n") + "\n</div>"
     }
 
+    /// What the survey saw, question by question: the Markdown report's table and the questions
+    /// never shown, as HTML; nothing for a report without the section.
+    static func questions(_ report: RunReport) -> String {
+        guard let questions = report.questions else { return "" }
+        var html = "<h2>Questions</h2>"
+        if questions.byID.isEmpty, questions.beyondLimit == nil {
+            html += "<p class=\"note\">No respondent was shown a question.</p>"
+        } else {
+            let rows = ReportWording.questionRows(questions).map { $0.map(XMLText.escape) }
+            html += HTMLPage.table(ReportWording.questionColumns, rows, numeric: Set(1...6))
+            html +=
+                "<p class=\"note\">Refused answers (a 4xx or <code>rejected</code> of a submit per question) are counted in unanswered too.</p>"
+        }
+        if let unreached = ReportWording.unreached(questions) {
+            html += "<p><strong>Never shown</strong> (the plan answers them; no respondent reached them): \(XMLText.escape(unreached)).</p>"
+        }
+        return html
+    }
+
     /// The Markdown report's tables and lines, as HTML.
     static func tables(_ report: RunReport) -> String {
         let figures = RunFigures(report)
@@ -129,6 +148,7 @@ enum HTMLReport: ReportRenderer {
         if let connections = ReportWording.connections(figures) {
             html.append("<p><strong>Connections:</strong> \(XMLText.escape(connections)).</p>")
         }
+        html.append(questions(report))
         let errors = ReportWording.errors(report)
         if !errors.isEmpty {
             html.append("<h2>Errors</h2>")

@@ -79,6 +79,7 @@ enum MarkdownReport: ReportRenderer {
                 lines += ["", "**Time to fail** (failed attempts, apart from the latency): \(MarkdownText.text(timeToFail))."]
             }
         }
+        lines += questions(report)
         if !report.thresholds.isEmpty {
             lines += ["", "## Thresholds", "", "| threshold | actual | result |", "|---|---:|---|"]
             for result in report.thresholds {
@@ -100,6 +101,28 @@ enum MarkdownReport: ReportRenderer {
             lines.append("```")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What the survey saw, question by question: a table, then the questions the plan answers
+    /// that no respondent was shown. Nothing for a report without the section.
+    static func questions(_ report: RunReport) -> [String] {
+        guard let questions = report.questions else { return [] }
+        var lines = ["", "## Questions", ""]
+        if questions.byID.isEmpty, questions.beyondLimit == nil {
+            lines.append("No respondent was shown a question.")
+        } else {
+            let columns = ReportWording.questionColumns
+            lines.append("| " + columns.joined(separator: " | ") + " |")
+            lines.append("|---|" + String(repeating: "---:|", count: columns.count - 2) + "---|")
+            for row in ReportWording.questionRows(questions) {
+                lines.append("| " + row.map { MarkdownText.text($0) }.joined(separator: " | ") + " |")
+            }
+            lines += ["", "Refused answers (a 4xx or `rejected` of a submit per question) are counted in unanswered too."]
+        }
+        if let unreached = ReportWording.unreached(questions) {
+            lines += ["", "**Never shown** (the plan answers them; no respondent reached them): \(MarkdownText.text(unreached))."]
+        }
+        return lines
     }
 
     /// The most intervals a Markdown chart shows: Mermaid labels every one of them, and no

@@ -142,6 +142,12 @@ enum PrometheusReport: ReportRenderer {
                 ([("result", "skipped")], String(report.answers.skipped)),
                 ([("result", "declined")], String(report.answers.declined)),
             ])
+        if let questions = report.questions {
+            text.family(
+                "survey_bot_question_total", .counter,
+                "What each question saw: shown, answered, declined or for want of an answer, unanswered, refused.",
+                Self.questionSamples(questions))
+        }
         if let raw = report.raw {
             text.family("survey_bot_raw_lines_total", .counter, "Lines written to the --raw file.", value: String(raw.lines))
             text.family(
@@ -150,6 +156,20 @@ enum PrometheusReport: ReportRenderer {
         }
         text.lines.append("# EOF")
         return text.lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Each question's counts, a sample an outcome, the questions in the order reports list
+    /// them and those past the engine's limit last; no answer's value, which would make a
+    /// series of every free-text answer.
+    static func questionSamples(_ questions: RunReport.Questions) -> [Sample] {
+        var rows = questions.orderedIDs.compactMap { id in questions.byID[id].map { (id, $0) } }
+        if let beyond = questions.beyondLimit { rows.append((ReportWording.beyondLimitLabel, beyond)) }
+        return rows.flatMap { id, question in
+            [
+                ("shown", question.shown), ("answered", question.answered), ("declined", question.declined),
+                ("skipped_no_answer", question.skippedNoAnswer), ("unanswered", question.unanswered), ("refused", question.refused),
+            ].map { outcome, count in ([("question", id), ("outcome", outcome)], String(count)) }
+        }
     }
 
     /// The labels on every sample, so that the files of several plans, or of the shards of one

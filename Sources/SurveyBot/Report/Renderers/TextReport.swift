@@ -28,6 +28,7 @@ enum TextReport: ReportRenderer {
         }
         lines.append("  respondents: " + ReportWording.respondents(report, short: true))
         lines.append("  answers: " + ReportWording.answers(report))
+        if let questions = ReportWording.questions(report) { lines.append("  questions: " + questions) }
         if let local = report.localResource { lines.append("  not sent: " + ReportWording.localResource(local)) }
         if let raw = ReportWording.raw(report) { lines.append("  raw attempts: " + raw) }
         if let lag = ReportWording.lag(report) { lines.append("  lag: " + lag) }
