@@ -73,7 +73,11 @@ final class ReferenceServerState: Sendable {
         sequence = Endpoint.allCases.map { _ in Sequence() }
         questionsResponse = EncodedResponse(.json(200, rawQuestions ?? Array(SurveyQuestion.json(questions).utf8)))
         routes =
-            configuration.api == .contract ? nil : StyleRoutes(style: configuration.api, questions: questions, seed: configuration.seed)
+            configuration.api == .contract
+            ? nil
+            : StyleRoutes(
+                style: configuration.api, questions: questions, seed: configuration.seed,
+                typed: configuration.survey == .typed ? .standard : nil)
         switch configuration.faults.malformedKind {
         case .statusLine: malformedBytes = Self.garbage
         case .headers: malformedBytes = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis line is not a header\r\n\r\nok".utf8)
@@ -225,6 +229,7 @@ final class ReferenceServerState: Sendable {
                 total.slowAnswers += counts.slowAnswers
             }
         }
+        let tallies = routes?.book.tallies ?? (answers: [:], shown: [:])
         var endpoints: [String: [String: Int]] = [:]
         for endpoint in Endpoint.allCases {
             var outcomes = total.outcomes[endpoint.rawValue]
@@ -239,6 +244,6 @@ final class ReferenceServerState: Sendable {
             connectionsAccepted: server?.connectionsAccepted ?? 0, connectionsOpen: server?.connectionsOpen ?? 0,
             rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken(),
             closedSessions: sessions.closedCount() + (routes?.book.closed ?? 0),
-            stored: routes?.book.stored ?? (0, 0))
+            stored: routes?.book.stored ?? (0, 0), answersByQuestion: tallies.answers, shownByQuestion: tallies.shown)
     }
 }

@@ -74,6 +74,29 @@ import Testing
         #expect(stats.endpoints["session"] == ["201": 20, "204": 20] && stats.closedSessions == 20)
     }
 
+    @Test func theTypedPlanStoresWhatItAnswersAndAsksWhyRedOnlyOfTheRed() async throws {
+        var plan = try String(contentsOfFile: repositoryPath("plans/builtin-typed.plan"), encoding: .utf8)
+        // Ten attempts, so that no page meets the 10% refusal on every one (three would, now and then, among 90 pages).
+        plan = plan.replacingOccurrences(of: "      attempts: 3", with: "      attempts: 10")
+        let (report, status, stats) = try await run(
+            plan, name: "builtin-typed", serve: ["--api", "pages", "--survey", "typed", "--fail-rate", "10%", "--seed", "4"])
+        #expect(status == 0)
+        // Every respondent took every page; each skipped the two lists of choices, which have no fixed answer.
+        #expect(report.respondents.abandoned == 0 && stats.stored.responses == 30)
+        #expect(stats.invalidSubmits == 0, "every fixed answer is of its question's type")
+        #expect(report.answers.submitted == stats.stored.answers)
+        // Each respondent picked a colour; the red ones alone were shown q5, and answered it.
+        let colours = stats.answersByQuestion["q1"] ?? [:]
+        let red = colours["c1"] ?? 0
+        #expect(colours.values.reduce(0, +) == 30 && red > 0 && red < 30)
+        #expect(stats.shownByQuestion["q5"] == red && stats.answersByQuestion["q5"] == ["(text)": red])
+        #expect(stats.answersByQuestion["q3"] == ["7": 30] && stats.answersByQuestion["q8"] == ["3": 30])
+        // The lists of choices have no fixed answer: shown, skipped, never stored.
+        #expect(stats.shownByQuestion["q2"] == 30 && stats.shownByQuestion["q7"] == 30)
+        #expect(stats.answersByQuestion["q2"] == nil && stats.answersByQuestion["q7"] == nil)
+        #expect(report.answers.skipped == 60)
+    }
+
     static let onePost = """
         name: one-post
         target: builtin
