@@ -227,10 +227,9 @@ extension TypedSurvey.Question {
             let value: Int
             switch answer {
             case .integer(let number): value = number
-            case .string(let digits)
-            where !digits.isEmpty && digits.utf8.count <= 18 && digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }):
-                value = Int(digits)!
-            case .string(let text): return refuse("\(Self.shown(text)) is not a whole number")
+            case .string(let text):
+                guard let number = Self.wholeNumber(text) else { return refuse("\(Self.shown(text)) is not a whole number") }
+                value = number
             case .number(_, let text): return refuse("\(text) is not a whole number")
             default: return refuse("expected a whole number")
             }
@@ -241,6 +240,12 @@ extension TypedSurvey.Question {
             guard case .string = answer else { return refuse("expected a text (a string)") }
             return .success(["(text)"])
         }
+    }
+
+    /// A string of ASCII digits (at most 18, so that it fits) as its number; nil for any other.
+    private static func wholeNumber(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text)
     }
 
     /// A value a client sent, quoted and cut to 40 characters, for a refusal's reason.
