@@ -97,6 +97,18 @@ import Testing
         #expect(report.answers.skipped == 60)
     }
 
+    @Test func theTypedPlanRunsAgainstTheBuiltinServerWithoutAnswersForItsOptionalQuestions() async throws {
+        let directory = try TemporaryDirectory()
+        // Without refusals: this test is about the start, which asks answers of the required questions alone.
+        let result = await runCommand([
+            "run", repositoryPath("plans/builtin-typed.plan"), "--out", directory.path, "--quiet", "--set", "builtin.fail_rate=0%",
+        ])
+        #expect(result.status == .success, "\(result.err)")
+        let report = try RunReport.read(path: directory.path + "/builtin-typed-latest.json")
+        #expect(report.respondents.abandoned == 0 && report.stepReports["page"]?.succeeded == 90)
+        #expect(report.answers.skipped == 60 && report.answers.unanswered == 0)
+    }
+
     static let onePost = """
         name: one-post
         target: builtin
