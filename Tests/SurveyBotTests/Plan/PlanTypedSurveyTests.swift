@@ -49,5 +49,7 @@ import Testing
         let plan = try result.get()
         #expect(plan.builtin.survey == .typed)
         #expect(plan.warnings.isEmpty, "\(plan.warnings.map(\.message))")
+        // A report says which survey the builtin server asked.
+        #expect(RunReport.PlanRecord(plan).builtin == "8 typed questions, fail 10%, api pages")
     }
 }
