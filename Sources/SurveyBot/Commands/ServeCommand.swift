@@ -20,7 +20,7 @@ enum ServeCommand: Subcommand {
             POST /responses with every answer) or jsonrpc (POST /rpc: get_session_key, \
             list_questions, add_response with answers keyed 900001X1X<qid>, release_session_key, \
             errors inside a 200); /__stats then counts the responses and answers stored ("stored"). \
-            With --survey typed, pages and one_post serve a typed survey instead (choices, numbers, \
+            With --survey typed, the contract, pages and one_post serve a typed survey instead (choices, numbers, \
             required questions, a branch), refuse a wrong answer with a 400 naming why, and count \
             the answers stored by question and value and how often each question was shown. \
             With --http2, HTTP/2 too on the same port: h2 by ALPN over TLS, h2c with prior knowledge \
@@ -76,7 +76,7 @@ enum ServeCommand: Subcommand {
                 default: "contract"),
             OptionSpec(
                 "survey", value: "kind",
-                help: "The survey --api pages and one_post serve: plain (free-text questions) or typed (choices, numbers, "
+                help: "The survey served: plain (free-text questions) or typed (choices, numbers, "
                     + "required questions and a branch, each answer checked; /__stats counts answers by question and value).",
                 default: "plain"),
             OptionSpec("tls-cert", value: "file", help: "Serve https with this PEM certificate chain (needs --tls-key)."),
@@ -179,9 +179,7 @@ enum ServeCommand: Subcommand {
         }
         configuration.survey = try option(arguments, "survey", .word) ?? .plain
         if configuration.survey == .typed {
-            guard configuration.api == .pages || configuration.api == .onePost else {
-                throw UsageError("--survey typed goes with --api pages or one_post")
-            }
+            guard configuration.api != .jsonRPC else { throw UsageError("--survey typed goes with --api contract, pages or one_post") }
             guard sources.isEmpty else {
                 throw UsageError("--\(sources[0]) goes with --survey plain: the typed survey has questions of its own")
             }

@@ -70,9 +70,9 @@ extension PlanDecoder {
             error("give either 'builtin.questions' or 'builtin.questions_file', not both", at: questions.keyLocation)
         }
         if plan.builtin.survey == .typed, let survey = seen(.builtinSurvey) {
-            if plan.builtin.api != .pages && plan.builtin.api != .onePost {
+            if plan.builtin.api == .jsonRPC {
                 error(
-                    "'builtin.survey: typed' goes with 'builtin.api: pages' or 'one_post', not '\(plan.builtin.api.rawValue)'",
+                    "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages' or 'one_post', not 'jsonrpc'",
                     at: survey.value.location)
             }
             for path in [PlanPath.builtinQuestions, .builtinQuestionsFile] {

@@ -395,7 +395,7 @@ enum PlanKeys {
                 + "and answers stored (`stored`). Runs with a `journey` (`plans/builtin-pages.plan`)"),
         .value(
             "builtin.survey", .word, default: ServedSurvey.plain, into: \.builtin.survey, digested: .whenGiven,
-            "the survey the `pages` and `one_post` shapes serve: `plain` (`questions` of free text) or `typed` (eight "
+            "the survey the `contract`, `pages` and `one_post` shapes serve: `plain` (`questions` of free text) or `typed` (eight "
                 + "questions of four types — `single`, `multiple`, `number`, `text` — over three pages, some required, one shown "
                 + "only on an earlier answer: \"The typed survey\" below); each answer is checked by its type and a wrong one refused "
                 + "with a `400` naming why; `/__stats` counts the answers stored by question and value and how often each "

@@ -28,8 +28,8 @@ final class ReferenceServer: Sendable {
         configuration: ReferenceServerConfiguration, host: String = "127.0.0.1", port: Int = 0, group: EventLoopGroup
     ) throws(StartError) {
         self.configuration = configuration
-        if configuration.survey == .typed, configuration.api != .pages, configuration.api != .onePost {
-            throw StartError(description: "the typed survey is served by the pages and one_post shapes, not \(configuration.api.rawValue)")
+        if configuration.survey == .typed, configuration.api == .jsonRPC {
+            throw StartError(description: "the typed survey is served by the contract, pages and one_post shapes, not jsonrpc")
         }
         questions =
             configuration.survey == .typed

@@ -115,6 +115,15 @@ final class StyleBook: Sendable {
         }
     }
 
+    /// Counts the answers of `checked`, stored one by one rather than as a response (the
+    /// contract's submits).
+    func count(_ checked: TypedSurvey.Checked) {
+        state.withLock { state in
+            state.storedAnswers += checked.answers
+            Self.count(checked.tally, into: &state)
+        }
+    }
+
     /// Counts the typed survey's questions `ids` as shown once each.
     func show(_ ids: some Sequence<String>) {
         state.withLock { state in

@@ -1,6 +1,6 @@
 import SurveyJourney
 
-/// Which survey the reference server serves under the `pages` and `one_post` shapes
+/// Which survey the reference server serves under the `contract`, `pages` and `one_post` shapes
 /// (`builtin.survey`, `serve --survey`).
 enum ServedSurvey: String, Sendable, Hashable, CaseIterable {
     /// Free-text questions, as many as `builtin.questions` asks for: any string answers them.
@@ -167,6 +167,28 @@ struct TypedSurvey: Sendable {
         return "{\"survey\":{\"id\":\"s1\",\"pages\":[" + items.joined(separator: ",") + "]}}"
     }
 
+    /// Every question as the contract's `GET /questions` lists them: in one list, each with the
+    /// contract's `question` beside its `text`, and its `shown_if`.
+    var contractJSON: String {
+        "[" + questions.map { $0.json(withCondition: true, contract: true) }.joined(separator: ",") + "]"
+    }
+
+    /// Checks a contract's submit, `{"id": "q1", "answer": …}`: one answer of its question's
+    /// type. Without a session, nothing ties a submit to another: a required question left out
+    /// or the branch's question answered out of turn cannot be told here.
+    func checkSubmit(_ body: [UInt8]) -> Result<Checked, Refusal> {
+        guard case .success(let value) = JSONValue.parse(body), case .string(let id)? = value["id"] else {
+            return .failure(Refusal(reason: #"expected {"id": "q1", "answer": …}"#))
+        }
+        guard let page = page(of: id), let question = pages[page].first(where: { $0.id == id }) else {
+            return .failure(Refusal(reason: "\(id) is not a question of the survey"))
+        }
+        guard let answer = value["answer"] else { return .failure(Refusal(reason: "\(id) has no answer")) }
+        return question.check(answer).map { values in
+            Checked(answers: 1, tally: values.map { Tally(question: id, value: $0) })
+        }
+    }
+
     /// The survey the reference server serves under `builtin.survey: typed`: eight questions,
     /// two of each type, over three pages; `q5` is shown only to a respondent who answered
     /// `q1` with `c1`.
@@ -253,13 +275,13 @@ extension TypedSurvey.Question {
         "'" + (text.count > 40 ? text.prefix(40) + "…" : text) + "'"
     }
 
-    /// The question as listed: `id`, `text`, `type`, `required`, then `choices` or `min` and
-    /// `max` by its type, and its `shown_if` when `withCondition` and it has one.
-    func json(withCondition: Bool) -> String {
-        var members = [
-            "\"id\":\(JSONValue.quoted(id))", "\"text\":\(JSONValue.quoted(text))", "\"type\":\"\(kind.rawValue)\"",
-            "\"required\":\(required)",
-        ]
+    /// The question as listed: `id`, `text` (and the contract's `question`, the same, when
+    /// `contract`), `type`, `required`, then `choices` or `min` and `max` by its type, and its
+    /// `shown_if` when `withCondition` and it has one.
+    func json(withCondition: Bool, contract: Bool = false) -> String {
+        var members = ["\"id\":\(JSONValue.quoted(id))", "\"text\":\(JSONValue.quoted(text))"]
+        if contract { members.append("\"question\":\(JSONValue.quoted(text))") }
+        members += ["\"type\":\"\(kind.rawValue)\"", "\"required\":\(required)"]
         switch kind {
         case .single, .multiple:
             let items = choices.map { "{\"id\":\(JSONValue.quoted($0.id)),\"label\":\(JSONValue.quoted($0.label))}" }

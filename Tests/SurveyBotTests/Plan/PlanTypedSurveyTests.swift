@@ -12,7 +12,7 @@ import Testing
 
     static let required = lines("answers:", "  q1: c1", "  q3: \"7\"", "  q5: why", "  q6: c2")
 
-    @Test func theTypedSurveyGoesWithThePagesAndOnePostShapes() throws {
+    @Test func theTypedSurveyGoesWithTheContractPagesAndOnePostShapes() throws {
         let plan = try #require(expectPlan(Self.journey + Self.required + lines("builtin:", "  api: pages", "  survey: typed")))
         #expect(plan.builtin.survey == .typed && plan.builtin.api == .pages)
         #expect(
@@ -21,7 +21,10 @@ import Testing
         #expect(plain?.builtin.survey == .plain)
         expectSingleError(
             Self.journey + Self.required + lines("builtin:", "  api: jsonrpc", "  survey: typed"), line: 20, column: 11,
-            contains: "'builtin.survey: typed' goes with 'builtin.api: pages' or 'one_post', not 'jsonrpc'")
+            contains: "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages' or 'one_post', not 'jsonrpc'")
+        // The default journey speaks the contract's API.
+        let contract = expectPlan(Self.required + lines("builtin:", "  survey: typed"))
+        #expect(contract?.builtin.survey == .typed && contract?.builtin.api == .contract)
     }
 
     @Test func theTypedSurveyHasQuestionsOfItsOwn() {
