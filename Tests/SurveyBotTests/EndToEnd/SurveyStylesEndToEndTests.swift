@@ -109,6 +109,24 @@ import Testing
         #expect(report.answers.skipped == 60 && report.answers.unanswered == 0)
     }
 
+    @Test func theDefaultJourneyAnswersTheTypedSurveyOverTheContract() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write(
+            "typed-contract.plan",
+            lines(
+                "name: typed-contract", "target: builtin", "respondents: 6", "concurrency: 2", "seed: 3", "answers:", "  q1: [c1, c2]",
+                "  q3: \"10\"", "  q5: warm", "  q6: c3", "  q8: \"12\"", "  q4: none", "builtin:", "  survey: typed",
+                // A threshold of its own: the implicit one asks for a completed respondent, and each skips two questions.
+                "thresholds:", "  submit.success_rate: \"== 100%\""))
+        let result = await runCommand(["run", plan, "--out", directory.path, "--quiet"])
+        #expect(result.status == .success, "\(result.err)")
+        let report = try RunReport.read(path: directory.path + "/typed-contract-latest.json")
+        // Six answers each, every one of its question's type (a refusal would leave it unanswered);
+        // the two lists of choices skipped.
+        #expect(report.answers.submitted == 36 && report.answers.unanswered == 0 && report.answers.skipped == 12)
+        #expect(report.stepReports["submit"]?.errors.isEmpty == true)
+    }
+
     static let onePost = """
         name: one-post
         target: builtin
