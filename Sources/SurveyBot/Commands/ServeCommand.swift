@@ -20,6 +20,9 @@ enum ServeCommand: Subcommand {
             POST /responses with every answer) or jsonrpc (POST /rpc: get_session_key, \
             list_questions, add_response with answers keyed 900001X1X<qid>, release_session_key, \
             errors inside a 200); /__stats then counts the responses and answers stored ("stored"). \
+            With --survey typed, the contract, pages and one_post serve a typed survey instead (choices, numbers, \
+            required questions, a branch), refuse a wrong answer with a 400 naming why, and count \
+            the answers stored by question and value and how often each question was shown. \
             With --http2, HTTP/2 too on the same port: h2 by ALPN over TLS, h2c with prior knowledge \
             in cleartext; each fault then hits its stream alone (a reset is RST_STREAM), and \
             --goaway-rate and a slow window (--window, --window-delay) rehearse the rest. \
@@ -71,6 +74,11 @@ enum ServeCommand: Subcommand {
                 help: "The API's shape: contract (the survey app's), pages (page-by-page sessions), one_post (one POST per "
                     + "survey) or jsonrpc (LimeSurvey-like JSON-RPC with errors inside a 200).",
                 default: "contract"),
+            OptionSpec(
+                "survey", value: "kind",
+                help: "The survey served: plain (free-text questions) or typed (choices, numbers, "
+                    + "required questions and a branch, each answer checked; /__stats counts answers by question and value).",
+                default: "plain"),
             OptionSpec("tls-cert", value: "file", help: "Serve https with this PEM certificate chain (needs --tls-key)."),
             OptionSpec("tls-key", value: "file", help: "The PEM private key of --tls-cert."),
             OptionSpec(
@@ -169,6 +177,13 @@ enum ServeCommand: Subcommand {
         if configuration.login, configuration.api != .contract {
             throw UsageError("--login goes with --api contract: the other shapes have sessions of their own")
         }
+        configuration.survey = try option(arguments, "survey", .word) ?? .plain
+        if configuration.survey == .typed {
+            guard configuration.api != .jsonRPC else { throw UsageError("--survey typed goes with --api contract, pages or one_post") }
+            guard sources.isEmpty else {
+                throw UsageError("--\(sources[0]) goes with --survey plain: the typed survey has questions of its own")
+            }
+        }
         let sum =
             faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.failRate
             + faults.goAwayRate
@@ -215,7 +230,8 @@ enum ServeCommand: Subcommand {
         let faultText = parts.isEmpty ? "no faults" : "faults: " + parts.joined(separator: ", ") + ", seed \(configuration.seed)"
         let login = configuration.login ? ", sessions at POST /session required" : ""
         let api = configuration.api == .contract ? "" : "the \(configuration.api.rawValue) API, "
+        let typed = configuration.survey == .typed ? "typed " : ""
         let http2 = configuration.http2 ? "HTTP/2 and HTTP/1.1, " : ""
-        return "\(http2)\(api)\(questions) questions, \(faultText)\(login); GET /__stats for the counts; Ctrl-C stops"
+        return "\(http2)\(api)\(questions) \(typed)questions, \(faultText)\(login); GET /__stats for the counts; Ctrl-C stops"
     }
 }

@@ -140,4 +140,5 @@ extension Backoff.Strategy: DigestValue {}
 extension Jitter: DigestValue {}
 extension TLSConfiguration.Version: DigestValue {}
 extension SurveyStyle: DigestValue {}
+extension ServedSurvey: DigestValue {}
 extension JourneyStep.Runs: DigestValue {}

@@ -70,6 +70,20 @@ extension PlanDecoder {
         if let questions = seen(.builtinQuestions), seen(.builtinQuestionsFile) != nil {
             error("give either 'builtin.questions' or 'builtin.questions_file', not both", at: questions.keyLocation)
         }
+        if plan.builtin.survey == .typed, let survey = seen(.builtinSurvey) {
+            if plan.builtin.api == .jsonRPC {
+                error(
+                    "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages' or 'one_post', not 'jsonrpc'",
+                    at: survey.value.location)
+            }
+            for path in [PlanPath.builtinQuestions, .builtinQuestionsFile] {
+                if let given = seen(path) {
+                    error(
+                        "'\(path.text)' goes with 'builtin.survey: plain': the typed survey has questions of its own", at: given.keyLocation
+                    )
+                }
+            }
+        }
         let faults = plan.builtin.faults
         let connectionFaults =
             faults.errorRate + faults.resetRate + faults.malformedRate + faults.slowRate + faults.hangRate + faults.goAwayRate
@@ -86,43 +100,49 @@ extension PlanDecoder {
             let key = seen(.data)
         {
             // A column for a question the builtin server does not ask is never used.
-            for id in data.answerColumns.keys.sorted(by: { $0.text < $1.text }) where !Self.builtinAsks(id, count, plan.builtin.api) {
+            for id in data.answerColumns.keys.sorted(by: { $0.text < $1.text }) where !Self.builtinAsks(id, count, plan.builtin) {
                 warning(
-                    "the data file's column 'answer.\(id)' answers question \(id), but the builtin server asks questions \(Self.builtinRange(count, plan.builtin.api)): "
+                    "the data file's column 'answer.\(id)' answers question \(id), but the builtin server asks questions \(Self.builtinRange(count, plan.builtin)): "
                         + "it is never used", at: key.value.location)
             }
         }
         if crossChecks, plan.target == .builtin, case .builtin(let count) = plan.builtin.questions, let answers = seen(.answers) {
             for entry in entries(answers.value, at: "answers")
-            where entry.key != "*" && !Self.builtinAsks(QuestionID(entry.key), count, plan.builtin.api) {
+            where entry.key != "*" && !Self.builtinAsks(QuestionID(entry.key), count, plan.builtin) {
                 warning(
-                    "'answers.\(entry.key)' answers question \(entry.key), but the builtin server asks questions \(Self.builtinRange(count, plan.builtin.api)): "
+                    "'answers.\(entry.key)' answers question \(entry.key), but the builtin server asks questions \(Self.builtinRange(count, plan.builtin)): "
                         + "it is never used", at: entry.keyLocation)
             }
-            let missing = plan.unanswerable(among: Self.builtinIDs(count, plan.builtin.api))
+            // The typed survey's optional questions may go unanswered: only its required ones need an answer.
+            let typed = plan.builtin.survey == .typed
+            let missing = plan.unanswerable(among: typed ? TypedSurvey.standard.requiredIDs : Self.builtinIDs(count, plan.builtin))
             if !missing.isEmpty {
                 let list = missing.prefix(8).map(String.init).joined(separator: ", ") + (missing.count > 8 ? ", …" : "")
+                let whose = typed ? "required by the builtin server's typed survey" : "of the builtin server's \(count)"
                 error(
-                    "no answer for question\(missing.count == 1 ? "" : "s") \(list) of the builtin server's \(count), and no \"*\" answer for the rest",
+                    "no answer for question\(missing.count == 1 ? "" : "s") \(list) \(whose), and no \"*\" answer for the rest",
                     at: answers.keyLocation)
             }
         }
     }
 
-    /// Whether the builtin server, asking questions 1 to `count`, asks question `id`.
-    private static func builtinAsks(_ id: QuestionID, _ count: Int, _ api: SurveyStyle) -> Bool {
-        builtinIDs(count, api).contains(id)
+    /// Whether the builtin server, asking questions 1 to `count` (or its typed survey's), asks
+    /// question `id`.
+    private static func builtinAsks(_ id: QuestionID, _ count: Int, _ builtin: ReferenceServerConfiguration) -> Bool {
+        builtinIDs(count, builtin).contains(id)
     }
 
     /// The ids of the builtin server's questions: 1…n, or `q1`…`qn` for the shapes that give
-    /// string ids.
-    private static func builtinIDs(_ count: Int, _ api: SurveyStyle) -> [QuestionID] {
-        (1...count).map { api == .pages || api == .onePost ? QuestionID("q\($0)") : QuestionID($0) }
+    /// string ids, or the typed survey's.
+    private static func builtinIDs(_ count: Int, _ builtin: ReferenceServerConfiguration) -> [QuestionID] {
+        if builtin.survey == .typed { return TypedSurvey.standard.questions.map { QuestionID($0.id) } }
+        return (1...count).map { builtin.api == .pages || builtin.api == .onePost ? QuestionID("q\($0)") : QuestionID($0) }
     }
 
     /// The builtin server's questions named as a plan's messages name them.
-    private static func builtinRange(_ count: Int, _ api: SurveyStyle) -> String {
-        api == .pages || api == .onePost ? "q1–q\(count)" : "1–\(count)"
+    private static func builtinRange(_ count: Int, _ builtin: ReferenceServerConfiguration) -> String {
+        if builtin.survey == .typed { return "q1–q\(TypedSurvey.standard.questions.count)" }
+        return builtin.api == .pages || builtin.api == .onePost ? "q1–q\(count)" : "1–\(count)"
     }
 
     /// A plan and the builtin server that disagree about sessions: every call would fail the

@@ -394,6 +394,13 @@ enum PlanKeys {
                 + "`fail_rate` refuses the calls that store answers (in-band for `jsonrpc`); `/__stats` counts the responses "
                 + "and answers stored (`stored`). Runs with a `journey` (`plans/builtin-pages.plan`)"),
         .value(
+            "builtin.survey", .word, default: ServedSurvey.plain, into: \.builtin.survey, digested: .whenGiven,
+            "the survey the `contract`, `pages` and `one_post` shapes serve: `plain` (`questions` of free text) or `typed` (eight "
+                + "questions of four types — `single`, `multiple`, `number`, `text` — over three pages, some required, one shown "
+                + "only on an earlier answer: \"The typed survey\" below); each answer is checked by its type and a wrong one refused "
+                + "with a `400` naming why; `/__stats` counts the answers stored by question and value and how often each "
+                + "question was shown"),
+        .value(
             "builtin.login", .boolean, default: false, into: \.builtin.login,
             "hand out sessions at `POST /session` (any JSON body or none in, `{\"token\": \"…\"}` out, with a `session` cookie "
                 + "and an `X-Session-Id` header) and answer `401` to survey calls without `Authorization: Bearer <token>` and "

@@ -34,6 +34,7 @@ struct PlanPath: Hashable, Sendable {
     static let builtinQuestions = PlanPath("builtin.questions")
     static let builtinQuestionsFile = PlanPath("builtin.questions_file")
     static let builtinTLS = PlanPath("builtin.tls")
+    static let builtinSurvey = PlanPath("builtin.survey")
     static let tlsCAFile = PlanPath("tls.ca_file")
     static let tlsClientCert = PlanPath("tls.client_cert")
     static let tlsClientKey = PlanPath("tls.client_key")
@@ -60,7 +61,7 @@ struct PlanPath: Hashable, Sendable {
             target, respondents, rate, ramp, grace, answers, data, dataOrder, connections, proxy, cookies, thresholds, apiLogin,
             apiLoginBody,
             apiCapture, apiSubmitBody, retryBudget, retryBudgetMin, builtinAPI, builtinLogin, builtinQuestions, builtinQuestionsFile,
-            builtinTLS, tlsCAFile, tlsClientCert, tlsClientKey, tlsMinVersion,
+            builtinTLS, builtinSurvey, tlsCAFile, tlsClientCert, tlsClientKey, tlsMinVersion,
         ] + builtinConnectionFaultRates
 }
 

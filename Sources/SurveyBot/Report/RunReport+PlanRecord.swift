@@ -68,7 +68,9 @@ extension RunReport.PlanRecord {
         if plan.target == .builtin {
             let questions: String
             switch plan.builtin.questions {
-            case .builtin(let count): questions = "\(count) questions"
+            case .builtin(let count):
+                questions =
+                    plan.builtin.survey == .typed ? "\(TypedSurvey.standard.questions.count) typed questions" : "\(count) questions"
             case .file(let path): questions = "questions from \(plan.shownPath(path))"
             case .raw(let path): questions = "questions body from \(plan.shownPath(path)), unchecked"
             }

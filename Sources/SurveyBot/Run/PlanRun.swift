@@ -351,7 +351,7 @@ final class PlanRun {
         }
         onStop("builtin server") { await server.shutdown() }
         builtinServer = server
-        let missing = plan.unanswerable(among: server.questions.map(\.id))
+        let missing = plan.unanswerable(among: server.needingAnswers)
         guard missing.isEmpty else {
             let list = missing.prefix(5).map(String.init).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
             throw SetupError(

@@ -17,7 +17,8 @@ final class ReferenceServer: Sendable {
     private let state: ReferenceServerState
 
     /// Why the server did not start: a questions file that cannot be read or is not a survey, a
-    /// certificate or key file that cannot be read or used, or an address that cannot be bound.
+    /// certificate or key file that cannot be read or used, an address that cannot be bound, or
+    /// the typed survey asked of a shape that does not serve it.
     struct StartError: Error, Sendable, CustomStringConvertible {
         var description: String
     }
@@ -27,7 +28,13 @@ final class ReferenceServer: Sendable {
         configuration: ReferenceServerConfiguration, host: String = "127.0.0.1", port: Int = 0, group: EventLoopGroup
     ) throws(StartError) {
         self.configuration = configuration
-        questions = try Self.loadQuestions(configuration.questions)
+        if configuration.survey == .typed, configuration.api == .jsonRPC {
+            throw StartError(description: "the typed survey is served by the contract, pages and one_post shapes, not jsonrpc")
+        }
+        questions =
+            configuration.survey == .typed
+            ? TypedSurvey.standard.questions.map { SurveyQuestion(id: QuestionID($0.id), text: $0.text) }
+            : try Self.loadQuestions(configuration.questions)
         var rawBody: [UInt8]?
         if case .raw(let path) = configuration.questions {
             switch FileAccess.read(path) {
@@ -65,6 +72,13 @@ final class ReferenceServer: Sendable {
             throw StartError(description: error.description)
         }
         state.server.withLock { $0 = WeakServer(server) }
+    }
+
+    /// The questions a plan run against this server must have an answer for: every one, or
+    /// the typed survey's required ones (its optional ones may be skipped).
+    var needingAnswers: [QuestionID] {
+        guard configuration.survey == .typed else { return questions.map(\.id) }
+        return TypedSurvey.standard.requiredIDs
     }
 
     /// The certificate a self-signed server made at start, as PEM: what a client trusts to

@@ -64,6 +64,8 @@ final class ReferenceServerState: Sendable {
     private let malformedBytes: [UInt8]
     /// The routes of a shape besides the contract's; nil for the contract.
     private let routes: StyleRoutes?
+    /// The contract's typed survey and what it stored; nil for the plain questions or another shape.
+    private let typedContract: (survey: TypedSurvey, book: StyleBook)?
 
     init(configuration: ReferenceServerConfiguration, questions: [SurveyQuestion], rawQuestions: [UInt8]? = nil, loops: Int) {
         self.configuration = configuration
@@ -71,9 +73,15 @@ final class ReferenceServerState: Sendable {
         validIDs = Dictionary(questions.map { ($0.id.text, $0.id.isInteger) }, uniquingKeysWith: { first, _ in first })
         counts = (0..<max(1, loops)).map { _ in Shard() }
         sequence = Endpoint.allCases.map { _ in Sequence() }
-        questionsResponse = EncodedResponse(.json(200, rawQuestions ?? Array(SurveyQuestion.json(questions).utf8)))
+        typedContract = configuration.survey == .typed && configuration.api == .contract ? (.standard, StyleBook()) : nil
+        let listing = typedContract.map { Array($0.survey.contractJSON.utf8) } ?? Array(SurveyQuestion.json(questions).utf8)
+        questionsResponse = EncodedResponse(.json(200, rawQuestions ?? listing))
         routes =
-            configuration.api == .contract ? nil : StyleRoutes(style: configuration.api, questions: questions, seed: configuration.seed)
+            configuration.api == .contract
+            ? nil
+            : StyleRoutes(
+                style: configuration.api, questions: questions, seed: configuration.seed,
+                typed: configuration.survey == .typed ? .standard : nil)
         switch configuration.faults.malformedKind {
         case .statusLine: malformedBytes = Self.garbage
         case .headers: malformedBytes = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nthis line is not a header\r\n\r\nok".utf8)
@@ -180,7 +188,13 @@ final class ReferenceServerState: Sendable {
             return (.respond(noContentResponse), "204")
         }
         if endpoint == .session { return login(request) }
-        guard endpoint == .submit else { return (.respond(questionsResponse), "200") }
+        guard endpoint == .submit else {
+            if let typedContract, request.method == "GET" { typedContract.book.show(typedContract.survey.questions.map(\.id)) }
+            return (.respond(questionsResponse), "200")
+        }
+        if let typedContract {
+            return typedSubmit(request.body, typedContract, failed: faults.failRate > 0 && draw(.fail) < faults.failRate)
+        }
         guard isValidSubmit(request.body) else { return (.respond(failResponse), "400 invalid") }
         if faults.failRate > 0, draw(.fail) < faults.failRate { return (.respond(failResponse), "400") }
         return (.respond(okResponse), "200")
@@ -201,6 +215,19 @@ final class ReferenceServerState: Sendable {
             ],
             body: Array("{\"token\":\(JSONValue.quoted(session.token))}".utf8))
         return (.respond(EncodedResponse(response)), "200")
+    }
+
+    /// A submit of the typed survey: an answer of its question's type is stored and counted
+    /// (unless `failed`: `--fail-rate`'s refusal), any other refused with a `400` naming why.
+    private func typedSubmit(_ body: [UInt8], _ typed: (survey: TypedSurvey, book: StyleBook), failed: Bool) -> (HTTPServerAction, String) {
+        switch typed.survey.checkSubmit(body) {
+        case .failure(let refusal):
+            return (.respond(EncodedResponse(StyleRoutes.json(400, "{\"error\":\(JSONValue.quoted(refusal.reason))}"))), "400 invalid")
+        case .success(let checked):
+            if failed { return (.respond(failResponse), "400") }
+            typed.book.count(checked)
+            return (.respond(okResponse), "200")
+        }
     }
 
     /// `{"id": <known id>, "answer": <string>}`, other members ignored; the id as the questions
@@ -225,6 +252,8 @@ final class ReferenceServerState: Sendable {
                 total.slowAnswers += counts.slowAnswers
             }
         }
+        let book = routes?.book ?? typedContract?.book
+        let tallies = book?.tallies ?? (answers: [:], shown: [:])
         var endpoints: [String: [String: Int]] = [:]
         for endpoint in Endpoint.allCases {
             var outcomes = total.outcomes[endpoint.rawValue]
@@ -239,6 +268,6 @@ final class ReferenceServerState: Sendable {
             connectionsAccepted: server?.connectionsAccepted ?? 0, connectionsOpen: server?.connectionsOpen ?? 0,
             rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken(),
             closedSessions: sessions.closedCount() + (routes?.book.closed ?? 0),
-            stored: routes?.book.stored ?? (0, 0))
+            stored: book?.stored ?? (0, 0), answersByQuestion: tallies.answers, shownByQuestion: tallies.shown)
     }
 }

@@ -24,12 +24,18 @@ struct ReferenceServerStats: Sendable, Equatable {
     /// With an API shape besides the contract's: the responses it stored whole, and the answers
     /// in them (`SurveyStyle`).
     var stored: (responses: Int, answers: Int) = (0, 0)
+    /// With the typed survey: question → value → answers stored, each choice of a `multiple`
+    /// once, a number by its value, a text as `(text)` (`stored.answers_by_question`).
+    var answersByQuestion: [String: [String: Int]] = [:]
+    /// With the typed survey: question → the times it was listed to a respondent — on each page
+    /// given (`pages`), in each `GET /survey` answered (`one_post`) (`stored.shown_by_question`).
+    var shownByQuestion: [String: Int] = [:]
 
     static func == (lhs: ReferenceServerStats, rhs: ReferenceServerStats) -> Bool {
         lhs.endpoints == rhs.endpoints && lhs.invalidSubmits == rhs.invalidSubmits && lhs.slowAnswers == rhs.slowAnswers
             && lhs.connectionsAccepted == rhs.connectionsAccepted && lhs.connectionsOpen == rhs.connectionsOpen
             && lhs.rejected == rhs.rejected && lhs.sessions == rhs.sessions && lhs.closedSessions == rhs.closedSessions
-            && lhs.stored == rhs.stored
+            && lhs.stored == rhs.stored && lhs.answersByQuestion == rhs.answersByQuestion && lhs.shownByQuestion == rhs.shownByQuestion
     }
 
     /// Requests an endpoint received, whatever became of them.
@@ -42,6 +48,10 @@ struct ReferenceServerStats: Sendable, Equatable {
         func object(_ counts: [String: Int]) -> String {
             "{" + counts.sorted { $0.key < $1.key }.map { "\(JSONValue.quoted($0.key)):\($0.value)" }.joined(separator: ",") + "}"
         }
+        let byQuestion =
+            "{"
+            + answersByQuestion.sorted { $0.key < $1.key }.map { "\(JSONValue.quoted($0.key)):\(object($0.value))" }.joined(separator: ",")
+            + "}"
         let endpointsJSON = ["other", "questions", "session", "submit"].map { name in
             let counts = endpoints[name, default: [:]]
             return "\"\(name)\":{\"outcomes\":\(object(counts)),\"requests\":\(counts.values.reduce(0, +))}"
@@ -50,7 +60,8 @@ struct ReferenceServerStats: Sendable, Equatable {
             {"closed_sessions":\(closedSessions),"connections":{"accepted":\(connectionsAccepted),"open":\(connectionsOpen)},\
             "endpoints":{\(endpointsJSON.joined(separator: ","))},\
             "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"sessions":\(object(sessions)),"slow_answers":\(slowAnswers),\
-            "stored":{"answers":\(stored.answers),"responses":\(stored.responses)}}
+            "stored":{"answers":\(stored.answers),"answers_by_question":\(byQuestion),"responses":\(stored.responses),\
+            "shown_by_question":\(object(shownByQuestion))}}
             """
     }
 
@@ -82,9 +93,28 @@ struct ReferenceServerStats: Sendable, Equatable {
                 sessions[token] = count
             }
         }
+        func counts(_ value: JSONValue?) -> [String: Int]? {
+            guard let value else { return [:] }
+            guard case .object(let members) = value else { return nil }
+            var counts: [String: Int] = [:]
+            for (name, count) in members {
+                guard let count = int(count) else { return nil }
+                counts[name] = count
+            }
+            return counts
+        }
+        guard let shown = counts(value["stored"]?["shown_by_question"]) else { return nil }
+        var byQuestion: [String: [String: Int]] = [:]
+        if case .object(let questions)? = value["stored"]?["answers_by_question"] {
+            for (question, values) in questions {
+                guard let values = counts(values) else { return nil }
+                byQuestion[question] = values
+            }
+        }
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: invalid, slowAnswers: slow, connectionsAccepted: accepted, connectionsOpen: open,
             rejected: rejected, sessions: sessions, closedSessions: int(value["closed_sessions"]) ?? 0,
-            stored: (int(value["stored"]?["responses"]) ?? 0, int(value["stored"]?["answers"]) ?? 0))
+            stored: (int(value["stored"]?["responses"]) ?? 0, int(value["stored"]?["answers"]) ?? 0), answersByQuestion: byQuestion,
+            shownByQuestion: shown)
     }
 }

@@ -34,109 +34,27 @@ enum SurveyStyle: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// What the reference server stored and the sessions it keeps, for the shapes besides the
-/// contract's.
-final class StyleBook: Sendable {
-    /// The most sessions or keys kept open; beyond them, opening one is answered `503`.
-    static let capacity = 1_000_000
-
-    private struct State {
-        var opened: UInt64 = 0
-        /// `pages`: session → the page it is at (from 0).
-        var pages: [String: Int] = [:]
-        /// `pages`: sessions closed by `DELETE`.
-        var closed = 0
-        /// `jsonrpc`: keys handed out and not released.
-        var keys: Set<String> = []
-        var storedResponses = 0
-        var storedAnswers = 0
-    }
-
-    private let state = Mutex(State())
-
-    /// Responses stored whole, and the answers stored (a page's as it is taken, finished or not).
-    var stored: (responses: Int, answers: Int) {
-        state.withLock { ($0.storedResponses, $0.storedAnswers) }
-    }
-
-    /// Page sessions closed.
-    var closed: Int { state.withLock { $0.closed } }
-
-    /// A new session id or key, made from the seed and its number; nil when full.
-    func open(seed: UInt64, prefix: String, rpc: Bool) -> String? {
-        state.withLock { state -> String? in
-            guard (rpc ? state.keys.count : state.pages.count) < Self.capacity else { return nil }
-            state.opened += 1
-            let id = prefix + SessionBook.hex(SplitMix64.mix(seed ^ SplitMix64.mix(state.opened)))
-            if rpc { state.keys.insert(id) } else { state.pages[id] = 0 }
-            return id
-        }
-    }
-
-    /// The page session `id` is at; nil for none.
-    func page(of id: String) -> Int? {
-        state.withLock { $0.pages[id] }
-    }
-
-    /// Takes page `page` of session `id` with `answers` answers, stored as a platform stores a
-    /// response in progress: the session moves on, and its response counts as stored whole when
-    /// that was the last of `pages`. False when the session is not at that page.
-    func take(page: Int, of id: String, answers: Int, pages: Int) -> Bool {
-        state.withLock { state in
-            guard state.pages[id] == page else { return false }
-            // A finished session stays until it is closed, at a page past the last.
-            state.pages[id] = page + 1
-            state.storedAnswers += answers
-            if page + 1 >= pages { state.storedResponses += 1 }
-            return true
-        }
-    }
-
-    /// Ends a page session, finished or not (an unfinished one is not stored); false when there
-    /// is none.
-    func close(page id: String) -> Bool {
-        state.withLock { state in
-            guard state.pages.removeValue(forKey: id) != nil else { return false }
-            state.closed += 1
-            return true
-        }
-    }
-
-    /// Whether `key` was handed out and not released.
-    func isOpen(key: String) -> Bool {
-        state.withLock { $0.keys.contains(key) }
-    }
-
-    /// Releases a key; false when it was not open.
-    func release(key: String) -> Bool {
-        state.withLock { $0.keys.remove(key) != nil }
-    }
-
-    /// Counts a response stored whole with `answers` answers.
-    func store(answers: Int) {
-        state.withLock {
-            $0.storedResponses += 1
-            $0.storedAnswers += answers
-        }
-    }
-}
-
 /// The routes and answers of the shapes besides the contract's. Faults are drawn before, by
 /// `ReferenceServerState`: what is left here is what the shape itself answers.
 struct StyleRoutes: Sendable {
     let style: SurveyStyle
     let questions: [SurveyQuestion]
     let seed: UInt64
+    /// The typed survey, served instead of `questions` by the `pages` and `one_post` shapes;
+    /// nil for the plain one.
+    let typed: TypedSurvey?
     let book = StyleBook()
     /// The ids the shape gives the questions, in order, and each one's position.
     private let ids: [String]
     private let positions: [String: Int]
-    private let surveyBody: [UInt8]
+    /// The `one_post` shape's `GET /survey`: the typed survey's, or the plain questions' in pages.
+    let surveyBody: [UInt8]
 
-    init(style: SurveyStyle, questions: [SurveyQuestion], seed: UInt64) {
+    init(style: SurveyStyle, questions: [SurveyQuestion], seed: UInt64, typed: TypedSurvey? = nil) {
         self.style = style
         self.questions = questions
         self.seed = seed
+        self.typed = typed
         let ids = questions.enumerated().map { style.id(of: $1, at: $0) }
         self.ids = ids
         positions = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
@@ -146,7 +64,7 @@ struct StyleRoutes: Sendable {
             let items = (start..<end).map { "{\"id\":\(JSONValue.quoted(ids[$0])),\"heading\":\(JSONValue.quoted(questions[$0].text))}" }
             pages.append("{\"id\":\"p\(pages.count + 1)\",\"questions\":[\(items.joined(separator: ","))]}")
         }
-        surveyBody = Array("{\"survey\":{\"id\":\"s1\",\"pages\":[\(pages.joined(separator: ","))]}}".utf8)
+        surveyBody = Array((typed?.surveyJSON ?? "{\"survey\":{\"id\":\"s1\",\"pages\":[\(pages.joined(separator: ","))]}}").utf8)
     }
 
     /// Which of the server's counted endpoints a request is: `session`, `questions`, `submit`
@@ -183,7 +101,7 @@ struct StyleRoutes: Sendable {
         }
     }
 
-    private static func json(_ status: Int, _ text: String) -> HTTPServerResponse {
+    static func json(_ status: Int, _ text: String) -> HTTPServerResponse {
         .json(status, Array(text.utf8))
     }
 
@@ -200,6 +118,7 @@ struct StyleRoutes: Sendable {
     private var pageCount: Int { (questions.count + SurveyStyle.pageSize - 1) / SurveyStyle.pageSize }
 
     private func pages(_ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
+        if let typed { return typedPages(typed, request, failed: failed) }
         let path = request.pathWithoutQuery
         if path == "/sessions" {
             guard request.method == "POST" else { return (HTTPServerResponse(status: 405), "405") }
@@ -237,6 +156,7 @@ struct StyleRoutes: Sendable {
     }
 
     private func onePost(_ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
+        if let typed { return typedOnePost(typed, request, failed: failed) }
         switch (request.pathWithoutQuery, request.method) {
         case ("/survey", "GET"): return (.json(200, surveyBody), "200")
         case ("/responses", "POST"):

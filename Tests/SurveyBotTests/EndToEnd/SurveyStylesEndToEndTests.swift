@@ -74,6 +74,59 @@ import Testing
         #expect(stats.endpoints["session"] == ["201": 20, "204": 20] && stats.closedSessions == 20)
     }
 
+    @Test func theTypedPlanStoresWhatItAnswersAndAsksWhyRedOnlyOfTheRed() async throws {
+        var plan = try String(contentsOfFile: repositoryPath("plans/builtin-typed.plan"), encoding: .utf8)
+        // Ten attempts, so that no page meets the 10% refusal on every one (three would, now and then, among 90 pages).
+        plan = plan.replacingOccurrences(of: "      attempts: 3", with: "      attempts: 10")
+        let (report, status, stats) = try await run(
+            plan, name: "builtin-typed", serve: ["--api", "pages", "--survey", "typed", "--fail-rate", "10%", "--seed", "4"])
+        #expect(status == 0)
+        // Every respondent took every page; each skipped the two lists of choices, which have no fixed answer.
+        #expect(report.respondents.abandoned == 0 && stats.stored.responses == 30)
+        #expect(stats.invalidSubmits == 0, "every fixed answer is of its question's type")
+        #expect(report.answers.submitted == stats.stored.answers)
+        // Each respondent picked a colour; the red ones alone were shown q5, and answered it.
+        let colours = stats.answersByQuestion["q1"] ?? [:]
+        let red = colours["c1"] ?? 0
+        #expect(colours.values.reduce(0, +) == 30 && red > 0 && red < 30)
+        #expect(stats.shownByQuestion["q5"] == red && stats.answersByQuestion["q5"] == ["(text)": red])
+        #expect(stats.answersByQuestion["q3"] == ["7": 30] && stats.answersByQuestion["q8"] == ["3": 30])
+        // The lists of choices have no fixed answer: shown, skipped, never stored.
+        #expect(stats.shownByQuestion["q2"] == 30 && stats.shownByQuestion["q7"] == 30)
+        #expect(stats.answersByQuestion["q2"] == nil && stats.answersByQuestion["q7"] == nil)
+        #expect(report.answers.skipped == 60)
+    }
+
+    @Test func theTypedPlanRunsAgainstTheBuiltinServerWithoutAnswersForItsOptionalQuestions() async throws {
+        let directory = try TemporaryDirectory()
+        // Without refusals: this test is about the start, which asks answers of the required questions alone.
+        let result = await runCommand([
+            "run", repositoryPath("plans/builtin-typed.plan"), "--out", directory.path, "--quiet", "--set", "builtin.fail_rate=0%",
+        ])
+        #expect(result.status == .success, "\(result.err)")
+        let report = try RunReport.read(path: directory.path + "/builtin-typed-latest.json")
+        #expect(report.respondents.abandoned == 0 && report.stepReports["page"]?.succeeded == 90)
+        #expect(report.answers.skipped == 60 && report.answers.unanswered == 0)
+    }
+
+    @Test func theDefaultJourneyAnswersTheTypedSurveyOverTheContract() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write(
+            "typed-contract.plan",
+            lines(
+                "name: typed-contract", "target: builtin", "respondents: 6", "concurrency: 2", "seed: 3", "answers:", "  q1: [c1, c2]",
+                "  q3: \"10\"", "  q5: warm", "  q6: c3", "  q8: \"12\"", "  q4: none", "builtin:", "  survey: typed",
+                // A threshold of its own: the implicit one asks for a completed respondent, and each skips two questions.
+                "thresholds:", "  submit.success_rate: \"== 100%\""))
+        let result = await runCommand(["run", plan, "--out", directory.path, "--quiet"])
+        #expect(result.status == .success, "\(result.err)")
+        let report = try RunReport.read(path: directory.path + "/typed-contract-latest.json")
+        // Six answers each, every one of its question's type (a refusal would leave it unanswered);
+        // the two lists of choices skipped.
+        #expect(report.answers.submitted == 36 && report.answers.unanswered == 0 && report.answers.skipped == 12)
+        #expect(report.stepReports["submit"]?.errors.isEmpty == true)
+    }
+
     static let onePost = """
         name: one-post
         target: builtin

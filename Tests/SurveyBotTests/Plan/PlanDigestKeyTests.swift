@@ -106,6 +106,10 @@ import Testing
         table["builtin.api"] = (
             Value(set: ["builtin.api=pages"], lines: journey), Value(set: ["builtin.api=one_post"], lines: journey)
         )
+        table["builtin.survey"] = (
+            Value(set: ["builtin.api=pages", "builtin.survey=plain"], lines: journey),
+            Value(set: ["builtin.api=pages", "builtin.survey=typed"], lines: journey)
+        )
         for rate in ["fail_rate", "error_rate", "reset_rate", "malformed_rate", "slow_rate", "hang_rate", "goaway_rate"] {
             table["builtin.\(rate)"] = set("builtin.\(rate)", "5%", "6%")
         }
@@ -203,7 +207,7 @@ import Testing
         let table = try Self.topLevel(directory)
         let valueKeys = Set(PlanKeys.all.filter { $0.shape != .block }.map(\.path))
         #expect(Set(table.keys) == valueKeys, "two values for every key of the plan format")
-        #expect(valueKeys.count == 89)
+        #expect(valueKeys.count == 90)
         // What says how or where a run goes, not what it does: a key added here is a decision.
         #expect(
             Plan.digestLeavesOut == [

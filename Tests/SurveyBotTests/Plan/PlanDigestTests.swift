@@ -46,6 +46,7 @@ private func variants(directory: TemporaryDirectory) throws -> [String: (set: [S
         "builtin.login": (["builtin.login=true"], ""),
         "journey": ([], "journey:\n  fetch:\n    request: /questions\n"),
         "builtin.api": (["builtin.api=pages"], "journey:\n  fetch:\n    request: /questions\n"),
+        "builtin.survey": (["builtin.api=pages", "builtin.survey=typed"], "journey:\n  fetch:\n    request: /questions\n"),
         "http": (["http=2"], ""),
         "connections": (["connections=shared"], ""),
         "builtin.http2": (["builtin.http2=true"], ""), "builtin.goaway_rate": (["builtin.goaway_rate=5%"], ""),
@@ -87,7 +88,7 @@ private func plan(_ text: String = basePlan, set assignments: [String] = [], env
         #expect(
             Plan.digestedWhenGiven == [
                 "journey", "builtin.api", "http", "connections", "builtin.http2", "builtin.goaway_rate", "builtin.window",
-                "builtin.window_delay", "types", "skip_optional",
+                "builtin.window_delay", "types", "skip_optional", "builtin.survey",
             ])
         #expect(
             Plan.digestLeavesOut == [
