@@ -107,7 +107,7 @@ extension Plan {
     var secrets: [String] {
         var values: Set<String> = []
         for (key, texts) in environmentText {
-            let header = key.hasPrefix("api.headers.") || key.contains(".headers.")
+            let header = key.contains(".headers.")
             for text in texts where text.isFromEnvironment {
                 for value in [text.value] + text.pieces.filter({ $0.variable != nil }).map(\.text) {
                     if !header, !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) { continue }
