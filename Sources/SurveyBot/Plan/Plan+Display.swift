@@ -101,6 +101,25 @@ extension Plan {
         return message
     }
 
+    /// What a run must never show of what a server sends back (`RunConfiguration.secrets`):
+    /// every value of the plan that came from the environment, whole and each part of it from
+    /// there — but a number outside a header, which the plan's figures show anyway and which,
+    /// masked, would mask every such number of a server's reason. The proxy's credentials and
+    /// each respondent's session and row are the engine's to add.
+    var secrets: [String] {
+        var values: Set<String> = []
+        for (key, texts) in environmentText {
+            let header = key.contains(".headers.")
+            for text in texts where text.isFromEnvironment {
+                for value in [text.value] + text.pieces.filter({ $0.variable != nil }).map(\.text) {
+                    if !header, !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) { continue }
+                    values.insert(value)
+                }
+            }
+        }
+        return values.sorted()
+    }
+
     /// The keys whose values are paths of files or directories.
     static let pathKeys = ["report.dir", "tls.ca_file", "tls.client_cert", "tls.client_key", "builtin.questions_file", "data"]
 }

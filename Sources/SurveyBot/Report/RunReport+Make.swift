@@ -188,6 +188,17 @@ extension RunReport.StepReport {
         Dictionary(uniqueKeysWithValues: metrics.perStep.entries.map { step, figures in (step.name, Self(figures)) })
     }
 
+    /// The kind a failed status is counted under: `http_4xx` for a 401.
+    static func statusClass(_ status: Int) -> String { "http_\(status / 100)xx" }
+
+    /// A status's sample as `error_samples` writes it under its class, `401: {"error":"…"}`,
+    /// read back into the status and the server's reason; nil for a sample of another form.
+    static func statusSample(_ text: String) -> (status: Int, reason: String)? {
+        let digits = text.prefix(3)
+        guard RunReport.isStatusName(String(digits)), let status = Int(digits), text.dropFirst(3).hasPrefix(": ") else { return nil }
+        return (status, String(text.dropFirst(5)))
+    }
+
     /// The failed attempts by status when nothing but the status decides: every one outside 2xx.
     static func failedByDefault(_ statuses: [Int: Int]) -> [Int: Int] {
         statuses.filter { !(200..<300).contains($0.key) }
@@ -208,7 +219,7 @@ extension RunReport.StepReport {
         var errors: [String: Int] = [:]
         for (code, count) in metrics.statuses { status[String(code)] = count }
         // Redirects too: they are never followed, and the survey API answers none.
-        for (code, count) in metrics.failedStatuses { errors["http_\(code / 100)xx", default: 0] += count }
+        for (code, count) in metrics.failedStatuses { errors[Self.statusClass(code), default: 0] += count }
         if metrics.failedStatuses != Self.failedByDefault(metrics.statuses) {
             failedStatus = Dictionary(uniqueKeysWithValues: metrics.failedStatuses.map { (String($0.key), $0.value) })
         }
@@ -218,8 +229,9 @@ extension RunReport.StepReport {
         correctedHistogram = RunReport.HistogramRecord(metrics.correctedLatency)
         serviceTimeHistogram = RunReport.HistogramRecord(metrics.serviceTime)
         connections = RunReport.Connections(metrics)
-        errorSamples =
-            metrics.errorSamples.isEmpty ? nil : Dictionary(uniqueKeysWithValues: metrics.errorSamples.map { ($0.key.rawValue, $0.value) })
+        var samples = Dictionary(uniqueKeysWithValues: metrics.errorSamples.map { ($0.key.rawValue, $0.value) })
+        for (status, reason) in metrics.statusSamples { samples[Self.statusClass(status)] = "\(status): \(reason)" }
+        errorSamples = samples.isEmpty ? nil : samples
         correctedLatencyMs = .of(metrics.correctedLatency)
         serviceTimeMs = .of(metrics.serviceTime)
         failedHistogram = RunReport.HistogramRecord(metrics.failedLatency)

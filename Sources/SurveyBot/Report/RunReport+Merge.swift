@@ -152,7 +152,13 @@ extension RunReport {
                 }
             }
             for (name, sample) in part.errorSamples ?? [:] {
-                if let kind = ErrorKind(name: name) { counts.errorSamples[kind] = sample }
+                if let kind = ErrorKind(name: name) {
+                    counts.errorSamples[kind] = sample
+                } else if let (status, reason) = RunReport.StepReport.statusSample(sample),
+                    name == RunReport.StepReport.statusClass(status)
+                {
+                    counts.statusSamples[status] = reason
+                }
             }
             metrics[step] = counts
         }

@@ -181,8 +181,10 @@ struct RunReport: Codable, Sendable, Equatable {
         /// New and reused connections, with connect and TLS handshake times; absent from reports
         /// of versions before it.
         var connections: Connections?
-        /// For error kinds with more to say than their name (TLS failures), the first reason
-        /// seen, by kind: `"tls_certificate": "certificate has expired"`.
+        /// For error kinds with more to say than their name, the first reason seen, by kind:
+        /// `"tls_certificate": "certificate has expired"`; for a class of failed status, the
+        /// first status that gave a reason and the server's (an excerpt of its body, secrets
+        /// masked): `"http_4xx": "401: {\"error\":\"Invalid token\"}"`.
         var errorSamples: [String: String]?
 
         enum CodingKeys: String, CodingKey {

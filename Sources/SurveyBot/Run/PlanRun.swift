@@ -194,6 +194,7 @@ final class PlanRun {
 
         var configuration = plan.run
         configuration.recordAnswers = plan.report.includeAnswers
+        configuration.secrets = plan.secrets
         // Without a seed in the plan, every shard of a run draws the one of its run id.
         configuration.seed = configuration.seed ?? RunReport.seed(derivedFrom: options.runID)
         configuration.shard = options.shard

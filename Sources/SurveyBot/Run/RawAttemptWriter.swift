@@ -17,7 +17,8 @@ import Synchronization
 /// `interval`, formats them and writes them. When the disk cannot keep up the lanes fill and
 /// the log drops what does not fit; when a write fails, the rest of the run's lines are
 /// dropped: either way they are counted, in the report's `raw.dropped`, and the load never
-/// waits for the file. The lines are those of docs/exports.md: no header, no body, no path.
+/// waits for the file. The lines are those of docs/exports.md: no header, no path, and of a
+/// body only a failure's excerpt, its secrets masked.
 final class RawAttemptWriter: Sendable {
     /// Writes whole lines somewhere: how many bytes of them it kept — all, or when a write
     /// failed part way, those of the complete lines it wrote, a torn last line taken back —

@@ -1,4 +1,5 @@
 import SurveyJourney
+import SurveyMetrics
 import SurveyWire
 
 /// What a respondent takes from the responses it gets: the questions of the survey, and the
@@ -67,5 +68,38 @@ extension Respondent {
         if session.count < context.captureCount { session = Array(repeating: "", count: context.captureCount) }
         for (slot, value) in zip(step.captureSlots, values) { session[slot] = value }
         return nil
+    }
+
+    /// Why a response failed, as the attempt records it, every secret masked: for a status of
+    /// 400 or more the server's reason (an excerpt of its body, `ResponseExcerpt`); for
+    /// questions the step could not read (`malformed_response`) what was wrong and what the
+    /// server sent — but not for a step that captures: a login's response holds credentials
+    /// that, uncaptured, no one knows to mask; for a refused check (`rejected`) what it found.
+    /// Nil, and nothing made, when no one would read it: the step already has a sample of such
+    /// a failure, and no raw log is written.
+    @inline(never)
+    func reason(
+        _ response: TransportResponse, outcome: AttemptOutcome, detail: String?, step compiled: CompiledStep, _ context: SurveyContext
+    ) -> String? {
+        guard context.attemptLog != nil || context.recorder.wantsSample(of: outcome, step: compiled.step, lane: lane) else {
+            return nil
+        }
+        let secrets = SecretValues(context.secrets + session + row + (affinity?.proxy?.secrets ?? []))
+        func excerpt() -> String? {
+            ResponseExcerpt.of(response.body, bodyBytes: response.bodyBytes, secrets: secrets)
+        }
+        // A detail cut with `…` may end inside a secret.
+        let said = detail.map { text in
+            text.hasSuffix("…") ? secrets.redacting(String(text.dropLast()), cut: true) + "…" : secrets.redacting(text)
+        }
+        switch outcome {
+        case .status(let status):
+            return TransportResponse.keepsFailureBody(status) ? excerpt() : nil
+        case .error(.malformedResponse) where compiled.captures.isEmpty:
+            guard let excerpt = excerpt() else { return said }
+            return said.map { "\($0); the server sent \(excerpt)" } ?? excerpt
+        case .error:
+            return said
+        }
     }
 }

@@ -48,6 +48,9 @@ final class SurveyContext: Sendable {
     let durationDeadline: UInt64?
     let seed: UInt64
     let questionsCache: QuestionsCache
+    /// What no reason recorded of a response may show, for every respondent: the run's
+    /// secrets and its proxy's credentials (`SecretValues`, with each respondent's own).
+    let secrets: [String]
 
     /// The context of a run of `configuration` sending `requests`, with its seed resolved. Out
     /// of line: inlined into `RunCoordinator.run()`, its locals would lengthen the run's frame.
@@ -90,6 +93,7 @@ final class SurveyContext: Sendable {
         }
         self.seed = seed
         questionsCache = QuestionsCache(lanes: lanes)
+        secrets = configuration.secrets + (configuration.client.proxy?.secrets ?? [])
     }
 
     /// The answers of `configuration` that hold variables, compiled; a text that does not read

@@ -60,6 +60,11 @@ public struct RunConfiguration: Sendable, Hashable {
     /// How many event loops (threads) run the respondents and their connections; nil for one
     /// per core. Like wrk's `-t`: fewer loops than cores leave cores to the server under test.
     public var threads: Int?
+    /// Values that must never be shown of what a server sends back: the plan's values from the
+    /// environment and its header values. A server's reason for a failure (a 4xx's body, a
+    /// refused check) is recorded with each of them written `***`, as are the proxy's
+    /// credentials and each respondent's session and data row (`SecretValues`).
+    public var secrets: [String] = []
     /// The length of an interval of the run's timeline (`RunMetrics.timeline`), at least 1 ms;
     /// nil for no timeline. A run that outgrows `Timeline.maxIntervals` doubles it.
     public var timelineInterval: Duration? = .seconds(1)

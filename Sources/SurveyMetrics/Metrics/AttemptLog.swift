@@ -3,8 +3,8 @@ import SurveyWire
 import Synchronization
 
 /// One attempt as the raw log keeps it: who sent it, what it was, how it ended, how long it
-/// took and how many body bytes came back. No header, no body, no path: nothing a plan could
-/// have put a secret in.
+/// took and how many body bytes came back. No header, no path: nothing a plan could have put a
+/// secret in; of a body, only a failure's excerpt in `reason`, its secrets masked.
 public struct LoggedAttempt: Sendable, Hashable {
     /// When the attempt started, in nanoseconds since the run began.
     public var start: UInt64
@@ -21,7 +21,8 @@ public struct LoggedAttempt: Sendable, Hashable {
     /// `connection_refused`, …), or its body did not do (`malformed_response`). Nil for an
     /// attempt counted by its status alone.
     public var error: ErrorKind?
-    /// Why it failed, beyond its kind, when that is known: `the questions list is empty`,
+    /// Why it failed, beyond its kind, when that is known: the server's reason for a 4xx or
+    /// 5xx (an excerpt of its body, secrets masked), `the questions list is empty`,
     /// `capture 'token' not found`, a certificate's fault.
     public var reason: String?
     /// The latency corrected for coordinated omission, in nanoseconds (the report's `latency_ms`).

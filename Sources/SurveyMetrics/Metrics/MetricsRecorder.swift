@@ -30,6 +30,13 @@ public final class MetricsRecorder: Sendable {
         lane(number) { $0.add(record) }
     }
 
+    /// Whether a failed attempt of `step` that ended as `outcome` would be the first of its
+    /// kind, or of its class of status, to give the step a sample of why in `lane`: the
+    /// reason is worth making only then (or for the raw log).
+    package func wantsSample(of outcome: AttemptOutcome, step: Step, lane number: Int) -> Bool {
+        lanes[number % lanes.count].metrics.withLock { $0[step].wantsSample(of: outcome) }
+    }
+
     /// Counts one logical call that ended after `attempts` attempts, with the retries the
     /// budget refused it.
     package func endCall(_ step: Step, succeeded: Bool, attempts: Int, retriesDenied: Int, unsafeRetry: Bool = false, lane number: Int) {

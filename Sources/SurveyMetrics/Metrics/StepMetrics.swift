@@ -64,6 +64,10 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
     /// For each error kind with more to say than its name, the first thing said: why a
     /// certificate was refused, which alert ended a handshake.
     public var errorSamples: [ErrorKind: String] = [:]
+    /// For each class of failed status (4xx, 5xx, …), the server's reason for the first
+    /// status of it that gave one: `[401: "{\"error\":\"Invalid token\"}"]`, an excerpt
+    /// of its body (`ResponseExcerpt`), secrets masked. At most one a class: bounded.
+    public var statusSamples: [Int: String] = [:]
 
     /// Nothing counted yet.
     public init() {}
@@ -90,7 +94,10 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         switch record.outcome {
         case .status(let status):
             statuses[status, default: 0] += 1
-            if !record.succeeded { failedStatuses[status, default: 0] += 1 }
+            if !record.succeeded {
+                failedStatuses[status, default: 0] += 1
+                if let detail = record.detail, wantsSample(of: record.outcome) { statusSamples[status] = detail }
+            }
         case .error(let kind):
             errors[kind, default: 0] += 1
             if let detail = record.detail, errorSamples[kind] == nil { errorSamples[kind] = detail }
@@ -115,6 +122,15 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
             // Under HTTP/2 several requests sent again after a GOAWAY share one new connection.
             if connection.reconnected { reconnects += 1 }
             protocols[connection.wire].attempts += 1
+        }
+    }
+
+    /// Whether a failed attempt of `outcome` would give this step its first sample of that
+    /// error kind, or of that class of status.
+    func wantsSample(of outcome: AttemptOutcome) -> Bool {
+        switch outcome {
+        case .error(let kind): errorSamples[kind] == nil
+        case .status(let status): !statusSamples.keys.contains { $0 / 100 == status / 100 }
         }
     }
 
@@ -155,6 +171,9 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         reconnects += other.reconnects
         protocols.add(other.protocols)
         errorSamples.merge(other.errorSamples) { first, _ in first }
+        for (status, sample) in other.statusSamples.sorted(by: { $0.key < $1.key }) where wantsSample(of: .status(status)) {
+            statusSamples[status] = sample
+        }
     }
 }
 

@@ -273,7 +273,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
             resumptionKept = true
         }
         let response = TransportResponse(
-            status: parser.status, body: parser.collectBody ? parser.takeBody() : [],
+            status: parser.status, body: parser.collectBody || !parser.body.isEmpty ? parser.takeBody() : [],
             retryAfter: parser.retryAfter.map { String(decoding: $0, as: UTF8.self) }, setCookies: parser.takeSetCookies(),
             headers: parser.headers, bodyBytes: parser.bodyBytes)
         let outcome = TransportResult.response(response, serviceTime: serviceTime, connection: info)

@@ -69,7 +69,8 @@ struct HTTPMessageParser {
     let role: Role
     let maxHeadBytes: Int
     let maxBodyBytes: Int
-    /// Keep the body bytes in `body` (otherwise they are counted and dropped).
+    /// Keep the body bytes in `body` (otherwise they are counted and dropped, but for the first
+    /// `TransportResponse.failureBodyLimit` of a response whose status is 400 or more).
     var collectBody = true
     /// The request was HEAD: its response has headers only.
     var isHeadRequest = false
@@ -264,7 +265,12 @@ struct HTTPMessageParser {
 
     mutating func takeBody(_ bytes: UnsafeRawBufferPointer) {
         bodyBytes += bytes.count
-        if collectBody { body.append(contentsOf: bytes) }
+        if collectBody {
+            body.append(contentsOf: bytes)
+        } else if TransportResponse.keepsFailureBody(status), body.count < TransportResponse.failureBodyLimit {
+            // A failure's first bytes, for the server's reason: never a success's.
+            body.append(contentsOf: bytes.prefix(TransportResponse.failureBodyLimit - body.count))
+        }
     }
 
     /// Checks the bytes of a field line that has not ended yet, so that a line that cannot become

@@ -45,8 +45,8 @@ extension HTTP2ClientMachine {
         connection.streams[stream] = state
     }
 
-    /// DATA of a response: counted against its stream's window, kept or counted, given back by
-    /// halves; past `maxBodyBytes` the stream is cancelled.
+    /// DATA of a response: counted against its stream's window, kept or counted (a failure's
+    /// first bytes kept in any case), given back by halves; past `maxBodyBytes` the stream is cancelled.
     mutating func receiveData(_ stream: UInt32, _ data: [UInt8], endStream: Bool, events: inout [Event], output: inout [UInt8])
         throws(HTTP2Failure)
     {
@@ -59,7 +59,12 @@ extension HTTP2ClientMachine {
             events.append(.tooLarge(stream: stream))
             return
         }
-        if state.keepBody { state.body.append(contentsOf: data) }
+        if state.keepBody {
+            state.body.append(contentsOf: data)
+        } else if TransportResponse.keepsFailureBody(state.status ?? 0), state.body.count < TransportResponse.failureBodyLimit {
+            // A failure's first bytes, for the server's reason: never a success's.
+            state.body.append(contentsOf: data.prefix(TransportResponse.failureBodyLimit - state.body.count))
+        }
         if endStream {
             finish(stream, state, events: &events)
             return

@@ -31,7 +31,8 @@ struct HTTP2ClientMachine: Sendable {
     struct Response: Sendable, Equatable {
         var status: Int
         var headers: [HPACK.Field]
-        /// The body, when the request asked to keep it; else empty.
+        /// The body, when the request asked to keep it; else a failure's first bytes
+        /// (`TransportResponse.failureBodyLimit`), or empty.
         var body: [UInt8]
         /// Bytes of body received, kept or not.
         var bodyBytes: Int

@@ -310,7 +310,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
             }
         }
         let received = TransportResponse(
-            status: response.status, body: request.collectBody ? response.body : [], retryAfter: retryAfter, setCookies: setCookies,
+            status: response.status, body: response.body, retryAfter: retryAfter, setCookies: setCookies,
             headers: headers, bodyBytes: response.bodyBytes)
         end(exchange, .response(received, serviceTime: serviceTime, connection: info(for: exchange)))
     }

@@ -9,6 +9,9 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     public var port: Int
     /// The value of the `Proxy-Authorization` field (`Basic …`), nil without credentials.
     package var authorization: String?
+    /// The credentials as a server might echo them back — the user, the password and the
+    /// `Basic` token — for reports to mask; empty without credentials.
+    package var secrets: [String] = []
 
     /// The port a proxy URL without one means (curl's).
     public static let defaultPort = 1080
@@ -17,7 +20,11 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     public init(host: String, port: Int = HTTPProxy.defaultPort, user: String? = nil, password: String? = nil) {
         self.host = host
         self.port = port
-        if let user { authorization = "Basic " + Base64.encode(Array("\(user):\(password ?? "")".utf8)) }
+        if let user {
+            let token = Base64.encode(Array("\(user):\(password ?? "")".utf8))
+            authorization = "Basic " + token
+            secrets = [user, password ?? "", token].filter { !$0.isEmpty }
+        }
     }
 
     /// Whether the proxy asks for credentials of the client.

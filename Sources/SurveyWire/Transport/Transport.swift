@@ -202,7 +202,8 @@ public struct HTTPRequest: Sendable {
 /// What a server answered.
 public struct TransportResponse: Sendable, Equatable {
     package var status: Int
-    /// The body when it was asked for, else empty.
+    /// The body when it was asked for; else, for a status of 400 or more, its first
+    /// `failureBodyLimit` bytes (the server's reason, for reports); else empty.
     package var body: [UInt8]
     /// The fields few responses carry, in one box made only for a response that has them: every
     /// outcome rides through the frames of every waiting respondent, so it stays three words.
@@ -234,6 +235,16 @@ public struct TransportResponse: Sendable, Equatable {
     package var headers: [HTTPHeader] { extras?.headers ?? [] }
     /// Bytes of body received, kept or not.
     package var bodyBytes: Int
+
+    /// The most bytes kept of the body of a response whose status is 400 or more when its
+    /// request did not ask for the body: enough for the server's reason, and kept only for a
+    /// failure, so that a success costs nothing more.
+    package static let failureBodyLimit = 4096
+
+    /// Whether a response of `status` keeps the first bytes of its body even when its request
+    /// did not ask for the body.
+    @inline(__always)
+    package static func keepsFailureBody(_ status: Int) -> Bool { status >= 400 }
 
     init(
         status: Int, body: [UInt8] = [], retryAfter: String? = nil, setCookies: [[UInt8]] = [], headers: [HTTPHeader] = [],

@@ -81,16 +81,18 @@ private let cases: [FaultCase] = [
         step: "questions", kind: "malformed_response", attempts: 8, reason: "not an HTTP/1.x status line"),
     FaultCase(
         name: "questions not a list", serve: [], questionsBody: Array(#"{"id":1}"#.utf8), step: "questions", kind: "malformed_response",
-        attempts: 8, reason: "the questions are not a JSON array"),
+        attempts: 8, reason: #"the questions are not a JSON array; the server sent {"id":1}"#),
     FaultCase(
         name: "questions without ids", serve: [], questionsBody: Array(#"[{"question":"a"}]"#.utf8), step: "questions",
-        kind: "malformed_response", attempts: 8, reason: "question 1 has no 'id', an integer or a string"),
+        kind: "malformed_response", attempts: 8,
+        reason: #"question 1 has no 'id', an integer or a string; the server sent [{"question":"a"}]"#),
     FaultCase(
         name: "duplicate question ids", serve: [], questionsBody: Array(#"[{"id":1,"question":"a"},{"id":1,"question":"b"}]"#.utf8),
-        step: "questions", kind: "malformed_response", attempts: 8, reason: "question id 1 appears twice"),
+        step: "questions", kind: "malformed_response", attempts: 8,
+        reason: #"question id 1 appears twice; the server sent [{"id":1,"question":"a"},{"id":1,"question":"b"}]"#),
     FaultCase(
         name: "empty questions list", serve: [], questionsBody: Array("[]".utf8), step: "questions", kind: "malformed_response",
-        attempts: 8, reason: "the questions list is empty"),
+        attempts: 8, reason: "the questions list is empty; the server sent []"),
     FaultCase(
         name: "a 10 MB questions body", serve: [],
         questionsBody: Array("[" + String(repeating: " ", count: 10 << 20) + "]").map { $0.asciiValue! },

@@ -187,6 +187,34 @@ private func slower(by scale: Double) -> RunReport {
         #expect(try RunReport.merged([(path: "b.json", report: plainReport)]).stepReports["submit"]?.errors == ["http_4xx": 1])
     }
 
+    /// The server's reason for a failed status: the first of each class, under its class in
+    /// `error_samples` with its status; a later one of the same class is not kept; a merge
+    /// of shards keeps one a class, the first shard's.
+    @Test func theServersReasonIsKeptOnceAClassAndSurvivesAMerge() throws {
+        func metrics(_ failures: [(Int, String)]) -> RunMetrics {
+            var metrics = RunMetrics()
+            for (status, reason) in failures {
+                metrics.add(
+                    AttemptRecord(
+                        step: .submit, attempt: 1, outcome: .status(status), succeeded: false, serviceTime: .milliseconds(1),
+                        start: 0, detail: reason))
+            }
+            return metrics
+        }
+        let first = ReportFixtures.report(
+            metrics: metrics([(401, #"{"error":"bad token"}"#), (404, "not found"), (503, "busy")]), shard: Shard(index: 1, count: 2))
+        #expect(
+            first.stepReports["submit"]?.errorSamples == ["http_4xx": #"401: {"error":"bad token"}"#, "http_5xx": "503: busy"])
+        let second = ReportFixtures.report(metrics: metrics([(429, "slow down"), (502, "gateway")]), shard: Shard(index: 2, count: 2))
+        let merged = try RunReport.merged([(path: "a.json", report: first), (path: "b.json", report: second)])
+        #expect(
+            merged.stepReports["submit"]?.errorSamples == ["http_4xx": #"401: {"error":"bad token"}"#, "http_5xx": "503: busy"])
+        let alone = try RunReport.merged([
+            (path: "c.json", report: ReportFixtures.report(metrics: metrics([(429, "slow down"), (502, "gateway")])))
+        ])
+        #expect(alone.stepReports["submit"]?.errorSamples == ["http_4xx": "429: slow down", "http_5xx": "502: gateway"])
+    }
+
     @Test func mergeReadsTheFormerNameOfAnErrorKind() throws {
         var metrics = RunMetrics()
         metrics.add(

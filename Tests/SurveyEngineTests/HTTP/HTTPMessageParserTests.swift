@@ -46,6 +46,25 @@ private func expectSameAtEveryBoundary(
 }
 
 @Suite struct HTTPMessageParserTests {
+    @Test func aFailuresFirstBytesAreKeptWhenTheBodyIsNotCollectedAndASuccesssAreNot() {
+        let limit = TransportResponse.failureBodyLimit
+        let body = String(repeating: "x", count: limit + 100)
+        for (status, kept) in [(401, limit), (503, limit), (200, 0), (302, 0)] {
+            let message = bytes("HTTP/1.1 \(status) Status\r\nContent-Length: \(body.count)\r\n\r\n" + body)
+            for cuts in [[], [message.count - 50], Array(stride(from: 40, to: message.count, by: 1000))] {
+                var parser = HTTPMessageParser(role: .response)
+                parser.collectBody = false
+                var start = 0
+                for end in cuts + [message.count] {
+                    _ = message[start..<end].withUnsafeBytes { parser.parse($0) }
+                    start = end
+                }
+                #expect(parser.isComplete && parser.bodyBytes == body.count)
+                #expect(parser.body == Array(body.utf8.prefix(kept)), "\(status), cut at \(cuts)")
+            }
+        }
+    }
+
     @Test func readsContentLengthResponse() {
         let message = bytes("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n[1,2,3]")
         let (parser, progress) = parse(message)

@@ -106,6 +106,26 @@ import Testing
         #expect(machine.send(method: "GET", scheme: "https", authority: "a", path: "/", headers: [], body: [], into: &output) == 3)
     }
 
+    @Test func aFailuresFirstBytesAreKeptWhenTheBodyIsNotAndASuccesssAreNot() throws {
+        var (machine, server) = try connected()
+        let limit = TransportResponse.failureBodyLimit
+        let body = [UInt8](repeating: 0x78, count: limit + 100)
+        for (status, kept) in [("401", limit), ("500", limit), ("200", 0)] {
+            var output: [UInt8] = []
+            let id = machine.send([HPACK.Field(":method", "GET"), HPACK.Field(":path", "/")], body: [], keepBody: false, into: &output)
+            var reply = server.headers(id, [(":status", status)], endStream: false)
+            reply += server.bytes(.data(stream: id, data: Array(body.prefix(3000)), endStream: false))
+            reply += server.bytes(.data(stream: id, data: Array(body.dropFirst(3000)), endStream: true))
+            var nothing: [UInt8] = []
+            let events = try machine.receive(reply, into: &nothing)
+            #expect(
+                events == [
+                    .response(stream: id, .init(status: Int(status)!, headers: [], body: Array(body.prefix(kept)), bodyBytes: body.count))
+                ],
+                "\(status)")
+        }
+    }
+
     @Test func aBodyWaitsForThePeersWindow() throws {
         var (machine, server) = try connected([(.initialWindowSize, 10)])
         var output: [UInt8] = []

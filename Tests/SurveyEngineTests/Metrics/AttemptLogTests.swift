@@ -70,8 +70,9 @@ private func attempt(_ respondent: Int, start: UInt64 = 0) -> LoggedAttempt {
         let questions = try #require(logged.first)
         #expect(questions.step == .questions)
         #expect(questions.status == 200 && questions.error == .malformedResponse)
-        #expect(questions.reason == "the questions list is empty")
-        #expect(result.metrics[.questions].errorSamples[.malformedResponse] == "the questions list is empty")
+        // What was wrong, and what the server sent.
+        #expect(questions.reason == "the questions list is empty; the server sent []")
+        #expect(result.metrics[.questions].errorSamples[.malformedResponse] == "the questions list is empty; the server sent []")
     }
 
     @Test func anAttemptNeverSentIsNotLogged() async throws {

@@ -152,7 +152,7 @@ enum HTMLReport: ReportRenderer {
         let errors = ReportWording.errors(report)
         if !errors.isEmpty {
             html.append("<h2>Errors</h2>")
-            // A reason column only where a kind has more to say than its name (TLS failures).
+            // A reason column only where a kind has more to say than its name (a TLS failure, a server's refusal).
             let withReasons = errors.contains { $0.sample != nil }
             html.append(
                 HTMLPage.table(

@@ -66,7 +66,7 @@ enum MarkdownReport: ReportRenderer {
         }
         let errors = ReportWording.errors(report)
         if !errors.isEmpty {
-            // A reason column only where a kind has more to say than its name (TLS failures).
+            // A reason column only where a kind has more to say than its name (a TLS failure, a server's refusal).
             let withReasons = errors.contains { $0.sample != nil }
             lines += ["", "## Errors", ""]
             lines.append(withReasons ? "| step | kind | attempts | first reason |" : "| step | kind | attempts |")
