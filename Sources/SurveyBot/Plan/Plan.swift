@@ -83,10 +83,17 @@ struct Plan: Sendable, Hashable {
 }
 
 extension Plan {
-    /// The ids among `ids` that neither the answers nor a data column `answer.<id>` answer.
+    /// The ids among `ids` that neither the answers (by id, by the builtin typed survey's
+    /// type, or `"*"`) nor a data column `answer.<id>` answer.
     func unanswerable(among ids: some Sequence<QuestionID>) -> [QuestionID] {
         let fromData = run.data?.answerColumns ?? [:]
-        return run.answers.unanswerable(among: ids.filter { fromData[$0] == nil })
+        let types = run.answers.types
+        let typed = builtin.survey == .typed && !types.isEmpty
+        return run.answers.unanswerable(among: ids.filter { id in
+            guard fromData[id] == nil else { return false }
+            guard typed, let question = TypedSurvey.standard.questions.first(where: { $0.id == id.text }) else { return true }
+            return types[question.kind.rawValue] == nil
+        })
     }
 
     /// A one-line summary for `validate`: model, respondents or rate, concurrency, target.

@@ -68,6 +68,7 @@ extension RunReport.Questions {
     init(_ table: QuestionTable, plan: Plan) {
         let shown = plan.shownAnswers
         var ids = Set(plan.run.answers.byQuestion.keys.map(\.text))
+        ids.formUnion(plan.run.answers.pickers.keys.map(\.text))
         ids.formUnion((plan.run.data?.answerColumns.keys).map { $0.map(\.text) } ?? [])
         self.init(table, planIDs: ids) { shown[$0.text] ?? shown["*"] ?? [] }
     }

@@ -74,39 +74,57 @@ import Testing
         #expect(stats.endpoints["session"] == ["201": 20, "204": 20] && stats.closedSessions == 20)
     }
 
-    @Test func theTypedPlanStoresWhatItAnswersAndAsksWhyRedOnlyOfTheRed() async throws {
+    @Test func theTypedPlanAnswersFromTheSurveyAndItsFiguresAreTheServersQuestionByQuestion() async throws {
         var plan = try String(contentsOfFile: repositoryPath("plans/builtin-typed.plan"), encoding: .utf8)
         // Ten attempts, so that no page meets the 10% refusal on every one (three would, now and then, among 90 pages).
         plan = plan.replacingOccurrences(of: "      attempts: 3", with: "      attempts: 10")
         let (report, status, stats) = try await run(
             plan, name: "builtin-typed", serve: ["--api", "pages", "--survey", "typed", "--fail-rate", "10%", "--seed", "4"])
         #expect(status == 0)
-        // Every respondent took every page; each skipped the two lists of choices, which have no fixed answer.
-        #expect(report.respondents.abandoned == 0 && stats.stored.responses == 30)
-        #expect(stats.invalidSubmits == 0, "every fixed answer is of its question's type")
-        #expect(report.answers.submitted == stats.stored.answers)
-        // Each respondent picked a colour; the red ones alone were shown q5, and answered it.
-        let colours = stats.answersByQuestion["q1"] ?? [:]
-        let red = colours["c1"] ?? 0
-        #expect(colours.values.reduce(0, +) == 30 && red > 0 && red < 30)
-        #expect(stats.shownByQuestion["q5"] == red && stats.answersByQuestion["q5"] == ["(text)": red])
-        #expect(stats.answersByQuestion["q3"] == ["7": 30] && stats.answersByQuestion["q8"] == ["3": 30])
-        // The lists of choices have no fixed answer: shown, skipped, never stored.
-        #expect(stats.shownByQuestion["q2"] == 30 && stats.shownByQuestion["q7"] == 30)
-        #expect(stats.answersByQuestion["q2"] == nil && stats.answersByQuestion["q7"] == nil)
-        #expect(report.answers.skipped == 60)
+        // Every answer picked from what the survey listed was one it takes: none refused for its type.
+        #expect(report.respondents.abandoned == 0 && report.respondents.completed == 30 && stats.stored.responses == 30)
+        #expect(stats.invalidSubmits == 0, "every answer read from the survey is of its question's type")
+        let questions = try #require(report.questions?.byID)
+        #expect(Set(questions.keys) == Set(stats.shownByQuestion.keys))
+        for (id, figures) in questions {
+            // Shown as often as the server showed it; every time answered or declined, never skipped.
+            #expect(figures.shown == stats.shownByQuestion[id], "\(id) shown")
+            #expect(figures.answered + figures.declined == figures.shown && figures.skippedNoAnswer == 0, "\(id)")
+            let stored = stats.answersByQuestion[id] ?? [:]
+            switch id {
+            case "q4", "q5":
+                // Free text: one bucket on each side.
+                #expect(figures.answers == ["(words)": figures.answered] && stored == ["(text)": figures.answered], "\(id)")
+            case "q2", "q7":
+                // Several choices: the server counts each chosen one.
+                var chosen: [String: Int] = [:]
+                for (answer, count) in figures.answers {
+                    for choice in answer.split(separator: ",") { chosen[String(choice), default: 0] += count }
+                }
+                #expect(chosen == stored, "\(id)")
+            default:
+                #expect(figures.answers == stored, "\(id)")
+            }
+        }
+        // Required questions are never declined; a fifth of the optional ones are, about.
+        #expect(["q1", "q3", "q5", "q6"].allSatisfy { questions[$0]?.declined == 0 })
+        #expect(["q2", "q4", "q7", "q8"].map { questions[$0]?.declined ?? 0 }.reduce(0, +) > 0)
+        #expect(report.answers.declined == questions.values.map(\.declined).reduce(0, +))
+        // The branch: q5 ("Why red?") was shown to exactly those who chose red.
+        let red = stats.answersByQuestion["q1"]?["c1"] ?? 0
+        #expect(red > 0 && red < 30 && stats.shownByQuestion["q5"] == red)
     }
 
-    @Test func theTypedPlanRunsAgainstTheBuiltinServerWithoutAnswersForItsOptionalQuestions() async throws {
+    @Test func theTypedPlanRunsAgainstTheBuiltinServerCompletingWhatItDeclines() async throws {
         let directory = try TemporaryDirectory()
-        // Without refusals: this test is about the start, which asks answers of the required questions alone.
+        // Without refusals: this test is about the start, which needs an answer for every required question.
         let result = await runCommand([
             "run", repositoryPath("plans/builtin-typed.plan"), "--out", directory.path, "--quiet", "--set", "builtin.fail_rate=0%",
         ])
         #expect(result.status == .success, "\(result.err)")
         let report = try RunReport.read(path: directory.path + "/builtin-typed-latest.json")
-        #expect(report.respondents.abandoned == 0 && report.stepReports["page"]?.succeeded == 90)
-        #expect(report.answers.skipped == 60 && report.answers.unanswered == 0)
+        #expect(report.respondents.completed == 30 && report.stepReports["page"]?.succeeded == 90)
+        #expect(report.answers.skipped == 0 && report.answers.unanswered == 0 && report.answers.declined > 0)
     }
 
     @Test func theDefaultJourneyAnswersTheTypedSurveyOverTheContract() async throws {
