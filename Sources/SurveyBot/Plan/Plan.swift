@@ -89,11 +89,12 @@ extension Plan {
         let fromData = run.data?.answerColumns ?? [:]
         let types = run.answers.types
         let typed = builtin.survey == .typed && !types.isEmpty
-        return run.answers.unanswerable(among: ids.filter { id in
-            guard fromData[id] == nil else { return false }
-            guard typed, let question = TypedSurvey.standard.questions.first(where: { $0.id == id.text }) else { return true }
-            return types[question.kind.rawValue] == nil
-        })
+        return run.answers.unanswerable(
+            among: ids.filter { id in
+                guard fromData[id] == nil else { return false }
+                guard typed, let question = TypedSurvey.standard.questions.first(where: { $0.id == id.text }) else { return true }
+                return types[question.kind.rawValue] == nil
+            })
     }
 
     /// A one-line summary for `validate`: model, respondents or rate, concurrency, target.
