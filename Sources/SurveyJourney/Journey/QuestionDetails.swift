@@ -147,6 +147,9 @@ extension QuestionDetails.Shape {
             case .bool(let flag)?: details.required = flag
             case .integer(let number)?: details.required = number != 0
             case .string(let text)?: details.required = ["y", "yes", "true", "1", "required", "mandatory"].contains(text.lowercased())
+            // SurveyMonkey's `"required": {"text": …, "type": "all"}`, null when optional.
+            case .object?: details.required = true
+            case .null?: details.required = false
             default: break
             }
         }

@@ -31,10 +31,14 @@ import Testing
 
     /// The Sessions API: `X-API-TOKEN`, `{"result": …, "meta": {"httpStatus": …}}`, errors in
     /// `meta.error`; pages of multiple-choice questions answered `{"<choiceId>": {"selected":
-    /// true}}`; `advance` and `close` never together; `close` records the response. Every fifth
-    /// page post is a `503` before anything is taken.
+    /// true}}` from the choices each lists, text entries a string; `advance` and `close` never
+    /// together; `close` records the response. Every fifth page post is a `503` before anything
+    /// is taken.
     final class Qualtrics: Sendable {
         static let pages = [["QID1", "QID2"], ["QID3", "QID4"], ["QID5"]]
+        /// The text-entry questions; the others are multiple choice, of these choices.
+        static let textEntry: Set<String> = ["QID2", "QID4"]
+        static func choices(_ id: String) -> [String] { id == "QID3" ? ["4", "5"] : ["1", "2", "3"] }
         let state = Mutex<
             (sessions: [String: (page: Int, answers: Int)], opened: Int, posts: Int, recorded: [(complete: Bool, answers: Int)])
         >(
@@ -59,7 +63,12 @@ import Testing
             func page(_ index: Int) -> String {
                 guard index < Self.pages.count else { return "[]" }
                 let items = Self.pages[index].map { id in
-                    #"{"questionId":"\#(id)","type":"MC","display":"Pick one for \#(id)","choices":[{"choiceId":"1"},{"choiceId":"2"},{"choiceId":"3"}]}"#
+                    if Self.textEntry.contains(id) {
+                        return #"{"questionId":"\#(id)","questionType":{"type":"TE","selector":"SL"},"display":"Say why for \#(id)"}"#
+                    }
+                    let choices = Self.choices(id).map { #"{"choiceId":"\#($0)","display":"Choice \#($0)"}"# }.joined(separator: ",")
+                    return #"{"questionId":"\#(id)","questionType":{"type":"MC","selector":"SAVR"},"display":"Pick one for \#(id)","#
+                        + #""choices":[\#(choices)]}"#
                 }
                 return "[" + items.joined(separator: ",") + "]"
             }
@@ -99,8 +108,12 @@ import Testing
                 }
                 let wanted = Self.pages[session.page]
                 guard Set(responses.map(\.0)) == Set(wanted),
-                    responses.allSatisfy({ _, value in
-                        guard case .object(let choices) = value, choices.count == 1, ["1", "2", "3"].contains(choices[0].0) else {
+                    responses.allSatisfy({ id, value in
+                        if Self.textEntry.contains(id) {
+                            if case .string(let text) = value { return !text.isEmpty }
+                            return false
+                        }
+                        guard case .object(let choices) = value, choices.count == 1, Self.choices(id).contains(choices[0].0) else {
                             return false
                         }
                         return choices[0].1["selected"] == .bool(true)
@@ -228,14 +241,81 @@ import Testing
     // MARK: SurveyMonkey
 
     /// API v3: `Authorization: bearer …`; the survey's details with `pages[].questions[]`, each
-    /// with `headings` and `answers.choices`; `POST /v3/collectors/{id}/responses` checked
-    /// against them, `201` with the whole response; errors `{"error": {"id", "name", "docs",
-    /// "message", "http_status_code"}}`. Every third POST meets the per-minute quota (`429`,
-    /// nothing stored).
+    /// with its `family`, `headings`, `required` (an object, or null) and `answers.choices`;
+    /// `POST /v3/collectors/{id}/responses` checked against them — each question under its own
+    /// page, a single choice one of its choices, a multiple choice distinct ones of its choices,
+    /// an open-ended question a text, a required question present — `201` with the whole
+    /// response; errors `{"error": {"id", "name", "docs", "message", "http_status_code"}}`. Every
+    /// third POST meets the per-minute quota (`429`, nothing stored).
     final class SurveyMonkey: Sendable {
-        static let questions = ["111", "112", "113"]
-        static let choices = ["4385067991", "4385067992", "4385067993"]
-        let state = Mutex<(posts: Int, stored: [[String: String]])>((0, []))
+        struct Question {
+            let id: String
+            let family: String
+            let required: Bool
+            let choices: [String]
+        }
+
+        static let pages: [(id: String, questions: [Question])] = [
+            (
+                "p77",
+                [
+                    Question(id: "111", family: "single_choice", required: true, choices: ["4385067991", "4385067992", "4385067993"]),
+                    Question(id: "112", family: "multiple_choice", required: false, choices: ["4385068001", "4385068002", "4385068003"]),
+                ]
+            ),
+            (
+                "p78",
+                [
+                    Question(id: "113", family: "open_ended", required: false, choices: []),
+                    Question(id: "114", family: "single_choice", required: true, choices: ["4385069001", "4385069002"]),
+                ]
+            ),
+        ]
+        /// The responses stored, and each answer stored by question and value (`(text)` for text).
+        let state = Mutex<(posts: Int, stored: Int, answers: [String: [String: Int]])>((0, 0, [:]))
+
+        static var details: String {
+            let pages = Self.pages.map { page in
+                let questions = page.questions.map { question in
+                    let choices = question.choices.map { #"{"id":"\#($0)","text":"Choice \#($0)"}"# }.joined(separator: ",")
+                    let required = question.required ? #"{"text":"This question requires an answer.","type":"all"}"# : "null"
+                    return #"{"id":"\#(question.id)","family":"\#(question.family)","headings":[{"heading":"Question \#(question.id)?"}],"#
+                        + #""required":\#(required),"answers":{"choices":[\#(choices)]}}"#
+                }
+                return #"{"id":"\#(page.id)","questions":[\#(questions.joined(separator: ","))]}"#
+            }
+            return #"{"id":"123","title":"Stand-in","pages":[\#(pages.joined(separator: ","))]}"#
+        }
+
+        /// The answers of one response by question and value, or nil when it breaks the design.
+        static func answers(in pages: [JSONValue]) -> [String: [String]]? {
+            var answers: [String: [String]] = [:]
+            for page in pages {
+                guard case .string(let pageID)? = page["id"], let design = Self.pages.first(where: { $0.id == pageID }),
+                    case .array(let questions)? = page["questions"]
+                else { return nil }
+                for question in questions {
+                    guard case .string(let id)? = question["id"], let asked = design.questions.first(where: { $0.id == id }),
+                        answers[id] == nil, case .array(let given)? = question["answers"], !given.isEmpty
+                    else { return nil }
+                    var values: [String] = []
+                    for answer in given {
+                        if asked.family == "open_ended" {
+                            guard case .string(let text)? = answer["text"], !text.isEmpty else { return nil }
+                            values.append("(text)")
+                        } else {
+                            guard case .string(let choice)? = answer["choice_id"], asked.choices.contains(choice), !values.contains(choice)
+                            else { return nil }
+                            values.append(choice)
+                        }
+                    }
+                    if asked.family != "multiple_choice", values.count != 1 { return nil }
+                    answers[id] = values
+                }
+            }
+            let required = Self.pages.flatMap(\.questions).filter(\.required).map(\.id)
+            return required.allSatisfy { answers[$0] != nil } ? answers : nil
+        }
 
         func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
             func error(_ status: Int, _ id: String, _ name: String, _ message: String) -> HTTPServerAction {
@@ -249,35 +329,26 @@ import Testing
             }
             switch (request.method, String(request.pathWithoutQuery)) {
             case ("GET", "/v3/surveys/123/details"):
-                let items = Self.questions.map { id in
-                    #"{"id":"\#(id)","family":"single_choice","subtype":"vertical","headings":[{"heading":"Question \#(id)?"}],"#
-                        + #""answers":{"choices":[\#(Self.choices.map { #"{"id":"\#($0)","text":"Choice \#($0)"}"# }.joined(separator: ","))]}}"#
-                }
-                return json(200, #"{"id":"123","title":"Stand-in","pages":[{"id":"p77","questions":[\#(items.joined(separator: ","))]}]}"#)
+                return json(200, Self.details)
             case ("POST", "/v3/collectors/987/responses"):
                 let quota = state.withLock { state -> Bool in
                     state.posts += 1
                     return state.posts % 3 == 0
                 }
                 if quota { return error(429, "1040", "Rate limit reached", "Too many requests were made, try again later.") }
-                guard case .success(let body) = JSONValue.parse(request.body), case .array(let pages)? = body["pages"], pages.count == 1,
-                    pages[0]["id"] == .string("p77"), case .array(let questions)? = pages[0]["questions"]
+                guard case .success(let body) = JSONValue.parse(request.body), case .array(let pages)? = body["pages"],
+                    let answers = Self.answers(in: pages)
                 else { return error(400, "1002", "Bad Request", "Invalid schema in the body provided.") }
-                var answers: [String: String] = [:]
-                for question in questions {
-                    guard case .string(let id)? = question["id"], Self.questions.contains(id),
-                        case .array(let given)? = question["answers"],
-                        given.count == 1, case .string(let choice)? = given[0]["choice_id"], Self.choices.contains(choice)
-                    else { return error(400, "1002", "Bad Request", "Invalid schema in the body provided.") }
-                    answers[id] = choice
-                }
                 let id = state.withLock { state -> Int in
-                    state.stored.append(answers)
-                    return 5_007_154_400 + state.stored.count
+                    state.stored += 1
+                    for (question, values) in answers {
+                        for value in values { state.answers[question, default: [:]][value, default: 0] += 1 }
+                    }
+                    return 5_007_154_400 + state.stored
                 }
                 return json(
                     201,
-                    #"{"id":"\#(id)","response_status":"completed","survey_id":"123","collector_id":"987","pages":\#(pages.map(\.json).joined())}"#
+                    #"{"id":"\#(id)","response_status":"completed","survey_id":"123","collector_id":"987","pages":\#(JSONValue.array(pages).json)}"#
                 )
             default:
                 return error(404, "1020", "Resource Not Found", "There was an error retrieving the requested resource.")
@@ -285,7 +356,7 @@ import Testing
         }
     }
 
-    @Test func surveyMonkeyTakesEachWholeResponseInOnePostAndAQuotaRefusalIsPostedAgain() async throws {
+    @Test func surveyMonkeyTakesEachWholeResponseGroupedByPageWithAnswersFromItsDesign() async throws {
         let monkey = SurveyMonkey()
         let (report, status) = try await run(
             "surveymonkey", monkey.handle,
@@ -294,11 +365,26 @@ import Testing
                 "SURVEYMONKEY_TOKEN": "tok",
             ])
         #expect(status == 0)
-        let stored = monkey.state.withLock { $0.stored }
-        #expect(stored.count == 10 && report.stepReports["respond"]?.succeeded == 10)
-        #expect(stored.map(\.count).reduce(0, +) == 30 && report.answers.submitted == 30)
+        let (stored, answers) = monkey.state.withLock { ($0.stored, $0.answers) }
+        // No response refused: every answer one the design offers, under its own page.
+        #expect(stored == 10 && report.stepReports["respond"]?.succeeded == 10)
+        #expect(report.stepReports["respond"]?.status["400"] == nil)
         let respond = try #require(report.stepReports["respond"])
         #expect(respond.status["429"] == respond.attempts - 10 && respond.retries == respond.attempts - 10)
+        // Question by question, what the report says was answered is what SurveyMonkey stored.
+        let questions = try #require(report.questions?.byID)
+        for (id, figures) in questions {
+            var given: [String: Int] = [:]
+            for (answer, count) in figures.answers {
+                for value in answer.split(separator: ",") {
+                    given[value == "(words)" ? "(text)" : String(value), default: 0] += count
+                }
+            }
+            #expect(given == answers[id] ?? [:], "\(id)")
+        }
+        // The required questions always answered; the optional ones now and then declined.
+        #expect(questions["111"]?.answered == 10 && questions["114"]?.answered == 10)
+        #expect(report.answers.submitted + report.answers.declined == 40 && report.answers.skipped == 0)
     }
 
     @Test func aWrongTokenIsRefusedByEachPlatformAndReportedWithItsStatus() async throws {
