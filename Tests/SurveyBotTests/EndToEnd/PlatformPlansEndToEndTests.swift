@@ -206,7 +206,14 @@ import Testing
                         return error(400, "bad_request", "Response is already finished", #"{"code":"response_already_finished"}"#)
                     }
                     var merged = response.data
-                    if case .object(let data)? = body["data"] { merged.merge(Self.strings(data)) { _, new in new } }
+                    if case .object(let data)? = body["data"] {
+                        // A single choice is answered by one of its labels, as Formbricks' own form sends it.
+                        let given = Self.strings(data)
+                        if let often = given["often"], !["Often", "Sometimes", "Never"].contains(often) {
+                            return error(400, "bad_request", "Invalid response data", #"{"often":"not one of the choices"}"#)
+                        }
+                        merged.merge(given) { _, new in new }
+                    }
                     state.responses[id] = (merged, body["finished"] == .bool(true))
                     state.puts += 1
                     if state.puts % 4 == 0, body["finished"] != .bool(true) { return json(503, "") }
