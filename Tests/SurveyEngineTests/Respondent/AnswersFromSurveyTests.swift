@@ -177,6 +177,31 @@ import Testing
                 + #"{"id": "P2", "questions": [{"id": "c", "answers": [{"text": "t"}]}]}]}"#)
     }
 
+    @Test func aTypeShapesEachChosenValueAndTheLabelGoesWhereAsked() async throws {
+        let page = #"""
+            {"questions": [
+              {"questionId": "m", "display": "", "kind": "multi", "choices": [{"id": "a", "label": "Apple"}, {"id": "b", "label": "Pear"}]},
+              {"questionId": "s", "display": "", "kind": "single", "choices": [{"id": "x", "label": "Ex"}]}
+            ]}
+            """#
+        let shape = Self.shape {
+            $0.choices = .path(try! JSONPath(parsing: "choices"))
+            $0.type = try! JSONPath(parsing: "kind")
+        }
+        let transport = ScriptedTransport { sent, _ in ok(sent.path == "/survey" ? page : "{}") }
+        let read = JourneyStep(Step("read"), call: .init(method: "GET", path: "/survey"), questions: shape)
+        let send = JourneyStep(
+            Step("send"), call: .init(method: "POST", path: "/answers"), body: #"{"q": ${answers}}"#, runs: .perSurvey,
+            answers: .list(item: #"{"id": ${question.id}, "answers": ${answer}}"#))
+        var book = AnswerBook()
+        book.types["multi"] = AnswerType(answer: .choices(2...2), each: #"{"choice_id": ${answer}}"#)
+        book.types["single"] = AnswerType(answer: .choice([]), item: #"{"id": ${question.id}, "text": ${answer.label}}"#)
+        _ = try await walk([read, send], transport, answers: book)
+        #expect(
+            transport.sent[1].body
+                == #"{"q": [{"id": "m", "answers": [{"choice_id": "a"},{"choice_id": "b"}]},{"id": "s", "text": "Ex"}]}"#)
+    }
+
     @Test func anHTMLPagesInputsGiveEachFieldsChoicesTypeAndRequiredFlag() throws {
         let page = """
             <form><div id="q-1X1">Colour?</div>
