@@ -90,7 +90,9 @@ extension PlanDecoder {
         if connectionFaults > 1.000_000_1, let last = PlanPath.builtinConnectionFaultRates.compactMap({ seen($0) }).last {
             error("the builtin fault rates other than fail_rate add up to more than 100%", at: last.keyLocation)
         }
-        if crossChecks, plan.target != .builtin, plan.run.answers.fallback == nil, let answers = seen(.answers) {
+        if crossChecks, plan.target != .builtin, plan.run.answers.fallback == nil, plan.run.answers.fallbackPicker == nil,
+            let answers = seen(.answers)
+        {
             // A remote survey's questions are not known before the run.
             warning(
                 "'answers' has no \"*\" answer: a question without its own answer is skipped (never sent; counted in answers.skipped)",

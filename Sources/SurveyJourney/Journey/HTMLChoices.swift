@@ -35,7 +35,8 @@ package struct HTMLChoices {
                 if type == "radio" || type == "checkbox" {
                     let value = attribute("value") ?? "on"
                     let label = attribute("id").flatMap { labels[$0] } ?? value
-                    if !details.choices.contains(where: { $0.id == value }) {
+                    // An empty value is the "no answer" button of an optional question: no choice.
+                    if !value.isEmpty, !details.choices.contains(where: { $0.id == value }) {
                         details.choices.append(QuestionDetails.Choice(id: value, label: label))
                     }
                 }

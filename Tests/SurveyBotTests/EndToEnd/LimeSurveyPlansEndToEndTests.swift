@@ -219,7 +219,7 @@ import Testing
                     <input type='hidden' id='relevance\(q2)' name='relevance\(q2)' value='1'/>
                     <input type='hidden' id='aQuestionsWithDependencies' data-qids='[]' />
                     <input id="java246810X\(number)X\(q2)" disabled="disabled" type="hidden" value="" name="java246810X\(number)X\(q2)" />
-                    \(number == 1 ? Self.text(1, 1) + Self.radio(1, 2, ["A1", "A2"]) : Self.radio(2, 3, ["Y", "N"]) + Self.text(2, 4))
+                    \(number == 1 ? Self.text(1, 1) + Self.radio(1, 2, ["A1", "A2"]) : Self.radio(2, 3, ["Y", "N"]) + Self.text(2, 4) + Self.hidden)
                     <input type='hidden' name='lastgroup' value='246810X\(number)' id='lastgroup' />
                     <input type="hidden" name="ajax" value="off" id="ajax" />
                     <button type="submit" id="defaultbtn" value="default" name="move" class="submit d-none"></button>
@@ -232,23 +232,38 @@ import Testing
             return .respond(EncodedResponse(HTTPServerResponse(status: 200, headers: headers, body: Array(html.utf8))))
         }
 
-        /// A short free text question, `246810X<group>X<question>`.
+        /// A short free text question, `246810X<group>X<question>`, in its container as LimeSurvey writes it.
         static func text(_ group: Int, _ question: Int) -> String {
             """
+            <div id="question\(question)" class="row text-short question-container">
             <div id="ls-question-text-246810X\(group)X\(question)" class=" ls-label-question ">Question \(question)</div>
             <input class="form-control" type="text" name="246810X\(group)X\(question)" id="answer246810X\(group)X\(question)" value="" />
+            </div>
 
             """
         }
 
+        /// A question whose condition does not hold, as LimeSurvey still writes it: hidden
+        /// (`ls-irrelevant ls-hidden`), its relevance flag empty; an answer to it is dropped.
+        static let hidden = """
+            <div id="question9" class="row list-radio ls-irrelevant ls-hidden mandatory question-container">
+            <input type='hidden' name='relevance9' value=''/>
+            <div id="ls-question-text-246810X2X9" class=" ls-label-question ">Why apples?</div>
+            <input class="form-check-input" type="radio" value="C1" name="246810X2X9" id="answer246810X2X9C1" />
+            </div>
+
+            """
+
         /// A list (radio) question offering `codes`, each with its label.
         static func radio(_ group: Int, _ question: Int, _ codes: [String]) -> String {
             let name = "246810X\(group)X\(question)"
-            return "<div id=\"ls-question-text-\(name)\" class=\" ls-label-question \">Question \(question)</div>\n"
+            return "<div id=\"question\(question)\" class=\"row list-radio question-container\">\n"
+                + "<div id=\"ls-question-text-\(name)\" class=\" ls-label-question \">Question \(question)</div>\n"
+                + "<input class=\"form-check-input\" type=\"radio\" value=\"\" name=\"\(name)\" id=\"answer\(name)NANS\" /><label for=\"answer\(name)NANS\">No answer</label>\n"
                 + codes.map {
                     "<input class=\"form-check-input\" type=\"radio\" value=\"\($0)\" name=\"\(name)\" id=\"answer\(name)\($0)\" />"
                         + "<label for=\"answer\(name)\($0)\">Label \($0)</label>\n"
-                }.joined()
+                }.joined() + "</div>\n"
         }
 
         static func fields(_ body: String) -> [String: String] {
@@ -316,6 +331,9 @@ import Testing
             #expect(Set(codes).isSubset(of: offered) && codes.count == 10, "\(list)")
             #expect(questions[list]?.answers == Dictionary(codes.map { ($0, 1) }, uniquingKeysWith: +), "\(list)")
         }
+        // The question LimeSurvey hid (its condition not met) was neither seen nor answered,
+        // and the "No answer" button of each list was never picked.
+        #expect(questions["246810X2X9"] == nil && questions.count == 4)
     }
 
     @Test func aMandatoryAnswerLeftOutShowsThePageAgainUntilThePageLimit() async throws {

@@ -73,6 +73,11 @@ import Testing
         #expect(plan.run.answers.skipOptional == 0.25)
     }
 
+    @Test func aStarAnswerReadFromTheSurveyIsAStarAnswer() throws {
+        let plan = try #require(expectPlan(Self.plan(answers: ["  \"*\": choice()"])))
+        #expect(plan.run.answers.fallbackPicker == .choice([]) && plan.warnings.isEmpty, "no warning that '*' is missing")
+    }
+
     @Test func aBadPickerIsAnErrorAtItsPlace() {
         // At the picker's name when it is unknown, inside its parentheses otherwise, at the item at fault.
         expectSingleError(

@@ -207,6 +207,7 @@ import Testing
             <form><div id="q-1X1">Colour?</div>
             <input type="radio" name="1X1" value="A1" id="a1" required><label for="a1">Red <b>hot</b></label>
             <input type="radio" name="1X1" value="A2" id="a2"><label for="a2">Blue</label>
+            <input type="radio" name="1X1" value="" id="a0"><label for="a0">No answer</label>
             <div id="q-1X2">Size?</div><select name="1X2"><option value="">Choose</option><option value="S">Small</option>
             <option value="L">Large &amp; more</option></select>
             <div id="q-1X3">Age?</div><input type="number" name="1X3" min="18" max="99"></form>
