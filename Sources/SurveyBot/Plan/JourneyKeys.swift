@@ -250,7 +250,7 @@ enum JourneyKeys {
                 .answersGroup, .text, into: \.answersGroup, default: "none", absent: nil,
                 "for a step per survey or per page whose questions came in groups (`question_group`): `${answers}` is a JSON "
                     + "list of this template, one per group, in which `${answers}` is the group's answers (laid out as "
-                    + "`answers_key` or `answers_item` say) and `${group.id}` its id (SurveyMonkey's pages: "
+                    + "`answers_key` or `answers_item` say), `${group.id}` its id and `${group.FIELD}` another of its fields (SurveyMonkey's pages: "
                     + "`{\"id\": ${group.id}, \"questions\": ${answers}}`)"),
             .custom(
                 .questions, kind: "JSON path, or `regex PATTERN`", default: "none",

@@ -126,7 +126,7 @@ extension PlanDecoder {
             }
             for variable in template.variables {
                 switch variable {
-                case .answers, .groupID:
+                case .answers, .groupID, .groupField:
                     error("\(variable) cannot be used in '\(path)': it shapes one answer", at: s.location)
                 case .row, .session, .respondentID, .questionID, .questionField, .answer, .answerLabel:
                     break
@@ -236,7 +236,7 @@ extension PlanDecoder {
                         : "'api.submit' and 'api.submit_body'"
                     error("\(variable) can only be used in \(allowed), not in '\(place)'", at: use.location)
                 }
-            case .groupID:
+            case .groupID, .groupField:
                 if JourneyKeys.key(at: place)?.1 != .answersGroup {
                     error(
                         "\(variable) can only be used in the 'answers_group' of a step per survey or per page, not in '\(place)'",

@@ -111,7 +111,7 @@ struct PlanInterpolation {
     }
 
     static func isRunTimeVariable(_ name: String) -> Bool {
-        name == "answer" || name == "answer.label" || name == "answers" || name == "group.id" || name == "respondent.id"
+        name == "answer" || name == "answer.label" || name == "answers" || name.hasPrefix("group.") || name == "respondent.id"
             || name.hasPrefix("question.") || name.hasPrefix("row.") || name.hasPrefix("session.")
     }
 

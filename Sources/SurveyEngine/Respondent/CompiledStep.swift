@@ -59,6 +59,7 @@ final class CompiledStep: Sendable {
         questions = step.questions.map { shape in
             var shape = shape
             shape.fields = journey.questionFields
+            shape.details?.group?.fields = journey.groupFields
             return shape
         }
         always = step.always

@@ -163,7 +163,7 @@ extension Respondent {
         var answered = 0
         // Laid out by group: each group's answers apart, in the order the groups were listed.
         let grouped = recipe.answersGroup != nil
-        var groups: [(group: Int32, id: String, answers: [UInt8], count: Int)] = []
+        var groups: [OpenGroup] = []
         for index in questions.indices {
             if grouped { Self.openGroup(of: questions[index], in: &groups) }
             let given: GivenAnswer
@@ -234,6 +234,7 @@ extension Respondent {
                 if position > 0 { answers.append(0x2C) }
                 values.answers = [list ? 0x5B : 0x7B] + group.answers + [list ? 0x5D : 0x7D]
                 values.groupID = group.id
+                values.groupFields = group.fields
                 template.render(values, into: &answers)
             }
             answers.append(0x5D)
@@ -252,12 +253,14 @@ extension Respondent {
 
     /// Adds the group `question` is listed in to `groups`, if it is not there yet: a group
     /// whose questions all go unanswered is still sent, empty.
-    private static func openGroup(of question: SurveyQuestion, in groups: inout [(group: Int32, id: String, answers: [UInt8], count: Int)])
-    {
+    private static func openGroup(of question: SurveyQuestion, in groups: inout [OpenGroup]) {
         let group = question.details?.group ?? -1
         guard !groups.contains(where: { $0.group == group }) else { return }
-        groups.append((group, question.details?.groupID ?? "", [], 0))
+        groups.append((group, question.details?.groupID ?? "", question.details?.groupFields ?? [], [], 0))
     }
+
+    /// A group being laid out: its position, id and fields, its answers so far and how many.
+    typealias OpenGroup = (group: Int32, id: String, fields: [String], answers: [UInt8], count: Int)
 
     /// The answer its data row gives question `id` (a non-empty `answer.<id>` cell), if any.
     func rowAnswer(_ id: QuestionID, _ context: SurveyContext) -> String? {

@@ -239,7 +239,8 @@ struct SurveyRequests: Sendable {
             var answersGroup: CompiledTemplate?
             if sendsAnswers, let group = step.answersGroup {
                 answersGroup = try Self.compile(
-                    group, .json, name: "the \(name) answers' group", columns, captures, allowed.union([.group]), capturedBefore, fields)
+                    group, .json, name: "the \(name) answers' group", columns, captures, allowed.union([.group]), capturedBefore, fields,
+                    groupFields: journey.groupFields)
             }
             // Each type's shape, for the steps that send answers.
             var typeValues: [String: CompiledTemplate] = [:]
@@ -310,13 +311,13 @@ struct SurveyRequests: Sendable {
         case .session: .session
         case .questionID, .questionField, .answer, .answerLabel: .question
         case .answers: .answers
-        case .groupID: .group
+        case .groupID, .groupField: .group
         }
     }
 
     private static func compile(
         _ text: String, _ encoding: CompiledTemplate.Encoding, name: String, _ columns: [String], _ captures: [String],
-        _ allowed: Set<Kind>, _ capturedBefore: Set<String>, _ fields: [String], prefix: String = ""
+        _ allowed: Set<Kind>, _ capturedBefore: Set<String>, _ fields: [String], prefix: String = "", groupFields: [String] = []
     ) throws(HTTPSyntaxError) -> CompiledTemplate {
         do throws(TemplateError) {
             let template = try TextTemplate(parsing: text)
@@ -329,7 +330,8 @@ struct SurveyRequests: Sendable {
                 }
             }
             let whole = prefix.isEmpty ? template : TextTemplate(segments: [.literal(prefix)] + template.segments)
-            return try CompiledTemplate(whole, encoding, columns: columns, captures: captures, questionFields: fields)
+            return try CompiledTemplate(
+                whole, encoding, columns: columns, captures: captures, questionFields: fields, groupFields: groupFields)
         } catch {
             throw HTTPSyntaxError("\(name): \(error.description)", offset: error.offset)
         }

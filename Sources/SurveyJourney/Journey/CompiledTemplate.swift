@@ -26,6 +26,7 @@ package struct CompiledTemplate: Sendable {
         case answer
         case answerLabel
         case groupID
+        case groupField(Int)
         case session(Int)
         case answers
     }
@@ -56,6 +57,8 @@ package struct CompiledTemplate: Sendable {
         package var answerLabel = ""
         /// The id of the group being laid out (`${group.id}`).
         package var groupID = ""
+        /// That group's other fields the journey uses, in `Journey.groupFields`' order.
+        package var groupFields: [String] = []
         /// Every answer of the survey (`${answers}`): JSON, or each answer as `&name=value`
         /// for a form.
         package var answers: [UInt8] = []
@@ -79,7 +82,8 @@ package struct CompiledTemplate: Sendable {
     /// Compiles `template` for `encoding`, with row columns and capture names resolved to
     /// their indexes. Throws on a column or capture that does not exist.
     package init(
-        _ template: TextTemplate, _ encoding: Encoding, columns: [String], captures: [String], questionFields: [String] = []
+        _ template: TextTemplate, _ encoding: Encoding, columns: [String], captures: [String], questionFields: [String] = [],
+        groupFields: [String] = []
     ) throws(TemplateError) {
         var parts: [(Part, Bool)] = []
         var inString = false
@@ -123,6 +127,11 @@ package struct CompiledTemplate: Sendable {
                 case .answer: part = .answer
                 case .answerLabel: part = .answerLabel
                 case .groupID: part = .groupID
+                case .groupField(let path):
+                    guard let index = groupFields.firstIndex(of: path) else {
+                        throw TemplateError("\(variable) is no field the groups are read with", offset: 0)
+                    }
+                    part = .groupField(index)
                 case .answers:
                     // Already JSON, or form fields: it goes in as it is, and only where a JSON value may
                     // stand, or after a form's fields.
@@ -175,6 +184,8 @@ package struct CompiledTemplate: Sendable {
                 }
             case .answerLabel: append(text: values.answerLabel, inString: inString, to: &bytes)
             case .groupID: append(text: values.groupID, inString: inString, to: &bytes)
+            case .groupField(let index):
+                append(text: index < values.groupFields.count ? values.groupFields[index] : "", inString: inString, to: &bytes)
             case .questionField(let index):
                 append(text: index < values.questionFields.count ? values.questionFields[index] : "", inString: inString, to: &bytes)
             case .answers: bytes.append(contentsOf: values.answers)

@@ -19,6 +19,8 @@ public struct QuestionDetails: Sendable, Hashable {
     public var group: Int32 = -1
     /// Its group's id, as text; empty for none.
     public var groupID: String = ""
+    /// Its group's other fields the journey uses (`Group.fields`), as text, in that order.
+    public var groupFields: [String] = []
 
     /// Details with nothing said.
     public init() {}
@@ -81,6 +83,9 @@ public struct QuestionDetails: Sendable, Hashable {
         public var path: JSONPath
         /// Where a group holds its id.
         public var id = JSONPath(names: ["id"])
+        /// The other fields each group is read with, for `${group.FIELD}`: a string as it is, a
+        /// number as its digits. A group without one breaks the contract.
+        public var fields: [String] = []
 
         /// The groups at `path`.
         public init(path: JSONPath) {
@@ -94,13 +99,25 @@ public struct QuestionDetails: Sendable, Hashable {
 
         /// The question items of every group in `value`, each with its group's position, and the
         /// groups' ids (as text; a group without one is its position from 1).
-        func items(in value: JSONValue, list: JSONPath) -> (items: [JSONValue], groups: [Int32], ids: [String]) {
+        func items(
+            in value: JSONValue, list: JSONPath
+        ) -> (items: [JSONValue], groups: [Int32], ids: [String], fields: [[String]], missing: String?) {
             let rest = JSONPath(segments: Array(list.segments.dropFirst(path.segments.count)))
             var items: [JSONValue] = []
             var groups: [Int32] = []
             var ids: [String] = []
+            var values: [[String]] = []
+            var missing: String?
             for (position, group) in path.select(in: value).enumerated() {
                 ids.append(QuestionDetails.text(id.first(in: group)) ?? String(position + 1))
+                values.append(
+                    fields.map { field in
+                        guard let text = QuestionDetails.text((try? JSONPath(parsing: field))?.first(in: group)) else {
+                            missing = missing ?? "group \(ids[position]) has no '\(field)' (for ${group.\(field)})"
+                            return ""
+                        }
+                        return text
+                    })
                 let found = rest.select(in: group)
                 let elements: [JSONValue] =
                     rest.selectsMany
@@ -109,7 +126,7 @@ public struct QuestionDetails: Sendable, Hashable {
                 items.append(contentsOf: elements)
                 groups.append(contentsOf: repeatElement(Int32(position), count: elements.count))
             }
-            return (items, groups, ids)
+            return (items, groups, ids, values, missing)
         }
     }
 
@@ -129,11 +146,14 @@ extension QuestionDetails.Shape {
     /// The details `item` gives, in group `group` of `groupIDs`; or what is wrong with them, as
     /// a phrase (`'choices' is not a list or an object`). A detail that is absent is not wrong:
     /// a text question lists no choices.
-    func read(_ item: JSONValue, group: Int32, groupIDs: [String]) -> Result<QuestionDetails, QuestionDetails.Why> {
+    func read(
+        _ item: JSONValue, group: Int32, groupIDs: [String], groupFields: [[String]] = []
+    ) -> Result<QuestionDetails, QuestionDetails.Why> {
         var details = QuestionDetails()
         if group >= 0 {
             details.group = group
             details.groupID = groupIDs[Int(group)]
+            if Int(group) < groupFields.count { details.groupFields = groupFields[Int(group)] }
         }
         if case .path(let path) = choices, let listed = path.first(in: item), listed != .null {
             switch readChoices(listed) {

@@ -52,6 +52,17 @@ public struct Journey: Sendable, Hashable {
         return fields
     }
 
+    /// The group fields besides the id that the steps' `answers_group` use (`${group.title}`),
+    /// each once, in order: every group is read with them (`QuestionDetails.Group.fields`).
+    public var groupFields: [String] {
+        var fields: [String] = []
+        for step in steps {
+            guard let text = step.answersGroup, let template = try? TextTemplate(parsing: text) else { continue }
+            for case .groupField(let path) in template.variables where !fields.contains(path) { fields.append(path) }
+        }
+        return fields
+    }
+
     /// The names the steps capture, each once, in the order they are first captured: a
     /// respondent's session holds a value for each. A step that captures a name again (a page
     /// loop's next page key) replaces its value.

@@ -140,12 +140,15 @@ public struct SurveyQuestion: Sendable, Hashable {
         let items: [JSONValue]
         var groups: [Int32] = []
         var groupIDs: [String] = []
+        var groupFields: [[String]] = []
         let matches = shape.list.select(in: value)
         if let group = shape.details?.group {
             let found = group.items(in: value, list: shape.list)
+            if let missing = found.missing { return .failure(ContractError(description: missing)) }
             items = found.items
             groups = found.groups
             groupIDs = found.ids
+            groupFields = found.fields
         } else if shape.list.selectsMany {
             items = matches.flatMap { match -> [JSONValue] in
                 if case .array(let elements) = match { return elements }
@@ -198,7 +201,7 @@ public struct SurveyQuestion: Sendable, Hashable {
                 }
             }
             if let details = shape.details {
-                switch details.read(item, group: groups.isEmpty ? -1 : groups[index], groupIDs: groupIDs) {
+                switch details.read(item, group: groups.isEmpty ? -1 : groups[index], groupIDs: groupIDs, groupFields: groupFields) {
                 case .success(let read): question.details = read
                 case .failure(let why): return .failure(ContractError(description: "question \(id)'s \(why.phrase)"))
                 }

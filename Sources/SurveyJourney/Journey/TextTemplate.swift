@@ -23,6 +23,9 @@ public struct TextTemplate: Sendable, Hashable {
         case answerLabel
         /// The id of the group (page) whose answers are being laid out (`answers_group`).
         case groupID
+        /// Another field of that group, as the response listed it: a path in its item
+        /// (`${group.title}`).
+        case groupField(String)
         /// A value captured from the login response (`api.capture`).
         case session(String)
         /// Every answer of the survey at once, as JSON, for a step run once per survey
@@ -39,6 +42,7 @@ public struct TextTemplate: Sendable, Hashable {
             case .answer: "${answer}"
             case .answerLabel: "${answer.label}"
             case .groupID: "${group.id}"
+            case .groupField(let path): "${group.\(path)}"
             case .session(let name): "${session.\(name)}"
             case .answers: "${answers}"
             }
@@ -88,7 +92,7 @@ public struct TextTemplate: Sendable, Hashable {
             let name = String(String.UnicodeScalarView(scalars[(index + 2)..<close]))
             guard let variable = Self.variable(named: name) else {
                 throw TemplateError(
-                    "unknown variable '${\(name)}' (known: ${row.COLUMN}, ${respondent.id}, ${question.id}, ${question.FIELD}, ${answer}, ${answer.label}, ${answers}, ${group.id}, "
+                    "unknown variable '${\(name)}' (known: ${row.COLUMN}, ${respondent.id}, ${question.id}, ${question.FIELD}, ${answer}, ${answer.label}, ${answers}, ${group.id}, ${group.FIELD}, "
                         + "${session.NAME})",
                     offset: index)
             }
@@ -108,7 +112,8 @@ public struct TextTemplate: Sendable, Hashable {
         let rows = variables.compactMap { variable -> String? in if case .row(let name) = variable { name } else { nil } }
         let captures = variables.compactMap { variable -> String? in if case .session(let name) = variable { name } else { nil } }
         let fields = variables.compactMap { variable -> String? in if case .questionField(let path) = variable { path } else { nil } }
-        _ = try CompiledTemplate(self, .json, columns: rows, captures: captures, questionFields: fields)
+        let groupFields = variables.compactMap { variable -> String? in if case .groupField(let path) = variable { path } else { nil } }
+        _ = try CompiledTemplate(self, .json, columns: rows, captures: captures, questionFields: fields, groupFields: groupFields)
     }
 
     /// The text as a JSON body would be sent, every variable filled in with a sample value (a
@@ -117,7 +122,11 @@ public struct TextTemplate: Sendable, Hashable {
         let rows = variables.compactMap { variable -> String? in if case .row(let name) = variable { name } else { nil } }
         let captures = variables.compactMap { variable -> String? in if case .session(let name) = variable { name } else { nil } }
         let fields = variables.compactMap { variable -> String? in if case .questionField(let path) = variable { path } else { nil } }
-        guard let compiled = try? CompiledTemplate(self, .json, columns: rows, captures: captures, questionFields: fields) else {
+        let groupFields = variables.compactMap { variable -> String? in if case .groupField(let path) = variable { path } else { nil } }
+        guard
+            let compiled = try? CompiledTemplate(
+                self, .json, columns: rows, captures: captures, questionFields: fields, groupFields: groupFields)
+        else {
             return []
         }
         return compiled.render(
@@ -142,6 +151,9 @@ public struct TextTemplate: Sendable, Hashable {
         default:
             if name.hasPrefix("row."), name.count > 4 { return .row(String(name.dropFirst(4))) }
             if name.hasPrefix("session."), name.count > 8 { return .session(String(name.dropFirst(8))) }
+            if name.hasPrefix("group."), name.count > 6, (try? JSONPath(parsing: String(name.dropFirst(6)))) != nil {
+                return .groupField(String(name.dropFirst(6)))
+            }
             if name.hasPrefix("question."), name.count > 9, (try? JSONPath(parsing: String(name.dropFirst(9)))) != nil {
                 return .questionField(String(name.dropFirst(9)))
             }

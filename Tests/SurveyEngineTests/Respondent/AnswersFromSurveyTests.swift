@@ -151,9 +151,9 @@ import Testing
 
     @Test func answersAreLaidOutByTheGroupsTheQuestionsCameIn() async throws {
         let details = #"""
-            {"pages": [{"id": "P1", "questions": [{"id": "a", "heading": "A?", "answers": {"choices": [{"id": "c1"}]}},
+            {"pages": [{"id": "P1", "title": "One", "questions": [{"id": "a", "heading": "A?", "answers": {"choices": [{"id": "c1"}]}},
                                                     {"id": "b", "heading": "B?"}]},
-                       {"id": "P2", "questions": [{"id": "c", "heading": "C?"}]}]}
+                       {"id": "P2", "title": "Two", "questions": [{"id": "c", "heading": "C?"}]}]}
             """#
         var shape = SurveyQuestion.Shape(list: try JSONPath(parsing: "$.pages[*].questions[*]"), text: try JSONPath(parsing: "heading"))
         var read = QuestionDetails.Shape()
@@ -165,7 +165,7 @@ import Testing
         var post = JourneyStep(
             Step("respond"), call: .init(method: "POST", path: "/responses"), body: #"{"pages": ${answers}}"#, runs: .perSurvey,
             answers: .list(item: #"{"id": ${question.id}, "answers": [{"text": ${answer}}]}"#))
-        post.answersGroup = #"{"id": ${group.id}, "questions": ${answers}}"#
+        post.answersGroup = #"{"id": ${group.id}, "title": ${group.title}, "questions": ${answers}}"#
         var book = AnswerBook(fallback: ["t"])
         book.pickers[QuestionID("a")] = .choice([])
         book.types = [:]
@@ -173,8 +173,15 @@ import Testing
         #expect(result.submitted == 3)
         #expect(
             transport.sent[1].body
-                == #"{"pages": [{"id": "P1", "questions": [{"id": "a", "answers": [{"text": "c1"}]},{"id": "b", "answers": [{"text": "t"}]}]},"#
-                + #"{"id": "P2", "questions": [{"id": "c", "answers": [{"text": "t"}]}]}]}"#)
+                == #"{"pages": [{"id": "P1", "title": "One", "questions": [{"id": "a", "answers": [{"text": "c1"}]},"#
+                + #"{"id": "b", "answers": [{"text": "t"}]}]},{"id": "P2", "title": "Two", "questions": [{"id": "c", "answers": [{"text": "t"}]}]}]}"#
+        )
+        // A group without a field its template uses breaks the contract, as a question does.
+        var untitled = shape
+        untitled.details?.group?.fields = ["title", "kind"]
+        #expect(throws: SurveyQuestion.ContractError(description: "group P1 has no 'kind' (for ${group.kind})")) {
+            try SurveyQuestion.list(from: Array(details.utf8), shape: untitled).get()
+        }
     }
 
     @Test func aTypeShapesEachChosenValueAndTheLabelGoesWhereAsked() async throws {
