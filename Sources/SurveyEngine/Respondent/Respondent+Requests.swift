@@ -43,20 +43,20 @@ extension Respondent {
             countAnswer(index, .fromData, context)
         } else {
             let book = context.answers
-            if book.skipOptional > 0, question.details?.required != true, Double(random.next() >> 11) * 0x1p-53 < book.skipOptional {
+            if book.skipOptional > 0, !question.isRequired, Double(random.next() >> 11) * 0x1p-53 < book.skipOptional {
                 return .declined
             }
-            guard let picker = book.picker(for: question) else { return .skipped }
+            guard let (picker, byType) = book.picker(for: question) else { return .skipped }
             if case .fixed(let choices) = picker {
                 guard !choices.isEmpty else { return .skipped }
                 let choice = choices.count == 1 ? 0 : Int(random.next() % UInt64(choices.count))
                 given = GivenAnswer(text: choices[choice])
                 // The plan's own values are shown as the plan writes them (by their place); a
                 // type's by its name and place, never as sent (a value may be a secret).
-                if book.byQuestion[question.id] != nil || (book.pickers[question.id] == nil && book.fallback == choices) {
+                if !byType {
                     countAnswer(index, .choice(choice), context)
                 } else {
-                    countAnswer(index, .text("(\(question.details?.type ?? "type") answer \(choice + 1))"), context)
+                    countAnswer(index, .text("(\(question.type ?? "type") answer \(choice + 1))"), context)
                 }
                 if !context.answerTemplates.isEmpty, let template = context.answerTemplates[given.text] {
                     given = GivenAnswer(text: template.string(values(context)))
@@ -89,7 +89,7 @@ extension Respondent {
         values.answer = given.text
         values.answerLabel = given.label
         values.answerJSON = given.json
-        guard recipe.typeValues.count + recipe.typeEach.count > 0, let type = question.details?.type else { return }
+        guard recipe.typeValues.count + recipe.typeEach.count > 0, let type = question.type else { return }
         if let each = recipe.typeEach[type] {
             // Each value in its own shape, `${answer}` the list of them.
             var list: [UInt8] = [0x5B]
@@ -208,7 +208,7 @@ extension Respondent {
                     swap(&answers, &groups[slot].answers)
                 }
             }
-            let type = recipe.typeItems.isEmpty && recipe.typeValues.isEmpty ? nil : question.details?.type
+            let type = recipe.typeItems.isEmpty && recipe.typeValues.isEmpty ? nil : question.type
             if let item = type.flatMap({ recipe.typeItems[$0] }) ?? recipe.answersItem {
                 item.render(values, into: &answers)
             } else {

@@ -142,13 +142,14 @@ public struct AnswerBook: Sendable, Hashable {
     }
 
     /// How the book answers `question`: its own values or picker, its type's, `"*"`'s; nil
-    /// when it has none. Values come as `.fixed`, which `choices(for:)` also gives.
-    package func picker(for question: SurveyQuestion) -> AnswerPicker? {
-        if let values = byQuestion[question.id] { return .fixed(values) }
-        if !pickers.isEmpty, let picker = pickers[question.id] { return picker }
-        if !types.isEmpty, let type = question.details?.type, let rule = types[type] { return rule.answer }
-        if let fallbackPicker { return fallbackPicker }
-        return fallback.map(AnswerPicker.fixed)
+    /// when it has none. Values come as `.fixed`, which `choices(for:)` also gives unless
+    /// `byType` (a type's values).
+    package func picker(for question: SurveyQuestion) -> (picker: AnswerPicker, byType: Bool)? {
+        if let values = byQuestion[question.id] { return (.fixed(values), false) }
+        if !pickers.isEmpty, let picker = pickers[question.id] { return (picker, false) }
+        if !types.isEmpty, let type = question.type, let rule = types[type] { return (rule.answer, true) }
+        if let fallbackPicker { return (fallbackPicker, false) }
+        return fallback.map { (.fixed($0), false) }
     }
 
     /// Whether any answer reads the survey's own choices.

@@ -47,7 +47,30 @@ public struct SurveyQuestion: Sendable, Hashable {
     public var fields: [String] = []
     /// What the survey says of how it is answered, where the shape reads it (`Shape.details`):
     /// its choices, type, whether it is required, its bounds, its group. Nil without.
-    public var details: QuestionDetails?
+    public var details: QuestionDetails? {
+        get { box?.details }
+        set { box = newValue.map(DetailsBox.init) }
+    }
+    /// The details behind one reference: a question is copied on every answer, and a pointer
+    /// costs one retain where the details inline would cost a hundred bytes and a retain each.
+    private var box: DetailsBox?
+
+    /// Whether the survey says it must be answered, read in place.
+    public var isRequired: Bool { box?.details.required == true }
+    /// Its type as the survey names it, read in place.
+    public var type: String? { box?.details.type }
+
+    /// Details that never change once a question holds them, shared by its copies.
+    private final class DetailsBox: Sendable, Hashable {
+        let details: QuestionDetails
+
+        init(_ details: QuestionDetails) {
+            self.details = details
+        }
+
+        static func == (lhs: DetailsBox, rhs: DetailsBox) -> Bool { lhs === rhs || lhs.details == rhs.details }
+        func hash(into hasher: inout Hasher) { hasher.combine(details) }
+    }
 
     /// A question with its id and wording.
     public init(id: QuestionID, text: String) {
