@@ -16,7 +16,6 @@ extension PerQuestionRunner: StepRunner {
         if Respondent.stopping(&tally, context) { return .stop }
         let question = place.round
         place.round += 1
-        respondent.countShown(question, context)
         var declined = false
         guard let submit = respondent.nextPerQuestion(step, question, context, declined: &declined) else {
             if declined {

@@ -16,7 +16,9 @@ extension Respondent {
 
     /// Counts the answer given to the `index`-th question, by what the report may show of it;
     /// with `RunConfiguration.recordAnswers`, a plan's or a data row's answer also in
-    /// `RunMetrics.answersGiven`. In a call per survey or per page, marks it as carried.
+    /// `RunMetrics.answersGiven`. In a call per survey or per page, marks it as carried (their
+    /// questions were counted as shown when the call was planned); in a step per question,
+    /// counts it as shown too, in the same update: one hash the fewer per answer.
     func countAnswer(_ index: Int, _ value: AnswerValue, _ context: SurveyContext) {
         var choice: Int?
         if context.recordAnswers {
@@ -26,8 +28,12 @@ extension Respondent {
             case .text: choice = nil
             }
         }
-        context.recorder.answerValue(questions[index].id, value, choice: choice, lane: lane)
-        if case .answers(let carried) = kept { carried.give(index) }
+        if case .answers(let carried) = kept {
+            context.recorder.answerValue(questions[index].id, value, choice: choice, lane: lane)
+            carried.give(index)
+        } else {
+            context.recorder.answerValue(questions[index].id, value, choice: choice, shown: true, lane: lane)
+        }
     }
 
     /// Counts the `index`-th question as one the respondent chose not to answer (an optional
@@ -35,18 +41,18 @@ extension Respondent {
     /// an answer. A step per question that skips by choice does not count the skip it reports
     /// as `.skippedNoAnswer`.
     func countChosenSkip(_ index: Int, _ context: SurveyContext) {
-        context.recorder.question(questions[index].id, .declined, lane: lane)
-        if case .answers(let carried) = kept { carried.decline(index) }
+        if case .answers(let carried) = kept {
+            context.recorder.question(questions[index].id, .declined, lane: lane)
+            carried.decline(index)
+        } else {
+            // A step per question: shown, and declined, in one update.
+            context.recorder.question(questions[index].id, .shown, then: .declined, lane: lane)
+        }
     }
 
-    /// Counts the `index`-th question as reached by a step per question.
-    func countShown(_ index: Int, _ context: SurveyContext) {
-        context.recorder.question(questions[index].id, .shown, lane: lane)
-    }
-
-    /// Counts the `index`-th question as left out of a step per question for want of an answer.
+    /// Counts the `index`-th question as shown to a step per question and left out for want of an answer.
     func countSkippedNoAnswer(_ index: Int, _ context: SurveyContext) {
-        context.recorder.question(questions[index].id, .skippedNoAnswer, lane: lane)
+        context.recorder.question(questions[index].id, .shown, then: .skippedNoAnswer, lane: lane)
     }
 
     /// Before a call per survey or per page is planned: counts each of its questions as shown,

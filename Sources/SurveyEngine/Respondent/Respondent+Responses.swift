@@ -70,6 +70,17 @@ extension Respondent {
         return nil
     }
 
+    /// The detail of a failed attempt: the server's reason when it answered (`reason`), else
+    /// the failure's own. Out of line, the result borrowed: matching the response out of it in
+    /// `settle` copied its few hundred bytes on every attempt, succeeded or not.
+    @inline(never)
+    func failureDetail(
+        _ result: TransportResult, outcome: AttemptOutcome, detail: String?, step compiled: CompiledStep, _ context: SurveyContext
+    ) -> String? {
+        guard case .success(let response) = result.received else { return detail }
+        return reason(response, outcome: outcome, detail: detail, step: compiled, context)
+    }
+
     /// Why a response failed, as the attempt records it, every secret masked: for a status of
     /// 400 or more the server's reason (an excerpt of its body, `ResponseExcerpt`); for
     /// questions the step could not read (`malformed_response`) what was wrong and what the

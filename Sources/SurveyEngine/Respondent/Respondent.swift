@@ -294,9 +294,7 @@ struct Respondent: Sendable {
             detail = failure.detail
             mayHaveArrived = failure.requestSent
         }
-        if !succeeded, case .success(let response) = result.received {
-            detail = reason(response, outcome: outcome, detail: detail, step: compiled, context)
-        }
+        if !succeeded { detail = failureDetail(result, outcome: outcome, detail: detail, step: compiled, context) }
         let sinceRunStart = context.sinceRunStart(at: start)
         let record = AttemptRecord(
             step: step, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: result.serviceTime,

@@ -52,6 +52,17 @@ public final class MetricsRecorder: Sendable {
         lane(number) { $0.questions.update(id) { $0.add(event) } }
     }
 
+    /// Counts two events for question `id` in one update: a step per question's question shown
+    /// and what came of it at once.
+    package func question(_ id: QuestionID, _ event: QuestionEvent, then next: QuestionEvent, lane number: Int) {
+        lane(number) {
+            $0.questions.update(id) { figures in
+                figures.add(event)
+                figures.add(next)
+            }
+        }
+    }
+
     /// Counts `event` for each question of `ids`, under one lock: the answers one call carried.
     package func questions(_ ids: some Sequence<QuestionID>, _ event: QuestionEvent, lane number: Int) {
         lane(number) { metrics in
@@ -61,9 +72,12 @@ public final class MetricsRecorder: Sendable {
 
     /// Counts an answer given to question `id`, by its value; with `choice` (the plan's
     /// `choice`-th, or `RunMetrics.fromData`), also in `RunMetrics.answersGiven`.
-    package func answerValue(_ id: QuestionID, _ value: AnswerValue, choice: Int? = nil, lane number: Int) {
+    package func answerValue(_ id: QuestionID, _ value: AnswerValue, choice: Int? = nil, shown: Bool = false, lane number: Int) {
         lane(number) {
-            $0.questions.update(id) { $0.add(value) }
+            $0.questions.update(id) { figures in
+                if shown { figures.add(.shown) }
+                figures.add(value)
+            }
             if let choice { $0.answersGiven[id, default: [:]][choice, default: 0] += 1 }
         }
     }
