@@ -156,10 +156,14 @@ extension AnswerPicker {
             return .answer(GivenAnswer(text: text, json: Array(text.utf8), label: text))
         case .words(let range):
             let count = range.lowerBound + Int(random.next() % UInt64(range.upperBound - range.lowerBound + 1))
-            var words: [String] = []
-            words.reserveCapacity(count)
-            for _ in 0..<count { words.append(Self.vocabulary[Int(random.next() % UInt64(Self.vocabulary.count))]) }
-            return .answer(GivenAnswer(text: words.joined(separator: " ")))
+            // Written straight into one string: no list of words made per answer.
+            var text = ""
+            text.reserveCapacity(count * 9)
+            for index in 0..<count {
+                if index > 0 { text.append(" ") }
+                text.append(Self.vocabulary[Int(random.next() % UInt64(Self.vocabulary.count))])
+            }
+            return .answer(GivenAnswer(text: text))
         }
     }
 
@@ -197,26 +201,29 @@ extension AnswerPicker {
         }
         // Weights: each listed choice its item's percentage (the first item naming it); the
         // choices no item names share what is left, each as much. A named choice not listed
-        // gives its share to the others.
-        var weights = [Double](repeating: -1, count: listed.count)
-        for item in items {
-            for index in listed.indices where weights[index] < 0 && matches(item.selector, index) {
-                weights[index] = item.percent ?? 0
-            }
+        // gives its share to the others. Two passes over the choices, nothing allocated.
+        func weight(_ index: Int) -> Double? {
+            items.first { matches($0.selector, index) }.map { $0.percent ?? 0 }
         }
-        let given = weights.filter { $0 >= 0 }.reduce(0, +)
-        let unnamed = weights.filter { $0 < 0 }.count
+        var given = 0.0
+        var unnamed = 0
+        for index in listed.indices {
+            if let named = weight(index) { given += named } else { unnamed += 1 }
+        }
         let share = unnamed > 0 ? max(0, 100 - given) / Double(unnamed) : 0
-        for index in weights.indices where weights[index] < 0 { weights[index] = share }
-        let total = weights.reduce(0, +)
+        let total = given + share * Double(unnamed)
         guard total > 0 else { return .failure(QuestionDetails.Why("has no choice with a weight above 0%")) }
         let draw = Double(random.next() >> 11) * 0x1p-53 * total
         var sum = 0.0
-        for (index, weight) in weights.enumerated() {
+        var last = 0
+        for index in listed.indices {
+            let weight = weight(index) ?? share
+            guard weight > 0 else { continue }
             sum += weight
+            last = index
             if draw < sum { return .success(index) }
         }
-        return .success(weights.lastIndex { $0 > 0 } ?? 0)
+        return .success(last)
     }
 
     /// The words free text is made of: common, short, plain ASCII.
