@@ -82,6 +82,13 @@ func parseDuration(_ text: String) -> ValueParse<Duration> {
         }
         total += value * nanosecondsPerUnit
     }
-    guard total.isFinite, total < 9.2e18 else { return .invalid("the duration '\(trimmed)' is too long") }
+    guard total.isFinite, total <= maximumDurationNanoseconds else {
+        return .invalid("the duration '\(trimmed)' is too long: at most 8784h (a year)")
+    }
     return .value(.nanoseconds(Int64(total.rounded())))
 }
+
+/// The longest duration a plan may give: a year (8784h). A start plus a duration, a timeout or
+/// an interval then stays far inside the 64 bits of nanoseconds every clock reading has, where a
+/// longer one (`report.interval: 2000000h`) overflowed in the run.
+let maximumDurationNanoseconds = 8784.0 * 3600e9

@@ -276,6 +276,9 @@ extension ValueKind where Value == DurationRange {
     }
 }
 
+/// The highest rate a plan may give: ten million arrivals a second.
+let maximumRatePerSecond = 10_000_000.0
+
 extension ValueKind where Value == Rate {
     /// `20/s`, `600/m`, `3600/h`: arrivals per unit of time, greater than zero.
     static let rate = ValueKind(expected: "a rate like 20/s or 600/m", summary: "rate", format: { $0.description }) { text in
@@ -289,6 +292,10 @@ extension ValueKind where Value == Rate {
         default: return .wrongKind
         }
         guard count > 0 else { return .invalid("a rate must be greater than 0, found \(text)") }
+        // Far above what one machine starts, far below what a count of arrivals holds.
+        guard count / unit <= maximumRatePerSecond else {
+            return .invalid("a rate must be at most 10000000/s, found \(text)")
+        }
         return .value(Rate(perSecond: count / unit))
     }
 }

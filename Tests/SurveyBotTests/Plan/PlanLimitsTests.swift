@@ -28,6 +28,20 @@ func expectErrors(bytes: [UInt8], sourceLocation: Testing.SourceLocation = #_sou
 /// Plans are untrusted input: whatever a file holds, reading it ends with a bounded number of
 /// short diagnostics, each at its place and with no control character of the file in it.
 @Suite struct PlanLimitsTests {
+    /// Extreme numbers are refused at their place, with exit 2, instead of trapping in
+    /// `validate` (a rate past Int) or in the run (an interval whose end overflows).
+    @Test func anExtremeRateOrDurationIsAnErrorAtItsPlaceNotATrap() {
+        expectSingleError(
+            lines("target: builtin", "rate: 9300000000000000000/s", "duration: 1s"), line: 2, column: 7,
+            contains: "a rate must be at most 10000000/s")
+        expectSingleError(
+            lines("target: builtin", "respondents: 2", "report:", "  interval: 2000000h"), line: 4, column: 13,
+            contains: "is too long: at most 8784h (a year)")
+        expectSingleError(lines("target: builtin", "respondents: 2", "timeout: 8785h"), line: 3, column: 10, contains: "is too long")
+        // The bounds themselves are plans.
+        #expect(expectPlan(lines("target: builtin", "rate: 10000000/s", "duration: 8784h")) != nil)
+    }
+
     @Test func nestingDeeperThan64LevelsIsOneErrorAtTheLineThatGoesTooDeep() {
         let diagnostics = expectErrors(nestedPlan(levels: 200))
         let deep = diagnostics.filter { $0.message.contains("nesting deeper than 64 levels") }
