@@ -255,7 +255,10 @@ for bad in "INPUT_PLAN=$plan INPUT_SHARD=3/2" "INPUT_PLAN=$plan INPUT_SHARD=1/2 
     # shellcheck disable=SC2086 # one word per variable
     if step prepare $bad >/dev/null 2>&1; then fail "prepare took $bad"; fi
 done
-echo "wrong inputs (shard 3/2, shard and merge, no plan file, a shard with a baseline): refused"
+for bad in "../src" "a b" "$(printf 'two\nlines')" ".hidden" "x/y"; do
+    if step prepare INPUT_PLAN="$plan" INPUT_NAME="$bad" >/dev/null 2>&1; then fail "prepare took the name $bad"; fi
+done
+echo "wrong inputs (shard 3/2, shard and merge, no plan file, a shard with a baseline, names that are paths or lines): refused"
 
 section "the lookup of the previous run (action.yml's github-script), under node"
 "$lint/python" - action.yml >"$tmp/lookup.js" <<'PY'

@@ -52,6 +52,10 @@ prepare)
     fi
     name=${INPUT_NAME:-$(basename "${plan%.plan}")}
     [ -n "$name" ] || [ "$mode" = build ] || die "merge needs the plan or a name: the shards' artifacts are named after it"
+    # A name goes into a path (survey-bot-reports/NAME) and into $GITHUB_OUTPUT: a name, nothing else.
+    if [ -n "$name" ] && { ! [[ "$name" =~ ^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$ ]] || [[ "$name" == *..* ]]; }; then
+        die "name is letters, digits, '.', '_' and '-' (a letter or digit first, no '..', at most 100), not \"$(printf '%q' "$name")\": it names the artifacts and the reports' folder"
+    fi
     if [ "$mode" = shard ] && [ -n "${INPUT_BASELINE:-}" ]; then
         die "a shard is not compared with a baseline: give baseline to the step that merges"
     fi
