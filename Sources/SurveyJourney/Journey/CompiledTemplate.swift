@@ -225,6 +225,12 @@ package struct CompiledTemplate: Sendable {
         case .text:
             bytes.append(contentsOf: text.utf8)
         case .path, .form:
+            // A value of `.` or `..` alone would be a dot segment (RFC 3986 §3.3), which a server
+            // or a proxy removes with the segment before it: its dots go percent-encoded.
+            if encoding == .path, text == "." || text == ".." {
+                for _ in text.utf8 { bytes.append(contentsOf: [0x25, 0x32, 0x45]) }
+                return
+            }
             for byte in text.utf8 {
                 if encoding == .form, byte == 0x20 {
                     bytes.append(0x2B)

@@ -1,3 +1,5 @@
+import SurveyWire
+
 /// What an HTML page's form offers each of its fields, as a browser shows it: the values of a
 /// field's radio buttons, checkboxes and `<option>`s with their labels, the kind of input, and
 /// whether it is required — the details of the questions an HTML survey lists
@@ -35,8 +37,11 @@ package struct HTMLChoices {
                 if type == "radio" || type == "checkbox" {
                     let value = attribute("value") ?? "on"
                     let label = attribute("id").flatMap { labels[$0] } ?? value
-                    // An empty value is the "no answer" button of an optional question: no choice.
-                    if !value.isEmpty, !details.choices.contains(where: { $0.id == value }) {
+                    // An empty value is the "no answer" button of an optional question: no choice; a
+                    // value that would end a line (`&#13;&#10;`) is none either.
+                    if !value.isEmpty, !value.unicodeScalars.contains(where: HTTPSyntax.isControl),
+                        !details.choices.contains(where: { $0.id == value })
+                    {
                         details.choices.append(QuestionDetails.Choice(id: value, label: label))
                     }
                 }
@@ -65,7 +70,9 @@ package struct HTMLChoices {
             let close = rest.range(of: "<")?.lowerBound ?? rest.endIndex
             let label = plainText(rest[..<close])
             let value = attributes.first { $0.name == "value" }?.value ?? label
-            guard !value.isEmpty, attributes.first(where: { $0.name == "disabled" }) == nil else { continue }
+            guard !value.isEmpty, !value.unicodeScalars.contains(where: HTTPSyntax.isControl),
+                attributes.first(where: { $0.name == "disabled" }) == nil
+            else { continue }
             choices.append(QuestionDetails.Choice(id: value, label: label.isEmpty ? value : label))
         }
         return choices

@@ -116,6 +116,9 @@ public struct QuestionDetails: Sendable, Hashable {
                             missing = missing ?? "group \(ids[position]) has no '\(field)' (for ${group.\(field)})"
                             return ""
                         }
+                        if text.unicodeScalars.contains(where: { HTTPSyntax.isControl($0) && $0 != "\t" }) {
+                            missing = missing ?? "group \(ids[position])'s '\(field)' holds a control character"
+                        }
                         return text
                     })
                 let found = rest.select(in: group)
@@ -188,7 +191,7 @@ extension QuestionDetails.Shape {
                     guard let id = QuestionDetails.text(value), !id.isEmpty else {
                         return .failure(QuestionDetails.Why("has a choice (\(index + 1)) without '\(choiceID)'"))
                     }
-                    let label = QuestionDetails.text(choiceLabel.first(in: element)) ?? id
+                    let label = Self.plain(QuestionDetails.text(choiceLabel.first(in: element)) ?? id)
                     found.append(QuestionDetails.Choice(id: id, label: label, isInteger: value.map(Self.isInteger) ?? false))
                 } else if let id = QuestionDetails.text(element), !id.isEmpty {
                     found.append(QuestionDetails.Choice(id: id, label: id, isInteger: Self.isInteger(element)))
@@ -202,7 +205,7 @@ extension QuestionDetails.Shape {
                     if case .object = value { QuestionDetails.text(choiceLabel.first(in: value)) ?? key } else {
                         QuestionDetails.text(value) ?? key
                     }
-                found.append(QuestionDetails.Choice(id: key, label: label))
+                found.append(QuestionDetails.Choice(id: key, label: Self.plain(label)))
             }
         default:
             return .failure(QuestionDetails.Why("is not a list or an object of choices"))
@@ -212,6 +215,13 @@ extension QuestionDetails.Shape {
             return .failure(QuestionDetails.Why("has a choice id with a control character (\(bad.id.debugDescription))"))
         }
         return .success(found)
+    }
+
+    /// A label as one line: its control characters (a multi-line label's line ends) as spaces,
+    /// so that `${answer.label}` never ends a header line.
+    private static func plain(_ label: String) -> String {
+        guard label.unicodeScalars.contains(where: HTTPSyntax.isControl) else { return label }
+        return String(String.UnicodeScalarView(label.unicodeScalars.map { HTTPSyntax.isControl($0) ? " " : $0 }))
     }
 
     private static func isInteger(_ value: JSONValue) -> Bool {

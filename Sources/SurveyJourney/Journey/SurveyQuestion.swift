@@ -216,7 +216,12 @@ public struct SurveyQuestion: Sendable, Hashable {
             for field in shape.fields {
                 let path = try? JSONPath(parsing: field)
                 switch path.flatMap({ $0.first(in: item) }) {
-                case .string(let value)?: question.fields.append(value)
+                case .string(let value)?:
+                    // A field may go into a header or a path, as an id does: nothing in it may end a line.
+                    guard !value.unicodeScalars.contains(where: { HTTPSyntax.isControl($0) && $0 != "\t" }) else {
+                        return .failure(ContractError(description: "question \(id)'s '\(field)' holds a control character"))
+                    }
+                    question.fields.append(value)
                 case .integer(let value)?: question.fields.append(String(value))
                 case .number(_, let text)?: question.fields.append(text)
                 case .bool(let value)?: question.fields.append(String(value))

@@ -7,6 +7,9 @@ extension HTTP2ClientMachine {
         let keep = connection.streams[stream]?.keepHeaders ?? false
         var status: Int?
         var statusValid = true
+        // RFC 9113 §8.2.1: a value holding NUL, CR or LF makes the response malformed. Kept, it
+        // would end a line where an HTTP/1.1 request carries it on (a cookie in the jar).
+        var valuesValid = true
         var fields: [HPACK.Field] = []
         do throws(HPACK.DecodingError) {
             try connection.decoder.decode(block, wanting: { keep || $0 == Self.statusName || $0 == Self.retryAfterName }) { field in
@@ -17,6 +20,7 @@ extension HTTP2ClientMachine {
                         statusValid = false
                     }
                 } else if keep || HPACK.sameBytes(Self.retryAfterName, field.name) {
+                    if field.value.contains(where: { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }) { valuesValid = false }
                     fields.append(field)
                 }
             }
@@ -24,6 +28,11 @@ extension HTTP2ClientMachine {
             throw HTTP2Failure(.compressionError, error.description)
         }
         guard var state = connection.streams[stream] else { return }
+        guard valuesValid else {
+            connection.streams[stream] = nil
+            events.append(.reset(stream: stream, error: .protocolError))
+            return
+        }
         if state.status == nil {
             guard let status, statusValid else {
                 connection.streams[stream] = nil

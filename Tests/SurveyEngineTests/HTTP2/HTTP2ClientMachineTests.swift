@@ -126,6 +126,27 @@ import Testing
         }
     }
 
+    /// A field value with CR, LF or NUL (RFC 9113 §8.2.1) makes the response malformed: the
+    /// stream is reset, and no such value reaches the response — a `set-cookie` with CR/LF would
+    /// go from the jar into the `Cookie:` line of an HTTP/1.1 request.
+    @Test func aFieldValueThatWouldEndALineMakesTheResponseMalformed() throws {
+        var (machine, server) = try connected()
+        for value in ["sid=1\r\nX-Injected: yes", "a\nb", "a\u{0}b"] {
+            var output: [UInt8] = []
+            let id = machine.send([HPACK.Field(":method", "GET"), HPACK.Field(":path", "/")], body: [], keepBody: true, into: &output)
+            let reply = server.headers(id, [(":status", "200"), ("set-cookie", value)], endStream: true)
+            var nothing: [UInt8] = []
+            let events = try machine.receive(reply, into: &nothing)
+            #expect(events == [.reset(stream: id, error: .protocolError)], "\(value.debugDescription)")
+        }
+        // A tab is allowed, as in HTTP/1.1.
+        var output: [UInt8] = []
+        let id = machine.send([HPACK.Field(":method", "GET"), HPACK.Field(":path", "/")], body: [], keepBody: true, into: &output)
+        var nothing: [UInt8] = []
+        let events = try machine.receive(server.headers(id, [(":status", "200"), ("x-a", "b\tc")], endStream: true), into: &nothing)
+        #expect(events == [.response(stream: id, .init(status: 200, headers: [HPACK.Field("x-a", "b\tc")], body: []))])
+    }
+
     @Test func aBodyWaitsForThePeersWindow() throws {
         var (machine, server) = try connected([(.initialWindowSize, 10)])
         var output: [UInt8] = []

@@ -209,6 +209,33 @@ import Testing
                 == #"{"q": [{"id": "m", "answers": [{"choice_id": "a"},{"choice_id": "b"}]},{"id": "s", "text": "Ex"}]}"#)
     }
 
+    /// Nothing a hostile server lists may end a header line: a question's other field or a
+    /// group's with CR/LF breaks the contract (as an id does), a choice id with one is refused,
+    /// a label's line ends become spaces, an HTML choice whose value decodes to CR/LF is no choice.
+    @Test func nothingTheSurveyListsEndsALine() throws {
+        var fields = SurveyQuestion.Shape()
+        fields.fields = ["gid"]
+        let smuggled = #"[{"id": 1, "question": "a", "gid": "1\r\nHost: evil"}]"#
+        #expect(throws: SurveyQuestion.ContractError(description: "question 1's 'gid' holds a control character")) {
+            try SurveyQuestion.list(from: Array(smuggled.utf8), shape: fields).get()
+        }
+        var choices = Self.shape { $0.choices = .path(try! JSONPath(parsing: "choices")) }
+        let labelled = #"{"questions": [{"questionId": "q", "display": "", "choices": [{"id": "a", "label": "Two\r\nlines"}]}]}"#
+        #expect(try SurveyQuestion.list(from: Array(labelled.utf8), shape: choices).get()[0].details?.choices[0].label == "Two  lines")
+        let badID = #"{"questions": [{"questionId": "q", "display": "", "choices": [{"id": "a\nb"}]}]}"#
+        #expect(throws: SurveyQuestion.ContractError.self) { try SurveyQuestion.list(from: Array(badID.utf8), shape: choices).get() }
+        choices.list = try JSONPath(parsing: "$.pages[*].questions[*]")
+        choices.details?.group = QuestionDetails.Group(path: try JSONPath(parsing: "$.pages[*]"))
+        choices.details?.group?.fields = ["title"]
+        let group = #"{"pages": [{"id": "p", "title": "x\ny", "questions": [{"questionId": "q", "display": ""}]}]}"#
+        #expect(throws: SurveyQuestion.ContractError(description: "group p's 'title' holds a control character")) {
+            try SurveyQuestion.list(from: Array(group.utf8), shape: choices).get()
+        }
+        let page =
+            #"<div id="q-1X1">?</div><input type="radio" name="1X1" value="A1&#13;&#10;X: y"><input type="radio" name="1X1" value="A2">"#
+        #expect(HTMLChoices(page: page).details(of: "1X1")?.choices.map(\.id) == ["A2"])
+    }
+
     @Test func anHTMLPagesInputsGiveEachFieldsChoicesTypeAndRequiredFlag() throws {
         let page = """
             <form><div id="q-1X1">Colour?</div>

@@ -274,6 +274,15 @@ import Testing
         #expect(throws: TemplateError.self) { try TextTemplate(parsing: "${row.a") }
     }
 
+    /// No value leaves its path segment: `.` and `..` alone go out percent-encoded, not as dot
+    /// segments a server or proxy would resolve (`/surveys/../questions` is `/questions`).
+    @Test func aDotOrTwoDotsStayInTheirPathSegment() throws {
+        let template = try CompiledTemplate(
+            TextTemplate(parsing: "/s/${row.a}/q/${row.b}/${row.c}"), .path, columns: ["a", "b", "c"], captures: [])
+        let path = template.string(CompiledTemplate.Values(row: ["..", ".", "..a"], respondentID: 0, session: []))
+        #expect(path == "/s/%2E%2E/q/%2E/..a")
+    }
+
     @Test func jsonValuesCannotBreakTheBody() throws {
         let template = try CompiledTemplate(
             TextTemplate(parsing: #"{"a": ${row.a}, "b": "x${row.a}", "n": ${question.id}}"#), .json, columns: ["a"], captures: [])
