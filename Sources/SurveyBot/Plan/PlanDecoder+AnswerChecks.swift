@@ -1,5 +1,6 @@
 import SurveyEngine
 import SurveyJourney
+import SurveyWire
 
 /// The checks of answers read from the survey, run once every key is read: what a picker needs
 /// the questions to be read with, and where a step's details and groups can go — each error at
@@ -86,6 +87,7 @@ extension PlanDecoder {
                 "'types' answers questions by their type, but no step reads it: give the step with 'questions' a 'question_type' "
                     + "(a path inside each question)", at: at)
         }
+        checkAnswersInHeaders(plan)
         if let journey = plan.run.declaredJourney {
             for step in journey.steps where step.answersGroup != nil {
                 guard !details.contains(where: { $0.group != nil }), let entry = seen(step.step, .answersGroup) else { continue }
@@ -93,6 +95,30 @@ extension PlanDecoder {
                     "'\(JourneyKeys.path(step.step)).answers_group' lays out the answers by group, but no step reads the groups: "
                         + "give the step with 'questions' a 'question_group'", at: entry.keyLocation)
             }
+        }
+    }
+
+    /// An answer that goes into a header (`${answer}` in `api.headers` or a step's `headers`)
+    /// holds no control character but a tab, whether the plan writes it or the environment gives
+    /// it: it would end the header line. (A data row's are checked with the rows; a survey's
+    /// choices when they are read.)
+    private mutating func checkAnswersInHeaders(_ plan: Plan) {
+        let headers = plan.run.api.headers + (plan.run.declaredJourney?.steps ?? []).flatMap(\.headers)
+        let inHeader = headers.first { header in
+            (try? TextTemplate(parsing: header.value))?.variables.contains { $0 == .answer || $0 == .answerLabel } ?? false
+        }
+        guard let header = inHeader, let entry = seen(.answers) else { return }
+        let book = plan.run.answers
+        var values: [(key: String, value: String)] = book.byQuestion.flatMap { id, texts in texts.map { ("answers.\(id.text)", $0) } }
+        values += (book.fallback ?? []).map { ("answers.*", $0) }
+        for (type, rule) in book.types {
+            if case .fixed(let texts) = rule.answer { values += texts.map { ("types.\(type).answer", $0) } }
+        }
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let scalar = value.unicodeScalars.first(where: { HTTPSyntax.isControl($0) && $0 != "\t" }) else { continue }
+            error(
+                "'\(key)' holds \(HTTPSyntax.describe(scalar)), which cannot go in the header \(header.name) (its ${answer})",
+                at: entry.keyLocation)
         }
     }
 }

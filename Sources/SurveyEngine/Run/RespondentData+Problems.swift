@@ -41,6 +41,10 @@ extension RespondentData {
             for case .row(let name) in template.variables {
                 if let column = columns.firstIndex(of: name) { headerColumns.append((column, header.name)) }
             }
+            // `${answer}` in a header: a row's `answer.<id>` cells go there too.
+            if template.variables.contains(where: { $0 == .answer || $0 == .answerLabel }) {
+                for column in answerColumns.values.sorted() { headerColumns.append((column, header.name)) }
+            }
         }
         guard !headerColumns.isEmpty else { return [] }
         var problems: [Problem] = []

@@ -73,6 +73,29 @@ import Testing
         #expect(plan.run.answers.skipOptional == 0.25)
     }
 
+    /// An answer that goes into a header cannot end its line, whether the plan writes it or the
+    /// environment gives it.
+    @Test func anAnswerInAHeaderHoldsNoLineEnd() {
+        let text = lines(
+            "target: http://127.0.0.1:9",  // 1
+            "journey:",
+            "  fetch:",
+            "    request: GET /q",
+            "    questions: $",  // 5
+            "  send:",
+            "    request: POST /a",
+            "    runs: per_question",
+            "    headers:",
+            "      X-Answer: ${answer}",  // 10
+            "answers:",
+            "  q1: \"fine\"",
+            "  \"*\": ${SMUGGLED}")
+        expectSingleError(
+            text, line: 11, column: 1, contains: "'answers.*' holds a line feed (\\n), which cannot go in the header X-Answer",
+            environment: ["SMUGGLED": "a\nGET /evil HTTP/1.1"])
+        #expect(expectPlan(text, environment: ["SMUGGLED": "plain"]) != nil)
+    }
+
     @Test func aStarAnswerReadFromTheSurveyIsAStarAnswer() throws {
         let plan = try #require(expectPlan(Self.plan(answers: ["  \"*\": choice()"])))
         #expect(plan.run.answers.fallbackPicker == .choice([]) && plan.warnings.isEmpty, "no warning that '*' is missing")

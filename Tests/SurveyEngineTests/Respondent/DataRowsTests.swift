@@ -64,6 +64,17 @@ import Testing
         #expect(problem?.description == "column 'member' holds a line feed (\\n), which cannot go in the header X-Member")
     }
 
+    /// A row's answer cells go where `${answer}` goes: in a header, they hold no line end.
+    @Test func anAnswerCellThatGoesInAHeaderHoldsNoLineEnd() {
+        var configuration = RunConfiguration(load: .closed(respondents: 1), seed: 1)
+        configuration.api.headers = [HTTPHeader(name: "X-Answer", value: "${answer}")]
+        let data = RespondentData(columns: ["answer.q1"], rows: [["fine"], ["a\r\nHost: evil"]])
+        #expect(data.problems(for: configuration).map(\.row) == [1])
+        #expect(data.problems(for: configuration).first?.description.contains("cannot go in the header X-Answer") == true)
+        configuration.api.headers = [HTTPHeader(name: "X-Answer", value: "fixed")]
+        #expect(data.problems(for: configuration).isEmpty, "in a body, the cell is escaped")
+    }
+
     @Test func shardsHoldingTheirShareTakeTheRowsOfTheWholeFeed() async throws {
         var rowsSeen: [[String]] = []
         for index in 1...2 {
