@@ -25,7 +25,7 @@ package struct HTMLChoices {
             switch tag {
             case "select":
                 details.type = attribute("multiple") != nil ? "select-multiple" : "select"
-                let close = rest.range(of: "</select", options: .caseInsensitive)?.lowerBound ?? rest.endIndex
+                let close = HTMLForm.find("</select", in: rest)?.lowerBound ?? rest.endIndex
                 details.choices += Self.options(in: rest[..<close])
                 rest = rest[close...]
             case "textarea":
@@ -62,12 +62,12 @@ package struct HTMLChoices {
     private static func options(in text: Substring) -> [QuestionDetails.Choice] {
         var choices: [QuestionDetails.Choice] = []
         var rest = text
-        while let open = rest.range(of: "<option", options: .caseInsensitive) {
+        while let open = HTMLForm.find("<option", in: rest) {
             rest = rest[open.upperBound...]
             let end = HTMLForm.tagEnd(rest)
             let attributes = HTMLForm.attributes(rest[..<end])
             rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[end...]
-            let close = rest.range(of: "<")?.lowerBound ?? rest.endIndex
+            let close = rest.firstIndex(of: "<") ?? rest.endIndex
             let label = plainText(rest[..<close])
             let value = attributes.first { $0.name == "value" }?.value ?? label
             guard !value.isEmpty, !value.unicodeScalars.contains(where: HTTPSyntax.isControl),
@@ -82,12 +82,12 @@ package struct HTMLChoices {
     private static func labels(in page: String) -> [String: String] {
         var labels: [String: String] = [:]
         var rest = page[...]
-        while let open = rest.range(of: "<label", options: .caseInsensitive) {
+        while let open = HTMLForm.find("<label", in: rest) {
             rest = rest[open.upperBound...]
             let end = HTMLForm.tagEnd(rest)
             let attributes = HTMLForm.attributes(rest[..<end])
             rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[end...]
-            let close = rest.range(of: "</label", options: .caseInsensitive)?.lowerBound ?? rest.endIndex
+            let close = HTMLForm.find("</label", in: rest)?.lowerBound ?? rest.endIndex
             if let target = attributes.first(where: { $0.name == "for" })?.value, labels[target] == nil {
                 labels[target] = plainText(stripTags(rest[..<close]))
             }

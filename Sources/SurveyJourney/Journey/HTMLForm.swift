@@ -5,7 +5,7 @@ package enum HTMLForm {
     /// decoded; `""` for an input without a `value`; nil when the page has none of that name.
     package static func value(of name: String, in page: String) -> String? {
         var rest = page[...]
-        while let open = rest.range(of: "<input", options: .caseInsensitive) {
+        while let open = find("<input", in: rest) {
             rest = rest[open.upperBound...]
             // `<inputs>` is another tag.
             guard let next = rest.first, next == " " || next == "\t" || next == "\n" || next == "\r" || next == "/" else { continue }
@@ -24,12 +24,12 @@ package enum HTMLForm {
     /// the form when it has no `<form>`. `<select>` and `<textarea>` are not read.
     package static func fields(in page: String) -> [(name: String, value: String)] {
         var rest = page[...]
-        if let open = rest.range(of: "<form", options: .caseInsensitive) {
+        if let open = find("<form", in: rest) {
             rest = rest[open.upperBound...]
-            if let close = rest.range(of: "</form", options: .caseInsensitive) { rest = rest[..<close.lowerBound] }
+            if let close = find("</form", in: rest) { rest = rest[..<close.lowerBound] }
         }
         var fields: [(String, String)] = []
-        while let open = rest.range(of: "<input", options: .caseInsensitive) {
+        while let open = find("<input", in: rest) {
             rest = rest[open.upperBound...]
             guard let next = rest.first, next == " " || next == "\t" || next == "\n" || next == "\r" || next == "/" else { continue }
             let end = tagEnd(rest)
@@ -53,6 +53,30 @@ package enum HTMLForm {
     package static func encodedFields(in page: String) -> String {
         fields(in: page).map { CompiledTemplate.formEncoded($0.name) + "=" + CompiledTemplate.formEncoded($0.value) }
             .joined(separator: "&")
+    }
+
+    /// Where `needle` (ASCII) first appears in `text`, in any case: a scan of the bytes. Foundation's
+    /// case-insensitive `range(of:)` reads the whole rest of the page on every call, which made a
+    /// page of many inputs quadratic (a 2 MB form: seconds on the loop).
+    package static func find(_ needle: String, in text: Substring) -> Range<Substring.Index>? {
+        @inline(__always) func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        let pattern = needle.utf8.map(lower)
+        guard let first = pattern.first else { return nil }
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            if lower(bytes[index]) == first {
+                var probe = bytes.index(after: index)
+                var matched = 1
+                while matched < pattern.count, probe != bytes.endIndex, lower(bytes[probe]) == pattern[matched] {
+                    probe = bytes.index(after: probe)
+                    matched += 1
+                }
+                if matched == pattern.count { return index..<probe }
+            }
+            index = bytes.index(after: index)
+        }
+        return nil
     }
 
     /// Where a tag ends: its `>` outside quoted attribute values.

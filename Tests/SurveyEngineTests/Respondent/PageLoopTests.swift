@@ -168,6 +168,16 @@ import Testing
         #expect(transport.sent[1].head.contains("Content-Type: application/x-www-form-urlencoded\r\n"))
     }
 
+    /// The tags are found by a scan of the bytes, in any case, past text of any script: a page
+    /// of many inputs is read in one pass, not once per input.
+    @Test func aTagIsFoundInAnyCaseAfterAnyText() {
+        let page = "é日本<Inp<INPUT name=\"a\" value=\"1\">"[...]
+        let found = HTMLForm.find("<input", in: page)
+        #expect(found.map { String(page[$0]) } == "<INPUT")
+        #expect(HTMLForm.find("<form", in: page) == nil)
+        #expect(HTMLForm.fields(in: String(page)).map(\.name) == ["a"])
+    }
+
     @Test func aFormsFieldsAreReadAsABrowserSendsThem() {
         let fields = HTMLForm.fields(in: Self.htmlPage(0))
         #expect(fields.map(\.name) == ["YII_CSRF_TOKEN", "LEMpostKey", "relevance1", "1X1", "1X2"])
