@@ -111,6 +111,32 @@ final class MetricsListener: Sendable {
     private static let notYet = EncodedResponse(
         HTTPServerResponse(status: 404, body: Array("not yet: the report is served here once the run has ended; the live page is /\n".utf8))
     )
+    private static let wrongHost = EncodedResponse(
+        HTTPServerResponse(
+            status: 421, body: Array("misdirected: this listener answers for localhost, an IP address or the name it listens on\n".utf8)))
+
+    /// Whether a request's `Host` names this listener: `localhost`, an IP address, or the host it
+    /// was told to listen on (any port). A page that rebinds its own DNS name to 127.0.0.1 sends
+    /// that name: refused, so that it cannot read the run's figures from a browser on the machine.
+    /// No `Host` (HTTP/1.0) is allowed: no browser sends such a request.
+    static func hostAllowed(_ field: String?, bindHost: String) -> Bool {
+        guard let field = field?.trimmingCharacters(in: .whitespaces), !field.isEmpty else { return true }
+        var host = Substring(field)
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            host = host[host.index(after: host.startIndex)..<close]
+            return host.contains(":")
+        }
+        if let colon = host.lastIndex(of: ":") {
+            guard host[host.index(after: colon)...].allSatisfy(\.isNumber) else { return false }
+            host = host[..<colon]
+        }
+        let name = host.lowercased()
+        if name == "localhost" || name == bindHost.lowercased() { return true }
+        // An IPv4 address: four numbers of at most three digits.
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }
+    }
+
     private static let wrongMethod = EncodedResponse(
         HTTPServerResponse(status: 405, headers: [HTTPHeader(name: "Allow", value: "GET")], body: []))
 
@@ -161,7 +187,11 @@ final class MetricsListener: Sendable {
         name = renderers.name
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wake = wake
-        server = try HTTPServer(host: address.host, port: address.port, group: group, limits: Self.limits) { request in
+        let bindHost = address.host
+        server = try HTTPServer(host: address.host, port: address.port, group: group, limits: Self.limits, credentials: true) { request in
+            guard Self.hostAllowed(request.headers.first { $0.name.lowercased() == "host" }?.value, bindHost: bindHost) else {
+                return .respond(Self.wrongHost)
+            }
             let path = request.pathWithoutQuery
             let known = ["/metrics", "/", "/live/fragment", "/report.html", "/report.json"]
             guard known.contains(where: { $0 == path }) else { return .respond(Self.notFound) }

@@ -206,6 +206,31 @@ import Testing
         return result
     }
 
+    /// A page that rebinds its DNS name to 127.0.0.1 sends that name as its `Host`: the
+    /// listener answers 421, so no browser tab reads the run's figures; `localhost`, IP
+    /// addresses and the name it listens on are answered.
+    @Test func aRequestForAnotherHostIsMisdirected() async throws {
+        #expect(MetricsListener.hostAllowed("127.0.0.1:9464", bindHost: "127.0.0.1"))
+        #expect(MetricsListener.hostAllowed("localhost:9464", bindHost: "127.0.0.1"))
+        #expect(MetricsListener.hostAllowed("[::1]:9464", bindHost: "::1"))
+        #expect(MetricsListener.hostAllowed("10.1.2.3", bindHost: "0.0.0.0"))
+        #expect(MetricsListener.hostAllowed("metrics.lab:9464", bindHost: "metrics.lab"))
+        #expect(MetricsListener.hostAllowed(nil, bindHost: "127.0.0.1"))
+        #expect(!MetricsListener.hostAllowed("rebind.attacker.example:9464", bindHost: "127.0.0.1"))
+        #expect(!MetricsListener.hostAllowed("localhost.attacker.example", bindHost: "127.0.0.1"))
+        #expect(!MetricsListener.hostAllowed("127.0.0.1:x", bindHost: "127.0.0.1"))
+        let group = EventLoopGroup(threads: 1)
+        let listener = try Self.listener(group: group, views: Counter())
+        defer { group.shutdown() }
+        let client = try RawClient(port: listener.port)
+        client.writeAll(Array("GET /report.json HTTP/1.1\r\nHost: rebind.attacker.example\r\n\r\n".utf8))
+        let refused = String(decoding: client.read(until: .now + .seconds(10), stopAfter: 12).bytes, as: UTF8.self)
+        #expect(refused.hasPrefix("HTTP/1.1 421"), "\(refused)")
+        let page = try await Self.request(port: listener.port, path: "/metrics")
+        #expect(page.status == 200)
+        await listener.shutdown()
+    }
+
     @Test func thePageTheFragmentAndTheMetricsAreServedWithTheirContentTypes() async throws {
         let group = EventLoopGroup(threads: 1)
         let listener = try Self.listener(group: group, views: Counter())
