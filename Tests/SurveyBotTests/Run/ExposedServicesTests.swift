@@ -34,7 +34,7 @@ import Testing
             // One of those kept still scrapes (the read ends with the answer: its bound only
             // stops a hung test).
             let first = open.first
-            _ = first?.write(Array("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".utf8), until: .now + .seconds(30))
+            _ = first?.write(Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), until: .now + .seconds(30))
             let answer = first.map { String(decoding: $0.read(until: .now + .seconds(30), stopAfter: 16).bytes, as: UTF8.self) } ?? ""
             return (clients.count, clients.count - closed, closed, answer.hasPrefix("HTTP/1.1 200"))
         }
