@@ -29,7 +29,11 @@ import Testing
     }
 
     @Test func aPageLoopTakesEveryPageAndTheServerStoresWhatTheReportCounts() async throws {
-        let plan = try String(contentsOfFile: repositoryPath("plans/builtin-pages.plan"), encoding: .utf8)
+        var plan = try String(contentsOfFile: repositoryPath("plans/builtin-pages.plan"), encoding: .utf8)
+        // Ten attempts, so that no page meets the 10% refusal on every one: which request draws a
+        // refusal follows the order the respondents' posts reach the server, and three in a row
+        // for one of 60 pages came now and then (a respondent abandoned, seen in CI).
+        plan = plan.replacingOccurrences(of: "      attempts: 3", with: "      attempts: 10")
         let (report, status, stats) = try await run(
             plan, name: "builtin-pages", serve: ["--api", "pages", "--questions", "7", "--fail-rate", "10%", "--seed", "3"])
         #expect(status == 0)
