@@ -53,11 +53,6 @@ final class StyleBook: Sendable {
         }
     }
 
-    /// The page session `id` is at; nil for none.
-    func page(of id: String) -> Int? {
-        state.withLock { $0.pages[id] }
-    }
-
     /// The page session `id` is at and the conditions its pages taken so far hold; nil for none.
     func session(_ id: String) -> (page: Int, holding: Set<TypedSurvey.Condition>)? {
         state.withLock { state in state.pages[id].map { ($0, state.holding[id] ?? []) } }

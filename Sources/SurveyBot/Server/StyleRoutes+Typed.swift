@@ -1,62 +1,36 @@
 import SurveyJourney
 import SurveyWire
 
-/// The `pages` and `one_post` shapes serving the typed survey (`builtin.survey: typed`): the same
-/// routes as the plain survey's, each question listed with its type, choices or bounds and
-/// required flag, and every answer checked against it. A refusal is a `400` whose `error` names
+/// The typed survey's side of the `pages` and `one_post` shapes (`builtin.survey: typed`): each
+/// question listed with its type, choices or bounds and required flag, and every answer checked
+/// against it; the `pages` shape's session routes are the plain survey's (`StyleRoutes.pages`). A refusal is a `400` whose `error` names
 /// the question and the reason, counted as an invalid submit.
 extension StyleRoutes {
-    /// `POST /sessions` gives the first page, `POST /sessions/{id}` with `{"answers": {"q1": …}}`
-    /// takes the page the session is at and gives the next, for this session alone: a question
-    /// shown on a condition is on its page only when the session's earlier answers make it hold.
-    func typedPages(_ survey: TypedSurvey, _ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
-        let path = request.pathWithoutQuery
-        if path == "/sessions" {
-            guard request.method == "POST" else { return (HTTPServerResponse(status: 405), "405") }
-            if !request.body.isEmpty, case .failure = JSONValue.parse(request.body) {
-                return (Self.json(400, #"{"error":"the body is not JSON"}"#), "400")
-            }
-            guard let id = book.open(seed: seed, prefix: "FS_", rpc: false) else { return (HTTPServerResponse(status: 503), "503") }
-            let questions = list(survey, page: 0, holding: [])
-            return (Self.json(201, "{\"session\":\(JSONValue.quoted(id)),\"page\":1,\"questions\":\(questions),\"done\":false}"), "201")
-        }
-        guard path.hasPrefix("/sessions/") else { return (HTTPServerResponse(status: 404), "404") }
-        let id = String(path.dropFirst("/sessions/".count))
-        if request.method == "DELETE" {
-            return book.close(page: id)
-                ? (HTTPServerResponse(status: 204), "204") : (Self.json(404, #"{"error":"no such session"}"#), "404")
-        }
-        guard request.method == "POST" else { return (HTTPServerResponse(status: 405), "405") }
-        guard let (at, holding) = book.session(id) else { return (Self.json(404, #"{"error":"no such session"}"#), "404") }
-        guard at < survey.pages.count else { return (Self.json(409, #"{"error":"the survey is finished"}"#), "409") }
-        guard case .success(let body) = JSONValue.parse(request.body), case .object(let members)? = body["answers"] else {
-            return (Self.json(400, #"{"error":"expected {\"answers\": {…}}"}"#), "400 invalid")
-        }
+    /// The typed survey's check of page `at`'s answers, for a session whose earlier answers make
+    /// `holding` hold: each of the page's questions once, as its type says; a question shown on a
+    /// condition is on its page only when the condition holds.
+    func typedAnswers(_ members: [(String, JSONValue)], _ survey: TypedSurvey, page at: Int, holding: Set<TypedSurvey.Condition>)
+        -> Result<PageTaken, PageRefusal>
+    {
+        func refuse(_ reason: String) -> Result<PageTaken, PageRefusal> { .failure(PageRefusal(response: Self.refused(reason))) }
         var given: [String: JSONValue] = [:]
         for (question, answer) in members where given.updateValue(answer, forKey: question) != nil {
-            return Self.refused("\(question) is answered twice")
+            return refuse("\(question) is answered twice")
         }
         let elsewhere = members.map(\.0).filter { survey.page(of: $0) != at }
         if let first = elsewhere.first {
             // A page posted again after the server moved on (a retry) names an earlier page's questions.
             if elsewhere.count == members.count, elsewhere.allSatisfy({ (survey.page(of: $0) ?? at) < at }) {
-                return (Self.json(409, #"{"error":"the answers are an earlier page's, taken already"}"#), "409")
+                return .failure(
+                    PageRefusal(response: (Self.json(409, #"{"error":"the answers are an earlier page's, taken already"}"#), "409")))
             }
-            guard let page = survey.page(of: first) else { return Self.refused("\(first) is not a question of the survey") }
-            return Self.refused("\(first) is on page \(TypedSurvey.pageID(page)), not \(TypedSurvey.pageID(at))")
+            guard let page = survey.page(of: first) else { return refuse("\(first) is not a question of the survey") }
+            return refuse("\(first) is on page \(TypedSurvey.pageID(page)), not \(TypedSurvey.pageID(at))")
         }
-        let checked: TypedSurvey.Checked
         switch survey.check(given, asked: survey.pages[at], holding: holding) {
-        case .failure(let refusal): return Self.refused(refusal.reason)
-        case .success(let passed): checked = passed
+        case .failure(let refusal): return refuse(refusal.reason)
+        case .success(let checked): return .success(PageTaken(answers: checked.answers, checked: checked))
         }
-        if failed { return (Self.json(400, #"{"error":"the page was refused"}"#), "400") }
-        guard book.take(page: at, of: id, answers: checked.answers, pages: survey.pages.count, checked: checked) else {
-            return (Self.json(409, #"{"error":"the page was taken already"}"#), "409")
-        }
-        let questions = list(survey, page: at + 1, holding: holding.union(checked.holding))
-        let done = at + 1 >= survey.pages.count
-        return (Self.json(200, "{\"page\":\(at + 2),\"questions\":\(questions),\"done\":\(done)}"), "200")
     }
 
     /// `GET /survey` lists every page, the question shown on a condition with its `shown_if`;
@@ -113,7 +87,7 @@ extension StyleRoutes {
 
     /// Page `index`'s questions shown to a session whose answers make `holding` hold, as JSON,
     /// each counted as shown.
-    private func list(_ survey: TypedSurvey, page index: Int, holding: Set<TypedSurvey.Condition>) -> String {
+    func typedPage(_ survey: TypedSurvey, page index: Int, holding: Set<TypedSurvey.Condition>) -> String {
         book.show(survey.shown(page: index, holding: holding).map(\.id))
         return survey.pageJSON(index, holding: holding)
     }

@@ -115,10 +115,19 @@ struct StyleRoutes: Sendable {
         return "[" + items.joined(separator: ",") + "]"
     }
 
-    private var pageCount: Int { (questions.count + SurveyStyle.pageSize - 1) / SurveyStyle.pageSize }
+    /// How many pages the survey served has.
+    private var pageCount: Int { typed?.pages.count ?? (questions.count + SurveyStyle.pageSize - 1) / SurveyStyle.pageSize }
 
+    /// Page `index`'s questions as JSON for a session whose answers make `holding` hold: the typed
+    /// survey's (each counted as shown), or the plain one's.
+    private func pageList(_ index: Int, holding: Set<TypedSurvey.Condition>) -> String {
+        guard let typed else { return page(index) }
+        return typedPage(typed, page: index, holding: holding)
+    }
+
+    /// The `pages` shape's session routes, the same for the plain and the typed survey: only
+    /// which questions a page lists and how its answers are checked differ.
     private func pages(_ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
-        if let typed { return typedPages(typed, request, failed: failed) }
         let path = request.pathWithoutQuery
         if path == "/sessions" {
             guard request.method == "POST" else { return (HTTPServerResponse(status: 405), "405") }
@@ -126,7 +135,8 @@ struct StyleRoutes: Sendable {
                 return (Self.json(400, #"{"error":"the body is not JSON"}"#), "400")
             }
             guard let id = book.open(seed: seed, prefix: "FS_", rpc: false) else { return (HTTPServerResponse(status: 503), "503") }
-            return (Self.json(201, "{\"session\":\(JSONValue.quoted(id)),\"page\":1,\"questions\":\(page(0)),\"done\":false}"), "201")
+            let first = pageList(0, holding: [])
+            return (Self.json(201, "{\"session\":\(JSONValue.quoted(id)),\"page\":1,\"questions\":\(first),\"done\":false}"), "201")
         }
         guard path.hasPrefix("/sessions/") else { return (HTTPServerResponse(status: 404), "404") }
         let id = String(path.dropFirst("/sessions/".count))
@@ -135,24 +145,48 @@ struct StyleRoutes: Sendable {
                 ? (HTTPServerResponse(status: 204), "204") : (Self.json(404, #"{"error":"no such session"}"#), "404")
         }
         guard request.method == "POST" else { return (HTTPServerResponse(status: 405), "405") }
-        guard let at = book.page(of: id) else { return (Self.json(404, #"{"error":"no such session"}"#), "404") }
+        guard let (at, holding) = book.session(id) else { return (Self.json(404, #"{"error":"no such session"}"#), "404") }
         guard at < pageCount else { return (Self.json(409, #"{"error":"the survey is finished"}"#), "409") }
         guard case .success(let body) = JSONValue.parse(request.body), case .object(let answers)? = body["answers"] else {
             return (Self.json(400, #"{"error":"expected {\"answers\": {…}}"}"#), "400 invalid")
         }
+        let taken: PageTaken
+        switch typed.map({ typedAnswers(answers, $0, page: at, holding: holding) }) ?? plainAnswers(answers, page: at) {
+        case .failure(let refusal): return refusal.response
+        case .success(let passed): taken = passed
+        }
+        if failed { return (Self.json(400, #"{"error":"the page was refused"}"#), "400") }
+        guard book.take(page: at, of: id, answers: taken.answers, pages: pageCount, checked: taken.checked) else {
+            return (Self.json(409, #"{"error":"the page was taken already"}"#), "409")
+        }
+        let next = pageList(at + 1, holding: holding.union(taken.checked?.holding ?? []))
+        let done = at + 1 >= pageCount
+        return (Self.json(200, "{\"page\":\(at + 2),\"questions\":\(next),\"done\":\(done)}"), "200")
+    }
+
+    /// One page's answers as the `pages` shape took them: how many, and with the typed survey,
+    /// what its checks made of them.
+    struct PageTaken {
+        var answers: Int
+        var checked: TypedSurvey.Checked?
+    }
+
+    /// A page's answers refused, with the response that says why.
+    struct PageRefusal: Error {
+        var response: (HTTPServerResponse, String)
+    }
+
+    /// The plain survey's check of page `at`'s answers: exactly that page's questions, each a string.
+    private func plainAnswers(_ answers: [(String, JSONValue)], page at: Int) -> Result<PageTaken, PageRefusal> {
         let wanted = Set((at * SurveyStyle.pageSize..<min((at + 1) * SurveyStyle.pageSize, questions.count)).map { ids[$0] })
         let given = Set(answers.map(\.0))
         guard given == wanted, answers.allSatisfy({ if case .string = $0.1 { true } else { false } }) else {
             // A page posted again after the server moved on (a retry) names the last page's questions.
             let status = given.isDisjoint(with: wanted) && !given.isEmpty ? 409 : 400
-            return (Self.json(status, #"{"error":"the answers are not this page's questions"}"#), status == 409 ? "409" : "400 invalid")
+            let response = Self.json(status, #"{"error":"the answers are not this page's questions"}"#)
+            return .failure(PageRefusal(response: (response, status == 409 ? "409" : "400 invalid")))
         }
-        if failed { return (Self.json(400, #"{"error":"the page was refused"}"#), "400") }
-        guard book.take(page: at, of: id, answers: answers.count, pages: pageCount) else {
-            return (Self.json(409, #"{"error":"the page was taken already"}"#), "409")
-        }
-        let done = at + 1 >= pageCount
-        return (Self.json(200, "{\"page\":\(at + 2),\"questions\":\(page(at + 1)),\"done\":\(done)}"), "200")
+        return .success(PageTaken(answers: answers.count))
     }
 
     private func onePost(_ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
