@@ -41,7 +41,9 @@ extension RecordingImport {
             guard let first = correlations.first(where: { $0.capture == name })?.sources.first?.step else { continue }
             for index in requests.indices where index > first {
                 for sent in requests[index].sentValues where sent.value != value && sent.value.contains(value) {
-                    guard requests[index].replacements[sent.place]?.contains(where: { $0.value == value }) != true else { continue }
+                    // A place whose whole value, or this one, is replaced already.
+                    let replaced = requests[index].replacements[sent.place] ?? []
+                    guard !replaced.contains(where: { $0.value == value || $0.value == sent.value }) else { continue }
                     requests[index].replace(value, at: sent.place, by: .session(name))
                     record(capture: name, from: nil, source: nil, usedAt: index, label: sent.label)
                 }

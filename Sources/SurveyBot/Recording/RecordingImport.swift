@@ -90,14 +90,14 @@ struct RecordingImport: Sendable {
         self.options = options
     }
 
-    /// Whether a value is too common to tell anything: shorter than 4 characters, a boolean or
-    /// null, a number of at most 4 digits, or one word of at most 12 letters (`movenext`,
-    /// `english`). Such values are sent as recorded, never correlated.
+    /// Whether a value is too common to tell anything: shorter than 4 characters, a number of
+    /// at most 4 digits, or a word without a digit — letters, `-`, `_` and `.` (`movenext`,
+    /// `authentication`, `true`, `sa_login`): the tokens, keys and ids a server hands out hold
+    /// digits. Such values are sent as recorded, never correlated.
     static func isTrivial(_ value: String) -> Bool {
         if value.count < 4 { return true }
-        if ["true", "false", "null", "undefined", "none", "nan"].contains(value.lowercased()) { return true }
         if value.allSatisfy(\.isNumber) && value.count <= 4 { return true }
-        return value.allSatisfy(\.isLetter) && value.count <= 12
+        return value.allSatisfy { $0.isLetter || "-_.".contains($0) }
     }
 
     /// Whether a value looks made by a client rather than typed: a number of 8 digits or more

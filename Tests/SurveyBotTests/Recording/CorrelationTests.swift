@@ -122,10 +122,13 @@ import Testing
         var walk = HARFixture()
         walk.add(
             "GET", "\(Self.origin)/q", type: "fetch",
-            response: "{\"page\": 2, \"lang\": \"en\", \"ok\": true, \"word\": \"continue\", \"year\": \"2026\"}")
-        walk.add("GET", "\(Self.origin)/q?page=2&lang=en&ok=true&word=continue&year=2026", type: "fetch")
+            response:
+                "{\"page\": 2, \"lang\": \"en\", \"ok\": true, \"word\": \"continue\", \"year\": \"2026\", \"sa\": \"getUnread_Json\"}")
+        walk.add("GET", "\(Self.origin)/q?page=2&lang=en&ok=true&word=continue&year=2026&sa=getUnread_Json", type: "fetch")
         let imported = walk.imported()
         #expect(imported.captures.isEmpty)
-        #expect(RecordingImportTests.plan(imported).contains("    request: GET /q?page=2&lang=en&ok=true&word=continue&year=2026\n"))
+        #expect(
+            RecordingImportTests.plan(imported).contains(
+                "    request: GET /q?page=2&lang=en&ok=true&word=continue&year=2026&sa=getUnread_Json\n"))
     }
 }
