@@ -81,6 +81,7 @@ struct RecordingImport: Sendable {
         if let again { result.compare(with: again) }
         result.names = StepNames.make(result.requests)
         result.describeDropped()
+        result.describeMissingBodies()
         return .success(result)
     }
 
@@ -107,6 +108,18 @@ struct RecordingImport: Sendable {
         if value.allSatisfy(\.isNumber) { return true }
         let allowed = value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
         return allowed && value.contains(where: \.isNumber) && value.contains(where: \.isLetter)
+    }
+
+    /// A guess for each kept response the recorder kept no body of (Chrome leaves some out):
+    /// a value it gave could be correlated from its headers only.
+    private mutating func describeMissingBodies() {
+        for (index, request) in requests.enumerated() {
+            let response = request.entry.response
+            guard case .absent = response.content.body, response.content.size > 0 || response.header("content-length") != nil else {
+                continue
+            }
+            guesses.append((index, "has no response body in the recording: a value it gave was looked for in its headers only"))
+        }
     }
 
     /// The summary of what was left out: each reason, how many, and a few of their URLs

@@ -151,3 +151,16 @@ extension RecordingImportTests {
         #expect(help.contains("    2  usage, or a recording that cannot be read (file:line:col)"), "\(help)")
     }
 }
+
+extension RecordingImportTests {
+    @Test func aResponseTheRecorderKeptNoBodyOfIsNamed() {
+        var walk = HARFixture()
+        walk.add("GET", "\(Self.origin)/", type: "document", responseHeaders: [("Content-Length", "120")], responseType: "text/html")
+        walk.add("GET", "\(Self.origin)/empty", type: "fetch", status: 204)
+        let imported = walk.imported()
+        #expect(
+            imported.summary.contains(
+                "guess: step 'home' has no response body in the recording: a value it gave was looked for in its headers only"))
+        #expect(!imported.summary.contains { $0.hasPrefix("guess: step 'empty'") })
+    }
+}
