@@ -70,7 +70,8 @@ enum ImportCommand: Subcommand {
         } else {
             console.out(text)
         }
-        console.printError("\(TerminalText.escaped(path)) → \(TerminalText.escaped(output ?? "stdout")): \(imported.requests.count) steps")
+        console.printError(
+            "\(TerminalText.escaped(path)) → \(TerminalText.escaped(output ?? "stdout")): \(imported.names.uniqued().count) steps")
         for line in imported.summary { console.printError("  " + TerminalText.escaped(line, limit: 2_000)) }
         return .success
     }

@@ -29,13 +29,16 @@ enum Replacement: Hashable, Sendable {
     case session(String)
     case environment(String)
     case respondentID
+    /// A page loop's answers to the page.
+    case answers
 
-    /// `${session.token}`, `${SURVEY_PASSWORD}`, `${respondent.id}`.
+    /// `${session.token}`, `${SURVEY_PASSWORD}`, `${respondent.id}`, `${answers}`.
     var template: String {
         switch self {
         case .session(let name): "${session.\(name)}"
         case .environment(let name): "${\(name)}"
         case .respondentID: "${respondent.id}"
+        case .answers: "${answers}"
         }
     }
 }

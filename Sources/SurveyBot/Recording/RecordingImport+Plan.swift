@@ -13,12 +13,12 @@ extension RecordingImport {
         ]
         lines += left.map { "left out: \($0)" }
         for correlation in correlations {
-            let sources = correlation.sources.map { "step '\(names[$0.step])' (\($0.source.phrase))" }.joined(separator: ", ")
-            let uses = correlation.uses.map { "step '\(names[$0.step])' \($0.label)" }.joined(separator: ", ")
+            let sources = correlation.sources.map { "step '\(names[$0.step])' (\($0.source.phrase))" }.uniqued().joined(separator: ", ")
+            let uses = correlation.uses.map { "step '\(names[$0.step])' \($0.label)" }.uniqued().joined(separator: ", ")
             lines.append("correlation: ${session.\(correlation.capture)} from \(sources) → \(uses)")
         }
         for secret in secrets {
-            let uses = secret.uses.map { "step '\(names[$0.step])' \($0.label)" }.joined(separator: ", ")
+            let uses = secret.uses.map { "step '\(names[$0.step])' \($0.label)" }.uniqued().joined(separator: ", ")
             lines.append("secret: ${\(secret.name)} → \(uses)")
         }
         for guess in guesses {
@@ -56,8 +56,11 @@ extension RecordingImport {
         ]
         let thinks = options.thinkTimes ? self.thinks : Array(repeating: nil, count: requests.count)
         for (index, request) in requests.enumerated() {
+            let loop = pageLoops.first { $0.first == index }
+            if pageLoops.contains(where: { ($0.first + 1...$0.last).contains(index) }) { continue }
             lines.append("  \(names[index]):")
             lines.append("    request: \(PlanValueText.write(request.requestLine))")
+            if loop != nil { lines.append("    runs: per_page") }
             if let think = thinks[index] { lines.append("    think: \(think.lowerBound)ms..\(think.upperBound)ms") }
             if !request.headers.isEmpty {
                 lines.append("    headers:")
@@ -67,10 +70,19 @@ extension RecordingImport {
                     )
                 }
             }
-            lines += bodyLines(request)
-            if let captures = captures[index] {
+            lines += bodyLines(request, answersAt: loop?.member)
+            if let reader = pageLoops.first(where: { $0.first == index + 1 || $0.first == index }) {
+                lines += [
+                    "    questions: \(PlanValueText.write([.literal(reader.list)]))",
+                    "    question_id: \(PlanValueText.write([.literal(reader.idField)]))",
+                    "    question_text: \(PlanValueText.write([.literal(reader.textField)]))",
+                ]
+            }
+            if let loop { lines.append("    pages: \(max(10, 2 * (loop.last - loop.first + 1)))") }
+            let stepCaptures = (loop.map { Array($0.first...$0.last) } ?? [index]).flatMap { captures[$0] ?? [] }.uniqued()
+            if !stepCaptures.isEmpty {
                 lines.append("    capture:")
-                for capture in captures {
+                for capture in stepCaptures {
                     lines.append("      \(capture.name): \(PlanValueText.write([.literal(capture.source.planText)]))")
                 }
             }
@@ -79,16 +91,20 @@ extension RecordingImport {
                 lines += ["    expect:", "      - status == \(status)"]
             }
         }
+        if !answers.isEmpty {
+            lines += ["", "answers:"]
+            lines += answers.map { "  \(PlanValueText.key($0.id)): \(PlanValueText.write([.literal($0.value)]))" }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func bodyLines(_ request: RecordedRequest) -> [String] {
+    private func bodyLines(_ request: RecordedRequest, answersAt member: [JSONLocator.Step]?) -> [String] {
         switch request.body {
         case .none:
             return []
         case .json(let value):
             var pieces: [ValuePiece] = []
-            JSONPieces.write(value, path: [], request: request, into: &pieces)
+            JSONPieces.write(value, path: [], request: request, answersAt: member, into: &pieces)
             return ["    body: \(PlanValueText.writeJSON(pieces))"]
         case .form(let fields):
             return ["    form:"]
@@ -108,7 +124,14 @@ extension RecordingImport {
 /// replaced — a captured string whole as `${session.NAME}` (the template puts it in as a JSON
 /// string), anything else inside its string.
 enum JSONPieces {
-    static func write(_ value: JSONValue, path: [JSONLocator.Step], request: RecordedRequest, into pieces: inout [ValuePiece]) {
+    static func write(
+        _ value: JSONValue, path: [JSONLocator.Step], request: RecordedRequest, answersAt member: [JSONLocator.Step]? = nil,
+        into pieces: inout [ValuePiece]
+    ) {
+        if path == member {
+            pieces.append(.variable(.answers))
+            return
+        }
         func literal(_ text: String) {
             if case .literal(let last) = pieces.last {
                 pieces[pieces.count - 1] = .literal(last + text)
@@ -139,15 +162,15 @@ enum JSONPieces {
             literal("[")
             for (index, element) in elements.enumerated() {
                 if index > 0 { literal(", ") }
-                write(element, path: path + [.index(index)], request: request, into: &pieces)
+                write(element, path: path + [.index(index)], request: request, answersAt: member, into: &pieces)
             }
             literal("]")
         case .object(let members):
             literal("{")
-            for (index, (name, member)) in members.enumerated() {
+            for (index, (name, value)) in members.enumerated() {
                 if index > 0 { literal(", ") }
                 literal(JSONValue.quoted(name) + ": ")
-                write(member, path: path + [.name(name)], request: request, into: &pieces)
+                write(value, path: path + [.name(name)], request: request, answersAt: member, into: &pieces)
             }
             literal("}")
         }

@@ -60,6 +60,9 @@ struct RecordingImport: Sendable {
     var secrets: [Secret] = []
     /// What the import guessed, or could not explain, by step when it concerns one.
     var guesses: [(step: Int?, text: String)] = []
+    /// The page loops folded, and the answers their posts gave, by question id in order.
+    var pageLoops: [PageLoop] = []
+    var answers: [(id: String, value: String)] = []
     /// The summary's lines of requests left out.
     var left: [String] = []
     /// What the selection kept and dropped.
@@ -79,7 +82,8 @@ struct RecordingImport: Sendable {
         result.correlate()
         result.replaceSecrets()
         if let again { result.compare(with: again) }
-        result.names = StepNames.make(result.requests)
+        result.foldPages()
+        result.nameSteps()
         result.describeDropped()
         result.describeMissingBodies()
         return .success(result)
@@ -108,6 +112,19 @@ struct RecordingImport: Sendable {
         if value.allSatisfy(\.isNumber) { return true }
         let allowed = value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
         return allowed && value.contains(where: \.isNumber) && value.contains(where: \.isLetter)
+    }
+
+    /// The steps' names, the posts a page loop folds named as its first.
+    private mutating func nameSteps() {
+        let folded = Set(pageLoops.flatMap { ($0.first + 1)...$0.last })
+        let kept = requests.indices.filter { !folded.contains($0) }
+        let keptNames = StepNames.make(kept.map { requests[$0] })
+        var names = Array(repeating: "", count: requests.count)
+        for (position, index) in kept.enumerated() { names[index] = keptNames[position] }
+        for loop in pageLoops {
+            for index in (loop.first + 1)...loop.last { names[index] = names[loop.first] }
+        }
+        self.names = names
     }
 
     /// A guess for each kept response the recorder kept no body of (Chrome leaves some out):

@@ -164,3 +164,46 @@ extension RecordingImportTests {
         #expect(!imported.summary.contains { $0.hasPrefix("guess: step 'empty'") })
     }
 }
+
+extension RecordingImportTests {
+    static func pages(lastListsQuestions: Bool) -> HARFixture {
+        var walk = HARFixture()
+        walk.add(
+            "POST", "\(Self.origin)/start", type: "fetch", body: "{}",
+            response: "{\"questions\": [{\"qid\": \"Q1\", \"label\": \"Colour?\"}, {\"qid\": \"Q2\", \"label\": \"Size?\"}]}")
+        walk.add(
+            "POST", "\(Self.origin)/page", type: "fetch", body: "{\"lang\": \"en\", \"given\": {\"Q1\": \"red\", \"Q2\": \"big one\"}}",
+            response: "{\"questions\": [{\"qid\": \"Q3\", \"label\": \"Why?\"}]}")
+        walk.add(
+            "POST", "\(Self.origin)/page", type: "fetch", body: "{\"lang\": \"en\", \"given\": {\"Q3\": \"it is\"}}",
+            response: lastListsQuestions ? "{\"questions\": [{\"qid\": \"Q4\", \"label\": \"More?\"}]}" : "{\"questions\": []}")
+        walk.add("GET", "\(Self.origin)/thanks", type: "fetch")
+        return walk
+    }
+
+    @Test func postsOfOneShapeAreAPageLoopWithTheRecordedAnswers() {
+        let imported = Self.pages(lastListsQuestions: false).imported()
+        let plan = Self.plan(imported)
+        #expect(imported.names == ["start", "page", "page", "thanks"])
+        #expect(
+            plan.contains(
+                "  start:\n    request: POST /start\n    body: '{}'\n    questions: $.questions\n    question_id: qid\n    question_text: label\n"
+            ))
+        #expect(
+            plan.contains(
+                "  page:\n    request: POST /page\n    runs: per_page\n    body: '{\"lang\": \"en\", \"given\": ${answers}}'\n"
+                    + "    questions: $.questions\n    question_id: qid\n    question_text: label\n    pages: 10\n  thanks:\n"))
+        #expect(plan.hasSuffix("answers:\n  Q1: red\n  Q2: big one\n  Q3: it is\n"))
+        #expect(imported.summary.contains { $0.hasPrefix("guess: step 'page' and the 1 posts after it, of one shape, are a page loop") })
+    }
+
+    /// A loop the recording did not end — its last response still lists questions — is left as
+    /// plain steps: folded, it would post a page the recording never did.
+    @Test func postsWhoseLastResponseListsQuestionsStayPlainSteps() {
+        let imported = Self.pages(lastListsQuestions: true).imported()
+        let plan = Self.plan(imported)
+        #expect(imported.names == ["start", "page", "page_2", "thanks"])
+        #expect(!plan.contains("per_page"))
+        #expect(!plan.contains("answers:"))
+    }
+}
