@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(
             name: "SurveyBotTests",
             dependencies: ["SurveyBot", "SurveyEngine", "SurveyJourney", "SurveyMetrics", "SurveyWire", "SurveyTestSupport", "survey-bot"],
-            exclude: ["Report/Golden"]),
+            exclude: ["Report/Golden", "Recording/Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

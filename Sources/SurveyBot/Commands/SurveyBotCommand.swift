@@ -11,7 +11,7 @@ public enum SurveyBotCommand {
     static let subcommands: [SubcommandEntry] = [
         SubcommandEntry(RunCommand.self), SubcommandEntry(ValidateCommand.self),
         SubcommandEntry(ServeCommand.self), SubcommandEntry(DiffCommand.self),
-        SubcommandEntry(ReportCommand.self), SubcommandEntry(MergeCommand.self),
+        SubcommandEntry(ReportCommand.self), SubcommandEntry(MergeCommand.self), SubcommandEntry(ImportCommand.self),
         SubcommandEntry(HelpCommand.self),
     ]
 

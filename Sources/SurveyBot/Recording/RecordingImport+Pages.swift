@@ -1,0 +1,148 @@
+import SurveyJourney
+
+/// Answers and pages: a run of posts of one shape — the same request, a JSON body alike but for
+/// an object of answers keyed by the ids of the questions the response before listed — is a
+/// page loop. It becomes one step that runs `per_page`, its body's answers `${answers}`, the
+/// questions read where the responses list them, and the recorded answers the plan's `answers:`.
+extension RecordingImport {
+    /// A page loop found in the recording.
+    struct PageLoop: Sendable {
+        /// The first post and the last, by request index; the step before reads the first page.
+        var first: Int
+        var last: Int
+        /// Where the body holds the page's answers.
+        var member: [JSONLocator.Step]
+        /// Where each response lists the page's questions, and where each question holds its
+        /// id and its text.
+        var list: String
+        var idField: String
+        var textField: String
+    }
+
+    /// Finds the page loops: two posts or more in a row whose answers are the questions the
+    /// response before each listed, the last response listing none (the loop's end, as the
+    /// engine reads it). What it cannot fold is left as plain steps.
+    mutating func foldPages() {
+        var index = 1
+        while index < requests.count {
+            guard let loop = pageLoop(at: index) else {
+                index += 1
+                continue
+            }
+            pageLoops.append(loop)
+            for page in loop.first...loop.last {
+                guard case .json(let body) = requests[page].body, case .object(let members)? = Self.value(at: loop.member, in: body)
+                else { continue }
+                for (id, value) in members {
+                    if case .string(let text) = value, !answers.contains(where: { $0.id == id }) { answers.append((id, text)) }
+                }
+            }
+            guesses.append(
+                (
+                    loop.first,
+                    "and the \(loop.last - loop.first) posts after it, of one shape, are a page loop: runs per_page, its answers "
+                        + "the recorded ones under answers:"
+                ))
+            index = loop.last + 1
+        }
+    }
+
+    /// The page loop whose first post is request `first`, if it starts one.
+    private func pageLoop(at first: Int) -> PageLoop? {
+        guard case .json(let body) = requests[first].body else { return nil }
+        for (member, keys) in Self.answerObjects(in: body, path: []) {
+            guard let found = Self.questions(withIDs: keys, in: requests[first - 1]) else { continue }
+            let (list, idField, textField) = found
+            var last = first
+            while last + 1 < requests.count, samePage(requests[last + 1], as: requests[first], member: member),
+                case .json(let next)? = Optional(requests[last + 1].body), case .object(let given)? = Self.value(at: member, in: next),
+                Self.listedIDs(at: list, field: idField, in: requests[last]) == Set(given.map(\.0))
+            {
+                last += 1
+            }
+            let ended = Self.listedIDs(at: list, field: idField, in: requests[last])?.isEmpty ?? true
+            guard last > first, ended else { continue }
+            return PageLoop(first: first, last: last, member: member, list: list, idField: idField, textField: textField)
+        }
+        return nil
+    }
+
+    /// Whether `request` posts the same request as `first`, with the same body but for its
+    /// answers at `member`.
+    private func samePage(_ request: RecordedRequest, as first: RecordedRequest, member: [JSONLocator.Step]) -> Bool {
+        guard request.method == first.method, request.requestLine == first.requestLine,
+            case .json(let a) = request.body, case .json(let b) = first.body
+        else { return false }
+        return Self.replacing(member, in: a) == Self.replacing(member, in: b)
+    }
+
+    /// Each object of strings in a JSON body (a page's answers, keyed by question id), by path.
+    static func answerObjects(in value: JSONValue, path: [JSONLocator.Step]) -> [([JSONLocator.Step], Set<String>)] {
+        guard case .object(let members) = value else { return [] }
+        var found: [([JSONLocator.Step], Set<String>)] = []
+        if !members.isEmpty, members.allSatisfy({ isString($0.1) }) {
+            found.append((path, Set(members.map(\.0))))
+        }
+        for (name, member) in members { found += answerObjects(in: member, path: path + [.name(name)]) }
+        return found
+    }
+
+    /// Where `request`'s JSON response lists questions whose ids are `ids`: a list of objects
+    /// each holding one of them in a field, and its text in another string field.
+    static func questions(withIDs ids: Set<String>, in request: RecordedRequest) -> (String, String, String)? {
+        guard let text = request.entry.response.content.body.text, case .success(let json) = JSONValue.parse(Array(text.utf8)),
+            case .object(let members) = json
+        else { return nil }
+        for (name, value) in members {
+            guard case .array(let items) = value, let firstItem = items.first, case .object(let fields) = firstItem else { continue }
+            for (field, _) in fields {
+                let listed = Set(items.compactMap { item -> String? in if case .string(let id)? = item[field] { id } else { nil } })
+                guard listed == ids, listed.count == items.count else { continue }
+                guard let textField = fields.first(where: { $0.0 != field && isString($0.1) })?.0 else { continue }
+                return (JSONPathText.text([.name(name)]), field, textField)
+            }
+        }
+        return nil
+    }
+
+    /// The ids a response lists at `list` (a top-level member), nil when it lists nothing there.
+    static func listedIDs(at list: String, field: String, in request: RecordedRequest) -> Set<String>? {
+        guard let text = request.entry.response.content.body.text, case .success(let json) = JSONValue.parse(Array(text.utf8)),
+            case .array(let items)? = json[String(list.dropFirst(2))]
+        else { return nil }
+        return Set(items.compactMap { item -> String? in if case .string(let id)? = item[field] { id } else { nil } })
+    }
+
+    static func value(at path: [JSONLocator.Step], in value: JSONValue) -> JSONValue? {
+        var current = value
+        for step in path {
+            switch step {
+            case .name(let name):
+                guard let next = current[name] else { return nil }
+                current = next
+            case .index(let index):
+                guard case .array(let items) = current, items.indices.contains(index) else { return nil }
+                current = items[index]
+            }
+        }
+        return current
+    }
+
+    static func isString(_ value: JSONValue) -> Bool {
+        if case .string = value { return true }
+        return false
+    }
+
+    /// `value` with what is at `path` replaced by `null`.
+    static func replacing(_ path: [JSONLocator.Step], in value: JSONValue) -> JSONValue {
+        guard let step = path.first else { return .null }
+        switch (step, value) {
+        case (.name(let name), .object(let members)):
+            return .object(members.map { $0.0 == name ? ($0.0, replacing(Array(path.dropFirst()), in: $0.1)) : $0 })
+        case (.index(let index), .array(let items)):
+            return .array(items.enumerated().map { $0.offset == index ? replacing(Array(path.dropFirst()), in: $0.element) : $0.element })
+        default:
+            return value
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import SurveyBot
+@testable import SurveyTestSupport
+
+/// Walks no one here wrote by hand: headless Chromium, driven by Playwright, through the
+/// reference server (`Fixtures/record.py`, `Fixtures/README.md`). Each is imported, checked by
+/// `validate`, and the plan, unedited but for its target, runs several respondents against the
+/// builtin server of the same shape.
+@Suite struct RecordedWalkTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+    static func load(_ name: String) throws -> HARFile {
+        try HARFile.read(path: "\(fixtures)/\(name)").get()
+    }
+
+    @Test func thePagesWalkImportsIntoItsSteps() throws {
+        let walk = try Self.load("pages-walk1.har")
+        let again = try Self.load("pages-walk2.har")
+        let imported = try RecordingImport.make(walk, again: again, options: .init(name: "pages", source: "pages-walk1.har")).get()
+        let plan = RecordingImportTests.plan(imported)
+        #expect(imported.names == ["stats", "sessions", "sessions_2", "sessions_2", "sessions_2", "sessions_3"])
+        #expect(plan.contains("  sessions:\n    request: POST /sessions\n"))
+        #expect(
+            plan.contains(
+                "    questions: $.questions\n    question_id: id\n    question_text: text\n    capture:\n      session: $.session\n"))
+        #expect(plan.contains("  sessions_2:\n    request: POST /sessions/${session.session}\n    runs: per_page\n"))
+        #expect(plan.contains("    body: '{\"answers\": ${answers}}'\n    questions: $.questions\n"))
+        #expect(plan.contains("  sessions_3:\n    request: DELETE /sessions/${session.session}\n"))
+        #expect(
+            plan.hasSuffix(
+                "answers:\n  q1: light red\n  q2: dark green\n  q3: sky blue\n  q4: light red\n  q5: dark green\n  q6: sky blue\n  q7: light red\n"
+            ))
+        #expect(plan.contains("    expect:\n      - status == 201\n") == false)
+        #expect(imported.summary.contains { $0.hasPrefix("correlation: ${session.session} from step 'sessions' (its JSON $.session) → ") })
+    }
+
+    @Test func theLoginWalkSendsItsTokenBackAsTheBrowserDid() throws {
+        let imported = try RecordingImport.make(try Self.load("login-walk.har"), options: .init(name: "login", source: "login-walk.har"))
+            .get()
+        let plan = RecordingImportTests.plan(imported)
+        #expect(imported.names == ["stats", "session", "questions", "submit", "submit_2", "submit_3", "session_2"])
+        #expect(plan.contains("    capture:\n      token: $.token\n"))
+        #expect(plan.contains("      Authorization: Bearer ${session.token}\n"))
+        #expect(imported.secrets.isEmpty)
+        #expect(!plan.contains("Cookie"))
+    }
+
+    /// The imported plans run as they are against the builtin server of the recorded shape,
+    /// and every respondent completes: the server's own counts agree.
+    @Test(arguments: [
+        // The builtin server's check of answers names its questions 1, 2, …, the pages shape's q1, q2, …:
+        // a fallback satisfies it, and is never sent, since every question has its recorded answer.
+        ("pages-walk1.har", ["--set", "builtin.api=pages", "--set", "builtin.questions=7", "--set", "answers.*=never-sent"]),
+        ("login-walk.har", ["--set", "builtin.login=true", "--set", "builtin.questions=3"]),
+    ])
+    func theImportedPlanRunsAgainstTheServerItWasRecordedFrom(recording: String, server: [String]) async throws {
+        let directory = try TemporaryDirectory()
+        let plan = directory.path + "/walk.plan"
+        let imported = await runCommand(["import", "\(Self.fixtures)/\(recording)", "--no-think", "--output", plan])
+        #expect(imported.status == .success, "\(imported.err)")
+        let run = await runCommand(
+            ["run", plan, "--target", "builtin", "--respondents", "4", "--concurrency", "2", "--out", directory.path, "--format", "json"]
+                + server)
+        #expect(run.status == .success, "\(run.err)\n\(run.out)")
+        let report = try RunReport.read(path: directory.path + "/walk-latest.json")
+        #expect(report.respondents.completed == 4)
+    }
+}
