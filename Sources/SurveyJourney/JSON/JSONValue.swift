@@ -65,9 +65,9 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Why bytes are not JSON, and where.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        /// Byte offset of the problem.
-        var offset: Int
-        var reason: String
+        /// Byte offset of the problem, from 0.
+        package var offset: Int
+        package var reason: String
         /// The reason and the offset, from 0: `expected ':' at byte 12`.
         public var description: String { "\(reason) at byte \(offset)" }
     }
