@@ -8,8 +8,10 @@ extension ReplayComparison {
         var cells = rows.map { row in
             [TerminalText.escaped(row.label), row.recordedStatus, TerminalText.escaped(row.replayedStatus), row.shape]
         }
-        for index in unreplayed {
-            cells.append(["(not replayed)", recorded[index].response.map { String($0.status) } ?? "none", "—", "—"])
+        for (index, step) in unreplayed {
+            cells.append([
+                "\(TerminalText.escaped(step)) (not replayed)", recorded[index].response.map { String($0.status) } ?? "none", "—", "—",
+            ])
         }
         let widths = (0..<3).map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
         return ([header] + cells).map { line in
@@ -26,7 +28,7 @@ extension ReplayComparison {
             let row = rows[first]
             lines.append(
                 "first divergence: step \(TerminalText.escaped(row.label)) (\(shownCall(row.attempt.step))): \(row.divergence ?? "")")
-        } else if let first = unreplayed.first {
+        } else if let first = unreplayed.first?.index {
             let request = recorded[first]
             let shown = URLDisplay.redacting(TerminalText.escaped(String(request.path), limit: 80))
             let more = unreplayed.count > 1 ? " and \(unreplayed.count - 1) more" : ""

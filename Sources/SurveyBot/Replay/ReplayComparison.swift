@@ -27,9 +27,9 @@ struct ReplayComparison: Sendable {
 
     /// Every replayed attempt, in order.
     var rows: [Row]
-    /// The recorded requests, by index, that a step of the plan stands for and that the replay
-    /// never reached: the recording went on where the replay stopped.
-    var unreplayed: [Int]
+    /// The recorded requests, by index, that a step of the plan (named) stands for and that the
+    /// replay never reached: the recording went on where the replay stopped.
+    var unreplayed: [(index: Int, step: String)]
     /// The recording's requests, all of them, as the indices of `rows` and `unreplayed` count them.
     let recorded: [Exchange]
 
@@ -40,9 +40,9 @@ struct ReplayComparison: Sendable {
     /// Whether the replay sent something, every step matched, and it went as far as the recording.
     var matches: Bool { !rows.isEmpty && firstDivergence == nil && unreplayed.isEmpty }
 
-    /// `replayed` beside `recorded`: `patterns` gives each step's pattern, by the step's name;
-    /// `origin` (`scheme://host:port`) is where the recording's survey was, nil when unknown.
-    init(recorded: [Exchange], origin: String?, replayed: [ReplayedAttempt], patterns: [String: PathPattern]) {
+    /// `replayed` beside `recorded`: `patterns` gives each step's pattern, in the journey's
+    /// order; `origin` (`scheme://host:port`) is where the recording's survey was, nil when unknown.
+    init(recorded: [Exchange], origin: String?, replayed: [ReplayedAttempt], patterns: [(step: String, pattern: PathPattern)]) {
         self.recorded = recorded
         let ofOrigin = recorded.indices.filter { recorded[$0].origin == origin }
         let candidates = origin == nil || ofOrigin.isEmpty ? Array(recorded.indices) : ofOrigin
@@ -51,7 +51,7 @@ struct ReplayComparison: Sendable {
         var cursor = 0
         var rows: [Row] = []
         for attempt in replayed {
-            let pattern = patterns[attempt.step]
+            let pattern = patterns.first { $0.step == attempt.step }?.pattern
             let found = candidates[cursor...].firstIndex { pattern?.matches(recorded[$0]) ?? false }
             var pairedIndex: Int?
             if let found {
@@ -64,8 +64,9 @@ struct ReplayComparison: Sendable {
                     recorded: pairedIndex.map { ($0, recorded[$0]) }))
         }
         self.rows = rows
-        let all = Array(patterns.values)
-        unreplayed = candidates[cursor...].filter { index in all.contains { $0.matches(recorded[index]) } }
+        unreplayed = candidates[cursor...].compactMap { index in
+            patterns.first { $0.pattern.matches(recorded[index]) }.map { (index, $0.step) }
+        }
     }
 
     /// One attempt compared with the recorded request paired with it, if any.
