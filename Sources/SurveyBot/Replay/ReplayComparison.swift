@@ -64,9 +64,17 @@ struct ReplayComparison: Sendable {
                     recorded: pairedIndex.map { ($0, recorded[$0]) }))
         }
         self.rows = rows
-        unreplayed = candidates[cursor...].compactMap { index in
-            patterns.first { $0.pattern.matches(recorded[index]) }.map { (index, $0.step) }
+        // Each request the replay never reached goes to the first step after the last one
+        // named whose pattern matches it, as the journey walks on; else to the first that does.
+        var next = replayed.last.flatMap { last in patterns.firstIndex { $0.step == last.step } }.map { $0 + 1 } ?? 0
+        var unreplayed: [(index: Int, step: String)] = []
+        for index in candidates[cursor...] {
+            let matching = patterns.indices.filter { patterns[$0].pattern.matches(recorded[index]) }
+            guard let position = matching.first(where: { $0 >= next }) ?? matching.first else { continue }
+            unreplayed.append((index, patterns[position].step))
+            next = max(next, position + 1)
         }
+        self.unreplayed = unreplayed
     }
 
     /// One attempt compared with the recorded request paired with it, if any.

@@ -110,6 +110,12 @@ import Testing
         #expect(
             short.firstDivergence == nil && short.unreplayed.map(\.index) == [3] && short.unreplayed.map(\.step) == ["submit"]
                 && !short.matches)
+        // Requests of one path that steps after the last replayed one stand for go to them in turn.
+        let samePath = ReplayComparison(
+            recorded: [exchange("GET", "/p"), exchange("POST", "/p"), exchange("POST", "/p"), exchange("POST", "/p")], origin: nil,
+            replayed: [attempt("open", exchange("GET", "/p")), attempt("page", exchange("POST", "/p"))],
+            patterns: ["open", "page", "page_2", "page_3"].map { ($0, PathPattern(method: $0 == "open" ? "GET" : "POST", path: "/p")) })
+        #expect(samePath.unreplayed.map(\.step) == ["page_2", "page_3"])
         #expect(
             short.verdict(hint: nil, shownCall: { $0 })[0].contains(
                 "request #4 (POST /submit), which the plan's steps stand for, not replayed"))
