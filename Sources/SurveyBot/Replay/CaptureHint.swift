@@ -18,6 +18,9 @@ struct CaptureHint: Sendable, Equatable {
     enum Source: Sendable, Equatable {
         case json(path: String, name: String?)
         case formField(String)
+        /// A form field whose value holds it, and more: the plan sends a part of what the
+        /// browser sent whole.
+        case partOfFormField(String)
         case cookie(String)
         case header(String)
         case body
@@ -27,6 +30,7 @@ struct CaptureHint: Sendable, Equatable {
             switch self {
             case .json(let path, _): "its JSON \(TerminalText.escaped(path, limit: 80))"
             case .formField(let name): "its form field \(TerminalText.escaped(name, limit: 60))"
+            case .partOfFormField(let name): "part of its form field \(TerminalText.escaped(name, limit: 60))'s value"
             case .cookie(let name): "its cookie \(TerminalText.escaped(name, limit: 60))"
             case .header(let name): "its header \(TerminalText.escaped(name, limit: 60))"
             case .body: "its body"
@@ -37,7 +41,7 @@ struct CaptureHint: Sendable, Equatable {
         var capture: String {
             switch self {
             case .json(let path, _): path
-            case .formField(let name): "form \(name)"
+            case .formField(let name), .partOfFormField(let name): "form \(name)"
             case .cookie(let name): "cookie \(name)"
             case .header(let name): "header \(name)"
             case .body: "regex PATTERN"
@@ -49,7 +53,7 @@ struct CaptureHint: Sendable, Equatable {
             let raw: String
             switch self {
             case .json(_, let name): raw = name ?? "value"
-            case .formField(let name), .cookie(let name), .header(let name): raw = name
+            case .formField(let name), .partOfFormField(let name), .cookie(let name), .header(let name): raw = name
             case .body: raw = "value"
             }
             var name = String(raw.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
@@ -231,7 +235,8 @@ struct CaptureHint: Sendable, Equatable {
         {
             return found
         }
-        if let field = fieldName(holding: value, in: text) { return .formField(field) }
+        if let field = fieldName(holding: value, in: text, whole: true) { return .formField(field) }
+        if let field = fieldName(holding: value, in: text, whole: false) { return .partOfFormField(field) }
         for header in response.headers where header.name.lowercased() == "set-cookie" {
             if let cookie = SetCookiePair(header.value), cookie.value == value { return .cookie(cookie.name) }
         }
@@ -251,6 +256,7 @@ struct CaptureHint: Sendable, Equatable {
             else { return false }
             return scalarText(found) == value
         case .formField(let name): return HTMLForm.value(of: name, in: text) == value
+        case .partOfFormField(let name): return HTMLForm.value(of: name, in: text)?.contains(value) == true
         case .cookie(let name):
             return response.headers.contains { header in
                 guard header.name.lowercased() == "set-cookie", let cookie = SetCookiePair(header.value) else { return false }
@@ -279,8 +285,8 @@ struct CaptureHint: Sendable, Equatable {
         }
     }
 
-    /// The name of the page's first `<input>` whose value is `value`.
-    private static func fieldName(holding value: String, in page: String) -> String? {
+    /// The name of the page's first `<input>` whose value is `value` (`whole`), or holds it.
+    private static func fieldName(holding value: String, in page: String, whole: Bool) -> String? {
         var rest = page[...]
         while let open = HTMLForm.find("<input", in: rest) {
             rest = rest[open.upperBound...]
@@ -288,11 +294,10 @@ struct CaptureHint: Sendable, Equatable {
             let end = HTMLForm.tagEnd(rest)
             let attributes = HTMLForm.attributes(rest[..<end])
             rest = rest[end...]
-            if attributes.first(where: { $0.name == "value" })?.value == value,
-                let name = attributes.first(where: { $0.name == "name" })?.value
-            {
-                return name
+            guard let held = attributes.first(where: { $0.name == "value" })?.value, whole ? held == value : held.contains(value) else {
+                continue
             }
+            if let name = attributes.first(where: { $0.name == "name" })?.value { return name }
         }
         return nil
     }

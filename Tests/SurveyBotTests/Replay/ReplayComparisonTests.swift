@@ -138,6 +138,9 @@ import Testing
             CaptureHint.source(of: "k-123456", in: response(#"{"a": [{"b": "k-123456"}]}"#, type: "application/json"))
                 == .json(path: "$.a[0].b", name: "b"))
         #expect(CaptureHint.source(of: "k-123456", in: response("var key = 'k-123456';")) == .body)
+        #expect(
+            CaptureHint.source(of: "k-123456", in: response(#"<input type="hidden" value="k-123456-and-more" name="csrf">"#))
+                == .partOfFormField("csrf"))
     }
 
     @Test func literalsAreTheTemplatesTextOutsideItsVariablesButCredentials() throws {
