@@ -38,7 +38,12 @@ extension ReplayComparison {
         } else if rows.isEmpty {
             lines.append("first divergence: the replay sent nothing")
         } else {
-            lines.append("ok: every step matched the recording — same status, same shape")
+            let unchecked = rows.filter { $0.shape.hasPrefix("not compared") }.count
+            lines.append(
+                unchecked == 0
+                    ? "ok: every step matched the recording — same status, same shape"
+                    : "ok: every step matched the recording's status; the shape of \(unchecked) of \(rows.count) responses was not "
+                        + "compared: the recording holds no body of them")
         }
         if let hint { lines.append("hint: " + hint.sentence) }
         return lines

@@ -59,6 +59,14 @@ import Testing
         #expect(comparison.matches)
         #expect(comparison.rows.map(\.shape) == ["same (JSON, 2 paths)", "same (JSON, 2 paths)"])
         #expect(hint == nil)
+        #expect(comparison.verdict(hint: nil, shownCall: { $0 }) == ["ok: every step matched the recording — same status, same shape"])
+        // A recording without bodies vouches for the statuses alone, and the verdict says so.
+        let bodiless = ReplayComparison(
+            recorded: [exchange("POST", "/login", response: nil)], origin: nil,
+            replayed: [attempt("login", exchange("POST", "/login", response: "{}"))],
+            patterns: [("login", PathPattern(method: "POST", path: "/login"))])
+        #expect(bodiless.matches)
+        #expect(bodiless.verdict(hint: nil, shownCall: { $0 })[0].contains("the shape of 1 of 1 responses was not compared"))
     }
 
     @Test func aHardCodedTokenIsNamedWithWhereTheRecordingReceivedIt() throws {
