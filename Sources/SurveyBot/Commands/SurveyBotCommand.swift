@@ -12,7 +12,7 @@ public enum SurveyBotCommand {
         SubcommandEntry(RunCommand.self), SubcommandEntry(ValidateCommand.self),
         SubcommandEntry(ServeCommand.self), SubcommandEntry(DiffCommand.self),
         SubcommandEntry(ReportCommand.self), SubcommandEntry(MergeCommand.self), SubcommandEntry(ImportCommand.self),
-        SubcommandEntry(HelpCommand.self),
+        SubcommandEntry(ReplayCommand.self), SubcommandEntry(HelpCommand.self),
     ]
 
     static let abstract = "a headless survey automation and load-test tool."

@@ -3,7 +3,6 @@ import SurveyEngine
 import SurveyJourney
 import SurveyMetrics
 import SurveyWire
-import Synchronization
 
 /// One run of a plan, from the first thing it starts to the last thing it stops.
 ///
@@ -37,6 +36,12 @@ final class PlanRun {
         /// `--metrics-linger`: how long the listener goes on serving the final state once the
         /// report is written, unless a signal ends the wait.
         var metricsLinger = Duration.zero
+        /// For `replay`: whether the report's files are written (it leaves none), what wraps the
+        /// run's transport before the coordinator gets it (`RecordingTransport`; the client is
+        /// still the one shut down), and where every attempt is also offered without `--raw`.
+        var writesReport = true
+        var wrapTransport: (@Sendable (any Transport) -> any Transport)?
+        var attemptLog: AttemptLog?
     }
 
     /// A failure before anything was sent: bad input found late, exit 2.
@@ -164,12 +169,14 @@ final class PlanRun {
         }
         onStop("signals") { signals.restoreDefaults() }
 
-        do throws(ReportWriter.WriteError) {
-            try output.prepare(name: plan.name)
-        } catch {
-            throw SetupError(description: plan.redacting(error.description))
+        if options.writesReport {
+            do throws(ReportWriter.WriteError) {
+                try output.prepare(name: plan.name)
+            } catch {
+                throw SetupError(description: plan.redacting(error.description))
+            }
+            onStop("output") { output.stop() }
         }
-        onStop("output") { output.stop() }
 
         if let path = options.raw {
             // Opening it empties it: never the plan, its data or this run's own report.
@@ -215,7 +222,8 @@ final class PlanRun {
         let coordinator: RunCoordinator
         do throws(HTTPSyntaxError) {
             coordinator = try RunCoordinator(
-                configuration: configuration, target: target, transport: transport, executors: group.loops, attemptLog: rawWriter?.log)
+                configuration: configuration, target: target, transport: options.wrapTransport?(transport) ?? transport,
+                executors: group.loops, attemptLog: rawWriter?.log ?? options.attemptLog)
         } catch {
             throw SetupError(description: plan.redacting("cannot send the survey's requests: \(error.description)"))
         }
@@ -430,14 +438,4 @@ final class PlanRun {
         if report.interrupted { return .signalled(interruptingSignal ?? SIGINT) }
         return report.passed ? .success : .failure
     }
-}
-
-/// Whether a run has ended, for its signal handling: a signal then ends the linger of
-/// `--metrics-linger`, not the run.
-private final class RunEnded: Sendable {
-    private let ended = Mutex(false)
-
-    func mark() { ended.withLock { $0 = true } }
-
-    var isMarked: Bool { ended.withLock { $0 } }
 }

@@ -33,17 +33,17 @@ extension Transport {
 public struct HTTPRequest: Sendable {
     /// The part of a request that does not change between attempts: method, path, headers.
     public final class Template: Sendable {
-        let method: String
+        package let method: String
         /// The path on the server, base path included.
-        let path: String
+        package let path: String
         let headers: [HTTPHeader]
         /// `METHOD path HTTP/1.1`, `Host`, the fixed headers but `Cookie`, each line ending in
         /// CRLF; the `Cookie` line, the `Content-Length` line and the blank line are added per
         /// request.
-        let head: [UInt8]
+        package let head: [UInt8]
         /// The value of a `Cookie` header among `headers`, sent before the jar's cookies in the
         /// one `Cookie` line a request may carry (RFC 6265 §5.4).
-        let cookie: [UInt8]?
+        package let cookie: [UInt8]?
         /// Where the request goes, as a cookie jar matches it.
         package let cookieOrigin: CookieOrigin
         /// The names of the head's header lines in order — `host` first —, in lower case: with
@@ -125,7 +125,7 @@ public struct HTTPRequest: Sendable {
 
     package let template: Template
     /// The body, or nil for none (no Content-Length is sent for a GET without a body).
-    var body: [UInt8]?
+    package var body: [UInt8]?
     /// The cookies of the respondent's jar for this request (`name=value; …`), sent in the
     /// `Cookie` line after the template's own; nil for none.
     package var cookies: [UInt8]?
