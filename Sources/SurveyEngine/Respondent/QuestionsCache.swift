@@ -3,7 +3,8 @@ import Synchronization
 
 /// The last few questions bodies each lane parsed, with the step that read each and its
 /// questions: respondents nearly always receive the same lists — one, or a page loop's few
-/// pages — and comparing bytes costs far less than parsing JSON again.
+/// pages — and comparing bytes costs far less than parsing JSON again. Each question read is
+/// given its `AnswerPlan` then, once for every respondent that receives the same list.
 final class QuestionsCache: Sendable {
     private struct Entry {
         var step: Int
@@ -20,10 +21,13 @@ final class QuestionsCache: Sendable {
     private static let entries = 8
 
     private let slots: [Slot]
+    /// The run's answers, which the plans are worked out from.
+    private let answers: AnswerBook
 
-    /// A cache with one slot per lane (at least one).
-    init(lanes: Int) {
+    /// A cache with one slot per lane (at least one), planning the questions' answers by `answers`.
+    init(lanes: Int, answers: AnswerBook) {
         slots = (0..<max(1, lanes)).map { _ in Slot() }
+        self.answers = answers
     }
 
     /// The questions `step` reads in `body` (by its shape; a page loop's last page lists none),
@@ -34,8 +38,10 @@ final class QuestionsCache: Sendable {
         if let hit = slot.entries.withLock({ $0.list.first { $0.step == position && $0.body == body }?.questions }) {
             return .success(hit)
         }
-        let parsed = SurveyQuestion.list(from: body, shape: step.questions ?? .contract, page: step.runner.pages)
-        if case .success(let questions) = parsed {
+        var parsed = SurveyQuestion.list(from: body, shape: step.questions ?? .contract, page: step.runner.pages)
+        if case .success(var questions) = parsed {
+            for index in questions.indices { questions[index].answerPlan = answers.plan(for: questions[index]) }
+            parsed = .success(questions)
             slot.entries.withLock { entries in
                 let entry = Entry(step: position, body: body, questions: questions)
                 if entries.list.count < Self.entries {
