@@ -1,6 +1,10 @@
 import SurveyJourney
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The last few questions bodies each lane parsed, with the step that read each and its
 /// questions: respondents nearly always receive the same lists — one, or a page loop's few
 /// pages — and comparing bytes costs far less than parsing JSON again. Each question read is
@@ -35,7 +39,7 @@ final class QuestionsCache: Sendable {
     func questions(in body: [UInt8], step: CompiledStep, lane: Int) -> Result<[SurveyQuestion], SurveyQuestion.ContractError> {
         let slot = slots[lane % slots.count]
         let position = step.position
-        if let hit = slot.entries.withLock({ $0.list.first { $0.step == position && $0.body == body }?.questions }) {
+        if let hit = slot.entries.withLock({ $0.list.first { $0.step == position && Self.same($0.body, body) }?.questions }) {
             return .success(hit)
         }
         var parsed = SurveyQuestion.list(from: body, shape: step.questions ?? .contract, page: step.runner.pages)
@@ -53,5 +57,19 @@ final class QuestionsCache: Sendable {
             }
         }
         return parsed
+    }
+
+    /// Whether two bodies are the same bytes: by length, then one `memcmp`. Every respondent's
+    /// questions body is compared so; an array's `==` went element by element, seven
+    /// instructions a byte.
+    private static func same(_ kept: [UInt8], _ body: [UInt8]) -> Bool {
+        let count = kept.count
+        guard count == body.count else { return false }
+        return kept.withUnsafeBufferPointer { kept in
+            body.withUnsafeBufferPointer { body in
+                guard let kept = kept.baseAddress, let body = body.baseAddress else { return true }
+                return memcmp(kept, body, count) == 0
+            }
+        }
     }
 }
