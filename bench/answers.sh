@@ -33,27 +33,11 @@ json.dump(questions, open(sys.argv[1], "w"))
 PY
 base=http://127.0.0.1:18080/typed
 
-# run NAME BINARY PLAN: one run with one thread; prints "attempts cpu_s rss_mb answers failed".
-run() {
-    local name=$1 binary=$2 plan=$3
-    rm -rf "$out/answers-$name"
-    /usr/bin/time -f "%U %S %M" -o "$out/answers-$name.time" "$binary" run "$plan" --threads 1 --concurrency "$concurrency" \
-        --respondents 1000000 --duration "${duration}s" --target "$base" --out "$out/answers-$name" --format json --quiet || true
-    python3 - "$out/answers-$name" "$out/answers-$name.time" <<'PY'
-import glob, json, sys
-report = json.load(open(glob.glob(sys.argv[1] + "/*-latest.json")[0]))
-user, system, rss_kb = open(sys.argv[2]).read().split()[-3:]
-attempts = sum(e["attempts"] for e in report["endpoints"].values())
-failed = sum(sum(e.get("errors", {}).values()) for e in report["endpoints"].values())
-print(attempts, float(user) + float(system), int(rss_kb) / 1024, report["answers"]["submitted"], failed)
-PY
-}
-
 printf '%-6s %-14s %10s %8s %12s %8s %10s\n' round answers attempts cpu_s "attempts/cpu" rss_mb submitted
 declare -a ratios baseline_ratios
 for round in $(seq 1 "$rounds"); do
-    read -r fa fc fm fn ff < <(run fixed "$bot" "$root/bench/plans/answers-fixed.plan")
-    read -r sa sc sm sn sf < <(run survey "$bot" "$root/bench/plans/answers-survey.plan")
+    read -r fa fc fm fn _ ff < <(run_plan answers-fixed "$bot" "$root/bench/plans/answers-fixed.plan" "$base")
+    read -r sa sc sm sn _ sf < <(run_plan answers-survey "$bot" "$root/bench/plans/answers-survey.plan" "$base")
     [ "$ff" = 0 ] && [ "$sf" = 0 ] || { echo "failed attempts: fixed $ff, from the survey $sf" >&2; exit 1; }
     frate=$(awk -v a="$fa" -v c="$fc" 'BEGIN { printf "%.0f", a / c }')
     srate=$(awk -v a="$sa" -v c="$sc" 'BEGIN { printf "%.0f", a / c }')
@@ -61,7 +45,7 @@ for round in $(seq 1 "$rounds"); do
     printf '%-6s %-14s %10s %8.2f %12s %8.1f %10s\n' "$round" from-survey "$sa" "$sc" "$srate" "$sm" "$sn"
     ratios+=("$(ratio "$srate" "$frate")")
     if [ -n "${BASELINE:-}" ]; then
-        read -r ba bc bm bn bf < <(run baseline "$BASELINE" "$root/bench/plans/answers-fixed.plan")
+        read -r ba bc bm bn _ bf < <(run_plan answers-baseline "$BASELINE" "$root/bench/plans/answers-fixed.plan" "$base")
         brate=$(awk -v a="$ba" -v c="$bc" 'BEGIN { printf "%.0f", a / c }')
         printf '%-6s %-14s %10s %8.2f %12s %8.1f %10s\n' "$round" fixed-baseline "$ba" "$bc" "$brate" "$bm" "$bn"
         baseline_ratios+=("$(ratio "$frate" "$brate")")

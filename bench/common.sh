@@ -53,6 +53,26 @@ start_nginx() {
     wait_for_port "$port"
 }
 
+# run_plan NAME BINARY PLAN TARGET: one run of PLAN by BINARY with one thread at $concurrency for
+# $duration seconds against TARGET, its report in $out/NAME and GNU time's figures in
+# $out/NAME.time; prints "attempts cpu_s rss_mb answers completed failed": its attempts, its own CPU
+# seconds (user + system), its peak resident set, the answers it submitted, the respondents that
+# completed, and the attempts that failed.
+run_plan() {
+    local name=$1 binary=$2 plan=$3 target=$4
+    rm -rf "${out:?}/$name"
+    /usr/bin/time -f "%U %S %M" -o "$out/$name.time" "$binary" run "$plan" --threads 1 --concurrency "$concurrency" \
+        --respondents 1000000 --duration "${duration}s" --target "$target" --out "$out/$name" --format json --quiet || true
+    python3 - "$out/$name" "$out/$name.time" <<'PY'
+import glob, json, sys
+report = json.load(open(glob.glob(sys.argv[1] + "/*-latest.json")[0]))
+user, system, rss_kb = open(sys.argv[2]).read().split()[-3:]
+attempts = sum(e["attempts"] for e in report["endpoints"].values())
+failed = sum(sum(e.get("errors", {}).values()) for e in report["endpoints"].values())
+print(attempts, float(user) + float(system), int(rss_kb) / 1024, report["answers"]["submitted"], report["respondents"]["completed"], failed)
+PY
+}
+
 # make_certificates DIR: a throwaway CA (DIR/ca.crt) and a certificate it signed for localhost
 # and 127.0.0.1 (DIR/server.crt, DIR/server.key), RSA 2048, valid for a day.
 make_certificates() {

@@ -16,27 +16,11 @@ build_release
 start_nginx 18080
 base=http://127.0.0.1:18080
 
-# run NAME PLAN TARGET: one run with one thread; prints "attempts cpu_s rss_mb answers completed".
-run() {
-    local name=$1 plan=$2 target=$3
-    rm -rf "$out/journey-$name"
-    /usr/bin/time -f "%U %S %M" -o "$out/journey-$name.time" "$bot" run "$plan" --threads 1 --concurrency "$concurrency" --respondents 1000000 \
-        --duration "${duration}s" --target "$target" --out "$out/journey-$name" --format json --quiet || true
-    python3 - "$out/journey-$name" "$out/journey-$name.time" <<'PY'
-import glob, json, sys
-report = json.load(open(glob.glob(sys.argv[1] + "/*-latest.json")[0]))
-user, system, rss_kb = open(sys.argv[2]).read().split()[-3:]
-attempts = sum(e["attempts"] for e in report["endpoints"].values())
-failed = sum(sum(e.get("errors", {}).values()) for e in report["endpoints"].values())
-print(attempts, float(user) + float(system), int(rss_kb) / 1024, report["answers"]["submitted"], report["respondents"]["completed"], failed)
-PY
-}
-
 printf '%-8s %-10s %10s %8s %12s %8s %10s %11s\n' round journey attempts cpu_s "attempts/cpu" rss_mb answers completed
 declare -a ratios
 for round in $(seq 1 "$rounds"); do
-    read -r da dc dm dn dr df < <(run default "$root/plans/stress.plan" "$base")
-    read -r ja jc jm jn jr jf < <(run six-step "$root/bench/plans/journey.plan" "$base/journey")
+    read -r da dc dm dn dr df < <(run_plan journey-default "$bot" "$root/plans/stress.plan" "$base")
+    read -r ja jc jm jn jr jf < <(run_plan journey-six-step "$bot" "$root/bench/plans/journey.plan" "$base/journey")
     [ "$df" = 0 ] && [ "$jf" = 0 ] || { echo "failed attempts: default $df, six-step $jf" >&2; exit 1; }
     drate=$(awk -v a="$da" -v c="$dc" 'BEGIN { printf "%.0f", a / c }')
     jrate=$(awk -v a="$ja" -v c="$jc" 'BEGIN { printf "%.0f", a / c }')

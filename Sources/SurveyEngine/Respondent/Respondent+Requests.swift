@@ -46,14 +46,17 @@ extension Respondent {
             if book.skipOptional > 0, !question.isRequired, Double(random.next() >> 11) * 0x1p-53 < book.skipOptional {
                 return .declined
             }
-            guard let (picker, byType) = book.picker(for: question) else { return .skipped }
+            // Worked out once for the survey read (`QuestionsCache`); here only for a question
+            // that came some other way.
+            let plan = question.answerPlan ?? book.plan(for: question)
+            guard let picker = plan.picker else { return .skipped }
             if case .fixed(let choices) = picker {
                 guard !choices.isEmpty else { return .skipped }
                 let choice = choices.count == 1 ? 0 : Int(random.next() % UInt64(choices.count))
                 given = GivenAnswer(text: choices[choice])
                 // The plan's own values are shown as the plan writes them (by their place); a
                 // type's by its name and place, never as sent (a value may be a secret).
-                if !byType {
+                if !plan.byType {
                     countAnswer(index, .choice(choice), context)
                 } else {
                     countAnswer(index, .text("(\(question.type ?? "type") answer \(choice + 1))"), context)
@@ -62,7 +65,7 @@ extension Respondent {
                     given = GivenAnswer(text: template.string(values(context)))
                 }
             } else {
-                switch picker.pick(for: question, using: &random) {
+                switch plan.pick(using: &random) {
                 case .answer(let picked):
                     given = picked
                     // Read from the survey: a choice or a number as it is; free text as one bucket.

@@ -92,7 +92,7 @@ final class SurveyContext: Sendable {
             durationDeadline = nil
         }
         self.seed = seed
-        questionsCache = QuestionsCache(lanes: lanes)
+        questionsCache = QuestionsCache(lanes: lanes, answers: configuration.answers)
         secrets = configuration.secrets + (configuration.client.proxy?.secrets ?? [])
     }
 

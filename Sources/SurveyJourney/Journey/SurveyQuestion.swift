@@ -49,27 +49,46 @@ public struct SurveyQuestion: Sendable, Hashable {
     /// its choices, type, whether it is required, its bounds, its group. Nil without.
     public var details: QuestionDetails? {
         get { box?.details }
-        set { box = newValue.map(DetailsBox.init) }
+        set { box = newValue == nil && box?.plan == nil ? nil : Box(details: newValue, plan: box?.plan) }
     }
-    /// The details behind one reference: a question is copied on every answer, and a pointer
-    /// costs one retain where the details inline would cost a hundred bytes and a retain each.
-    private var box: DetailsBox?
+    /// How the run's answers answer it, worked out once for every respondent that reads the same
+    /// questions (`AnswerBook.plan(for:)`); nil until then. No part of the question's equality.
+    package var answerPlan: AnswerPlan? {
+        get { box?.plan }
+        set { box = newValue == nil && box?.details == nil ? nil : Box(details: box?.details, plan: newValue) }
+    }
+    /// The details and the plan behind one reference: a question is copied on every answer, and
+    /// a pointer costs one retain where the details inline would cost a hundred bytes and a
+    /// retain each.
+    private var box: Box?
 
     /// Whether the survey says it must be answered, read in place.
-    public var isRequired: Bool { box?.details.required == true }
+    public var isRequired: Bool { box?.details?.required == true }
     /// Its type as the survey names it, read in place.
-    public var type: String? { box?.details.type }
+    public var type: String? { box?.details?.type }
 
-    /// Details that never change once a question holds them, shared by its copies.
-    private final class DetailsBox: Sendable, Hashable {
-        let details: QuestionDetails
+    /// Details and a plan that never change once a question holds them, shared by its copies.
+    private final class Box: Sendable {
+        let details: QuestionDetails?
+        let plan: AnswerPlan?
 
-        init(_ details: QuestionDetails) {
+        init(details: QuestionDetails?, plan: AnswerPlan?) {
             self.details = details
+            self.plan = plan
         }
+    }
 
-        static func == (lhs: DetailsBox, rhs: DetailsBox) -> Bool { lhs === rhs || lhs.details == rhs.details }
-        func hash(into hasher: inout Hasher) { hasher.combine(details) }
+    /// The same id, wording, fields and details; how it is answered is not compared.
+    public static func == (lhs: SurveyQuestion, rhs: SurveyQuestion) -> Bool {
+        lhs.id == rhs.id && lhs.text == rhs.text && lhs.fields == rhs.fields && (lhs.box === rhs.box || lhs.details == rhs.details)
+    }
+
+    /// Hashes what `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(text)
+        hasher.combine(fields)
+        hasher.combine(details)
     }
 
     /// A question with its id and wording.
