@@ -139,6 +139,31 @@ public enum HTTPSyntax {
         }
     }
 
+    /// How text shown to a person spells `scalar`, so that a terminal never acts on it nor
+    /// hides it: `\0`, `\t`, `\n`, `\r` for those; `\u{1B}` for every other C0 or C1 control,
+    /// DEL, and every invisible format character or separator — bidirectional overrides and
+    /// isolates, a byte-order mark, a zero-width space, U+2028 —, the spelling a double-quoted
+    /// plan string would use. Nil for a scalar that prints as itself. The one spelling of the
+    /// command line's diagnostics (`TerminalText`) and of a server's words quoted in reports
+    /// (`ResponseExcerpt`).
+    package static func shownEscape(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "\0": return "\\0"
+        case "\t": return "\\t"
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        default:
+            let value = scalar.value
+            if value >= 0x20 && value < 0x7F { return nil }
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: break
+            default: return nil
+            }
+            let hex = String(value, radix: 16, uppercase: true)
+            return "\\u{" + (hex.count < 2 ? "0" : "") + hex + "}"
+        }
+    }
+
     /// The scalar's UTF-8 bytes as `%XX` escapes.
     static func percentEncoded(_ scalar: Unicode.Scalar) -> String {
         String(scalar).utf8.map { byte in
