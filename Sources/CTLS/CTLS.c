@@ -201,7 +201,9 @@ static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
     /* 1.1's name */ \
     X(X509 *, SSL_get_peer_certificate, (const SSL *)) \
     /* 1.1.1 and 3.x; absent from 1.1.0 */ \
-    X(int, SSL_SESSION_is_resumable, (const SSL_SESSION *))
+    X(int, SSL_SESSION_is_resumable, (const SSL_SESSION *)) \
+    /* libcrypto's one-shot SHA-256, reached through libssl's dependencies (deprecated in 3.x, still exported) */ \
+    X(unsigned char *, SHA256, (const unsigned char *, size_t, unsigned char *))
 
 #define CTLS_FIELD(type, name, parameters) type(*name) parameters;
 typedef struct {
@@ -303,6 +305,11 @@ int ctls_load(void) {
 }
 
 const char *ctls_load_error(void) { return load_error; }
+
+int ctls_sha256(const void *data, size_t length, unsigned char *digest) {
+    if (!ctls_load() || ssl.SHA256 == NULL) return 0;
+    return ssl.SHA256((const unsigned char *)data, length, digest) != NULL;
+}
 const char *ctls_library_name(void) { return library_name; }
 const char *ctls_version_text(void) { return ssl.OpenSSL_version(0); }
 unsigned long ctls_version_number(void) { return ssl.OpenSSL_version_num(); }

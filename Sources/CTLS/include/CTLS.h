@@ -25,6 +25,10 @@ int ctls_load(void);
 const char *ctls_load_error(void);
 /// The file name of the library loaded ("libssl.so.3").
 const char *ctls_library_name(void);
+/// The SHA-256 of `length` bytes at `data` into the 32 bytes at `digest`, by libcrypto's
+/// `SHA256` (which uses the CPU's SHA extensions where there are some): 1, or 0 when OpenSSL is
+/// not there or lacks it (the caller then hashes the bytes itself).
+int ctls_sha256(const void *data, size_t length, unsigned char *digest);
 /// OpenSSL's own version text ("OpenSSL 3.0.19 27 Jan 2026").
 const char *ctls_version_text(void);
 /// OpenSSL_version_num(): 0xMNN00PP0L, so 3.x is >= 0x30000000.

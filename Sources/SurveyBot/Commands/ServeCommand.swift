@@ -30,6 +30,11 @@ enum ServeCommand: Subcommand {
             """,
         options: [
             OptionSpec("host", value: "address", help: "Address to bind.", default: "127.0.0.1"),
+            OptionSpec(
+                "allow-host", value: "name",
+                help: "Answer requests for this Host name too (repeatable; * for any). Without it, only localhost, an IP address "
+                    + "and the --host name are answered, others 421: a page using DNS rebinding cannot reach the server.",
+                repeatable: true),
             OptionSpec("port", short: "p", value: "port", help: "Port to listen on; 0 picks a free one.", default: "8080"),
             OptionSpec("questions", value: "n", help: "Serve the first n built-in questions.", default: "10"),
             OptionSpec("questions-file", value: "path", help: "Serve the questions of a JSON file instead."),
@@ -142,6 +147,7 @@ enum ServeCommand: Subcommand {
 
     static func configuration(from arguments: ParsedArguments) throws(UsageError) -> ReferenceServerConfiguration {
         var configuration = ReferenceServerConfiguration()
+        configuration.allowedHosts = Set(arguments.values("allow-host").map { $0.lowercased() })
         let sources = ["questions", "questions-file", "questions-raw"].filter { arguments.value($0) != nil }
         if sources.count > 1 { throw UsageError("give only one of --questions, --questions-file and --questions-raw") }
         if let raw = arguments.value("questions-raw") {

@@ -47,8 +47,9 @@ struct StepDigesting {
         case .json: return shown(.body, body)
         case .text: return shown(.text, body)
         case .form:
+            // Each value from the environment as the body holds it: form-encoded.
             let fields = plan.environmentText.filter { $0.key.hasPrefix("\(base).form.") }.values.flatMap { $0 }
-            return Plan.redacting(body, paths: fields)
+            return Plan.redacting(body, paths: fields, encoded: CompiledTemplate.formEncoded)
         }
     }
 }
@@ -298,8 +299,10 @@ enum JourneyKeys {
                     + "`form FIELD` (an HTML `<input>`'s value, by name), `form *` (every field of the page's form, as a browser "
                     + "sends it back, for a `form`'s `\"*\"`). A response without one is `malformed_response`, and the "
                     + "respondent is abandoned (`capture_not_found`). Captured values are secrets",
-                digest: .always(label: "capture") {
-                    "[" + $0.step.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]"
+                digest: .always(label: "capture") { step in
+                    "["
+                        + step.step.captures.map { "\($0.name): \(step.plan.shownCapture($0, in: "\(step.base).capture"))" }
+                        .joined(separator: ", ") + "]"
                 },
                 decode: { decoder, entry, path, step in step.captures = decoder.captures(entry, at: path) }),
             .custom(
@@ -308,8 +311,13 @@ enum JourneyKeys {
                     + "instead of any 2xx, and checks that must all hold — `$.error not exists`, `$.result.status == \"OK\"`, "
                     + "`body contains saved`, `header Content-Type matches json`. A response that fails one is `rejected`, its "
                     + "sample naming the check and what the server sent",
-                digest: .always(label: "expect") {
-                    $0.step.expect.map { (($0.statuses.map { ["status \($0)"] } ?? []) + $0.checks.map(\.description)).description }
+                digest: .always(label: "expect") { step in
+                    // A check with a value from the environment is digested by the variable's name, as
+                    // written: item by item, in the plan's order.
+                    if let written = step.plan.environmentText["\(step.base).expect"] { return written.map(\.display).description }
+                    return step.step.expect.map {
+                        (($0.statuses.map { ["status \($0)"] } ?? []) + $0.checks.map(\.description)).description
+                    }
                         ?? "none"
                 },
                 decode: { decoder, entry, path, step in step.expect = decoder.readExpectation(entry, path) }),

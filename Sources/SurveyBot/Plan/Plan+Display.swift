@@ -69,6 +69,13 @@ extension Plan {
         return book
     }
 
+    /// A capture's source as shown: as written, with `${NAME}` for each part from the
+    /// environment (`regex token=${PREFIX}(\w+)`), else as read. `block` is the capture
+    /// block's key (`api.capture`, `journey.login.capture`).
+    func shownCapture(_ capture: SurveyAPI.Capture, in block: String) -> String {
+        environmentText["\(block).\(capture.name)"]?.first?.display ?? "\(capture.source)"
+    }
+
     /// A file or directory the plan names, as shown: `${NAME}` for each part from the environment.
     func shownPath(_ path: String) -> String {
         if let written = writtenPaths[path] { return written }
@@ -88,31 +95,36 @@ extension Plan {
     /// of them from the environment by its `${NAME}`: an error may name only a leading part of a
     /// path (`${OUT}/${SECRET}`: "/tmp/out is not a directory"). Parts of one character are
     /// left, so that a `/` from the environment does not turn every slash of a message into a name.
-    static func redacting(_ message: String, paths: [PlanText]) -> String {
+    /// `encoded`: how `message` holds a value (a form body holds it form-encoded).
+    static func redacting(_ message: String, paths: [PlanText], encoded: (String) -> String = { $0 }) -> String {
         var message = message
         let fromEnvironment = paths.filter { $0.isFromEnvironment && !$0.value.isEmpty }
         for path in fromEnvironment.sorted(by: { $0.value.count > $1.value.count }) {
-            message = message.replacingOccurrences(of: path.value, with: path.display)
+            message = message.replacingOccurrences(of: encoded(path.value), with: path.display)
         }
         let pieces = fromEnvironment.flatMap(\.pieces).filter { $0.variable != nil && $0.text.count > 1 }
         for piece in pieces.sorted(by: { $0.text.count > $1.text.count }) {
-            message = message.replacingOccurrences(of: piece.text, with: "${\(piece.variable ?? "")}")
+            message = message.replacingOccurrences(of: encoded(piece.text), with: "${\(piece.variable ?? "")}")
         }
         return message
     }
 
     /// What a run must never show of what a server sends back (`RunConfiguration.secrets`):
     /// every value of the plan that came from the environment, whole and each part of it from
-    /// there — but a number outside a header, which the plan's figures show anyway and which,
-    /// masked, would mask every such number of a server's reason. The proxy's credentials and
-    /// each respondent's session and row are the engine's to add.
+    /// there — but a number outside the text a request or a check carries (a header, a body, a
+    /// form, a check, a capture), which the plan's figures show anyway (`respondents: ${N}`)
+    /// and which, masked, would mask every such number of a server's reason. A PIN in a check
+    /// is masked. The proxy's credentials and each respondent's session, row and cookies are
+    /// the engine's to add.
     var secrets: [String] {
         var values: Set<String> = []
         for (key, texts) in environmentText {
-            let header = key.contains(".headers.")
+            let carried =
+                key.contains(".headers.") || key.hasSuffix(".expect") || key.contains(".capture.") || key.contains(".form.")
+                || key.hasSuffix("body") || key.hasSuffix(".text")
             for text in texts where text.isFromEnvironment {
                 for value in [text.value] + text.pieces.filter({ $0.variable != nil }).map(\.text) {
-                    if !header, !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) { continue }
+                    if !carried, !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) { continue }
                     values.insert(value)
                 }
             }

@@ -201,7 +201,9 @@ enum PlanKeys {
             "values taken from the login response into `${session.name}` (also `cookie Name`, `regex PATTERN`, `form FIELD`: "
                 + "\"Journeys\"), for the paths, headers and bodies that follow; a "
                 + "respondent whose login response lacks one is abandoned (`capture_not_found`). Captured values are secrets",
-            digest: .always { "[" + $0.run.api.captures.map { "\($0.name): \($0.source)" }.joined(separator: ", ") + "]" },
+            digest: .always { plan in
+                "[" + plan.run.api.captures.map { "\($0.name): \(plan.shownCapture($0, in: "api.capture"))" }.joined(separator: ", ") + "]"
+            },
             applyDefault: { $0.run.api.captures = [] }, decode: { $0.readCaptures($1, into: &$2) }),
         .custom(
             "api.headers", .entries, kind: "block of `Name: value`", default: "none",

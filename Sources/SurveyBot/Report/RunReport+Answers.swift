@@ -15,6 +15,10 @@ extension RunReport {
         /// the plan shows it (a value from the environment by its variable's name, a data row's
         /// as `(from the data)`) → how often.
         var given: [String: [String: Int]]?
+        /// With `report.include_answers`: the answers given to the questions past the first
+        /// `QuestionTable.questionLimit` ids, together, as `given` shows them
+        /// (`given_beyond_limit`); absent when no question was past it.
+        var givenBeyondLimit: [String: Int]?
 
         init(submitted: Int, unanswered: Int, skipped: Int, given: [String: [String: Int]]? = nil) {
             self.submitted = submitted
@@ -25,6 +29,7 @@ extension RunReport {
 
         private enum CodingKeys: String, CodingKey {
             case submitted, unanswered, skipped, declined, missing, given
+            case givenBeyondLimit = "given_beyond_limit"
         }
 
         init(from decoder: any Decoder) throws {
@@ -34,6 +39,7 @@ extension RunReport {
             skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? container.decode(Int.self, forKey: .missing)
             declined = try container.decodeIfPresent(Int.self, forKey: .declined) ?? 0
             given = try container.decodeIfPresent([String: [String: Int]].self, forKey: .given)
+            givenBeyondLimit = try container.decodeIfPresent([String: Int].self, forKey: .givenBeyondLimit)
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -43,6 +49,7 @@ extension RunReport {
             try container.encode(skipped, forKey: .skipped)
             if declined > 0 { try container.encode(declined, forKey: .declined) }
             try container.encodeIfPresent(given, forKey: .given)
+            try container.encodeIfPresent(givenBeyondLimit, forKey: .givenBeyondLimit)
         }
     }
 

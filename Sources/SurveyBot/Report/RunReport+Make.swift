@@ -47,7 +47,10 @@ extension RunReport {
         )
         report.lag = Lag(arrivals: metrics.arrivalLag, timers: metrics.timerLag, limit: plan.report.lagLimit)
         if report.stoppedBy == stoppedByThresholdCause { report.stoppedByThreshold = facts.abortedBy?.description }
-        if plan.report.includeAnswers { report.answers.given = Answers.given(metrics, plan) }
+        if plan.report.includeAnswers {
+            report.answers.given = Answers.given(metrics, plan)
+            report.answers.givenBeyondLimit = Answers.givenBeyondLimit(metrics, plan)
+        }
         report.questions = Questions(metrics.questions, plan: plan)
         report.evaluateThresholds(plan.thresholds)
         return report
@@ -166,6 +169,18 @@ extension RunReport.Answers {
                 let text = choice >= 0 && choice < list.count ? list[choice] : fromData
                 given[question.text, default: [:]][text, default: 0] += count
             }
+        }
+        return given
+    }
+
+    /// The answers given to the questions past the limit, together, each as the plan's `"*"`
+    /// choices show it; nil when no question was past it.
+    static func givenBeyondLimit(_ metrics: RunMetrics, _ plan: Plan) -> [String: Int]? {
+        guard !metrics.answersGivenBeyondLimit.isEmpty else { return nil }
+        let list = plan.shownAnswers["*"] ?? []
+        var given: [String: Int] = [:]
+        for (choice, count) in metrics.answersGivenBeyondLimit {
+            given[choice >= 0 && choice < list.count ? list[choice] : fromData, default: 0] += count
         }
         return given
     }

@@ -54,6 +54,8 @@ extension RunReport {
             thresholds: [], plan: first.plan)
         merged.stoppedByThreshold = parts.lazy.compactMap(\.report.stoppedByThreshold).first
         merged.answers.given = Answers.given(adding: parts.map(\.report.answers.given))
+        let beyond = parts.compactMap(\.report.answers.givenBeyondLimit)
+        merged.answers.givenBeyondLimit = beyond.isEmpty ? nil : beyond.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) }
         merged.questions = Questions.merged(parts.map(\.report.questions))
         if !first.keepsFailedLatencyApart {
             // Shards of a version that counted failed attempts in the latency (the checks refuse

@@ -89,6 +89,8 @@ extension RunReport {
             }
         }
         problems += respondents.abandonedReasons.map { count($0.value, "respondents.abandoned_reasons.\($0.key)") }
+        for answers in (answers.given ?? [:]).values { problems += answers.values.map { count($0, "answers.given") } }
+        problems += (answers.givenBeyondLimit ?? [:]).values.map { count($0, "answers.given_beyond_limit") }
         if throughput.timeline.count != throughput.failuresTimeline.count {
             problems.append("'throughput.timeline' and 'throughput.failures_timeline' differ in length")
         }

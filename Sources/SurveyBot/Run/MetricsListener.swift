@@ -7,14 +7,17 @@ import Synchronization
 /// served by the engine's HTTP server; once the run has ended, its final figures there, and the
 /// report at `/report.html` and `/report.json`, until the listener is shut down.
 ///
-/// Everything is rendered off the run's loops, by a task on the listener's own loop (so that no
-/// busy cooperative pool can hold it back), and only on demand:
+/// Everything is rendered off the run's loops, on the listener's own loop (so that no busy
+/// cooperative pool can hold it back), and only on demand:
 /// each document (the metrics; the page and its fragment) is rendered again at most once an
 /// `interval`, and only while someone asked for it within its `RenderDemand.keepWarm` — the
-/// page's 3 s, the metrics' 2 min, longer than a Prometheus scrape interval. A request is
+/// page's 3 s, the metrics' 2 min, longer than a Prometheus scrape interval. A page request is
 /// answered with the last rendering (the copy of a few kilobytes on a loop, never a wait); when
-/// nobody had asked lately it wakes the task, and the next request gets fresh figures. So nobody
-/// watching costs nothing, and any number of viewers cost one rendering a second. Reading the
+/// nobody had asked lately it wakes the task, and the next request gets fresh figures. A scrape
+/// is answered with the counters as of the scrape, as Prometheus's client libraries answer: when
+/// the last rendering is older than an interval (the first scrape of a run, or one after two
+/// quiet minutes), the metrics are rendered for it there and then, on the listener's loop. So
+/// nobody watching costs nothing, and any number of viewers cost one rendering a second. Reading the
 /// figures takes each lane's lock only for as long as it takes to copy its counters
 /// (`MetricsRecorder.snapshot`). Any other path is 404, any method but GET 405.
 final class MetricsListener: Sendable {
@@ -120,21 +123,7 @@ final class MetricsListener: Sendable {
     /// that name: refused, so that it cannot read the run's figures from a browser on the machine.
     /// No `Host` (HTTP/1.0) is allowed: no browser sends such a request.
     static func hostAllowed(_ field: String?, bindHost: String) -> Bool {
-        guard let field = field?.trimmingCharacters(in: .whitespaces), !field.isEmpty else { return true }
-        var host = Substring(field)
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
-            host = host[host.index(after: host.startIndex)..<close]
-            return host.contains(":")
-        }
-        if let colon = host.lastIndex(of: ":") {
-            guard host[host.index(after: colon)...].allSatisfy(\.isNumber) else { return false }
-            host = host[..<colon]
-        }
-        let name = host.lowercased()
-        if name == "localhost" || name == bindHost.lowercased() { return true }
-        // An IPv4 address: four numbers of at most three digits.
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }
+        HostCheck(bindHost: bindHost).allows(field)
     }
 
     private static let wrongMethod = EncodedResponse(
@@ -196,6 +185,10 @@ final class MetricsListener: Sendable {
             let known = ["/metrics", "/", "/live/fragment", "/report.html", "/report.json"]
             guard known.contains(where: { $0 == path }) else { return .respond(Self.notFound) }
             guard request.method == "GET" else { return .respond(Self.wrongMethod) }
+            if path == "/metrics", let fresh = Self.freshMetrics(state, renderers: renderers) {
+                wake.yield()
+                return .respond(fresh)
+            }
             let (response, wakeUp) = state.withLock { state -> (EncodedResponse, Bool) in
                 let now = ContinuousClock.now
                 switch path {
@@ -219,6 +212,28 @@ final class MetricsListener: Sendable {
         self.address = server.address
         refreshing = Task(executorPreference: group.loops.first) {
             await Self.refresh(state, renderers: renderers, interval: interval, wakes: wakes)
+        }
+    }
+
+    /// The metrics as of now when the last rendering is older than an interval (a first scrape,
+    /// or one after a quiet spell): rendered here, on the listener's own loop — never one of the
+    /// respondents', whose lanes are locked only to copy their counters —, kept for the scrapes
+    /// within the interval, and marked asked for so that the task keeps them warm. Nil when the
+    /// last rendering is recent enough, or the run has ended (its final figures are served).
+    private static func freshMetrics(_ state: Shared, renderers: Renderers) -> EncodedResponse? {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> Bool in
+            state.metricsDemand.asked(at: now)
+            return state.final == nil && state.metricsDemand.isDue(at: now)
+        }
+        guard due else { return nil }
+        let metrics = response(PrometheusReport.render(renderers.view().report, live: true), type: PrometheusReport.contentType)
+        return state.withLock { state -> EncodedResponse? in
+            guard state.final == nil else { return nil }
+            state.metrics = metrics
+            state.metricsDemand.rendered(at: now)
+            state.idle = false
+            return metrics
         }
     }
 

@@ -64,10 +64,15 @@ final class ReferenceServer: Sendable {
             let http2 =
                 configuration.http2
                 ? HTTP2ServerOptions(windowSize: faults.windowSize, windowDelay: faults.windowDelay) : nil
+            let hosts = HostCheck(bindHost: host, allowed: configuration.allowedHosts)
             server = try HTTPServer(
-                host: host, port: port, group: group, tls: tls, credentials: configuration.login, http2: http2,
+                host: host, port: port, group: group, tls: tls, credentials: configuration.login, keepsHost: true, http2: http2,
                 unanswered: { state.countUnanswered($0) }
-            ) { request in state.handle(request) }
+            ) { request in
+                // A page using DNS rebinding cannot drive the server, nor read its counts, from a browser.
+                guard hosts.allows(request.host) else { return .respond(Self.misdirected) }
+                return state.handle(request)
+            }
         } catch {
             throw StartError(description: error.description)
         }
@@ -110,6 +115,12 @@ final class ReferenceServer: Sendable {
     func shutdown() async {
         await server.shutdown()
     }
+
+    /// The answer to a request for a host the server does not answer for.
+    static let misdirected = EncodedResponse(
+        HTTPServerResponse(
+            status: HostCheck.misdirectedStatus,
+            body: Array("misdirected: this server answers for localhost, an IP address, the name it binds and --allow-host\n".utf8)))
 
     static func loadQuestions(_ source: ReferenceServerConfiguration.Questions) throws(StartError) -> [SurveyQuestion] {
         switch source {

@@ -252,6 +252,7 @@ final class ReferenceServerState: Sendable {
                 total.slowAnswers += counts.slowAnswers
             }
         }
+        let tokens = sessions.requestsByToken()
         let book = routes?.book ?? typedContract?.book
         let tallies = book?.tallies ?? (answers: [:], shown: [:])
         var endpoints: [String: [String: Int]] = [:]
@@ -266,7 +267,7 @@ final class ReferenceServerState: Sendable {
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: total.invalidSubmits, slowAnswers: total.slowAnswers,
             connectionsAccepted: server?.connectionsAccepted ?? 0, connectionsOpen: server?.connectionsOpen ?? 0,
-            rejected: server?.requestsRejected ?? 0, sessions: sessions.requestsByToken(),
+            rejected: server?.requestsRejected ?? 0, sessions: tokens.listed, sessionsBeyondLimit: tokens.beyond,
             closedSessions: sessions.closedCount() + (routes?.book.closed ?? 0),
             stored: book?.stored ?? (0, 0), answersByQuestion: tallies.answers, shownByQuestion: tallies.shown)
     }

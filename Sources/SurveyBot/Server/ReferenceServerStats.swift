@@ -19,6 +19,9 @@ struct ReferenceServerStats: Sendable, Equatable {
     /// carried it and its session's cookie. Every respondent that logged in once and used only
     /// its own session shows as one token with its own calls.
     var sessions: [String: Int] = [:]
+    /// With `login`: the sessions handed out beyond the first `SessionBook.listed`, which
+    /// `sessions` leaves out (`sessions_beyond_limit`, written only when there are any).
+    var sessionsBeyondLimit = 0
     /// With `login`: sessions closed by `DELETE /session`.
     var closedSessions = 0
     /// With an API shape besides the contract's: the responses it stored whole, and the answers
@@ -34,7 +37,8 @@ struct ReferenceServerStats: Sendable, Equatable {
     static func == (lhs: ReferenceServerStats, rhs: ReferenceServerStats) -> Bool {
         lhs.endpoints == rhs.endpoints && lhs.invalidSubmits == rhs.invalidSubmits && lhs.slowAnswers == rhs.slowAnswers
             && lhs.connectionsAccepted == rhs.connectionsAccepted && lhs.connectionsOpen == rhs.connectionsOpen
-            && lhs.rejected == rhs.rejected && lhs.sessions == rhs.sessions && lhs.closedSessions == rhs.closedSessions
+            && lhs.rejected == rhs.rejected && lhs.sessions == rhs.sessions && lhs.sessionsBeyondLimit == rhs.sessionsBeyondLimit
+            && lhs.closedSessions == rhs.closedSessions
             && lhs.stored == rhs.stored && lhs.answersByQuestion == rhs.answersByQuestion && lhs.shownByQuestion == rhs.shownByQuestion
     }
 
@@ -59,7 +63,8 @@ struct ReferenceServerStats: Sendable, Equatable {
         return """
             {"closed_sessions":\(closedSessions),"connections":{"accepted":\(connectionsAccepted),"open":\(connectionsOpen)},\
             "endpoints":{\(endpointsJSON.joined(separator: ","))},\
-            "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"sessions":\(object(sessions)),"slow_answers":\(slowAnswers),\
+            "invalid_submits":\(invalidSubmits),"rejected":\(rejected),"sessions":\(object(sessions)),\
+            \(sessionsBeyondLimit > 0 ? "\"sessions_beyond_limit\":\(sessionsBeyondLimit)," : "")"slow_answers":\(slowAnswers),\
             "stored":{"answers":\(stored.answers),"answers_by_question":\(byQuestion),"responses":\(stored.responses),\
             "shown_by_question":\(object(shownByQuestion))}}
             """
@@ -113,7 +118,8 @@ struct ReferenceServerStats: Sendable, Equatable {
         }
         return ReferenceServerStats(
             endpoints: endpoints, invalidSubmits: invalid, slowAnswers: slow, connectionsAccepted: accepted, connectionsOpen: open,
-            rejected: rejected, sessions: sessions, closedSessions: int(value["closed_sessions"]) ?? 0,
+            rejected: rejected, sessions: sessions, sessionsBeyondLimit: int(value["sessions_beyond_limit"]) ?? 0,
+            closedSessions: int(value["closed_sessions"]) ?? 0,
             stored: (int(value["stored"]?["responses"]) ?? 0, int(value["stored"]?["answers"]) ?? 0), answersByQuestion: byQuestion,
             shownByQuestion: shown)
     }

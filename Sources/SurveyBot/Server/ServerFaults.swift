@@ -74,6 +74,9 @@ struct ReferenceServerConfiguration: Sendable, Hashable {
     }
 
     var questions: Questions = .builtin(count: 10)
+    /// The names besides `localhost`, IP addresses and the bound host whose requests are
+    /// answered (`serve --allow-host`; `*` for any): others are `421` (`HostCheck`).
+    var allowedHosts: Set<String> = []
     var faults = ServerFaults()
     var seed: UInt64 = 0
     var tls = TLS.off

@@ -25,8 +25,14 @@ final class SessionBook: Sendable {
         var logins: UInt64 = 0
         /// Token → session id, the survey calls admitted with it, and whether it was closed.
         var byToken: [String: (id: String, requests: Int, closed: Bool)] = [:]
+        /// The first `listed` tokens, in the order they were handed out: what `/__stats` lists.
+        var firstTokens: [String] = []
         var closed = 0
     }
+
+    /// The most sessions `/__stats` lists: any client may open sessions, and the stats are
+    /// answered on the event loop to anyone who asks, so what one answer costs is bounded.
+    static let listed = 1_000
 
     private let state = Mutex(State())
 
@@ -41,6 +47,7 @@ final class SessionBook: Sendable {
                 token: "t" + Self.hex(SplitMix64.mix(seed ^ SplitMix64.mix(n &+ 1))),
                 id: "s" + Self.hex(SplitMix64.mix(~seed ^ SplitMix64.mix(n &+ 1))))
             state.byToken[session.token] = (session.id, 0, false)
+            if state.firstTokens.count < Self.listed { state.firstTokens.append(session.token) }
             return session
         }
     }
@@ -73,9 +80,16 @@ final class SessionBook: Sendable {
         state.withLock { $0.closed }
     }
 
-    /// Token → survey calls admitted with it.
-    func requestsByToken() -> [String: Int] {
-        state.withLock { state in state.byToken.mapValues(\.requests) }
+    /// Token → survey calls admitted with it, for the first `listed` sessions handed out, and
+    /// how many more there are: the cost of an answer is bounded however many sessions clients
+    /// opened.
+    func requestsByToken() -> (listed: [String: Int], beyond: Int) {
+        state.withLock { state in
+            var listed: [String: Int] = [:]
+            listed.reserveCapacity(state.firstTokens.count)
+            for token in state.firstTokens { listed[token] = state.byToken[token]?.requests ?? 0 }
+            return (listed, state.byToken.count - listed.count)
+        }
     }
 
     /// The token of `Bearer <token>` (the scheme in any case, RFC 9110 §11.1).

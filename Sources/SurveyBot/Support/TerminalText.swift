@@ -1,28 +1,15 @@
+import SurveyWire
+
 /// Text from files and command lines made safe to print: a terminal acts on control
 /// characters (an escape sequence can clear the screen, retitle the window or hide the lines
 /// before it), shows text after a bidirectional override reordered and shows a zero-width
 /// character not at all, so diagnostics never print them as they are.
 enum TerminalText {
-    /// `\0`, `\t`, `\n`, `\r` for those; `\u{1B}` for every other C0 or C1 control, DEL, and
-    /// every invisible format character or separator — bidirectional overrides and isolates, a
-    /// byte-order mark, a zero-width space, U+2028 — the spelling a double-quoted plan string
-    /// would use. Nil for a scalar that prints as itself.
+    /// How a terminal must be shown `scalar`: `HTTPSyntax.shownEscape`, the one spelling of
+    /// diagnostics and of a server's words quoted in reports. Nil for a scalar that prints as
+    /// itself.
     static func escape(_ scalar: Unicode.Scalar) -> String? {
-        switch scalar {
-        case "\0": return "\\0"
-        case "\t": return "\\t"
-        case "\n": return "\\n"
-        case "\r": return "\\r"
-        default:
-            let value = scalar.value
-            if value >= 0x20 && value < 0x7F { return nil }
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator: break
-            default: return nil
-            }
-            let hex = String(value, radix: 16, uppercase: true)
-            return "\\u{" + (hex.count < 2 ? "0" : "") + hex + "}"
-        }
+        HTTPSyntax.shownEscape(scalar)
     }
 
     /// `text` with every unsafe scalar escaped, cut after about `limit` characters with "…".

@@ -28,32 +28,7 @@ extension Respondent {
         guard !captures.isEmpty else { return nil }
         var values: [String] = []
         values.reserveCapacity(captures.count)
-        let body = captures.contains { if case .json = $0.source { true } else { false } } ? try? JSONValue.parse(response.body).get() : nil
-        let text =
-            captures.contains { if case .json = $0.source { false } else { $0.source.inBody } }
-            ? String(decoding: response.body, as: UTF8.self) : ""
-        for capture in captures {
-            let found: String?
-            switch capture.source {
-            case .header(let name):
-                found = response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
-            case .cookie(let name):
-                found = response.setCookies.lazy.compactMap(SetCookie.init).first { $0.name.elementsEqual(name.utf8) }
-                    .map { String(decoding: $0.value, as: UTF8.self) }
-            case .regex(let pattern):
-                found = pattern.capture(in: text)
-            case .formField(let name):
-                found = name == "*" ? HTMLForm.encodedFields(in: text) : HTMLForm.value(of: name, in: text)
-            case .json(let path):
-                switch body.flatMap(path.first) {
-                case .string(let text)?: found = text
-                case .integer(let number)?: found = String(number)
-                // As the server wrote it, byte for byte: `12345678901234567890`, `1e2`.
-                case .number(_, let text)?: found = text
-                case .bool(let flag)?: found = String(flag)
-                default: found = nil
-                }
-            }
+        for (capture, found) in zip(captures, Self.found(step, in: response)) {
             guard let found else {
                 captureMissing = true
                 return "capture '\(capture.name)' not found at \(capture.source)"
@@ -68,6 +43,53 @@ extension Respondent {
         if session.count < context.captureCount { session = Array(repeating: "", count: context.captureCount) }
         for (slot, value) in zip(step.captureSlots, values) { session[slot] = value }
         return nil
+    }
+
+    /// What each capture of `step` finds in `response`, in order; nil where it finds nothing.
+    static func found(_ step: CompiledStep, in response: TransportResponse) -> [String?] {
+        let captures = step.captures
+        let body = captures.contains { if case .json = $0.source { true } else { false } } ? try? JSONValue.parse(response.body).get() : nil
+        let text =
+            captures.contains { if case .json = $0.source { false } else { $0.source.inBody } }
+            ? String(decoding: response.body, as: UTF8.self) : ""
+        return captures.map { capture -> String? in
+            switch capture.source {
+            case .header(let name):
+                return response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
+            case .cookie(let name):
+                return response.setCookies.lazy.compactMap(SetCookie.init).first { $0.name.elementsEqual(name.utf8) }
+                    .map { String(decoding: $0.value, as: UTF8.self) }
+            case .regex(let pattern):
+                return pattern.capture(in: text)
+            case .formField(let name):
+                return name == "*" ? HTMLForm.encodedFields(in: text) : HTMLForm.value(of: name, in: text)
+            case .json(let path):
+                switch body.flatMap(path.first) {
+                case .string(let text)?: return text
+                case .integer(let number)?: return String(number)
+                // As the server wrote it, byte for byte: `12345678901234567890`, `1e2`.
+                case .number(_, let text)?: return text
+                case .bool(let flag)?: return String(flag)
+                default: return nil
+                }
+            }
+        }
+    }
+
+    /// Every value a respondent must never show of what a server sent it: the run's secrets
+    /// (the plan's values from the environment, its header values), the proxy's credentials,
+    /// its session's captured values and its data row, the value of every cookie in its jar or
+    /// set by `response`, and what the step's captures find in `response` — a check that fails
+    /// on a login's response quotes the token no capture has taken yet. The one redaction rule
+    /// for wherever a server's words are quoted (`reason`).
+    func secrets(seeing response: TransportResponse, step compiled: CompiledStep, _ context: SurveyContext) -> SecretValues {
+        var values = context.secrets + session + row + (affinity?.proxy?.secrets ?? [])
+        values += jar.values
+        for field in response.setCookies {
+            if let cookie = SetCookie(field) { values.append(String(decoding: cookie.value, as: UTF8.self)) }
+        }
+        if !compiled.captures.isEmpty { values += Self.found(compiled, in: response).compactMap { $0 } }
+        return SecretValues(values)
     }
 
     /// The detail of a failed attempt: the server's reason when it answered (`reason`), else
@@ -95,7 +117,7 @@ extension Respondent {
         guard context.attemptLog != nil || context.recorder.wantsSample(of: outcome, step: compiled.step, lane: lane) else {
             return nil
         }
-        let secrets = SecretValues(context.secrets + session + row + (affinity?.proxy?.secrets ?? []))
+        let secrets = secrets(seeing: response, step: compiled, context)
         func excerpt() -> String? {
             ResponseExcerpt.of(response.body, bodyBytes: response.bodyBytes, secrets: secrets)
         }

@@ -36,7 +36,7 @@ struct Respondent: Sendable {
     /// between them. (Beside `captureMissing`, in what would be padding: no byte more a respondent.)
     var asking: Int32 = -1
     /// The respondent's own cookies, when the run keeps them.
-    private var jar = CookieJar()
+    private(set) var jar = CookieJar()
     /// Its claim on connections of its own, when it holds some (`SurveyContext.ownConnections`):
     /// its requests carry it, and its connections close when it leaves.
     var affinity: ConnectionAffinity?
@@ -218,8 +218,14 @@ struct Respondent: Sendable {
         while true {
             let start = context.clock.now()
             if context.cookies { attachCookies(&request, now: start) }
-            // Awaited here, not in a `send` of the transport's: no frame of its own.
-            let result = await withUnsafeContinuation { context.transport.start(request, $0) }
+            // Awaited here, not in a `send` of the transport's: no frame of its own. A head a
+            // value filled in would break is never handed to the transport.
+            let result: TransportResult
+            if let fault = request.template.fault {
+                result = .failure(.invalidRequest, requestSent: false, serviceTime: .zero, detail: fault)
+            } else {
+                result = await withUnsafeContinuation { context.transport.start(request, $0) }
+            }
             if context.cookies { keepCookies(result, request, context) }
             switch settle(step, result, started: start, state: &state, context) {
             case .done(let ended):

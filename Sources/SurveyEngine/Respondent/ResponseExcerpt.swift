@@ -152,18 +152,9 @@ package enum ResponseExcerpt {
         }
     }
 
-    /// How a terminal shows `scalar` (`TerminalText.escape`'s spelling): `\0`, or `\u{1B}` for
-    /// every other C0 or C1 control, DEL, and invisible format character or separator; nil for
-    /// one that prints as itself.
+    /// How a terminal shows `scalar`: `HTTPSyntax.shownEscape`, the spelling the command line's
+    /// diagnostics use too; nil for one that prints as itself.
     static func escape(_ scalar: Unicode.Scalar) -> String? {
-        if scalar == "\0" { return "\\0" }
-        let value = scalar.value
-        if value >= 0x20 && value < 0x7F { return nil }
-        switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator: break
-        default: return nil
-        }
-        let hex = String(value, radix: 16, uppercase: true)
-        return "\\u{" + (hex.count < 2 ? "0" : "") + hex + "}"
+        HTTPSyntax.shownEscape(scalar)
     }
 }

@@ -6,9 +6,11 @@ import SurveyWire
 ///
 /// What is secret: the plan's values from the environment and its header values
 /// (`RunConfiguration.secrets`), the proxy's credentials, and a respondent's own — the values
-/// its session captured and its row of the data feed. A server may echo any of them in a
-/// refusal (`invalid token tok-…`), which reports and the raw log quote: the respondent redacts
-/// the reason it records (`Respondent.settle`), where its session is at hand.
+/// its session captured, its row of the data feed, its cookies, and what the step's captures
+/// find in the response being quoted (`Respondent.secrets(seeing:step:_:)`). A server may echo
+/// any of them in a refusal (`invalid token tok-…`), and a failing check quotes what it found,
+/// which reports and the raw log quote in turn: the respondent redacts the reason it records
+/// (`Respondent.settle`), where its session is at hand.
 package struct SecretValues: Sendable, Hashable {
     /// What replaces a secret.
     package static let mask = "***"

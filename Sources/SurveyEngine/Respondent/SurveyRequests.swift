@@ -113,6 +113,13 @@ struct SurveyRequests: Sendable {
 
         /// The head for these values: the fixed one, or one built from the filled-in parts,
         /// written straight into its bytes (as `HTTPRequest.Template.head` lays them out).
+        ///
+        /// The one send-time rule for what a value may put into a head, whatever gave it: each
+        /// header value filled in from variables is scanned (`HTTPSyntax.fieldValueFault`), and
+        /// one holding CR, LF, NUL or another control character makes the head's `fault` — the
+        /// attempt fails as `invalid_request` and nothing is sent. A path's variables cannot
+        /// break it: they are percent-encoded (`CompiledTemplate.Encoding.path`). Only values are
+        /// scanned, and only where a header has a variable: constant parts were checked once.
         func template(_ values: CompiledTemplate.Values) -> HTTPRequest.Template {
             if let fixed { return fixed }
             var head: [UInt8] = []
@@ -125,22 +132,32 @@ struct SurveyRequests: Sendable {
             head.append(contentsOf: hostLine)
             // A `Cookie` header goes in the request's one `Cookie` line, with the jar's cookies.
             var cookie: [UInt8]?
+            var fault: String?
             for header in headers {
                 if header.name.lowercased() == "cookie" {
                     var value = cookie.map { $0 + [0x3B, 0x20] } ?? []
+                    let start = value.count
                     header.value.render(values, into: &value)
+                    if header.value.constant == nil, fault == nil, value[start...].contains(where: { !HTTPSyntax.isFieldValueByte($0) }) {
+                        fault = HTTPSyntax.fieldValueFault(value[start...], name: header.name)
+                    }
                     cookie = value
                     continue
                 }
                 head.append(contentsOf: header.name.utf8)
                 head.append(contentsOf: [0x3A, 0x20])
+                let start = head.count
                 header.value.render(values, into: &head)
+                // A byte loop over the value alone; the fault's words only when one is found.
+                if header.value.constant == nil, fault == nil, head[start...].contains(where: { !HTTPSyntax.isFieldValueByte($0) }) {
+                    fault = HTTPSyntax.fieldValueFault(head[start...], name: header.name)
+                }
                 head.append(contentsOf: [0x0D, 0x0A])
             }
             let path = String(decoding: head[pathStart..<pathEnd], as: UTF8.self)
             return HTTPRequest.Template(
                 method: method, path: path, head: head, cookie: cookie, cookieOrigin: CookieOrigin(host: host, path: path, secure: secure),
-                fieldNames: fieldNames)
+                fieldNames: fieldNames, fault: fault)
         }
 
         /// ` HTTP/1.1`, `Host`, and survey-bot's `User-Agent` unless a header gives one.

@@ -78,7 +78,7 @@ public final class MetricsRecorder: Sendable {
                 if shown { figures.add(.shown) }
                 figures.add(value)
             }
-            if let choice { $0.answersGiven[id, default: [:]][choice, default: 0] += 1 }
+            if let choice { $0.countGiven(id, choice: choice) }
         }
     }
 

@@ -92,7 +92,24 @@ public struct RunMetrics: Sendable, Hashable {
     /// With `RunConfiguration.recordAnswers`: the answers respondents gave, by question, each
     /// by its place in the plan's choices for that question (its own, or the `"*"` ones), or
     /// `RunMetrics.fromData` for a data row's answer (a secret, never shown): → how often.
+    /// Bounded as `questions` is: at most `QuestionTable.questionLimit` questions, the answers
+    /// to any past them counted together in `answersGivenBeyondLimit` — a survey that invents
+    /// ids (50 respondents × 20,000 new ones took 914 MB) cannot grow it without end.
     public var answersGiven: [QuestionID: [Int: Int]] = [:]
+    /// The answers given to the questions past `QuestionTable.questionLimit`, by choice, together.
+    public var answersGivenBeyondLimit: [Int: Int] = [:]
+
+    /// Counts `count` answers of `choice` to question `id` in `answersGiven`, or past the
+    /// limit in `answersGivenBeyondLimit`: one hash for a question already counted.
+    mutating func countGiven(_ id: QuestionID, choice: Int, count: Int = 1) {
+        if let index = answersGiven.index(forKey: id) {
+            answersGiven.values[index][choice, default: 0] += count
+        } else if answersGiven.count < QuestionTable.questionLimit {
+            answersGiven[id] = [choice: count]
+        } else {
+            answersGivenBeyondLimit[choice, default: 0] += count
+        }
+    }
 
     /// The choice of `answersGiven` that stands for an answer from the data feed.
     public static let fromData = -1
@@ -104,7 +121,10 @@ public struct RunMetrics: Sendable, Hashable {
     /// Adds another part's counts: the metrics of the lanes (or shards) of one run add up to
     /// the run's.
     public mutating func merge(_ other: RunMetrics) {
-        for (question, choices) in other.answersGiven { answersGiven[question, default: [:]].merge(choices, uniquingKeysWith: +) }
+        for (question, choices) in other.answersGiven {
+            for (choice, count) in choices { countGiven(question, choice: choice, count: count) }
+        }
+        answersGivenBeyondLimit.merge(other.answersGivenBeyondLimit, uniquingKeysWith: +)
         questions.merge(other.questions)
         perStep.merge(other.perStep)
         respondentsStarted += other.respondentsStarted

@@ -41,6 +41,12 @@ package struct CookieJar: Sendable, CustomStringConvertible, CustomDebugStringCo
     package var description: String { "CookieJar(\((box?.contents.cookies ?? []).map(\.description).joined(separator: ", ")))" }
     package var debugDescription: String { description }
 
+    /// Every cookie's value, for what masks secrets in what a server said (a value is never
+    /// shown: `description` leaves them out).
+    package var values: [String] {
+        (box?.contents.cookies ?? []).map { String(decoding: $0.value, as: UTF8.self) }
+    }
+
     /// The value of the `Cookie` header for a request to `origin` at `now` (a reading of the
     /// engine's clock): `name=value` pairs joined by `; `, longer paths first, then older
     /// cookies first (RFC 6265 §5.4). Nil when no cookie matches.

@@ -15,9 +15,13 @@ package struct SetCookie: Sendable {
     var secure = false
 
     /// Reads a field value; nil when it sets no cookie (no `=` before the first `;`, or an
-    /// empty name).
+    /// empty name), or when it holds a control character but a tab — NUL, CR, LF and the rest,
+    /// which RFC 6265bis §5.7 has a client ignore the whole field for: such a cookie would go
+    /// back in a `Cookie` line, under either protocol, whichever protocol set it.
     package init?(_ field: some Collection<UInt8>) {
         let bytes = Array(field)
+        // A field value's bytes (RFC 9110 §5.5), as `HTTPSyntax.isFieldValueByte` says.
+        guard bytes.allSatisfy({ $0 >= 0x20 ? $0 != 0x7F : $0 == 0x09 }) else { return nil }
         let end = bytes.firstIndex(of: 0x3B) ?? bytes.endIndex
         let pair = bytes[..<end]
         guard let equals = pair.firstIndex(of: 0x3D) else { return nil }

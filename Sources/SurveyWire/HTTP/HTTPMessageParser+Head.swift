@@ -69,6 +69,8 @@ extension HTTPMessageParser {
             retryAfter = Array(value)
         case 10 where collectCookies && role == .response && Self.equalsIgnoringCase(name, "set-cookie"):
             if setCookies.count < Self.maxSetCookies { setCookies.append(Array(value)) }
+        case 4 where collectHost && role == .request && Self.equalsIgnoringCase(name, "host"):
+            host = Array(value)
         case 13 where collectCredentials && role == .request && Self.equalsIgnoringCase(name, "authorization"):
             authorization = Array(value)
         case 6 where collectCredentials && role == .request && Self.equalsIgnoringCase(name, "cookie"):

@@ -94,6 +94,9 @@ struct HTTPMessageParser {
     var setCookies: [[UInt8]] = []
     var authorization: [UInt8]?
     var cookie: [UInt8]?
+    /// Keep a request's `Host` field in `host`.
+    var collectHost = false
+    var host: [UInt8]?
     var body: [UInt8] = []
     var bodyBytes = 0
     /// Interim (1xx) responses skipped before the final one.
@@ -157,6 +160,7 @@ struct HTTPMessageParser {
         if !setCookies.isEmpty { setCookies = [] }
         authorization = nil
         cookie = nil
+        host = nil
         body.removeAll(keepingCapacity: true)
         bodyBytes = 0
         interimResponses = 0

@@ -23,7 +23,9 @@ public final class HTTPServer: Sendable {
     /// 413, and the connection closed; past `maxConnections` open at once, a new connection is
     /// closed as soon as it is accepted; a connection that sends no byte and reads none for
     /// `idleTimeout`, or takes longer than `headerTimeout` from a request's first byte to its
-    /// last (head and body: a slow client holds a connection no longer), is closed. A connection whose responses are not read stops being read once
+    /// last (head and body: a slow client holds a connection no longer), is closed — under
+    /// HTTP/2 too, for any stream whose headers or body are still arriving past it, timed from
+    /// when the sweep first saw it so. A connection whose responses are not read stops being read once
     /// `maxUnsentBytes` wait to be sent, until they are: pipelined requests from a client that
     /// never reads cost the server that much and no more.
     public struct Limits: Sendable, Hashable {
@@ -67,15 +69,18 @@ public final class HTTPServer: Sendable {
     /// pick one. With `tls`, every connection speaks TLS with that context's certificate
     /// (https). With `credentials`, each request's `Authorization` and `Cookie` reach the
     /// handler (`HTTPServerRequest.authorization`, `.cookie`); without, they are not kept.
+    /// With `keepsHost`, each request's `Host` (`:authority`) reaches the handler
+    /// (`HTTPServerRequest.host`), for a server that answers only for names it knows.
     /// With `http2`, it speaks HTTP/2 too (`HTTP2ServerConnection`): `h2` by ALPN over TLS, and
     /// cleartext h2 with prior knowledge on the same port.
     /// Throws when the host does not resolve or the address cannot be bound.
     public convenience init(
         host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
-        credentials: Bool = false, http2: HTTP2ServerOptions? = nil, unanswered: UnansweredHandler? = nil, handler: @escaping Handler
+        credentials: Bool = false, keepsHost: Bool = false, http2: HTTP2ServerOptions? = nil, unanswered: UnansweredHandler? = nil,
+        handler: @escaping Handler
     ) throws(StartError) {
         try self.init(
-            host: host, port: port, group: group, tls: tls, limits: limits, credentials: credentials, http2: http2,
+            host: host, port: port, group: group, tls: tls, limits: limits, credentials: credentials, keepsHost: keepsHost, http2: http2,
             unanswered: unanswered, accept: HTTPServer.acceptSocket, handler: handler)
     }
 
@@ -99,7 +104,7 @@ public final class HTTPServer: Sendable {
     /// process would.
     init(
         host: String, port: Int, group: EventLoopGroup, tls: TLSServerContext? = nil, limits: Limits = .init(),
-        credentials: Bool = false, http2: HTTP2ServerOptions? = nil, unanswered: UnansweredHandler? = nil,
+        credentials: Bool = false, keepsHost: Bool = false, http2: HTTP2ServerOptions? = nil, unanswered: UnansweredHandler? = nil,
         accept: @escaping Acceptor, handler: @escaping Handler
     ) throws(StartError) {
         let resolved: SocketAddress
@@ -129,7 +134,8 @@ public final class HTTPServer: Sendable {
         self.counters = counters
         states = group.loops.map {
             ServerLoopState(
-                loop: $0, listenFD: fd, tls: tls, limits: limits, credentials: credentials, http2: http2, handler: handler,
+                loop: $0, listenFD: fd, tls: tls, limits: limits, credentials: credentials, keepsHost: keepsHost, http2: http2,
+                handler: handler,
                 unanswered: unanswered,
                 counters: counters,
                 accept: accept)
@@ -200,6 +206,8 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
     let limits: HTTPServer.Limits
     /// Whether requests keep their `Authorization` and `Cookie`.
     let credentials: Bool
+    /// Whether requests keep their `Host`.
+    let keepsHost: Bool
     /// How HTTP/2 is spoken, when it is.
     let http2: HTTP2ServerOptions?
     let handler: HTTPServer.Handler
@@ -218,7 +226,7 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
 
     init(
         loop: EventLoop, listenFD: Int32, tls: TLSServerContext?, limits: HTTPServer.Limits, credentials: Bool = false,
-        http2: HTTP2ServerOptions? = nil, handler: @escaping HTTPServer.Handler,
+        keepsHost: Bool = false, http2: HTTP2ServerOptions? = nil, handler: @escaping HTTPServer.Handler,
         unanswered: HTTPServer.UnansweredHandler?, counters: ServerCounters, accept: @escaping HTTPServer.Acceptor
     ) {
         self.loop = loop
@@ -227,6 +235,7 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
         self.tls = tls
         self.limits = limits
         self.credentials = credentials
+        self.keepsHost = keepsHost
         self.http2 = http2
         self.handler = handler
         self.unanswered = unanswered
@@ -262,9 +271,16 @@ final class ServerLoopState: EventHandler, @unchecked Sendable {
             connection.close(reset: timeout != .idle)
         }
         let idle = limits.idleTimeout.clampedNanoseconds
-        for connection in http2Connections where connection.isIdle(now: now, timeout: idle) {
-            counters.timedOut.add(1, ordering: .relaxed)
-            connection.closeIdle()
+        let slow = limits.headerTimeout.clampedNanoseconds
+        for connection in http2Connections {
+            if connection.hasSlowRequest(now: now, timeout: slow) {
+                // A request slower than HTTP/1.1's would be: the connection goes, as one does there.
+                counters.timedOut.add(1, ordering: .relaxed)
+                connection.close(reset: true)
+            } else if connection.isIdle(now: now, timeout: idle) {
+                counters.timedOut.add(1, ordering: .relaxed)
+                connection.closeIdle()
+            }
         }
         loop.schedule(at: now &+ Self.sweepInterval) { [self] in sweep() }
     }

@@ -16,6 +16,9 @@ public struct HTTPServerRequest: Sendable {
     public var cookie: String?
     /// Every header field as sent, in order, when the server keeps credentials; empty otherwise.
     public var headers: [HTTPHeader] = []
+    /// The `Host` field (HTTP/2's `:authority`) as sent, when the server keeps it (`HTTPServer`'s
+    /// `keepsHost`); nil otherwise or when absent.
+    public var host: String?
 
     init(method: String, path: String, body: [UInt8] = [], loopIndex: Int = 0) {
         self.method = method

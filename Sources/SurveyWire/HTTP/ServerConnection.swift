@@ -49,6 +49,7 @@ final class ServerConnection: EventHandler, Slotted {
         handshaking = tls != nil
         parser = HTTPMessageParser(role: .request, maxHeadBytes: state.limits.maxHeadBytes, maxBodyBytes: state.limits.maxBodyBytes)
         parser.collectCredentials = state.credentials
+        parser.collectHost = state.keepsHost
         if state.http2 != nil && tls == nil { first = [] }
     }
 
@@ -218,6 +219,7 @@ final class ServerConnection: EventHandler, Slotted {
         request.authorization = parser.authorization.map { String(decoding: $0, as: UTF8.self) }
         request.cookie = parser.cookie.map { String(decoding: $0, as: UTF8.self) }
         request.headers = parser.headers
+        if let host = parser.host { request.host = String(decoding: host, as: UTF8.self) }
         return request
     }
 

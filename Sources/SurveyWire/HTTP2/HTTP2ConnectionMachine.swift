@@ -124,6 +124,8 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
     private var prefaceLeft: Int
     /// A header block being read across CONTINUATION frames: its stream and fragments so far.
     private var continuing: (stream: UInt32, block: [UInt8], endStream: Bool, opens: Bool)?
+    /// The stream whose header block waits for its CONTINUATION frames, if any.
+    var continuingStream: UInt32? { continuing?.stream }
     /// The buffer each header block this end sends is written into, kept between blocks.
     var scratch: [UInt8] = []
 

@@ -35,6 +35,8 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
     /// When a byte last went either way (monotonic ns): a connection with no stream open past
     /// the server's `Limits.idleTimeout` since then is closed (`isIdle`), as HTTP/1.1's are.
     private var lastProgress = MonotonicClock.now()
+    /// When the sweep first saw each stream still receiving its request (`hasSlowRequest`).
+    private var receivingSince: [UInt32: UInt64] = [:]
 
     /// The most bytes waiting to be written before the client counts as not reading: one that
     /// floods PINGs and never reads their acknowledgments would grow them without end.
@@ -55,6 +57,7 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         settings.maxHeaderListSize = state.limits.maxHeadBytes
         settings.maxBodyBytes = state.limits.maxBodyBytes
         settings.credentials = state.credentials
+        settings.keepsHost = state.keepsHost
         settings.loopIndex = state.loop.index
         windowDelay = options.windowDelay.clampedNanoseconds
         machine = HTTP2ServerMachine(settings: settings)
@@ -342,6 +345,28 @@ final class HTTP2ServerConnection: EventHandler, Slotted {
         state.loop.schedule(at: MonotonicClock.now() &+ 2_000_000_000) { [self] in
             if !closed { close(reset: true) }
         }
+    }
+
+    /// Whether a request has been arriving for longer than `timeout` nanoseconds: its headers
+    /// waiting for CONTINUATION, or its body for the rest, since a sweep first saw it so — the
+    /// HTTP/1.1 server's header timeout, per stream. A client holding streams half-open would
+    /// otherwise hold their buffers for ever. Called by the sweep, every `sweepInterval`.
+    func hasSlowRequest(now: UInt64, timeout: UInt64) -> Bool {
+        guard !closed else { return false }
+        let receiving = machine.receivingStreams
+        if receiving.isEmpty {
+            if !receivingSince.isEmpty { receivingSince.removeAll() }
+            return false
+        }
+        var slow = false
+        var seen: [UInt32: UInt64] = [:]
+        for id in receiving {
+            let since = receivingSince[id] ?? now
+            seen[id] = since
+            if now &- since > timeout { slow = true }
+        }
+        receivingSince = seen
+        return slow
     }
 
     /// Whether it has carried nothing either way for `timeout` nanoseconds with no stream open:

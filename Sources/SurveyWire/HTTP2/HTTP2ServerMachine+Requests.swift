@@ -132,6 +132,7 @@ extension HTTP2ServerMachine {
             if settings.credentials && !name.hasPrefix(":") { headers.append(HTTPHeader(name: name, value: value)) }
         }
         var request = HTTPServerRequest(method: method, path: path, body: state.body, loopIndex: settings.loopIndex)
+        if settings.keepsHost { request.host = authority }
         if settings.credentials {
             request.authorization = authorization
             request.cookie = cookies.isEmpty ? nil : cookies.joined(separator: "; ")

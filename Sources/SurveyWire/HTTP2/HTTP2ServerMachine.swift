@@ -40,6 +40,8 @@ struct HTTP2ServerMachine: Sendable {
         var returnsWindows = true
         /// Whether requests keep their `Authorization`, `Cookie` and other header fields.
         var credentials = false
+        /// Whether requests keep their `:authority` (`HTTPServerRequest.host`).
+        var keepsHost = false
         /// The loop the connection runs on, for the requests' `loopIndex`.
         var loopIndex = 0
 
@@ -107,6 +109,15 @@ struct HTTP2ServerMachine: Sendable {
 
     /// Streams open: opened by the client and not yet answered in full or reset.
     var openStreams: Int { connection.streams.count }
+
+    /// The streams whose requests are still arriving: their headers waiting for CONTINUATION,
+    /// or their body for more DATA (the client has not ended its side). Read by the server's
+    /// sweep, which times them as HTTP/1.1 times a request.
+    var receivingStreams: [UInt32] {
+        var ids = connection.streams.compactMap { $0.value.receiving ? $0.key : nil }
+        if let continuing = connection.continuingStream { ids.append(continuing) }
+        return ids
+    }
 
     /// Set once this end sent GOAWAY: streams above this one are not processed.
     var goAwayLastStream: UInt32? { connection.goAwayLastStream }

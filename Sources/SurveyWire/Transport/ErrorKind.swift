@@ -41,6 +41,11 @@ public enum ErrorKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// (`EADDRNOTAVAIL`, `EAGAIN` at `connect()`). Not the server's doing, and not an attempt
     /// sent: metrics count it apart from the attempts (`EndpointMetrics.localResource`).
     case localResource = "local_resource"
+    /// A value filled into the request's head at send time — from a server's field, a
+    /// capture, an answer, a data row or the environment — holds a byte no header value may
+    /// (CR, LF, NUL or another control character): the request was not sent. The detail names
+    /// the header and the byte, never the value.
+    case invalidRequest = "invalid_request"
     /// The HTTP proxy the client goes through refused to open a tunnel: it answered `CONNECT`
     /// with a status other than 2xx (407: credentials missing or wrong; 403: the proxy forbids
     /// that host or port; 502: the proxy could not reach the target). The request never reached

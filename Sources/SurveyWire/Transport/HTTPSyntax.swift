@@ -85,6 +85,31 @@ public enum HTTPSyntax {
         }
     }
 
+    /// Whether `byte` may stand in a header field value (RFC 9110 §5.5): a tab, a space, a
+    /// visible character or a byte of a non-ASCII character — never NUL, CR, LF or another
+    /// control character, which would end the line, the head, or a C string early. Inlinable:
+    /// the send path scans values filled into a head with it, a byte at a time.
+    @inlinable
+    package static func isFieldValueByte(_ byte: UInt8) -> Bool {
+        byte >= 0x20 ? byte != 0x7F : byte == 0x09
+    }
+
+    /// Why `value`, filled into the header `name` at send time, must not go: the first byte no
+    /// field value may hold, named and placed — never the value itself, which may be a
+    /// secret —; nil when every byte may go. The one rule for a value that reaches a head line
+    /// from a template, whatever gave it (a server's field, a capture, an answer, a data row,
+    /// the environment).
+    package static func fieldValueFault(_ value: some Collection<UInt8>, name: String) -> String? {
+        var position = 0
+        for byte in value {
+            position += 1
+            if isFieldValueByte(byte) { continue }
+            return "the value filled into header '\(name.escapingControls)' holds \(describe(Unicode.Scalar(byte))) at byte "
+                + "\(position): a header value may not hold control characters; not sent"
+        }
+        return nil
+    }
+
     /// Checks a header's name and value, and that it is not one of `framingHeaders`.
     public static func checkHeader(_ header: HTTPHeader) throws(HTTPSyntaxError) {
         guard isToken(header.name) else {
@@ -111,6 +136,31 @@ public enum HTTPSyntax {
             if isControl(scalar) { return "the control character \(scalar.escapedForDisplay)" }
             if !scalar.isASCII { return "the non-ASCII character \(scalar.escapedForDisplay)" }
             return "the character '\(scalar)'"
+        }
+    }
+
+    /// How text shown to a person spells `scalar`, so that a terminal never acts on it nor
+    /// hides it: `\0`, `\t`, `\n`, `\r` for those; `\u{1B}` for every other C0 or C1 control,
+    /// DEL, and every invisible format character or separator — bidirectional overrides and
+    /// isolates, a byte-order mark, a zero-width space, U+2028 —, the spelling a double-quoted
+    /// plan string would use. Nil for a scalar that prints as itself. The one spelling of the
+    /// command line's diagnostics (`TerminalText`) and of a server's words quoted in reports
+    /// (`ResponseExcerpt`).
+    package static func shownEscape(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "\0": return "\\0"
+        case "\t": return "\\t"
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        default:
+            let value = scalar.value
+            if value >= 0x20 && value < 0x7F { return nil }
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: break
+            default: return nil
+            }
+            let hex = String(value, radix: 16, uppercase: true)
+            return "\\u{" + (hex.count < 2 ? "0" : "") + hex + "}"
         }
     }
 

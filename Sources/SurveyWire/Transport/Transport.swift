@@ -51,6 +51,11 @@ public struct HTTPRequest: Sendable {
         /// its line (`HTTP2Connection.encode`). Prepared once per template, and shared by the
         /// templates a respondent fills in from one recipe, whose lines have the same names.
         package let fieldNames: [[UInt8]]
+        /// Why this head must not be sent: a value filled into one of its header lines holds a
+        /// byte no field value may (`HTTPSyntax.fieldValueFault`). The attempt then fails as
+        /// `invalid_request` and nothing leaves. Nil for a head that may go — every head built
+        /// from checked parts.
+        package let fault: String?
 
         /// Builds the head once: the request line with `path` (base path included), `Host` for
         /// `target` (its port left out when it is the scheme's default), survey-bot's
@@ -74,12 +79,18 @@ public struct HTTPRequest: Sendable {
             (head, cookie) = Self.head(method: method, path: Array(path.utf8), host: target.hostHeader, headers: headers)
             cookieOrigin = CookieOrigin(host: target.host, path: path, secure: target.scheme == .https)
             fieldNames = Self.fieldNames(headers)
+            fault = nil
         }
 
         /// A template of a head built by `head(method:path:host:headers:)` from parts already
         /// checked: a respondent's own requests, whose variables are filled in. `fieldNames` are
-        /// its lines' names, as the template checked once for the same recipe has them.
-        package init(method: String, path: String, head: [UInt8], cookie: [UInt8]?, cookieOrigin: CookieOrigin, fieldNames: [[UInt8]]) {
+        /// its lines' names, as the template checked once for the same recipe has them; `fault`,
+        /// why a value filled in keeps it from being sent.
+        package init(
+            method: String, path: String, head: [UInt8], cookie: [UInt8]?, cookieOrigin: CookieOrigin, fieldNames: [[UInt8]],
+            fault: String? = nil
+        ) {
+            self.fault = fault
             self.method = method
             self.path = path
             headers = []

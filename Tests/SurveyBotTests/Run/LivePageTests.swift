@@ -312,6 +312,30 @@ import Testing
         await listener.shutdown()
     }
 
+    /// A first scrape two seconds into a run gets that run's figures as of the scrape, not those
+    /// of its start (0 attempts); scrapes within an interval of it share its rendering.
+    @Test func aFirstScrapeTwoSecondsIntoARunSeesThatRunsAttempts() async throws {
+        let group = EventLoopGroup(threads: 1)
+        let respondents = Counter()
+        let renderers = MetricsListener.Renderers(name: "smoke") {
+            let count = respondents.value
+            return LivePage.View(
+                report: ReportFixtures.report(metrics: ReportFixtures.metrics(respondents: count)), duration: .seconds(60),
+                respondents: 20, final: false)
+        }
+        let listener = try MetricsListener(address: .init(host: "127.0.0.1", port: 0), group: group, renderers: renderers)
+        defer { group.shutdown() }
+        // The run goes on for two seconds, nobody scraping.
+        for _ in 0..<20 { respondents.add() }
+        try await Task.sleep(for: .seconds(2))
+        let expected = PrometheusReport.render(ReportFixtures.report(metrics: ReportFixtures.metrics(respondents: 20)), live: true)
+        #expect(expected.contains("survey_bot_attempts_total"))
+        let scrape = try await Self.request(port: listener.port, path: "/metrics")
+        #expect(scrape.status == 200 && scrape.body == expected)
+        #expect(listener.renders.metrics >= 2)
+        await listener.shutdown()
+    }
+
     @Test func theFinalStateReplacesTheLiveOneAndServesTheReport() async throws {
         let group = EventLoopGroup(threads: 1)
         let views = Counter()

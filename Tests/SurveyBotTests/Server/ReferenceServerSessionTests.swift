@@ -193,3 +193,31 @@ private let answer = #"{"id":1,"answer":"red"}"#
         #expect(try configuration([]).login == false)
     }
 }
+
+/// `/__stats` is answered on the event loop to anyone who asks, and any client may open
+/// sessions: it lists the first `SessionBook.listed` and counts the rest, so that 150,000
+/// sessions cost an answer no more than 1,000 do.
+@Suite struct SessionStatsBoundTests {
+    @Test func theStatsListTheFirstThousandSessionsAndCountTheRest() throws {
+        let book = SessionBook()
+        var first: [String] = []
+        for _ in 0..<150_000 {
+            let session = try #require(book.open(seed: 3))
+            if first.count < 2 { first.append(session.token) }
+        }
+        let (listed, beyond) = book.requestsByToken()
+        #expect(listed.count == SessionBook.listed && beyond == 150_000 - SessionBook.listed)
+        #expect(first.allSatisfy { listed[$0] == 0 })
+        var stats = ReferenceServerStats(
+            endpoints: ["other": [:], "questions": [:], "session": [:], "submit": [:]], invalidSubmits: 0, slowAnswers: 0,
+            connectionsAccepted: 0, connectionsOpen: 0, rejected: 0)
+        stats.sessions = listed
+        stats.sessionsBeyondLimit = beyond
+        #expect(stats.json.contains("\"sessions_beyond_limit\":149000,"))
+        let read = ReferenceServerStats.parse(Array(stats.json.utf8))
+        #expect(read?.sessions.count == SessionBook.listed && read?.sessionsBeyondLimit == beyond)
+        // Under the limit, the answer is as it was.
+        stats.sessionsBeyondLimit = 0
+        #expect(!stats.json.contains("beyond"))
+    }
+}

@@ -245,3 +245,56 @@ private func label(_ outcome: TransportResult) -> String {
         #expect(sum.err.contains("add up to more than 100%"))
     }
 }
+
+/// `serve` answers only a `Host` that is `localhost`, an IP address, the name it binds or one
+/// of `--allow-host` (`*`: any), over either protocol: any other is `421`, counted nowhere, so
+/// that a page using DNS rebinding can neither drive the server nor read `/__stats`.
+@Suite struct ReferenceServerHostTests {
+    func asked(_ host: String, path: String = "/questions", allowed: Set<String> = [], http2: Bool = false) async throws -> Int? {
+        var configuration = ReferenceServerConfiguration()
+        configuration.allowedHosts = allowed
+        configuration.http2 = http2
+        let group = EventLoopGroup(threads: 1)
+        let server = try ReferenceServer(configuration: configuration, group: group)
+        let port = server.port
+        let status = await onOwnThread { () -> Int? in
+            guard let socket = try? RawClient(port: port) else { return nil }
+            if !http2 {
+                socket.writeAll(Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8))
+                let head = String(decoding: socket.read(until: .now + .seconds(10), stopAfter: 12).bytes, as: UTF8.self)
+                return Int(head.dropFirst(9).prefix(3))
+            }
+            var client = HTTP2ClientMachine()
+            var bytes: [UInt8] = []
+            client.start(into: &bytes)
+            let id = client.send(method: "GET", scheme: "http", authority: host, path: path, headers: [], body: [], into: &bytes)
+            socket.writeAll(bytes)
+            var reply: [UInt8] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                let read = socket.read(until: .now + .milliseconds(100))
+                guard !read.bytes.isEmpty, let events = try? client.receive(read.bytes, into: &reply) else {
+                    if read.closed { return nil }
+                    continue
+                }
+                for case .response(id, let answer) in events { return answer.status }
+                socket.writeAll(reply)
+                reply = []
+            }
+            return nil
+        }
+        await server.shutdown()
+        group.shutdown()
+        return status
+    }
+
+    @Test(arguments: [false, true])
+    func aRequestForAnotherHostIsMisdirected(http2: Bool) async throws {
+        #expect(try await asked("127.0.0.1:8080", http2: http2) == 200)
+        #expect(try await asked("localhost", http2: http2) == 200)
+        #expect(try await asked("rebind.attacker.example:8080", http2: http2) == 421)
+        #expect(try await asked("rebind.attacker.example", path: "/__stats", http2: http2) == 421)
+        #expect(try await asked("survey.lab:8080", allowed: ["survey.lab"], http2: http2) == 200)
+        #expect(try await asked("anything.example", allowed: ["*"], http2: http2) == 200)
+    }
+}

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SurveyBot
+@testable import SurveyWire
 
 @Suite struct SHA256Tests {
     /// The examples of FIPS 180-4 (NIST's "SHA256.pdf" of example values: one block, two
@@ -30,5 +31,18 @@ import Testing
     ])
     func paddingAtBlockBoundaries(length: Int, digest: String) {
         #expect(SHA256.hex(of: Array(repeating: UInt8(ascii: "a"), count: length)) == digest)
+    }
+
+    /// A message past `fastFrom` goes to OpenSSL when it is there (it is on every machine the
+    /// tests run on): the same digest as the one written here, byte for byte, for lengths on
+    /// either side of a block's end.
+    @Test func openSSLAndTheHashWrittenHereAgree() throws {
+        for length in [SHA256.fastFrom, SHA256.fastFrom + 55, SHA256.fastFrom + 64 + 7] {
+            let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+            let openSSL = try #require(message.withUnsafeBytes { OpenSSLDigest.sha256($0) })
+            let here = message.withUnsafeBytes { SHA256.digest(of: $0) }
+            #expect(openSSL == here, "\(length)")
+            #expect(SHA256.digest(of: message) == here)
+        }
     }
 }

@@ -32,6 +32,76 @@ import Testing
         group.shutdown()
     }
 
+    enum HalfOpen: String, CaseIterable {
+        /// HEADERS without END_STREAM, and no DATA after them.
+        case headersWithoutBody
+        /// HEADERS without END_HEADERS, and no CONTINUATION after them.
+        case headersWithoutContinuation
+        /// HEADERS, then part of the body, and no END_STREAM.
+        case partialBody
+    }
+
+    /// A stream whose request is still arriving past the server's header timeout closes its
+    /// connection, as a slow HTTP/1.1 request does: half-open streams cannot hold the server's
+    /// memory for ever (40 connections of them took it from 22 MB to 459 MB, still open after
+    /// 70 s). A connection whose requests all arrived is left alone.
+    @Test(arguments: HalfOpen.allCases)
+    func aStreamHalfOpenPastTheHeaderTimeoutClosesItsConnection(_ shape: HalfOpen) async throws {
+        let group = EventLoopGroup(threads: 1)
+        let timeout = Duration.milliseconds(600)
+        let server = try HTTPServer(
+            host: "127.0.0.1", port: 0, group: group, limits: HTTPServer.Limits(headerTimeout: timeout), http2: .init()
+        ) { request in
+            .respond(EncodedResponse(HTTPServerResponse(status: 200, body: Array(request.path.utf8))))
+        }
+        let port = server.port
+        let (closedAfter, completeStayed) = await onOwnThread { () -> (Duration?, Bool) in
+            guard let socket = try? RawClient(port: port), let complete = try? RawClient(port: port) else { return (nil, false) }
+            var client = HTTP2ClientMachine()
+            var bytes: [UInt8] = []
+            client.start(into: &bytes)
+            var request: [UInt8] = []
+            _ = client.send(
+                method: "POST", scheme: "http", authority: "127.0.0.1", path: "/slow", headers: [], body: Array("abcdef".utf8),
+                into: &request)
+            // The request's frames, then all but what the shape leaves out.
+            var frames: [HTTP2Frame] = []
+            var rest = request[...]
+            while case .frame(let frame, let length)? = try? HTTP2Frame.read(rest, maxFrameSize: 1 << 20) {
+                frames.append(frame)
+                rest = rest.dropFirst(length)
+            }
+            for frame in frames {
+                switch (frame, shape) {
+                case (.headers(let stream, let fragment, _, _), .headersWithoutContinuation):
+                    HTTP2Frame.headers(stream: stream, fragment: fragment, endStream: false, endHeaders: false).write(into: &bytes)
+                case (.headers, _): frame.write(into: &bytes)
+                case (.data(let stream, let data, _), .partialBody):
+                    HTTP2Frame.data(stream: stream, data: Array(data.prefix(2)), endStream: false).write(into: &bytes)
+                default: break
+                }
+            }
+            let start = ContinuousClock.now
+            socket.writeAll(bytes)
+            // A connection of the same age whose one request arrived whole.
+            var whole: [UInt8] = []
+            var other = HTTP2ClientMachine()
+            other.start(into: &whole)
+            _ = other.send(method: "GET", scheme: "http", authority: "127.0.0.1", path: "/ok", headers: [], body: [], into: &whole)
+            complete.writeAll(whole)
+            let read = socket.read(until: start + .seconds(20))
+            let elapsed = ContinuousClock.now - start
+            let stayed = !complete.read(until: .now + .milliseconds(200)).closed
+            return (read.closed ? elapsed : nil, stayed)
+        }
+        let elapsed = try #require(closedAfter, "the half-open connection stayed open for 20 s")
+        #expect(elapsed >= timeout && elapsed < timeout + .seconds(5), "\(elapsed)")
+        #expect(completeStayed)
+        #expect(server.connectionsTimedOut == 1)
+        await server.shutdown()
+        group.shutdown()
+    }
+
     @Test func aPrefaceInPiecesIsStillHTTP2() async throws {
         try await withServer { _, socket in
             var client = HTTP2ClientMachine()

@@ -91,3 +91,28 @@ import Testing
             ])
     }
 }
+
+/// `report.include_answers` counts the answers given by question, bounded as the questions
+/// are: a survey that invents an id per page (50 respondents × 20,000 ids took 914 MB) fills
+/// the first `QuestionTable.questionLimit` ids, and every answer past them is counted together.
+@Suite struct AnswersGivenBoundTests {
+    @Test func theAnswersGivenKeepAtMostTheQuestionLimitThenCountTheRestTogether() {
+        let recorder = MetricsRecorder(lanes: 2)
+        let limit = QuestionTable.questionLimit
+        // Each lane sees its own invented ids, beyond the limit, and the same first one twice.
+        for lane in 0..<2 {
+            for index in 0..<(limit + 500) {
+                recorder.answerValue(QuestionID(lane * 100_000 + index), .choice(0), choice: index % 2, lane: lane)
+            }
+            recorder.answerValue(QuestionID(lane * 100_000), .choice(0), choice: 1, lane: lane)
+        }
+        let metrics = recorder.snapshot()
+        #expect(metrics.answersGiven.count == limit)
+        let counted = metrics.answersGiven.values.reduce(0) { $0 + $1.values.reduce(0, +) }
+        let beyond = metrics.answersGivenBeyondLimit.values.reduce(0, +)
+        // Nothing lost: every answer is in one or the other.
+        #expect(counted + beyond == 2 * (limit + 501))
+        #expect(beyond >= 2 * 500)
+        #expect(metrics.questions.byID.count == limit)
+    }
+}

@@ -66,3 +66,59 @@ import Testing
         }
     }
 }
+
+/// The one redaction rule where a failing check quotes the server: the token a login's
+/// response carries (which no capture has taken yet, the check having failed first) and every
+/// cookie value, the jar's and the response's, are masked like the rest.
+@Suite struct CheckReasonSecretsTests {
+    static let journey = Journey([
+        JourneyStep(
+            .login, call: .init(method: "POST", path: "/session"),
+            captures: [.init(name: "token", source: .json(JSONPath(names: ["data", "token"])))],
+            expect: ResponseExpectation(checks: [ResponseCheck(.body, .notContains("denied"), text: "body not contains denied")])),
+        JourneyStep(.questions, call: .init(method: "GET", path: "/questions"), questions: .contract),
+        JourneyStep(
+            .submit, call: .init(method: "POST", path: "/q/${question.id}"), runs: .perQuestion,
+            expect: ResponseExpectation(checks: [ResponseCheck(.body, .notContains("denied"), text: "body not contains denied")])),
+    ])
+
+    func run(_ transport: ScriptedTransport, log: AttemptLog? = nil) async throws -> MetricsRecorder {
+        var configuration = RunConfiguration(
+            load: .closed(respondents: 1), answers: AnswerBook(fallback: ["x"]),
+            retry: RetryPolicies([.login: .never, .questions: .never, .submit: .never]))
+        configuration.declaredJourney = Self.journey
+        let recorder = MetricsRecorder(lanes: 1)
+        let context = SurveyContext(
+            configuration: configuration, requests: try SurveyRequests(journey: Self.journey, headers: [], target: target), seed: 1,
+            transport: transport, clock: VirtualClock().clock, recorder: recorder, attemptLog: log, interruption: OnceFlag(),
+            runStart: 1_000_000_000)
+        var respondent = Respondent(index: 0, seed: 1, lane: 0)
+        _ = await respondent.run(context)
+        return recorder
+    }
+
+    @Test func aFailingCheckOnTheLoginMasksTheTokenItsResponseCarries() async throws {
+        let transport = ScriptedTransport { _, _ in
+            ok(#"{"data":{"token":"tok-login-4711"},"note":"denied, sid cookie-val-99"}"#, setting: ["sid=cookie-val-99; Path=/"])
+        }
+        let recorder = try await run(transport)
+        let sample = try #require(recorder.snapshot()[.login].errorSamples[.rejected])
+        #expect(!sample.contains("tok-login-4711") && !sample.contains("cookie-val-99"), "\(sample)")
+        #expect(sample.contains("***"), "\(sample)")
+    }
+
+    @Test func aFailingCheckLaterMasksTheJarsCookies() async throws {
+        let transport = ScriptedTransport { sent, _ in
+            switch sent.path {
+            case "/session": ok(#"{"data":{"token":"tok-login-4711"}}"#, setting: ["sid=cookie-val-99; Path=/"])
+            case "/questions": ok(questionsJSON)
+            default: ok(#"{"error":"denied for sid=cookie-val-99 and tok-login-4711"}"#)
+            }
+        }
+        let log = AttemptLog(lanes: 1)
+        let recorder = try await run(transport, log: log)
+        let sample = try #require(recorder.snapshot()[.submit].errorSamples[.rejected])
+        #expect(!sample.contains("tok-login-4711") && !sample.contains("cookie-val-99"), "\(sample)")
+        #expect(sample.contains("sid=***"), "\(sample)")
+    }
+}
