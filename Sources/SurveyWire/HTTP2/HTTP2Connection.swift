@@ -103,7 +103,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     var isGoingAway: Bool { machine.goingAway }
 
     /// Takes an attempt: sent now when the connection is open and a stream is free, else when one is.
-    func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
+    func begin(
+        _ request: consuming HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
+    ) {
         let expiry = request.expiry(startedAt: started, clientTimeout: pool.timeout)
         let wasBusy = isBusy
         waiting.append(Exchange(request: request, continuation: continuation, started: started, expiry: expiry, reconnect: reconnect))

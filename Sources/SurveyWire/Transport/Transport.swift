@@ -34,6 +34,9 @@ public struct HTTPRequest: Sendable {
     /// The part of a request that does not change between attempts: method, path, headers.
     public final class Template: Sendable {
         let method: String
+        /// Whether the method is HEAD, whose response has no body: asked of every attempt, so
+        /// answered once rather than by comparing strings each time.
+        let isHead: Bool
         /// The path on the server, base path included.
         let path: String
         let headers: [HTTPHeader]
@@ -69,6 +72,7 @@ public struct HTTPRequest: Sendable {
             try HTTPSyntax.checkHost(target.host)
             for header in headers { try HTTPSyntax.checkHeader(header) }
             self.method = method
+            isHead = method == "HEAD"
             self.path = path
             self.headers = headers
             (head, cookie) = Self.head(method: method, path: Array(path.utf8), host: target.hostHeader, headers: headers)
@@ -81,6 +85,7 @@ public struct HTTPRequest: Sendable {
         /// its lines' names, as the template checked once for the same recipe has them.
         package init(method: String, path: String, head: [UInt8], cookie: [UInt8]?, cookieOrigin: CookieOrigin, fieldNames: [[UInt8]]) {
             self.method = method
+            isHead = method == "HEAD"
             self.path = path
             headers = []
             self.head = head
