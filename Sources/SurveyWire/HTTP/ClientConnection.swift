@@ -83,9 +83,10 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
 
     /// Starts an exchange; `reconnect` says it is a request sent again after its kept-alive
     /// connection was found closed, which its connection figures then count.
-    func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
+    func begin(
+        _ request: consuming HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
+    ) {
         self.continuation = continuation
-        self.request = request
         self.started = started
         self.reconnect = reconnect
         expiry = request.expiry(startedAt: started, clientTimeout: pool.timeout)
@@ -94,8 +95,10 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         parser.collectBody = request.collectBody
         parser.collectHeaders = request.collectHeaders
         parser.collectCookies = request.collectCookies
-        parser.isHeadRequest = request.template.method == "HEAD"
+        parser.isHeadRequest = request.template.isHead
         encode(request)
+        // Kept, moved in rather than copied, once read.
+        self.request = request
         if phase == .idle {
             info = .reused
             phase = .busy
@@ -266,10 +269,14 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         // The attempt ended with its last byte: not after the response is boxed below.
         let serviceTime = elapsed()
         pool.leaveBusy(self)
+        // The request is done with: moved out, not copied and then dropped.
+        var request: HTTPRequest?
+        swap(&request, &self.request)
+        let device = request?.device
         // TLS 1.3 sends its tickets after the handshake: the first response has brought them, as
         // a rule; until a response has, each asks again.
         if let tls = stream.tls, !resumptionKept, let session = tls.resumption() {
-            pool.keep(session, for: request?.device)
+            pool.keep(session, for: device)
             resumptionKept = true
         }
         let response = TransportResponse(
@@ -279,8 +286,6 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         let outcome = TransportResult.response(response, serviceTime: serviceTime, connection: info)
         let continuation = self.continuation
         self.continuation = nil
-        let device = request?.device
-        request = nil
         // A large request's buffer is not kept for the connection's life: the next one starts small.
         if output.capacity > Self.keptOutputCapacity { output = [] }
         // A respondent's own waits for that respondent's next request alone; one whose

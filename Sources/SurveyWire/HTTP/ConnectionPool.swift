@@ -161,13 +161,15 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     /// Carries out what the machine decided for `attempt`: first the close of a respondent's
-    /// own connection it let go, then the send, the new connection, or the wait.
-    private func perform(_ decision: Machine.Decision, _ attempt: Pending) {
+    /// own connection it let go, then the send, the new connection, or the wait. The attempt is
+    /// the pool's from here: its request moves on into the connection that carries it, rather
+    /// than being copied there (each copy retains its template, body, cookies and scope).
+    private func perform(_ decision: Machine.Decision, _ attempt: consuming Pending) {
         decision.closing?.close()
         perform(decision.start, attempt)
     }
 
-    private func perform(_ start: Machine.Start, _ attempt: Pending) {
+    private func perform(_ start: Machine.Start, _ attempt: consuming Pending) {
         switch start {
         case .http1(let connection):
             scheduleSweep()

@@ -57,7 +57,10 @@ extension HTTPMessageParser {
             transferEncoding = true
             if let last = Self.lastElement(of: value) { chunked = Self.equalsIgnoringCase(last, "chunked") }
         case 10 where Self.equalsIgnoringCase(name, "connection"):
-            if Self.list(value, contains: "close") {
+            // What nearly every server sends, matched whole before the list is read.
+            if Self.equalsIgnoringCase(value, "keep-alive") {
+                if connectionKeepAlive == nil { connectionKeepAlive = true }
+            } else if Self.list(value, contains: "close") {
                 connectionKeepAlive = false
             } else if Self.list(value, contains: "keep-alive"), connectionKeepAlive == nil {
                 connectionKeepAlive = true

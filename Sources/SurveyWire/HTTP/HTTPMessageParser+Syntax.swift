@@ -154,10 +154,30 @@ extension HTTPMessageParser {
         while start <= list.count {
             var end = start
             while end < list.count && list[end] != 0x2C { end += 1 }
-            if equalsIgnoringCase(trimmed(list[start..<end]), token) { return true }
+            if equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: trimmed(list[start..<end])), token) { return true }
             start = end + 1
         }
         return false
+    }
+
+    /// ASCII case-insensitive comparison of bytes in memory with a lowercase literal: every
+    /// response's framing fields' names and its `Connection` value are compared so, a byte at
+    /// a time through pointers rather than through a collection's indices.
+    @inline(__always)
+    static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        let count = lowercase.utf8CodeUnitCount
+        guard bytes.count == count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        let literal = lowercase.utf8Start
+        var index = 0
+        while index < count {
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            // An upper-case letter folded; nothing else is changed.
+            let folded = byte &- 0x41 < 26 ? byte | 0x20 : byte
+            guard folded == literal[index] else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// ASCII case-insensitive comparison with a lowercase literal.

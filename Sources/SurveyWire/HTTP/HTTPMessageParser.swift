@@ -64,6 +64,21 @@ struct HTTPMessageParser {
         case chunkData(remaining: Int)
         case chunkEnd, trailer, untilClose
         case complete
+
+        // Asked of every line of every response: a pattern, where `==` on an enum with
+        // payloads is a call of its synthesized comparison.
+        var isComplete: Bool {
+            if case .complete = self { true } else { false }
+        }
+
+        /// Whether a line read now counts against the head's limit: the start line, a field or
+        /// a trailer, not a chunk's size or end.
+        var isInHead: Bool {
+            switch self {
+            case .chunkSize, .chunkEnd: false
+            default: true
+            }
+        }
     }
 
     let role: Role
@@ -123,7 +138,7 @@ struct HTTPMessageParser {
         self.maxBodyBytes = maxBodyBytes
     }
 
-    var isComplete: Bool { state == .complete }
+    var isComplete: Bool { state.isComplete }
 
     /// Whether any byte of the current message has arrived.
     var hasStarted: Bool { sawBytes }
@@ -186,8 +201,8 @@ struct HTTPMessageParser {
 
     /// Reads `input`; stops at the end of the message, so bytes after `consumed` are not its.
     mutating func parse(_ input: UnsafeRawBufferPointer) -> Progress {
-        guard let base = input.baseAddress, !input.isEmpty else { return state == .complete ? .complete(consumed: 0) : .needMore }
-        if state != .complete { sawBytes = true }
+        guard let base = input.baseAddress, !input.isEmpty else { return state.isComplete ? .complete(consumed: 0) : .needMore }
+        if !state.isComplete { sawBytes = true }
         var index = 0
         let count = input.count
         while index < count {
@@ -215,7 +230,7 @@ struct HTTPMessageParser {
                 index = count
             case .startLine, .header, .chunkSize, .chunkEnd, .trailer:
                 let rest = count - index
-                let inHead = state != .chunkSize && state != .chunkEnd
+                let inHead = state.isInHead
                 guard let found = memchr(base + index, 0x0A, rest) else {
                     // Chunk lines are limited one by one; the head and trailers together.
                     if inHead {
@@ -225,8 +240,11 @@ struct HTTPMessageParser {
                         return .failed(.malformed)
                     }
                     let partial = UnsafeRawBufferPointer(start: base + index, count: rest)
-                    if state == .header || state == .trailer, !checkPartialField(partial) { return .failed(.malformed) }
-                    if state == .startLine, role == .response, !checkPartialStatusLine(partial) { return .failed(.malformed) }
+                    switch state {
+                    case .header, .trailer: if !checkPartialField(partial) { return .failed(.malformed) }
+                    case .startLine: if role == .response, !checkPartialStatusLine(partial) { return .failed(.malformed) }
+                    default: break
+                    }
                     line.append(contentsOf: partial)
                     return .needMore
                 }
@@ -250,10 +268,10 @@ struct HTTPMessageParser {
                 }
                 index = end + 1
                 if let outcome { return .failed(outcome) }
-                if state == .complete { return .complete(consumed: index) }
+                if state.isComplete { return .complete(consumed: index) }
             }
         }
-        return state == .complete ? .complete(consumed: index) : .needMore
+        return state.isComplete ? .complete(consumed: index) : .needMore
     }
 
     /// The peer closed the connection: completes a close-delimited body, else says what was cut.
@@ -323,7 +341,9 @@ struct HTTPMessageParser {
     /// One line without its LF; a trailing CR is dropped.
     mutating func takeLine(_ raw: UnsafeRawBufferPointer) -> Failure? {
         var line = raw
-        if let last = line.last, last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
+        if let base = raw.baseAddress, raw.count > 0, base.load(fromByteOffset: raw.count - 1, as: UInt8.self) == 0x0D {
+            line = UnsafeRawBufferPointer(start: base, count: raw.count - 1)
+        }
         switch state {
         case .startLine:
             if line.isEmpty { return nil }  // empty lines before a start line are skipped (RFC 9112 §2.2)

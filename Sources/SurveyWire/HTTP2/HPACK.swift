@@ -65,6 +65,9 @@ enum HPACK {
         private(set) var size = 0
         /// The most `size` may be: the size the peer's last table size update set.
         private(set) var maxSize: Int
+        /// How many times the table changed (a field added, a size set): an encoding made against
+        /// it holds while this stays the same (`HTTP2Connection.EncodedHeads`).
+        private(set) var changes = 0
 
         init(maxSize: Int) {
             self.maxSize = maxSize
@@ -72,6 +75,7 @@ enum HPACK {
 
         /// Adds `field`, evicting what no longer fits; a field larger than the table empties it.
         mutating func add(_ field: Field) {
+            changes &+= 1
             evict(toFit: field.size)
             guard field.size <= maxSize else { return }
             fields.insert(field, at: 0)
@@ -80,6 +84,7 @@ enum HPACK {
 
         /// Sets the table's largest size, evicting what no longer fits.
         mutating func resize(_ newMax: Int) {
+            changes &+= 1
             maxSize = newMax
             evict(toFit: 0)
         }
@@ -281,7 +286,7 @@ struct HPACKDecoder: Sendable {
         let length = try HPACK.readInteger(block, &at, prefix: 7)
         guard length <= block.count - at else { throw HPACK.DecodingError(description: "a string runs past the header block's end") }
         let wire = block[valueStart..<(at + length)]
-        for entry in recent where entry.nameIndex == nameIndex && entry.wire.elementsEqual(wire) {
+        for entry in recent where entry.nameIndex == nameIndex && HPACK.sameBytes(entry.wire, wire) {
             index = at + length
             return entry.field
         }

@@ -49,6 +49,8 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     @exclusivity(unchecked) var setup: ConnectionSetup?
     @exclusivity(unchecked) var stream: SocketStream
     @exclusivity(unchecked) var machine: HTTP2ClientMachine
+    /// The header blocks of the templates it sent last, for the next requests of the same ones.
+    @exclusivity(unchecked) var encodedHeads = EncodedHeads()
     @exclusivity(unchecked) var output: [UInt8] = []
     @exclusivity(unchecked) private var written = 0
     @exclusivity(unchecked) var watching: SocketStream.Wait = .readable
@@ -103,7 +105,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     var isGoingAway: Bool { machine.goingAway }
 
     /// Takes an attempt: sent now when the connection is open and a stream is free, else when one is.
-    func begin(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool) {
+    func begin(
+        _ request: consuming HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
+    ) {
         let expiry = request.expiry(startedAt: started, clientTimeout: pool.timeout)
         let wasBusy = isBusy
         waiting.append(Exchange(request: request, continuation: continuation, started: started, expiry: expiry, reconnect: reconnect))
@@ -131,7 +135,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
             sentCount += 1
             let request = exchange.request
             let id = machine.send(
-                encodingHeaders: { encoder, block in Self.encode(request, scheme: scheme, encoder: &encoder, into: &block) },
+                encodingHeaders: { encoder, block in
+                    Self.encode(request, scheme: scheme, encoder: &encoder, heads: &encodedHeads, into: &block)
+                },
                 body: request.body ?? [], keepBody: request.collectBody,
                 keepHeaders: request.collectHeaders || request.collectCookies, into: &output)
             exchanges[id] = exchange

@@ -34,6 +34,9 @@ public struct HTTPRequest: Sendable {
     /// The part of a request that does not change between attempts: method, path, headers.
     public final class Template: Sendable {
         package let method: String
+        /// Whether the method is HEAD, whose response has no body: asked of every attempt, so
+        /// answered once rather than by comparing strings each time.
+        let isHead: Bool
         /// The path on the server, base path included.
         package let path: String
         let headers: [HTTPHeader]
@@ -74,6 +77,7 @@ public struct HTTPRequest: Sendable {
             try HTTPSyntax.checkHost(target.host)
             for header in headers { try HTTPSyntax.checkHeader(header) }
             self.method = method
+            isHead = method == "HEAD"
             self.path = path
             self.headers = headers
             (head, cookie) = Self.head(method: method, path: Array(path.utf8), host: target.hostHeader, headers: headers)
@@ -92,6 +96,7 @@ public struct HTTPRequest: Sendable {
         ) {
             self.fault = fault
             self.method = method
+            isHead = method == "HEAD"
             self.path = path
             headers = []
             self.head = head

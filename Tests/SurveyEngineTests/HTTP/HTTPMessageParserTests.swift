@@ -93,6 +93,13 @@ private func expectSameAtEveryBoundary(
         #expect(!old.keepAlive)
         let (oldKept, _) = parse(bytes("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n"))
         #expect(oldKept.keepAlive)
+        // The names and values in any case, but whole: a longer word is not `keep-alive`.
+        let (shouting, _) = parse(bytes("HTTP/1.0 200 OK\r\nCONNECTION: KEEP-ALIVE\r\nContent-Length: 0\r\n\r\n"))
+        #expect(shouting.keepAlive)
+        let (longer, _) = parse(bytes("HTTP/1.0 200 OK\r\nConnection: keep-alives\r\nContent-Length: 0\r\n\r\n"))
+        #expect(!longer.keepAlive)
+        let (both, _) = parse(bytes("HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 0\r\n\r\n"))
+        #expect(!both.keepAlive)
     }
 
     @Test func bodyWithoutLengthRunsUntilTheClose() {

@@ -92,8 +92,9 @@ private let local = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080)
 
     private static func decoded(_ request: HTTPRequest) throws -> [String] {
         var encoder = HPACKEncoder()
+        var heads = HTTP2Connection.EncodedHeads()
         var block: [UInt8] = []
-        HTTP2Connection.encode(request, scheme: Array("https".utf8), encoder: &encoder, into: &block)
+        HTTP2Connection.encode(request, scheme: Array("https".utf8), encoder: &encoder, heads: &heads, into: &block)
         var decoder = HPACKDecoder()
         return try decoder.decode(block).map { "\(String(decoding: $0.name, as: UTF8.self)): \(String(decoding: $0.value, as: UTF8.self))" }
     }
@@ -127,5 +128,39 @@ private let local = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080)
                 ":method: GET", ":scheme: https", ":authority: survey.example:8443", ":path: /q/42", "user-agent: app/2",
                 "x-token: t-0042",
             ])
+    }
+
+    /// A connection copies a template's block while its encoder's table is as it was when the
+    /// block was encoded, and encodes it again once another template's field went into the
+    /// table (the indices of the fields before it moved): byte for byte what an encoder that
+    /// keeps nothing sends.
+    @Test func aTemplatesBlockIsCopiedOnlyWhileTheTableStaysAsItWas() throws {
+        let submit = try HTTPRequest.Template(
+            method: "POST", path: "/question/submit", target: Self.target, headers: [HTTPHeader(name: "X-App", value: "1")])
+        let questions = try HTTPRequest.Template(method: "GET", path: "/questions", target: Self.target)
+        let other = try HTTPRequest.Template(
+            method: "GET", path: "/other", target: Self.target, headers: [HTTPHeader(name: "X-Other", value: "new")])
+        let order = [submit, submit, questions, submit, submit, other, submit, submit, questions]
+        var cached = HPACKEncoder()
+        var heads = HTTP2Connection.EncodedHeads()
+        var plain = HPACKEncoder()
+        var decoder = HPACKDecoder()
+        let scheme = Array("https".utf8)
+        for (position, template) in order.enumerated() {
+            var request = HTTPRequest(template, body: position.isMultiple(of: 2) ? Array("{}".utf8) : nil)
+            if position == 3 { request.cookies = Array("jar=1".utf8) }
+            var block: [UInt8] = []
+            cached.beginBlock(into: &block)
+            HTTP2Connection.encode(request, scheme: scheme, encoder: &cached, heads: &heads, into: &block)
+            var nothingKept = HTTP2Connection.EncodedHeads()
+            var expected: [UInt8] = []
+            plain.beginBlock(into: &expected)
+            HTTP2Connection.encode(request, scheme: scheme, encoder: &plain, heads: &nothingKept, into: &expected)
+            #expect(block == expected, "request \(position + 1)")
+            let path = try decoder.decode(block).first { $0.name == Array(":path".utf8) }
+            #expect(path?.value == Array(template.path.utf8), "request \(position + 1)")
+        }
+        #expect(heads.block(for: submit, changes: cached.table.changes) != nil)
+        #expect(heads.block(for: questions, changes: cached.table.changes) != nil)
     }
 }
