@@ -220,11 +220,13 @@ struct Respondent: Sendable {
             if context.cookies { attachCookies(&request, now: start) }
             // Awaited here, not in a `send` of the transport's: no frame of its own. A head a
             // value filled in would break is never handed to the transport.
-            let result: TransportResult
-            if let fault = request.template.fault {
-                result = .failure(.invalidRequest, requestSent: false, serviceTime: .zero, detail: fault)
-            } else {
-                result = await withUnsafeContinuation { context.transport.start(request, $0) }
+            // Decided inside the one continuation, so that `call`'s frame stays as small as it was.
+            let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<TransportResult, Never>) in
+                if let fault = request.template.fault {
+                    continuation.resume(returning: .failure(.invalidRequest, requestSent: false, serviceTime: .zero, detail: fault))
+                } else {
+                    context.transport.start(request, continuation)
+                }
             }
             if context.cookies { keepCookies(result, request, context) }
             switch settle(step, result, started: start, state: &state, context) {
