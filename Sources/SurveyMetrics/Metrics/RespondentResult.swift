@@ -17,23 +17,52 @@ package struct RespondentResult: Sendable, Hashable {
     /// How the survey ended.
     package var ending: Ending
     /// Questions submitted successfully: the app's counter.
-    package var submitted: Int
+    package var submitted: Int {
+        get { Int(counts.submitted) }
+        set { counts.submitted = Int32(clamping: newValue) }
+    }
     /// Questions whose submit still failed after its retries.
-    package var unanswered: Int
+    package var unanswered: Int {
+        get { Int(counts.unanswered) }
+        set { counts.unanswered = Int32(clamping: newValue) }
+    }
     /// Questions the plan has no answer for: never sent, and not `unanswered`, which says the
     /// server refused.
-    package var skipped: Int
+    package var skipped: Int {
+        get { Int(counts.skipped) }
+        set { counts.skipped = Int32(clamping: newValue) }
+    }
     /// Questions the respondent chose not to answer: optional ones it skipped
     /// (`AnswerBook.skipOptional`), or those the plan answers `skip()`. Not a shortfall: a
     /// respondent that declines some still completes.
-    package var declined = 0
+    package var declined: Int {
+        get { Int(counts.declined) }
+        set { counts.declined = Int32(clamping: newValue) }
+    }
+
+    /// The four counts in 32 bits each: a result lives in the frames every thinking respondent
+    /// keeps (`Respondent.takeSurvey`'s and its task's), where 16 bytes more cost a slab of about
+    /// 1 KB per respondent (docs/performance.md, "Memory"). One survey's questions fit.
+    private var counts: (submitted: Int32, unanswered: Int32, skipped: Int32, declined: Int32)
 
     /// A result.
     package init(ending: Ending, submitted: Int, unanswered: Int, skipped: Int = 0) {
         self.ending = ending
-        self.submitted = submitted
-        self.unanswered = unanswered
-        self.skipped = skipped
+        counts = (Int32(clamping: submitted), Int32(clamping: unanswered), Int32(clamping: skipped), 0)
+    }
+
+    /// Results are equal when they ended alike with the same counts.
+    package static func == (lhs: RespondentResult, rhs: RespondentResult) -> Bool {
+        lhs.ending == rhs.ending && lhs.counts == rhs.counts
+    }
+
+    /// Hashes what `==` compares.
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(ending)
+        hasher.combine(counts.submitted)
+        hasher.combine(counts.unanswered)
+        hasher.combine(counts.skipped)
+        hasher.combine(counts.declined)
     }
 
     /// Whether the respondent was abandoned.
