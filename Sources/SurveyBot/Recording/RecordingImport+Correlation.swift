@@ -72,13 +72,7 @@ extension RecordingImport {
         while base.contains("__") { base = base.replacingOccurrences(of: "__", with: "_") }
         base = String(base.drop { $0 == "_" }.reversed().drop { $0 == "_" }.reversed())
         if base.first?.isLetter != true { base = "value" + (base.isEmpty ? "" : "_" + base) }
-        var name = base
-        var number = 2
-        while taken.contains(name) {
-            name = "\(base)_\(number)"
-            number += 1
-        }
-        return name
+        return StepNames.unused(base, taken: taken)
     }
 
     private mutating func addCapture(_ capture: Capture, at step: Int) {

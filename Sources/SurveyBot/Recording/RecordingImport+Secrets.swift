@@ -78,13 +78,7 @@ extension RecordingImport {
     func environmentName(for key: String, taken: Set<String>) -> String {
         var base = "SURVEY_" + String(key.uppercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
         while base.hasSuffix("_") { base.removeLast() }
-        var name = base
-        var number = 2
-        while taken.contains(name) {
-            name = "\(base)_\(number)"
-            number += 1
-        }
-        return name
+        return StepNames.unused(base, taken: taken)
     }
 
     private mutating func recordSecret(_ name: String, usedAt index: Int, label: String) {

@@ -7,16 +7,22 @@ enum StepNames {
     static func make(_ requests: [RecordedRequest]) -> [String] {
         var taken: Set<String> = ["survey"]
         return requests.map { request in
-            let base = baseName(request)
-            var name = base
-            var number = 2
-            while taken.contains(name) {
-                name = "\(base)_\(number)"
-                number += 1
-            }
+            let name = unused(baseName(request), taken: taken)
             taken.insert(name)
             return name
         }
+    }
+
+    /// `base` when no name in `taken` is it, else the first of `base_2`, `base_3`, … that is free:
+    /// how the import names steps, captures and environment variables alike.
+    static func unused(_ base: String, taken: Set<String>) -> String {
+        var name = base
+        var number = 2
+        while taken.contains(name) {
+            name = "\(base)_\(number)"
+            number += 1
+        }
+        return name
     }
 
     static func baseName(_ request: RecordedRequest) -> String {
