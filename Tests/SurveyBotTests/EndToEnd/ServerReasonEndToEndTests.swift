@@ -8,22 +8,34 @@ import Testing
 @testable import SurveyWire
 
 /// The server's reason for a 4xx or 5xx, run by the real executable against a scripted server
-/// over HTTP/1.1 and h2c: a JSON refusal, an HTML error page, and a refusal and a refused
-/// check that echo the respondent's session token and a secret from the environment. Every report format and the
+/// over HTTP/1.1 and h2c: a JSON refusal, an HTML error page, and refusals and refused checks
+/// that echo the respondent's session token (before and after a capture takes it), its session
+/// cookie and a secret from the environment. Every report format and the
 /// `--raw` log say why, and none holds a secret.
 @Suite struct ServerReasonEndToEndTests {
     /// `POST /login` gives each respondent a token of its own; `POST /check/…` refuses with a
-    /// 400 that echoes what it was sent (the token, the path and its secret); `GET /denied` is a
-    /// 401 in JSON, `GET /down` nginx's 502 page. Keeps the tokens it gave.
+    /// 400 that echoes what it was sent (the token, the path and its secret); `GET /whoami`
+    /// echoes the respondent's cookies; `GET /denied` is a 401 in JSON, `GET /down` nginx's 502
+    /// page. Keeps the tokens and the session cookies it gave.
     final class Refusing: Sendable {
         let tokens = Mutex<[String]>([])
+        let cookies = Mutex<[String]>([])
 
         func handle(_ request: HTTPServerRequest) -> HTTPServerAction {
             switch (request.method, request.pathWithoutQuery) {
             case ("POST", "/login"):
                 let token = "tok-\(UInt64.random(in: 1_000_000_000...9_999_999_999))"
                 tokens.withLock { $0.append(token) }
-                return .respond(EncodedResponse(.json(200, Array(#"{"token":"\#(token)"}"#.utf8))))
+                let cookie = "ck-\(UInt64.random(in: 1_000_000_000...9_999_999_999))"
+                cookies.withLock { $0.append(cookie) }
+                let headers = [
+                    HTTPHeader(name: "Content-Type", value: "application/json"),
+                    HTTPHeader(name: "Set-Cookie", value: "sid=\(cookie); Path=/"),
+                ]
+                return .respond(
+                    EncodedResponse(HTTPServerResponse(status: 200, headers: headers, body: Array(#"{"token":"\#(token)"}"#.utf8))))
+            case ("GET", "/whoami"):
+                return .respond(EncodedResponse(.json(200, Array(#"{"cookie":\#(JSONValue.quoted(request.cookie ?? ""))}"#.utf8))))
             case ("POST", let path) where path.hasPrefix("/check/"):
                 let sent = String(decoding: request.body, as: UTF8.self)
                 let echo = #"{"error":"not accepted","path":\#(JSONValue.quoted(String(path))),"sent":\#(JSONValue.quoted(sent))}"#
@@ -81,6 +93,22 @@ import Testing
               - body contains accepted
             retry:
               attempts: 1
+          whoami:
+            request: GET /whoami
+            always: true
+            expect:
+              - body contains accepted
+            retry:
+              attempts: 1
+          relogin:
+            request: POST /login
+            always: true
+            capture:
+              again: $.token
+            expect:
+              - body contains welcome
+            retry:
+              attempts: 1
           denied:
             request: GET /denied
             always: true
@@ -107,7 +135,8 @@ import Testing
         environment["SECRET"] = secret
         let server = Refusing()
         let group = EventLoopGroup(threads: 1)
-        let listener = try HTTPServer(host: "127.0.0.1", port: 0, group: group, http2: HTTP2ServerOptions(), handler: server.handle)
+        let listener = try HTTPServer(
+            host: "127.0.0.1", port: 0, group: group, credentials: true, http2: HTTP2ServerOptions(), handler: server.handle)
         var run: ChildProcess?
         try await tearingDown(
             after: {
@@ -124,7 +153,8 @@ import Testing
             })
         let child = try #require(run)
         let tokens = server.tokens.withLock { $0 }
-        #expect(tokens.count == 3)
+        let cookies = server.cookies.withLock { $0 }
+        #expect(tokens.count == 6 && cookies.count == 6)
 
         let report = try RunReport.read(path: directory.path + "/reasons-latest.json")
         #expect(report.stepReports["denied"]?.errors == ["http_4xx": 3])
@@ -139,6 +169,15 @@ import Testing
         #expect(
             report.stepReports["echo"]?.errorSamples
                 == ["rejected": #"check 'body contains accepted' failed: the body is "{\"sent\":\"{\\\"token\\\": \\\"***\\\"}\"}""#])
+
+        // A refused check quotes the jar's cookie, and one on the step that captures the token
+        // quotes the token before the capture took it: both masked.
+        #expect(
+            report.stepReports["whoami"]?.errorSamples == [
+                "rejected": #"check 'body contains accepted' failed: the body is "{\"cookie\":\"sid=***\"}""#
+            ])
+        let relogin = try #require(report.stepReports["relogin"]?.errorSamples?["rejected"])
+        #expect(relogin == #"check 'body contains welcome' failed: the body is "{\"token\":\"***\"}""#, "\(relogin)")
 
         let markdown = try String(contentsOfFile: directory.path + "/reasons-latest.md", encoding: .utf8)
         #expect(markdown.contains("| denied | http_4xx | 3 | 401: " + Self.deniedReason + " |"), "\(markdown)")
@@ -163,9 +202,9 @@ import Testing
         #expect(names.count >= 8, "\(names)")
         for name in names {
             let text = try String(contentsOfFile: directory.path + "/" + name, encoding: .utf8)
-            for hidden in tokens + [secret] { #expect(!text.contains(hidden), "\(name) shows \(hidden)") }
+            for hidden in tokens + cookies + [secret] { #expect(!text.contains(hidden), "\(name) shows \(hidden)") }
         }
-        for hidden in tokens + [secret] {
+        for hidden in tokens + cookies + [secret] {
             #expect(!child.standardOutput.contains(hidden) && !child.standardError.contains(hidden))
         }
     }
