@@ -237,6 +237,55 @@ private func slower(by scale: Double) -> RunReport {
         #expect(throws: RunReport.MergeError.self) { try RunReport.merged([("a.json", a), ("a2.json", a)]) }
     }
 
+    /// Shards run where each machine has a secret of its own — a token in a header and in a
+    /// check — are one run: the digest names the variable, never its value, so they merge.
+    @Test func shardsWithSecretsOfTheirOwnMerge() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = try directory.write(
+            "secrets.plan",
+            """
+            name: secrets
+            target: builtin
+            respondents: 6
+            concurrency: 2
+            seed: 3
+            api:
+              headers:
+                Authorization: Bearer ${TOKEN}
+            journey:
+              questions:
+                request: GET /questions
+                questions: $[*]
+                expect:
+                  - body not contains ${TOKEN}
+              submit:
+                request: POST /question/submit
+                runs: per_question
+                body: '{"id": ${question.id}, "answer": "${answer}"}'
+            answers:
+              "*": fine
+            report:
+              formats: [json]
+            """)
+        var paths: [String] = []
+        for (index, token) in [(1, "first-token-4711"), (2, "second-token-0815")] {
+            let out = directory.path + "/s\(index)"
+            let result = await runCommand(
+                ["run", plan, "--shard", "\(index)/2", "--run-id", "secrets-1", "--out", out, "--quiet"], environment: ["TOKEN": token])
+            #expect(result.status == .success, "\(result.err)")
+            paths.append(out + "/secrets-shard-\(index)-of-2-latest.json")
+        }
+        let first = try RunReport.read(path: paths[0])
+        let second = try RunReport.read(path: paths[1])
+        #expect(first.planDigest == second.planDigest)
+        let merge = await runCommand(["merge"] + paths + ["--out", directory.path + "/merged.json"])
+        #expect(merge.status == .success, "\(merge.err)")
+        let merged = try RunReport.read(path: directory.path + "/merged.json")
+        #expect(merged.respondents.completed == 6, "\(merged.respondents)")
+        let text = try String(contentsOfFile: directory.path + "/merged.json", encoding: .utf8)
+        #expect(!text.contains("first-token-4711") && !text.contains("second-token-0815"))
+    }
+
     @Test func shardedRunsOnTheReferenceServerMergeIntoTheUnshardedRun() async throws {
         let directory = try TemporaryDirectory()
         let plan = try directory.write(
