@@ -43,26 +43,20 @@ package struct RespondentResult: Sendable, Hashable {
     /// The four counts in 32 bits each: a result lives in the frames every thinking respondent
     /// keeps (`Respondent.takeSurvey`'s and its task's), where 16 bytes more cost a slab of about
     /// 1 KB per respondent (docs/performance.md, "Memory"). One survey's questions fit.
-    private var counts: (submitted: Int32, unanswered: Int32, skipped: Int32, declined: Int32)
+    private var counts: Counts
+
+    /// The counts a result keeps, each in 32 bits.
+    private struct Counts: Sendable, Hashable {
+        var submitted: Int32
+        var unanswered: Int32
+        var skipped: Int32
+        var declined: Int32 = 0
+    }
 
     /// A result.
     package init(ending: Ending, submitted: Int, unanswered: Int, skipped: Int = 0) {
         self.ending = ending
-        counts = (Int32(clamping: submitted), Int32(clamping: unanswered), Int32(clamping: skipped), 0)
-    }
-
-    /// Results are equal when they ended alike with the same counts.
-    package static func == (lhs: RespondentResult, rhs: RespondentResult) -> Bool {
-        lhs.ending == rhs.ending && lhs.counts == rhs.counts
-    }
-
-    /// Hashes what `==` compares.
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(ending)
-        hasher.combine(counts.submitted)
-        hasher.combine(counts.unanswered)
-        hasher.combine(counts.skipped)
-        hasher.combine(counts.declined)
+        counts = Counts(submitted: Int32(clamping: submitted), unanswered: Int32(clamping: unanswered), skipped: Int32(clamping: skipped))
     }
 
     /// Whether the respondent was abandoned.
