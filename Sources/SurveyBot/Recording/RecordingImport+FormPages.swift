@@ -33,7 +33,9 @@ extension RecordingImport {
         case none
         /// The run from `first` to `last` is a page loop: its pages, and the answers its posts
         /// gave, by field, in order.
-        case loop(last: Int, page: FormPage, answers: [(field: String, value: String)])
+        /// `several` holds, for each field sent more than once by one post (checkboxes), how
+        /// many values each post sent it.
+        case loop(last: Int, page: FormPage, answers: [(field: String, value: String)], several: [String: [Int]])
         /// The run from `first` to `last` looks like a page loop but is not one, for `reason`.
         case notFolded(last: Int, reason: String)
     }
@@ -43,17 +45,23 @@ extension RecordingImport {
     /// page), so that the captures and notes of those fields one by one go; the button pressed is
     /// a capture; the answers of this recording and of the second one's same loop go under
     /// `answers:`.
-    mutating func foldForm(from first: Int, to last: Int, page: FormPage, answers given: [(field: String, value: String)]) {
+    mutating func foldForm(
+        from first: Int, to last: Int, page: FormPage, answers given: [(field: String, value: String)], several: [String: [Int]]
+    ) {
         var page = page
         let posts = first...last
         let own = Set(page.extras + [page.button?.field].compactMap { $0 })
+        /// A use of a value in a folded post's body, which the form now sends: a field but the
+        /// post's own, or the whole text of a body that sends a field twice.
         func replacedByTheForm(_ step: Int, _ label: String) -> Bool {
-            posts.contains(step) && label.hasPrefix("form field ") && !own.contains(String(label.dropFirst("form field ".count)))
+            guard posts.contains(step) else { return false }
+            if label == "text body" { return true }
+            return label.hasPrefix("form field ") && !own.contains(String(label.dropFirst("form field ".count)))
         }
         var carried: [String] = []
         for correlation in correlations {
             for use in correlation.uses where replacedByTheForm(use.step, use.label) {
-                carried.append(String(use.label.dropFirst("form field ".count)))
+                carried.append(use.label.hasPrefix("form field ") ? String(use.label.dropFirst("form field ".count)) : correlation.capture)
             }
         }
         carried = carried.uniqued()
@@ -87,17 +95,31 @@ extension RecordingImport {
         var text = "and the \(last - first) posts after it, to one path, are an HTML page loop: runs per_page, posting back each page's "
         text += "form (form *\(gave))\(pressed) and its answers; the questions are the fields each page shows named like those "
         text += "answered; the recorded answers under answers:"
-        if let theirs = secondRecordingsAnswers(like: first) {
+        var several = several
+        if let (theirs, theirSeveral) = secondRecordingsAnswers(like: first) {
             for (field, value) in theirs { addAnswer(field, value) }
+            several.merge(theirSeveral) { $0 + $1 }
             text += ", with the second recording's (a field answered differently lists each value: one is picked per respondent)"
         }
         guesses.append((first, text))
+        // Checkboxes: the answers have no fixed set of several values, but a number of the choices the page offers.
+        for (field, sent) in several.sorted(by: { $0.key < $1.key }) {
+            guard let fewest = sent.min(), let most = sent.max() else { continue }
+            answerPickers[field] = "choices(\(fewest)..\(most))"
+            guesses.append(
+                (
+                    first,
+                    "sends field \(field) more than once (checkboxes): answered choices(\(fewest)..\(most)), that many of the "
+                        + "choices its page offers, not the ones recorded (answers: has no fixed set of several values)"
+                ))
+        }
     }
 
-    /// The answers of the second recording's page loop of the same shape as the one at `first`.
-    private func secondRecordingsAnswers(like first: Int) -> [(field: String, value: String)]? {
+    /// The answers of the second recording's page loop of the same shape as the one at `first`,
+    /// and its fields sent more than once.
+    private func secondRecordingsAnswers(like first: Int) -> ([(field: String, value: String)], [String: [Int]])? {
         for index in again.indices where Self.shape(again[index]) == Self.shape(requests[first]) {
-            if case .loop(_, _, let answers) = Self.formRun(in: again, at: index) { return answers }
+            if case .loop(_, _, let answers, let several) = Self.formRun(in: again, at: index) { return (answers, several) }
         }
         return nil
     }
@@ -117,14 +139,10 @@ extension RecordingImport {
         if paths.count > 1 {
             return notFolded("posts to \(paths.count) paths (\(paths.prefix(3).joined(separator: ", "))): a page loop posts to one")
         }
-        for index in first...last {
-            if case .text = requests[index].body {
-                return notFolded("sends a field more than once (checkboxes): the plan's answers have no fixed set of several values")
-            }
-        }
         // What each post sends: the answers to the fields its page showed, the fields the page gave, the rest.
         var answers: [(field: String, value: String)] = []
         var answeredPerPage: [Int] = []
+        var counts: [String: [Int]] = [:]
         var extras: [String: [String?]] = [:]
         var extraOrder: [String] = []
         var pages: [String] = []
@@ -139,6 +157,7 @@ extension RecordingImport {
             let shown = Set(shownFields(in: page))
             let given = Set(HTMLForm.fields(in: page).map(\.name)).subtracting(shown)
             var answered = 0
+            var sentHere: [String: Int] = [:]
             for (position, field) in (formFields(of: requests[index]) ?? []).enumerated() {
                 if shown.contains(field.name) {
                     let secret = requests[index].replacements[.field(position)]?.contains { replaced in
@@ -149,6 +168,7 @@ extension RecordingImport {
                     if !field.value.isEmpty {
                         answered += 1
                         answers.append((field.name, field.value))
+                        sentHere[field.name, default: 0] += 1
                     }
                 } else if !given.contains(field.name) {
                     if extras[field.name] == nil { extraOrder.append(field.name) }
@@ -156,6 +176,7 @@ extension RecordingImport {
                 }
             }
             answeredPerPage.append(answered)
+            for (name, count) in sentHere { counts[name, default: []].append(count) }
             for name in extraOrder where extras[name]?.count ?? 0 < index - first + 1 { extras[name]?.append(nil) }
         }
         guard !answers.isEmpty else { return notFolded("no post answers a field its page shows") }
@@ -198,7 +219,10 @@ extension RecordingImport {
             thinks.append((start - ended) / Double(answeredPerPage[offset]))
         }
         let think = thinks.min().flatMap { low in thinks.max().map { Int((low * 750).rounded())...Int(($0 * 1250).rounded()) } }
-        return .loop(last: last, page: FormPage(questions: questions, button: button, extras: kept, think: think), answers: answers)
+        let several = counts.filter { $0.value.contains { $0 > 1 } }
+        return .loop(
+            last: last, page: FormPage(questions: questions, button: button, extras: kept, think: think), answers: answers, several: several
+        )
     }
 
     /// A request's form fields: its url-encoded body, read as fields even when a name repeats

@@ -57,8 +57,8 @@ extension RecordingImport {
                 continue
             }
             switch Self.formRun(in: requests, at: index) {
-            case .loop(let last, let page, let given):
-                foldForm(from: index, to: last, page: page, answers: given)
+            case .loop(let last, let page, let given, let several):
+                foldForm(from: index, to: last, page: page, answers: given, several: several)
                 index = last + 1
             case .notFolded(let last, let reason):
                 guesses.append((index, "and the \(last - index) posts after it look like a page loop but are left as steps: \(reason)"))

@@ -105,10 +105,15 @@ extension RecordingImport {
         if !answers.isEmpty {
             lines += ["", "answers:"]
             lines += answers.map { answer in
+                // A value that reads as a picker (`choice()`) is quoted: it was typed, and is sent as it is.
+                func single(_ text: String) -> String {
+                    let written = PlanValueText.write([.literal(text)])
+                    return written.hasSuffix(")") && written.contains("(") ? PlanValueText.quotedText(text) : written
+                }
                 let value =
-                    answer.values.count == 1
-                    ? PlanValueText.write([.literal(answer.values[0])])
-                    : "[" + answer.values.map(PlanValueText.quotedText).joined(separator: ", ") + "]"
+                    answerPickers[answer.id]
+                    ?? (answer.values.count == 1
+                        ? single(answer.values[0]) : "[" + answer.values.map(PlanValueText.quotedText).joined(separator: ", ") + "]")
                 return "  \(PlanValueText.key(answer.id)): \(value)"
             }
             if pageLoops.contains(where: { if case .form = $0.reader { true } else { false } }) {

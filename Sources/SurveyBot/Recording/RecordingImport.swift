@@ -64,6 +64,9 @@ struct RecordingImport: Sendable {
     /// value once (two recordings may give a question two).
     var pageLoops: [PageLoop] = []
     var answers: [(id: String, values: [String])] = []
+    /// An answer read from the survey instead of the values recorded, by id: a field of
+    /// checkboxes sent with several values (`choices(1..2)`).
+    var answerPickers: [String: String] = [:]
     /// The second recording's kept requests, when there is one.
     var again: [RecordedRequest] = []
     /// The summary's lines of requests left out.
