@@ -31,10 +31,9 @@ extension RecordingImport {
     enum FormRun {
         /// Request `first` starts no run of two form posts or more.
         case none
-        /// The run from `first` to `last` is a page loop: its pages, and the answers its posts
-        /// gave, by field, in order.
-        /// `several` holds, for each field sent more than once by one post (checkboxes), how
-        /// many values each post sent it.
+        /// The run from `first` to `last` is a page loop: its pages, the answers its posts gave
+        /// by field in order, and for each field a post sent more than once (checkboxes) how many
+        /// values each post sent it.
         case loop(last: Int, page: FormPage, answers: [(field: String, value: String)], several: [String: [Int]])
         /// The run from `first` to `last` looks like a page loop but is not one, for `reason`.
         case notFolded(last: Int, reason: String)
