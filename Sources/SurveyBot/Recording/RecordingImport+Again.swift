@@ -10,6 +10,7 @@ extension RecordingImport {
             return
         }
         let theirs = other.kept.map(RecordedRequest.init)
+        again = theirs
         var cursor = 0
         var matched = 0
         for index in requests.indices {

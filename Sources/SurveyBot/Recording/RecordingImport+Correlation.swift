@@ -75,13 +75,13 @@ extension RecordingImport {
         return StepNames.unused(base, taken: taken)
     }
 
-    private mutating func addCapture(_ capture: Capture, at step: Int) {
+    mutating func addCapture(_ capture: Capture, at step: Int) {
         var list = captures[step, default: []]
         if !list.contains(capture) { list.append(capture) }
         captures[step] = list
     }
 
-    private mutating func record(capture name: String, from step: Int?, source: ResponseSource?, usedAt index: Int, label: String) {
+    mutating func record(capture name: String, from step: Int?, source: ResponseSource?, usedAt index: Int, label: String) {
         if !correlations.contains(where: { $0.capture == name }) {
             correlations.append(Correlation(capture: name, sources: [], uses: []))
         }

@@ -4,16 +4,28 @@ import SurveyJourney
 /// an object of answers keyed by the ids of the questions the response before listed — is a
 /// page loop. It becomes one step that runs `per_page`, its body's answers `${answers}`, the
 /// questions read where the responses list them, and the recorded answers the plan's `answers:`.
+/// HTML form pages fold too (`RecordingImport+FormPages.swift`); a run of posts that looks like
+/// a loop but is not one is left as plain steps, and the summary says why.
 extension RecordingImport {
     /// A page loop found in the recording.
     struct PageLoop: Sendable {
         /// The first post and the last, by request index; the step before reads the first page.
         var first: Int
         var last: Int
-        /// Where the body holds the page's answers.
+        /// How its pages are posted and read.
+        var reader: Reader
+    }
+
+    /// How a page loop posts its answers and reads the next page: a JSON API's, or an HTML form's.
+    enum Reader: Sendable {
+        case json(JSONPage)
+        case form(FormPage)
+    }
+
+    /// A JSON page loop: where the body holds the page's answers, where each response lists
+    /// the page's questions, and where each question holds its id and its text.
+    struct JSONPage: Sendable {
         var member: [JSONLocator.Step]
-        /// Where each response lists the page's questions, and where each question holds its
-        /// id and its text.
         var list: String
         var idField: String
         var textField: String
@@ -21,34 +33,78 @@ extension RecordingImport {
 
     /// Finds the page loops: two posts or more in a row whose answers are the questions the
     /// response before each listed, the last response listing none (the loop's end, as the
-    /// engine reads it). What it cannot fold is left as plain steps.
+    /// engine reads it) — JSON bodies, or HTML forms. What it cannot fold is left as plain
+    /// steps, with a guess saying why.
     mutating func foldPages() {
         var index = 1
         while index < requests.count {
-            guard let loop = pageLoop(at: index) else {
-                index += 1
+            if let (loop, page) = pageLoop(at: index) {
+                pageLoops.append(PageLoop(first: index, last: loop, reader: .json(page)))
+                for post in index...loop {
+                    guard case .json(let body) = requests[post].body, case .object(let members)? = Self.value(at: page.member, in: body)
+                    else { continue }
+                    for (id, value) in members {
+                        if case .string(let text) = value { addAnswer(id, text) }
+                    }
+                }
+                guesses.append(
+                    (
+                        index,
+                        "and the \(loop - index) posts after it, of one shape, are a page loop: runs per_page, its answers "
+                            + "the recorded ones under answers:"
+                    ))
+                index = loop + 1
                 continue
             }
-            pageLoops.append(loop)
-            for page in loop.first...loop.last {
-                guard case .json(let body) = requests[page].body, case .object(let members)? = Self.value(at: loop.member, in: body)
-                else { continue }
-                for (id, value) in members {
-                    if case .string(let text) = value, !answers.contains(where: { $0.id == id }) { answers.append((id, text)) }
+            switch Self.formRun(in: requests, at: index) {
+            case .loop(let last, let page, let given, let several):
+                foldForm(from: index, to: last, page: page, answers: given, several: several)
+                index = last + 1
+            case .notFolded(let last, let reason):
+                guesses.append((index, "and the \(last - index) posts after it look like a page loop but are left as steps: \(reason)"))
+                index = last + 1
+            case .none:
+                if let (last, reason) = unfoldedJSONRun(at: index) {
+                    guesses.append((index, "and the \(last - index) posts after it look like a page loop but are left as steps: \(reason)"))
+                    index = last + 1
+                } else {
+                    index += 1
                 }
             }
-            guesses.append(
-                (
-                    loop.first,
-                    "and the \(loop.last - loop.first) posts after it, of one shape, are a page loop: runs per_page, its answers "
-                        + "the recorded ones under answers:"
-                ))
-            index = loop.last + 1
         }
     }
 
-    /// The page loop whose first post is request `first`, if it starts one.
-    private func pageLoop(at first: Int) -> PageLoop? {
+    /// Adds a recorded answer to the plan's `answers:`: a value not yet given for that id.
+    mutating func addAnswer(_ id: String, _ value: String) {
+        if let position = answers.firstIndex(where: { $0.id == id }) {
+            if !answers[position].values.contains(value) { answers[position].values.append(value) }
+        } else {
+            answers.append((id, [value]))
+        }
+    }
+
+    /// A run of JSON posts of one request that `pageLoop(at:)` did not fold, and why.
+    private func unfoldedJSONRun(at first: Int) -> (Int, String)? {
+        guard case .json(let body) = requests[first].body else { return nil }
+        var last = first
+        while last + 1 < requests.count, requests[last + 1].method == requests[first].method,
+            requests[last + 1].requestLine == requests[first].requestLine, case .json = requests[last + 1].body
+        {
+            last += 1
+        }
+        guard last > first else { return nil }
+        let objects = Self.answerObjects(in: body, path: [])
+        if objects.isEmpty {
+            return (last, "its JSON body holds no object of strings keyed by question id (answers as numbers or lists are not folded)")
+        }
+        if !objects.contains(where: { Self.questions(withIDs: $0.1, in: requests[first - 1]) != nil }) {
+            return (last, "the response before it lists no questions whose ids its answers name")
+        }
+        return (last, "each post does not answer what the response before it listed, or the last response still lists questions")
+    }
+
+    /// The JSON page loop whose first post is request `first`, if it starts one: its last post.
+    private func pageLoop(at first: Int) -> (Int, JSONPage)? {
         guard case .json(let body) = requests[first].body else { return nil }
         for (member, keys) in Self.answerObjects(in: body, path: []) {
             guard let found = Self.questions(withIDs: keys, in: requests[first - 1]) else { continue }
@@ -62,7 +118,7 @@ extension RecordingImport {
             }
             let ended = Self.listedIDs(at: list, field: idField, in: requests[last])?.isEmpty ?? true
             guard last > first, ended else { continue }
-            return PageLoop(first: first, last: last, member: member, list: list, idField: idField, textField: textField)
+            return (last, JSONPage(member: member, list: list, idField: idField, textField: textField))
         }
         return nil
     }

@@ -61,7 +61,9 @@ extension RecordingImport {
             lines.append("  \(names[index]):")
             lines.append("    request: \(PlanValueText.write(request.requestLine))")
             if loop != nil { lines.append("    runs: per_page") }
-            if let think = thinks[index] { lines.append("    think: \(think.lowerBound)ms..\(think.upperBound)ms") }
+            var think = thinks[index]
+            if options.thinkTimes, case .form(let page)? = loop?.reader { think = page.think }
+            if let think { lines.append("    think: \(think.lowerBound)ms..\(think.upperBound)ms") }
             if !request.headers.isEmpty {
                 lines.append("    headers:")
                 for (position, header) in request.headers.enumerated() {
@@ -70,13 +72,22 @@ extension RecordingImport {
                     )
                 }
             }
-            lines += bodyLines(request, answersAt: loop?.member)
-            if let reader = pageLoops.first(where: { $0.first == index + 1 || $0.first == index }) {
+            switch loop?.reader {
+            case .form(let page)?: lines += formLoopBody(request, page: page)
+            case .json(let page)?: lines += bodyLines(request, answersAt: page.member)
+            case nil: lines += bodyLines(request, answersAt: nil)
+            }
+            switch pageLoops.first(where: { $0.first == index + 1 || $0.first == index })?.reader {
+            case .json(let reader)?:
                 lines += [
                     "    questions: \(PlanValueText.write([.literal(reader.list)]))",
                     "    question_id: \(PlanValueText.write([.literal(reader.idField)]))",
                     "    question_text: \(PlanValueText.write([.literal(reader.textField)]))",
                 ]
+            case .form(let reader)?:
+                lines += ["    questions: \(PlanValueText.write([.literal("regex " + reader.questions)]))", "    question_choices: form"]
+            case nil:
+                break
             }
             if let loop { lines.append("    pages: \(max(10, 2 * (loop.last - loop.first + 1)))") }
             let stepCaptures = (loop.map { Array($0.first...$0.last) } ?? [index]).flatMap { captures[$0] ?? [] }.uniqued()
@@ -93,9 +104,38 @@ extension RecordingImport {
         }
         if !answers.isEmpty {
             lines += ["", "answers:"]
-            lines += answers.map { "  \(PlanValueText.key($0.id)): \(PlanValueText.write([.literal($0.value)]))" }
+            lines += answers.map { answer in
+                // A value that reads as a picker (`choice()`) is quoted: it was typed, and is sent as it is.
+                func single(_ text: String) -> String {
+                    let written = PlanValueText.write([.literal(text)])
+                    return written.hasSuffix(")") && written.contains("(") ? PlanValueText.quotedText(text) : written
+                }
+                let value =
+                    answerPickers[answer.id]
+                    ?? (answer.values.count == 1
+                        ? single(answer.values[0]) : "[" + answer.values.map(PlanValueText.quotedText).joined(separator: ", ") + "]")
+                return "  \(PlanValueText.key(answer.id)): \(value)"
+            }
+            if pageLoops.contains(where: { if case .form = $0.reader { true } else { false } }) {
+                lines.append(#"  "*": skip()                           # a field no recording answered is left out, as the person left it"#)
+            }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// An HTML page loop's form: the page's own fields first (`form *`), then the fields every
+    /// post sent alike, as recorded, and the button pressed; the answers go after them.
+    private func formLoopBody(_ request: RecordedRequest, page: FormPage) -> [String] {
+        var lines = ["    form:", "      \"*\": ${session.\(page.formCapture)}"]
+        for (position, field) in (Self.formFields(of: request) ?? []).enumerated() {
+            if page.extras.contains(field.name) {
+                lines.append(
+                    "      \(PlanValueText.key(field.name)): \(PlanValueText.write(request.pieces(field.value, at: .field(position))))")
+            } else if field.name == page.button?.field {
+                lines.append("      \(PlanValueText.key(field.name)): ${session.\(page.buttonCapture)}")
+            }
+        }
+        return lines
     }
 
     private func bodyLines(_ request: RecordedRequest, answersAt member: [JSONLocator.Step]?) -> [String] {
@@ -211,6 +251,11 @@ enum PlanValueText {
         }
         if fromEnvironment { return "\"" + pieces.map(quoted).joined() + "\"" }
         return "'" + pieces.map(text).joined().replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// A value always double-quoted: an item of a list, where a comma would end it.
+    static func quotedText(_ text: String) -> String {
+        "\"" + quoted(.literal(text)) + "\""
     }
 
     /// A key: bare when it is letters, digits, `_`, `-` and `.`, else double-quoted.

@@ -60,9 +60,15 @@ struct RecordingImport: Sendable {
     var secrets: [Secret] = []
     /// What the import guessed, or could not explain, by step when it concerns one.
     var guesses: [(step: Int?, text: String)] = []
-    /// The page loops folded, and the answers their posts gave, by question id in order.
+    /// The page loops folded, and the answers their posts gave, by question id in order: each
+    /// value once (two recordings may give a question two).
     var pageLoops: [PageLoop] = []
-    var answers: [(id: String, value: String)] = []
+    var answers: [(id: String, values: [String])] = []
+    /// An answer read from the survey instead of the values recorded, by id: a field of
+    /// checkboxes sent with several values (`choices(1..2)`).
+    var answerPickers: [String: String] = [:]
+    /// The second recording's kept requests, when there is one.
+    var again: [RecordedRequest] = []
     /// The summary's lines of requests left out.
     var left: [String] = []
     /// What the selection kept and dropped.
@@ -137,6 +143,34 @@ struct RecordingImport: Sendable {
             }
             guesses.append((index, "has no response body in the recording: a value it gave was looked for in its headers only"))
         }
+        guard requests.contains(where: { if case .absent = $0.entry.response.content.body { true } else { false } }) else { return }
+        var warned: Set<String> = []
+        for (index, request) in requests.enumerated() {
+            for sent in request.sentValues where Self.looksLikeToken(sent.key) && !sent.value.isEmpty && !warned.contains(sent.label) {
+                let replaced = request.replacements[sent.place]?.first { $0.value == sent.value }?.by
+                let kept: String
+                switch replaced {
+                case nil: kept = "sent as recorded"
+                case .environment(let name)?: kept = "made the secret ${\(name)}"
+                default: continue
+                }
+                warned.insert(sent.label)
+                guesses.append(
+                    (
+                        index,
+                        "sends at \(sent.label) a token (by its name) that no recorded response gave — the responses' bodies "
+                            + "were not recorded —, \(kept): it was the recorded session's, and the server will likely refuse "
+                            + "it (400, 403): record the walk again with its response bodies"
+                    ))
+            }
+        }
+    }
+
+    /// Whether a field's, header's or member's name says it holds a per-session token: a CSRF
+    /// or XSRF token, a nonce, a form's or page's key.
+    static func looksLikeToken(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return ["csrf", "xsrf", "token", "nonce", "authenticity", "postkey", "formkey", "pagekey"].contains { lower.contains($0) }
     }
 
     /// The summary of what was left out: each reason, how many, and a few of their URLs

@@ -28,7 +28,7 @@ enum ResponseSource: Hashable, Sendable {
         case .json(let path): "its JSON \(path)"
         case .header(let name): "its header \(name)"
         case .cookie(let name): "its cookie \(name)"
-        case .form(let name): "its form field \(name)"
+        case .form(let name): name == "*" ? "its whole form" : "its form field \(name)"
         case .regex: "its body (a regular expression)"
         }
     }

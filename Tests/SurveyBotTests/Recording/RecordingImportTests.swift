@@ -205,5 +205,9 @@ extension RecordingImportTests {
         #expect(imported.names == ["start", "page", "page_2", "thanks"])
         #expect(!plan.contains("per_page"))
         #expect(!plan.contains("answers:"))
+        #expect(
+            imported.summary.contains(
+                "guess: step 'page' and the 1 posts after it look like a page loop but are left as steps: each post does not answer "
+                    + "what the response before it listed, or the last response still lists questions"))
     }
 }
