@@ -21,7 +21,7 @@ import Testing
         #expect(plain?.builtin.survey == .plain)
         expectSingleError(
             Self.journey + Self.required + lines("builtin:", "  api: jsonrpc", "  survey: typed"), line: 20, column: 11,
-            contains: "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages' or 'one_post', not 'jsonrpc'")
+            contains: "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages', 'one_post' or 'html', not 'jsonrpc'")
         // The default journey speaks the contract's API.
         let contract = expectPlan(Self.required + lines("builtin:", "  survey: typed"))
         #expect(contract?.builtin.survey == .typed && contract?.builtin.api == .contract)
