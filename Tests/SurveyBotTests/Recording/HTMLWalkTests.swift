@@ -62,8 +62,9 @@ import Testing
         // One session per respondent, each page taken once, nothing refused.
         #expect(stats.endpoints["session"] == ["200": respondents])
         #expect(stats.endpoints["submit"] == ["200": 3 * respondents] && stats.invalidSubmits == 0)
-        let posts = ["survey_3", "survey_4", "survey_5"].map { report.stepReports[$0]?.succeeded ?? 0 }.reduce(0, +)
-        #expect(posts == stats.endpoints["submit"]?["200"])
+        // Every call the report counts a success is one the server answered 200, however the steps are named.
+        let succeeded = report.stepReports.values.map(\.succeeded).reduce(0, +)
+        #expect(succeeded == 4 * respondents)
         #expect(stats.stored.responses == report.respondents.completed)
         // The recorded branch, every time: q5 shown and answered by each respondent of the red walk, by none of the blue.
         #expect(stats.answersByQuestion["q1"] == [red ? "c1" : "c3": respondents])

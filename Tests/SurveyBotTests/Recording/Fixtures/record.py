@@ -56,8 +56,9 @@ LOGIN = """async ({answers}) => {
   return n;
 }"""
 
-# The html walk's answers by default: red (q1 = c1), so that page 2 asks q5 too.
-HTML_ANSWERS = "q1=c1;q2=c2,c4;q3=8;q5=it is warm;q6=c1;q7=c2,c5;q8=3;q4=nothing more"
+# The html walk's answers by default (html-walk1.har's): red (q1 = c1), so that page 2 asks q5
+# too. One checkbox per question: two send the field twice, a body the importer keeps as text.
+HTML_ANSWERS = "q1=c1;q2=c2;q3=8;q5=it is warm;q6=c1;q7=c5;q8=3;q4=nothing more"
 
 
 def html_walk(page, base, answers, pause):
