@@ -19,8 +19,14 @@ enum ServeCommand: Subcommand {
             {"answers": {…}} the next, until "done"; DELETE /sessions/{id}), one_post (GET /survey, \
             POST /responses with every answer) or jsonrpc (POST /rpc: get_session_key, \
             list_questions, add_response with answers keyed 900001X1X<qid>, release_session_key, \
-            errors inside a 200); /__stats then counts the responses and answers stored ("stored"). \
-            With --survey typed, the contract, pages and one_post serve a typed survey instead (choices, numbers, \
+            errors inside a 200) or html (a public survey as a browser sees it: GET /survey opens a \
+            session, a survey_session cookie, and gives page 1 as an HTML form with a CSRF token and a \
+            page key, new for every page; POST /survey with the form's fields gives the next page, the \
+            same page again with a new key when a required question is empty, and a "thank you" page \
+            after the last; a missing session or a wrong CSRF token is 403, a stale page key or an \
+            answer no one could give 400, each with its reason); /__stats then counts the responses \
+            and answers stored ("stored"). \
+            With --survey typed, the contract, pages, one_post and html serve a typed survey instead (choices, numbers, \
             required questions, a branch), refuse a wrong answer with a 400 naming why, and count \
             the answers stored by question and value and how often each question was shown. \
             With --http2, HTTP/2 too on the same port: h2 by ALPN over TLS, h2c with prior knowledge \
@@ -77,7 +83,8 @@ enum ServeCommand: Subcommand {
             OptionSpec(
                 "api", value: "shape",
                 help: "The API's shape: contract (the survey app's), pages (page-by-page sessions), one_post (one POST per "
-                    + "survey) or jsonrpc (LimeSurvey-like JSON-RPC with errors inside a 200).",
+                    + "survey), jsonrpc (LimeSurvey-like JSON-RPC with errors inside a 200) or html (LimeSurvey-like HTML "
+                    + "pages: a form per page with a CSRF token and a page key, a session cookie).",
                 default: "contract"),
             OptionSpec(
                 "survey", value: "kind",
@@ -185,7 +192,9 @@ enum ServeCommand: Subcommand {
         }
         configuration.survey = try option(arguments, "survey", .word) ?? .plain
         if configuration.survey == .typed {
-            guard configuration.api != .jsonRPC else { throw UsageError("--survey typed goes with --api contract, pages or one_post") }
+            guard configuration.api != .jsonRPC else {
+                throw UsageError("--survey typed goes with --api contract, pages, one_post or html")
+            }
             guard sources.isEmpty else {
                 throw UsageError("--\(sources[0]) goes with --survey plain: the typed survey has questions of its own")
             }

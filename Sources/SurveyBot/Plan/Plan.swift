@@ -93,7 +93,8 @@ extension Plan {
             among: ids.filter { id in
                 guard fromData[id] == nil else { return false }
                 guard typed, let question = TypedSurvey.standard.questions.first(where: { $0.id == id.text }) else { return true }
-                return types[question.kind.rawValue] == nil
+                // The `html` shape's pages name each type by its kind of input, as `question_choices: form` reads it.
+                return types[builtin.api == .html ? question.kind.input : question.kind.rawValue] == nil
             })
     }
 

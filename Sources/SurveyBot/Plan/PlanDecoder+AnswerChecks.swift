@@ -74,7 +74,8 @@ extension PlanDecoder {
                     "\(shown) in '\(path)' picks among the choices the survey lists, but no step reads them: give the step with "
                         + "'questions' a 'question_choices' (a path inside each question, or 'form' for an HTML page)", at: at)
             }
-            if case .number(nil) = picker, !details.contains(where: { $0.minimum != nil && $0.maximum != nil }) {
+            // An HTML page's number inputs give their bounds to `question_choices: form`.
+            if case .number(nil) = picker, !details.contains(where: { ($0.minimum != nil && $0.maximum != nil) || $0.choices == .form }) {
                 error(
                     "number() in '\(path)' takes the bounds the survey gives, but no step reads them: give 'question_min' and "
                         + "'question_max', or the bounds (number(0..10))", at: at)

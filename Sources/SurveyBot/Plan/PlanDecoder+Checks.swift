@@ -73,7 +73,7 @@ extension PlanDecoder {
         if plan.builtin.survey == .typed, let survey = seen(.builtinSurvey) {
             if plan.builtin.api == .jsonRPC {
                 error(
-                    "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages' or 'one_post', not 'jsonrpc'",
+                    "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages', 'one_post' or 'html', not 'jsonrpc'",
                     at: survey.value.location)
             }
             for path in [PlanPath.builtinQuestions, .builtinQuestionsFile] {
@@ -138,13 +138,13 @@ extension PlanDecoder {
     /// string ids, or the typed survey's.
     private static func builtinIDs(_ count: Int, _ builtin: ReferenceServerConfiguration) -> [QuestionID] {
         if builtin.survey == .typed { return TypedSurvey.standard.questions.map { QuestionID($0.id) } }
-        return (1...count).map { builtin.api == .pages || builtin.api == .onePost ? QuestionID("q\($0)") : QuestionID($0) }
+        return (1...count).map { [.pages, .onePost, .html].contains(builtin.api) ? QuestionID("q\($0)") : QuestionID($0) }
     }
 
     /// The builtin server's questions named as a plan's messages name them.
     private static func builtinRange(_ count: Int, _ builtin: ReferenceServerConfiguration) -> String {
         if builtin.survey == .typed { return "q1–q\(TypedSurvey.standard.questions.count)" }
-        return builtin.api == .pages || builtin.api == .onePost ? "q1–q\(count)" : "1–\(count)"
+        return [.pages, .onePost, .html].contains(builtin.api) ? "q1–q\(count)" : "1–\(count)"
     }
 
     /// A plan and the builtin server that disagree about sessions: every call would fail the

@@ -390,14 +390,17 @@ enum PlanKeys {
             "the API's shape: `contract` (the survey app's); `pages` (a session per respondent, `POST /sessions` giving the "
                 + "first page of three questions with string ids `q1`…, `POST /sessions/{id}` with `{\"answers\": {…}}` the next, "
                 + "until `\"questions\": [], \"done\": true`; a page posted again is `409`); `one_post` (`GET /survey` lists "
-                + "`survey.pages[*].questions[*]`, `POST /responses` takes every answer at once); or `jsonrpc` (`POST /rpc`, "
+                + "`survey.pages[*].questions[*]`, `POST /responses` takes every answer at once); `jsonrpc` (`POST /rpc`, "
                 + "LimeSurvey's RemoteControl: `get_session_key`, `list_questions`, `add_response` with answers keyed "
-                + "`900001X1X<qid>`, `release_session_key`, each error a `{\"status\": \"…\"}` result inside a `200`). "
+                + "`900001X1X<qid>`, `release_session_key`, each error a `{\"status\": \"…\"}` result inside a `200`); or "
+                + "`html` (LimeSurvey's public pages: `GET /survey` opens a session, a cookie, and gives page 1 as an HTML "
+                + "form with a CSRF token and a page key; `POST /survey` of the form gives the next page, the same page again "
+                + "when a required question is empty, a \"thank you\" page after the last: `plans/html-pages.plan`). "
                 + "`fail_rate` refuses the calls that store answers (in-band for `jsonrpc`); `/__stats` counts the responses "
                 + "and answers stored (`stored`). Runs with a `journey` (`plans/builtin-pages.plan`)"),
         .value(
             "builtin.survey", .word, default: ServedSurvey.plain, into: \.builtin.survey, digested: .whenGiven,
-            "the survey the `contract`, `pages` and `one_post` shapes serve: `plain` (`questions` of free text) or `typed` (eight "
+            "the survey the `contract`, `pages`, `one_post` and `html` shapes serve: `plain` (`questions` of free text) or `typed` (eight "
                 + "questions of four types — `single`, `multiple`, `number`, `text` — over three pages, some required, one shown "
                 + "only on an earlier answer: \"The typed survey\" below); each answer is checked by its type and a wrong one refused "
                 + "with a `400` naming why; `/__stats` counts the answers stored by question and value and how often each "

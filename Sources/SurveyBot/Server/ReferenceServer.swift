@@ -29,7 +29,7 @@ final class ReferenceServer: Sendable {
     ) throws(StartError) {
         self.configuration = configuration
         if configuration.survey == .typed, configuration.api == .jsonRPC {
-            throw StartError(description: "the typed survey is served by the contract, pages and one_post shapes, not jsonrpc")
+            throw StartError(description: "the typed survey is served by the contract, pages, one_post and html shapes, not jsonrpc")
         }
         questions =
             configuration.survey == .typed
@@ -66,7 +66,8 @@ final class ReferenceServer: Sendable {
                 ? HTTP2ServerOptions(windowSize: faults.windowSize, windowDelay: faults.windowDelay) : nil
             let hosts = HostCheck(bindHost: host, allowed: configuration.allowedHosts)
             server = try HTTPServer(
-                host: host, port: port, group: group, tls: tls, credentials: configuration.login, keepsHost: true, http2: http2,
+                host: host, port: port, group: group, tls: tls, credentials: configuration.login || configuration.api == .html,
+                keepsHost: true, http2: http2,
                 unanswered: { state.countUnanswered($0) }
             ) { request in
                 // A page using DNS rebinding cannot drive the server, nor read its counts, from a browser.

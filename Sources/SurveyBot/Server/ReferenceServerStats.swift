@@ -27,11 +27,13 @@ struct ReferenceServerStats: Sendable, Equatable {
     /// With an API shape besides the contract's: the responses it stored whole, and the answers
     /// in them (`SurveyStyle`).
     var stored: (responses: Int, answers: Int) = (0, 0)
-    /// With the typed survey: question → value → answers stored, each choice of a `multiple`
-    /// once, a number by its value, a text as `(text)` (`stored.answers_by_question`).
+    /// With the typed survey (and any survey of the `html` shape): question → value → answers
+    /// stored, each choice of a `multiple` once, a number by its value, a text as `(text)`
+    /// (`stored.answers_by_question`).
     var answersByQuestion: [String: [String: Int]] = [:]
     /// With the typed survey: question → the times it was listed to a respondent — on each page
-    /// given (`pages`), in each `GET /survey` answered (`one_post`) (`stored.shown_by_question`).
+    /// given (`pages`, `html`: again when a page is given again), in each `GET /survey` answered
+    /// (`one_post`) (`stored.shown_by_question`).
     var shownByQuestion: [String: Int] = [:]
 
     static func == (lhs: ReferenceServerStats, rhs: ReferenceServerStats) -> Bool {

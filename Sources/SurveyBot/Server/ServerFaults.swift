@@ -88,7 +88,7 @@ struct ReferenceServerConfiguration: Sendable, Hashable {
     var login = false
     /// The API's shape: the survey contract's, or one of a survey platform's.
     var api = SurveyStyle.contract
-    /// The survey the contract, `pages` and `one_post` shapes serve: the plain questions, or the typed
+    /// The survey the contract, `pages`, `one_post` and `html` shapes serve: the plain questions, or the typed
     /// survey (`TypedSurvey.standard`), which sets the questions by itself.
     var survey = ServedSurvey.plain
 

@@ -24,6 +24,22 @@ final class StyleBook: Sendable {
         var answersByQuestion: [String: [String: Int]] = [:]
         /// The typed survey: question → times listed to a respondent.
         var shownByQuestion: [String: Int] = [:]
+        /// `html`: session → its CSRF token and the key of the page it was given last (nil once
+        /// it finished).
+        var forms: [String: (csrf: String, key: String?)] = [:]
+        /// `html`: page keys handed out, each made from its number.
+        var pageKeys: UInt64 = 0
+    }
+
+    /// An `html` session as a page post finds it.
+    struct FormSession: Sendable {
+        /// The page it is at (from 0); the page count once finished.
+        var page: Int
+        /// The conditions its pages taken so far hold.
+        var holding: Set<TypedSurvey.Condition>
+        var csrf: String
+        /// The key of the page it was given last; nil once finished.
+        var key: String?
     }
 
     private let state = Mutex(State())
@@ -51,6 +67,73 @@ final class StyleBook: Sendable {
             if rpc { state.keys.insert(id) } else { state.pages[id] = 0 }
             return id
         }
+    }
+
+    /// A new `html` session: its id (the cookie's value), its CSRF token and its first page's
+    /// key, each made from the seed and a number; nil when full.
+    func openForm(seed: UInt64) -> (id: String, csrf: String, key: String)? {
+        state.withLock { state -> (id: String, csrf: String, key: String)? in
+            guard state.pages.count < Self.capacity else { return nil }
+            state.opened += 1
+            let id = "HS_" + SessionBook.hex(SplitMix64.mix(seed ^ SplitMix64.mix(state.opened)))
+            let csrf = SessionBook.hex(SplitMix64.mix(~seed ^ SplitMix64.mix(state.opened)))
+            let key = Self.pageKey(seed: seed, &state)
+            state.pages[id] = 0
+            state.forms[id] = (csrf, key)
+            return (id, csrf, key)
+        }
+    }
+
+    /// The `html` session `id`; nil for none.
+    func form(_ id: String) -> FormSession? {
+        state.withLock { state in
+            guard let page = state.pages[id], let form = state.forms[id] else { return nil }
+            return FormSession(page: page, holding: state.holding[id] ?? [], csrf: form.csrf, key: form.key)
+        }
+    }
+
+    /// A new key for the page `html` session `id` is at, which is given again (a required
+    /// question left empty): the old key is stale from then on. Nil when the session is not at
+    /// page `page` with key `key` any more.
+    func rekey(form id: String, page: Int, key: String, seed: UInt64) -> String? {
+        state.withLock { state in
+            guard state.pages[id] == page, let form = state.forms[id], form.key == key else { return nil }
+            let next = Self.pageKey(seed: seed, &state)
+            state.forms[id]?.key = next
+            return next
+        }
+    }
+
+    /// Takes page `page` of `html` session `id` as `take` does, when `key` is still its page's
+    /// key: the next page's key, or the end when that was the last of `pages`.
+    func take(form id: String, page: Int, key: String, pages: Int, checked: TypedSurvey.Checked, seed: UInt64) -> FormTake {
+        state.withLock { state -> FormTake in
+            guard state.pages[id] == page, let form = state.forms[id], form.key == key else { return .stale }
+            state.pages[id] = page + 1
+            state.storedAnswers += checked.answers
+            if page + 1 >= pages { state.storedResponses += 1 }
+            if !checked.holding.isEmpty { state.holding[id, default: []].formUnion(checked.holding) }
+            Self.count(checked.tally, into: &state)
+            let next = page + 1 < pages ? Self.pageKey(seed: seed, &state) : nil
+            state.forms[id]?.key = next
+            return next.map(FormTake.next) ?? .finished
+        }
+    }
+
+    /// What a page post made of an `html` session.
+    enum FormTake: Sendable, Equatable {
+        /// The page was taken: the next page goes with this key.
+        case next(key: String)
+        /// The last page was taken: the response is stored.
+        case finished
+        /// The page was taken already, or its key is not the one last given.
+        case stale
+    }
+
+    /// A page key not handed out before, as LimeSurvey's `LEMpostKey`.
+    private static func pageKey(seed: UInt64, _ state: inout State) -> String {
+        state.pageKeys += 1
+        return SessionBook.hex(SplitMix64.mix(seed &+ 0x5EED ^ SplitMix64.mix(state.pageKeys | 1 << 63)))
     }
 
     /// The page session `id` is at and the conditions its pages taken so far hold; nil for none.

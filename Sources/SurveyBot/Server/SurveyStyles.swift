@@ -3,7 +3,7 @@ import SurveyJourney
 import SurveyWire
 import Synchronization
 
-/// The survey API shapes the reference server speaks: the survey contract's, and three shapes
+/// The survey API shapes the reference server speaks: the survey contract's, and four shapes
 /// that survey platforms have, for rehearsing a declared journey (`builtin.api`, `serve --api`).
 /// Each counts what it stored (`ReferenceServerStats.stored`), so that a run's report can be
 /// reconciled with the server's own count.
@@ -21,6 +21,11 @@ enum SurveyStyle: String, Sendable, Hashable, CaseIterable {
     /// JSON-RPC at `POST /rpc`, with errors inside a `200`: `get_session_key`, `list_questions`,
     /// `add_response` with every answer keyed `900001X1X<qid>`, `release_session_key`.
     case jsonRPC = "jsonrpc"
+    /// A public survey as a browser sees it, like LimeSurvey's: `GET /survey` opens a session (a
+    /// cookie) and gives page 1 as an HTML form with a CSRF token and a page key; each
+    /// `POST /survey` of the form gives the next page, until a "thank you" page
+    /// (`StyleRoutes+HTML`).
+    case html
 
     /// The questions on one page of the `pages` and `one_post` shapes.
     static let pageSize = 3
@@ -43,6 +48,9 @@ struct StyleRoutes: Sendable {
     /// The typed survey, served instead of `questions` by the `pages` and `one_post` shapes;
     /// nil for the plain one.
     let typed: TypedSurvey?
+    /// The survey the `html` shape serves: the typed one, or the plain questions as required
+    /// texts in pages of `pageSize`; nil for the other shapes.
+    let formSurvey: TypedSurvey?
     let book = StyleBook()
     /// The ids the shape gives the questions, in order, and each one's position.
     private let ids: [String]
@@ -64,6 +72,16 @@ struct StyleRoutes: Sendable {
             let items = (start..<end).map { "{\"id\":\(JSONValue.quoted(ids[$0])),\"heading\":\(JSONValue.quoted(questions[$0].text))}" }
             pages.append("{\"id\":\"p\(pages.count + 1)\",\"questions\":[\(items.joined(separator: ","))]}")
         }
+        formSurvey =
+            style != .html
+            ? nil
+            : typed
+                ?? TypedSurvey(
+                    pages: stride(from: 0, to: questions.count, by: SurveyStyle.pageSize).map { start in
+                        (start..<min(start + SurveyStyle.pageSize, questions.count)).map {
+                            TypedSurvey.Question(id: ids[$0], text: questions[$0].text, kind: .text, required: true)
+                        }
+                    })
         surveyBody = Array((typed?.surveyJSON ?? "{\"survey\":{\"id\":\"s1\",\"pages\":[\(pages.joined(separator: ","))]}}").utf8)
     }
 
@@ -87,6 +105,9 @@ struct StyleRoutes: Sendable {
             case "add_response": return "submit"
             default: return "session"
             }
+        case .html:
+            guard path == "/survey" else { return "other" }
+            return request.method == "POST" ? "submit" : "session"
         }
     }
 
@@ -98,6 +119,9 @@ struct StyleRoutes: Sendable {
         case .pages: return pages(request, failed: failed)
         case .onePost: return onePost(request, failed: failed)
         case .jsonRPC: return rpc(request, failed: failed)
+        case .html:
+            guard let formSurvey else { return (HTTPServerResponse(status: 404), "404") }
+            return html(formSurvey, request, failed: failed)
         }
     }
 

@@ -1,6 +1,6 @@
 import SurveyJourney
 
-/// Which survey the reference server serves under the `contract`, `pages` and `one_post` shapes
+/// Which survey the reference server serves under the `contract`, `pages`, `one_post` and `html` shapes
 /// (`builtin.survey`, `serve --survey`).
 enum ServedSurvey: String, Sendable, Hashable, CaseIterable {
     /// Free-text questions, as many as `builtin.questions` asks for: any string answers them.
@@ -26,6 +26,17 @@ struct TypedSurvey: Sendable {
         case number
         /// Any string.
         case text
+
+        /// The kind of input the `html` shape asks it with: `radio`, `checkbox`, `number`,
+        /// `textarea` — its type as a plan's `question_choices: form` reads it.
+        var input: String {
+            switch self {
+            case .single: "radio"
+            case .multiple: "checkbox"
+            case .number: "number"
+            case .text: "textarea"
+            }
+        }
     }
 
     /// One choice of a `single` or `multiple` question.

@@ -21,7 +21,7 @@ import Testing
         #expect(plain?.builtin.survey == .plain)
         expectSingleError(
             Self.journey + Self.required + lines("builtin:", "  api: jsonrpc", "  survey: typed"), line: 20, column: 11,
-            contains: "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages' or 'one_post', not 'jsonrpc'")
+            contains: "'builtin.survey: typed' goes with 'builtin.api: contract', 'pages', 'one_post' or 'html', not 'jsonrpc'")
         // The default journey speaks the contract's API.
         let contract = expectPlan(Self.required + lines("builtin:", "  survey: typed"))
         #expect(contract?.builtin.survey == .typed && contract?.builtin.api == .contract)
@@ -45,6 +45,32 @@ import Testing
             stray.warnings.map(\.message) == [
                 "'answers.q9' answers question q9, but the builtin server asks questions q1–q8: it is never used"
             ])
+    }
+
+    /// The `html` shape's pages name each type by its kind of input, and give a number's bounds
+    /// with its input: what `question_choices: form` reads.
+    @Test func theHTMLPagesAreAnsweredByTheirInputsKindsAndBounds() throws {
+        let page = lines(
+            "journey:", "  open:", "    request: GET /survey", "    questions: regex id=\"question-(q[0-9]+)\"",
+            "    question_choices: form", "    capture:", "      form: form *", "  page:", "    request: POST /survey",
+            "    runs: per_page", "    form:", "      \"*\": ${session.form}", "    questions: regex id=\"question-(q[0-9]+)\"",
+            "    question_choices: form", "    capture:", "      form: form *")
+        let types = lines(
+            "answers:", "  q1: c1", "types:", "  radio:", "    answer: choice()", "  number:", "    answer: number()", "  textarea:",
+            "    answer: words(2..4)")
+        let plan = try #require(expectPlan(page + types + lines("builtin:", "  api: html", "  survey: typed")))
+        #expect(plan.builtin.api == .html && plan.warnings.isEmpty, "\(plan.warnings.map(\.message))")
+        // Without the number input's type, q3 (required) has no answer.
+        let noNumber = types.replacingOccurrences(of: "  number:\n    answer: number()\n", with: "")
+        expectSingleError(
+            page + noNumber + lines("builtin:", "  api: html", "  survey: typed"), line: 17, column: 1,
+            contains: "no answer for question q3 required by the builtin server's typed survey")
+    }
+
+    @Test func theHTMLExamplePlanIsValid() throws {
+        let plan = try PlanLoader(environment: [:]).load(path: repositoryPath("plans/html-pages.plan")).get()
+        #expect(plan.builtin.api == .html && plan.builtin.survey == .typed)
+        #expect(plan.warnings.isEmpty, "\(plan.warnings.map(\.message))")
     }
 
     @Test func theExamplePlanIsValid() throws {

@@ -5,11 +5,17 @@
 #   python3 record.py pages http://127.0.0.1:18080 pages-walk1.har --answers red,green,blue
 #   survey-bot serve --port 18081 --login --questions 3 &          # the login walk
 #   python3 record.py login http://127.0.0.1:18081 login-walk.har
+#   survey-bot serve --port 18082 --api html --survey typed &      # the HTML walk
+#   python3 record.py html http://127.0.0.1:18082 html-walk1.har --answers "q1=c1;q3=8;q5=it is warm"
 #
-# The browser opens the server's /__stats (the reference server has no HTML page), then, as the
-# page's script, calls the API with fetch() as a single-page survey app would, pausing between
-# calls as a reader does. Loopback only.
+# pages and login: the browser opens the server's /__stats (the reference server has no HTML
+# page for them), then, as the page's script, calls the API with fetch() as a single-page survey
+# app would, pausing between calls as a reader does. html: the browser opens /survey and walks
+# its pages as a person does — a radio button or checkboxes clicked, a number or a text typed a
+# key at a time, a pause, the button pressed — until the "thank you" page. Loopback only.
 import argparse
+import random
+import time
 from playwright.sync_api import sync_playwright
 
 PAGES = """async ({answers}) => {
@@ -50,11 +56,51 @@ LOGIN = """async ({answers}) => {
   return n;
 }"""
 
+# The html walk's answers by default (html-walk1.har's): red (q1 = c1), so that page 2 asks q5
+# too. One checkbox per question: two send the field twice, a body the importer keeps as text.
+HTML_ANSWERS = "q1=c1;q2=c2;q3=8;q5=it is warm;q6=c1;q7=c5;q8=3;q4=nothing more"
+
+
+def html_walk(page, base, answers, pause):
+    """Walks the html survey's pages as a person does: answers each question shown that `answers`
+    names (radio buttons and checkboxes clicked, numbers and texts typed), leaves the others empty,
+    presses the page's button, until the page with no form. Returns the questions answered."""
+    given = {}
+    for item in filter(None, (part.strip() for part in answers.split(";"))):
+        question, _, value = item.partition("=")
+        given[question.strip()] = value
+    page.goto(base + "/survey")
+    answered = 0
+    while page.locator("form").count() > 0:
+        for block in page.locator("div.question").all():
+            question = block.get_attribute("id").removeprefix("question-")
+            if question not in given:
+                continue
+            pause()
+            kind = block.get_attribute("data-type")
+            if kind in ("single", "multiple"):
+                for choice in given[question].split(","):
+                    page.click(f"#{question}-{choice.strip()}")
+                    pause(0.3)
+            else:
+                field = page.locator(f"#{question}")
+                field.click()
+                field.press_sequentially(given[question], delay=random.randint(60, 140))
+            answered += 1
+        pause()
+        with page.expect_navigation():
+            page.click("button[name=move]")
+    return answered
+
+
 parser = argparse.ArgumentParser()
-parser.add_argument("walk", choices=["pages", "login"])
+parser.add_argument("walk", choices=["pages", "login", "html"])
 parser.add_argument("base", help="the server's URL on loopback, http://127.0.0.1:PORT")
 parser.add_argument("out")
-parser.add_argument("--answers", default="red,green,blue")
+parser.add_argument(
+    "--answers",
+    help="pages, login: values separated by commas (red,green,blue by default); html: QUESTION=VALUE separated by "
+    "semicolons, a multiple choice's values by commas (" + HTML_ANSWERS + " by default)")
 arguments = parser.parse_args()
 assert arguments.base.startswith(("http://127.0.0.1:", "http://localhost:", "http://[::1]:")), "loopback only"
 
@@ -65,8 +111,16 @@ with sync_playwright() as playwright:
     agent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156 Safari/537.36"
     context = browser.new_context(record_har_path=arguments.out, record_har_content="embed", user_agent=agent)
     page = context.new_page()
-    page.goto(arguments.base + "/__stats")
-    answered = page.evaluate(PAGES if arguments.walk == "pages" else LOGIN, {"answers": arguments.answers.split(",")})
+    if arguments.walk == "html":
+        # A reader's pauses: 0.6–1.5 s before each question and the button, shorter between clicks.
+        def pause(seconds=None):
+            time.sleep(seconds if seconds is not None else random.uniform(0.6, 1.5))
+
+        answered = html_walk(page, arguments.base, arguments.answers or HTML_ANSWERS, pause)
+    else:
+        page.goto(arguments.base + "/__stats")
+        answers = (arguments.answers or "red,green,blue").split(",")
+        answered = page.evaluate(PAGES if arguments.walk == "pages" else LOGIN, {"answers": answers})
     print("answered", answered, "questions")
     context.close()
     browser.close()
