@@ -4,9 +4,10 @@ for bench/import.sh: the shape of a browser's recording (Chrome's fields, `_reso
 body embedded as DevTools' "Save all as HAR" does.
 
 Each page is a document with a form (a CSRF token and a page key that change per page, a session
-cookie set once, radio buttons and a text field), posted back with the answers; around it the
-page's static assets (scripts and stylesheets as text, images and fonts base64), an XHR to the
-survey's origin, and a request to another origin. Deterministic: the same SIZE gives the same file.
+cookie set once, radio buttons and a text field), posted back with the answers, the last post
+answered by a thank-you page; around it the
+page's static assets (scripts as text, images base64) and a request to another origin; one XHR
+to the survey's origin before the first post. Deterministic: the same SIZE gives the same file.
 
     python3 bench/har.py SIZE_MB OUT.har
 """
@@ -94,21 +95,23 @@ while True:
     for n in range(12):
         entry("GET", f"{origin}/assets/{number}/script{n}.js", 200, "application/javascript", asset_text, "script")
         entry("GET", f"{origin}/assets/{number}/image{n}.png", 200, "image/png", asset_image, "image", encoding="base64")
-    entry("GET", f"{origin}/index.php/ajax/poll?page={number}", 200, "application/json",
-          json.dumps({"page": number, "ok": True}), "xhr")
+    if number == 1:
+        entry("GET", f"{origin}/index.php/ajax/settings", 200, "application/json", json.dumps({"language": "en"}), "xhr")
     entry("GET", f"http://127.0.0.2:9/collect?p={number}", 204, "text/plain", "", "ping")
     written = sum(len(e["response"]["content"]["text"]) for e in entries)
-    if written >= size_mb * 1_000_000:
-        break
+    last = written >= size_mb * 1_000_000
     answers = [(f"s1X{number}X{q}", f"A{rng.randint(1, 5)}") for q in range(1, 4)] + [(f"s1X{number}X9", "some words")]
     fields = [("YII_CSRF_TOKEN", csrf), ("LEMpostKey", key), ("thisstep", str(number))] + answers + [("move", "movenext")]
     body = "&".join(f"{n}={v.replace(' ', '+')}" for n, v in fields)
     number += 1
     key = token()
-    entry("POST", f"{origin}/index.php/1", 200, "text/html; charset=UTF-8", page(number, csrf, key), "document",
+    done = "<!DOCTYPE html><html><head><title>Thank you</title></head><body><p>Thank you.</p></body></html>"
+    entry("POST", f"{origin}/index.php/1", 200, "text/html; charset=UTF-8", done if last else page(number, csrf, key), "document",
           request_headers=[("Content-Type", "application/x-www-form-urlencoded")],
           post={"mimeType": "application/x-www-form-urlencoded", "text": body,
                 "params": [{"name": n, "value": v} for n, v in fields]})
+    if last:
+        break
 json.dump({"log": {"version": "1.2", "creator": {"name": "WebInspector", "version": "537.36"},
                    "pages": [], "entries": entries}}, open(out, "w"), indent=2)
 print(f"{out}: {len(entries)} entries, {number} pages")

@@ -77,17 +77,18 @@ extension RecordingImport {
         var taken = Set(correlations.map(\.capture))
         page.formCapture = uniqueCaptureName("form", taken: taken)
         taken.insert(page.formCapture)
-        for step in [first - 1, first] { addCapture(Capture(name: page.formCapture, source: .form("*")), at: step) }
-        record(capture: page.formCapture, from: first - 1, source: .form("*"), usedAt: first, label: "form \"*\"")
+        let opened = Self.page(before: first, first: first, in: requests)
+        for step in [opened, first] { addCapture(Capture(name: page.formCapture, source: .form("*")), at: step) }
+        record(capture: page.formCapture, from: opened, source: .form("*"), usedAt: first, label: "form \"*\"")
         record(capture: page.formCapture, from: first, source: .form("*"), usedAt: first, label: "form \"*\"")
         if let button = page.button {
             page.buttonCapture = uniqueCaptureName(button.field, taken: taken)
-            for step in [first - 1, first] { addCapture(Capture(name: page.buttonCapture, source: .regex(button.pattern)), at: step) }
+            for step in [opened, first] { addCapture(Capture(name: page.buttonCapture, source: .regex(button.pattern)), at: step) }
             record(
-                capture: page.buttonCapture, from: first - 1, source: .regex(button.pattern), usedAt: first,
+                capture: page.buttonCapture, from: opened, source: .regex(button.pattern), usedAt: first,
                 label: "form field \(button.field)")
         }
-        pageLoops.append(PageLoop(first: first, last: last, reader: .form(page)))
+        pageLoops.append(PageLoop(first: first, last: last, reader: .form(page), opened: opened))
         for (field, value) in given { addAnswer(field, value) }
         let gave: String = carried.isEmpty ? "" : ", which carries what the pages gave: " + carried.joined(separator: ", ")
         let pressed: String = page.button.map { " with the button pressed (\($0.field))" } ?? ""
@@ -123,6 +124,22 @@ extension RecordingImport {
         return nil
     }
 
+    /// The request whose response is the page post `index` of the run from `first` answers: the
+    /// one before it; for the first post, the latest page with a form before it when only
+    /// requests that post nothing (a script's call for settings) came between, since a
+    /// browser posts the page it shows.
+    static func page(before index: Int, first: Int, in requests: [RecordedRequest]) -> Int {
+        guard index == first else { return index - 1 }
+        var candidate = first - 1
+        while candidate > 0, requests[candidate].method != "POST",
+            requests[candidate].entry.response.content.body.text.map({ HTMLForm.find("<form", in: $0[...]) == nil }) ?? true
+        {
+            candidate -= 1
+        }
+        let found = requests[candidate].entry.response.content.body.text.map { HTMLForm.find("<form", in: $0[...]) != nil } ?? false
+        return found ? candidate : first - 1
+    }
+
     /// The run of form posts that starts at request `first`, and whether it is a page loop.
     static func formRun(in requests: [RecordedRequest], at first: Int) -> FormRun {
         guard first >= 1, requests[first].method == "POST", formFields(of: requests[first]) != nil else { return .none }
@@ -146,9 +163,10 @@ extension RecordingImport {
         var extraOrder: [String] = []
         var pages: [String] = []
         for index in first...last {
-            guard let page = requests[index - 1].entry.response.content.body.text, HTMLForm.find("<form", in: page[...]) != nil else {
+            let before = Self.page(before: index, first: first, in: requests)
+            guard let page = requests[before].entry.response.content.body.text, HTMLForm.find("<form", in: page[...]) != nil else {
                 let why =
-                    requests[index - 1].entry.response.content.body.text == nil
+                    requests[before].entry.response.content.body.text == nil
                     ? "has no response body in the recording" : "is no HTML page with a form"
                 return notFolded("the response before post \(index - first + 1) \(why): its questions cannot be read")
             }

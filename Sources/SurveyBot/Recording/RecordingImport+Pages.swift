@@ -9,11 +9,21 @@ import SurveyJourney
 extension RecordingImport {
     /// A page loop found in the recording.
     struct PageLoop: Sendable {
-        /// The first post and the last, by request index; the step before reads the first page.
+        /// The first post and the last, by request index.
         var first: Int
         var last: Int
         /// How its pages are posted and read.
         var reader: Reader
+        /// The request whose response is the first page: the one before the first post, or an
+        /// HTML page a script's calls came after.
+        var opened: Int
+
+        init(first: Int, last: Int, reader: Reader, opened: Int? = nil) {
+            self.first = first
+            self.last = last
+            self.reader = reader
+            self.opened = opened ?? first - 1
+        }
     }
 
     /// How a page loop posts its answers and reads the next page: a JSON API's, or an HTML form's.

@@ -77,7 +77,7 @@ extension RecordingImport {
             case .json(let page)?: lines += bodyLines(request, answersAt: page.member)
             case nil: lines += bodyLines(request, answersAt: nil)
             }
-            switch pageLoops.first(where: { $0.first == index + 1 || $0.first == index })?.reader {
+            switch pageLoops.first(where: { $0.opened == index || $0.first == index })?.reader {
             case .json(let reader)?:
                 lines += [
                     "    questions: \(PlanValueText.write([.literal(reader.list)]))",

@@ -22,8 +22,9 @@ import Testing
         """
     }
 
-    /// A walk of two pages and a thank-you page; `path` names each post's path.
-    static func walk(path: (Int) -> String = { _ in "/poll" }, secondAnswer: String = "red") -> HARFixture {
+    /// A walk of two pages and a thank-you page; `path` names each post's path; with `call`, the
+    /// page's script asks the survey for its settings before the first post.
+    static func walk(path: (Int) -> String = { _ in "/poll" }, secondAnswer: String = "red", call: Bool = false) -> HARFixture {
         var walk = HARFixture()
         let first = page(
             1, token: "tok4f9a8c2e", key: "k1-93jd82",
@@ -36,6 +37,7 @@ import Testing
                 + #"<input type="checkbox" name="q4" value="tea"><input type="checkbox" name="q4" value="milk"><input type="checkbox" name="q4" value="jam">"#
         )
         walk.add("GET", "\(origin)/poll", type: "document", responseType: "text/html", response: first)
+        if call { walk.add("GET", "\(origin)/settings", type: "xhr", response: #"{"language": "en"}"#, after: 0.5) }
         walk.add(
             "POST", "\(origin)\(path(1))", type: "document",
             body: "csrf=tok4f9a8c2e&page_key=k1-93jd82&page=1&q1=Ann+Lee&q2=\(secondAnswer)&go=next&js=1",
@@ -83,6 +85,20 @@ import Testing
 
     /// The questions' pattern finds each page's fields as the engine reads them, and none in
     /// the thank-you page: the loop ends there.
+    /// A script's call between the page and its first post leaves the loop as it is: the page it
+    /// posts is the one before the call, whose form and questions the loop's first post reads.
+    @Test func aScriptsCallBeforeTheFirstPostStillFolds() {
+        let imported = Self.walk(call: true).imported()
+        let plan = RecordingImportTests.plan(imported)
+        #expect(imported.names == ["poll", "settings", "poll_2", "poll_2"])
+        #expect(plan.contains("  poll:\n    request: GET /poll\n    questions: "))
+        #expect(plan.contains("    capture:\n      form: form *\n"))
+        #expect(plan.contains("  settings:\n    request: GET /settings\n"))
+        #expect(!plan.contains("  settings:\n    request: GET /settings\n    questions"))
+        #expect(plan.contains("  poll_2:\n    request: POST /poll\n    runs: per_page\n"))
+        #expect(imported.summary.contains { $0.hasPrefix("correlation: ${session.form} from step 'poll' (its whole form)") })
+    }
+
     @Test func theQuestionsPatternFindsTheShownFieldsAndNoHiddenOne() throws {
         let pattern = try TextPattern(RecordingImport.questionsPattern(forFields: ["513579X9X12", "q1"]))
         let page =
