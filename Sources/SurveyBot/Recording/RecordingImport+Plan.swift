@@ -13,13 +13,12 @@ extension RecordingImport {
         ]
         lines += left.map { "left out: \($0)" }
         for correlation in correlations {
-            let sources = correlation.sources.map { "step '\(names[$0.step])' (\($0.source.phrase))" }.uniqued().joined(separator: ", ")
-            let uses = correlation.uses.map { "step '\(names[$0.step])' \($0.label)" }.uniqued().joined(separator: ", ")
+            let sources = Self.steps(correlation.sources.map { (names[$0.step], "(\($0.source.phrase))") })
+            let uses = Self.steps(correlation.uses.map { (names[$0.step], $0.label) })
             lines.append("correlation: ${session.\(correlation.capture)} from \(sources) → \(uses)")
         }
         for secret in secrets {
-            let uses = secret.uses.map { "step '\(names[$0.step])' \($0.label)" }.uniqued().joined(separator: ", ")
-            lines.append("secret: ${\(secret.name)} → \(uses)")
+            lines.append("secret: ${\(secret.name)} → \(Self.steps(secret.uses.map { (names[$0.step], $0.label) }))")
         }
         for guess in guesses {
             lines.append("guess: " + (guess.step.map { "step '\(names[$0])' " } ?? "") + guess.text)
@@ -28,6 +27,31 @@ extension RecordingImport {
             lines.append("guess: each step's think is the pause the recording made before it, ±25%")
         }
         return lines
+    }
+
+    /// Steps, each with what happens there (`(its form field X)`, `form field X`), listed once
+    /// each; more than three alike in what happens are one entry — `34 steps 'index' … 'index_34'
+    /// (its form field X)` — so that a long walk's line stays a line.
+    static func steps(_ items: [(step: String, what: String)]) -> String {
+        var order: [String] = []
+        var byWhat: [String: [String]] = [:]
+        for (step, what) in items {
+            if byWhat[what] == nil { order.append(what) }
+            if byWhat[what]?.contains(step) != true { byWhat[what, default: []].append(step) }
+        }
+        var parts: [(first: String, text: String)] = []
+        for what in order {
+            let steps = byWhat[what] ?? []
+            if steps.count > 3, let first = steps.first, let last = steps.last {
+                parts.append((first, "\(steps.count) steps '\(first)' … '\(last)' \(what)"))
+            } else {
+                parts += steps.map { ($0, "step '\($0)' \(what)") }
+            }
+        }
+        // In the order of the steps' first appearance, as the recording went.
+        let rank = Dictionary(items.enumerated().map { ($1.step, $0) }, uniquingKeysWith: { first, _ in first })
+        return parts.enumerated().sorted { (rank[$0.element.first] ?? 0, $0.offset) < (rank[$1.element.first] ?? 0, $1.offset) }
+            .map(\.element.text).joined(separator: ", ")
     }
 
     /// The pause before each step, from the recorded gap between the previous response's end

@@ -9,6 +9,17 @@ import Testing
 @Suite struct CorrelationTests {
     static let origin = "http://127.0.0.1:8080"
 
+    /// A long walk's correlation is one line: more than three steps alike in what happens there
+    /// are named by their count, the first and the last; fewer each by name, in the walk's order.
+    @Test func manyStepsAlikeAreOneEntryOfTheSummary() {
+        let many = (1...5).map { (step: "page_\($0)", what: "(its form field key)") }
+        #expect(RecordingImport.steps(many) == "5 steps 'page_1' … 'page_5' (its form field key)")
+        let few = [("a", "x"), ("b", "y"), ("a", "x"), ("c", "x")]
+        #expect(RecordingImport.steps(few) == "step 'a' x, step 'b' y, step 'c' x")
+        let mixed = many + [(step: "end", what: "header Token")]
+        #expect(RecordingImport.steps(mixed) == "5 steps 'page_1' … 'page_5' (its form field key), step 'end' header Token")
+    }
+
     @Test func aTokenInJSONIsCapturedByItsPathAndSentInTheHeaderAndPath() {
         var walk = HARFixture()
         walk.add("GET", "\(Self.origin)/", type: "document", responseType: "text/html", response: "<p>hi</p>")
