@@ -128,29 +128,13 @@ public actor RunCoordinator {
 
     private func runClosed(respondents: Int, context: SurveyContext) async {
         let shard = configuration.shard
-        let workers = min(shard.share(of: configuration.concurrency), max(1, shard.count(of: respondents)))
-        let next = Counter()
-        let durationCut = self.durationCut
-        let dataCut = self.dataCut
-        let data = configuration.data
-        let seed = context.seed
-        let clock = self.clock
+        let count = min(shard.share(of: configuration.concurrency), max(1, shard.count(of: respondents)))
+        let workers = ClosedWorkers(
+            respondents: respondents, shard: shard, data: configuration.data, clock: clock, durationCut: durationCut, dataCut: dataCut,
+            context: context)
         await withDiscardingTaskGroup { group in
-            for worker in 0..<workers {
-                let work: @concurrent @Sendable () async -> Void = {
-                    while !context.interruption.isRaised {
-                        let number = next.take() * shard.count + (shard.index - 1)
-                        guard number < respondents else { return }
-                        if let deadline = context.deadline, clock.now() >= deadline {
-                            durationCut.raise()
-                            return
-                        }
-                        guard case .take(let row) = Self.row(forRespondent: number, data, shard, seed, ranOut: dataCut) else { return }
-                        var respondent = Respondent(index: number, seed: seed, lane: worker, row: row)
-                        await respondent.run(context)
-                    }
-                }
-                Self.start(work, lane: worker, on: executors, in: &group)
+            for worker in 0..<count {
+                Self.start({ await workers.run(worker) }, lane: worker, on: executors, in: &group)
             }
         }
     }
@@ -172,6 +156,53 @@ public actor RunCoordinator {
                 }
                 Self.start(work, lane: lane, on: executors, in: &group)
             }
+        }
+    }
+}
+
+/// What the closed model's workers share: the respondents to take one after another, the run's
+/// context, and the flags that say why they stopped. One reference, so that each worker's task
+/// (one per respondent of the concurrency, ten thousand of them thinking at once) captures it
+/// and its number — 32 bytes — rather than a copy of every value here.
+private final class ClosedWorkers: Sendable {
+    let respondents: Int
+    let shard: Shard
+    let data: RespondentData?
+    let clock: EngineClock
+    let durationCut: OnceFlag
+    let dataCut: OnceFlag
+    let context: SurveyContext
+    /// The next respondent's place in the shard's share, handed out to whichever worker is free.
+    private let next = Atomic<Int>(0)
+
+    init(
+        respondents: Int, shard: Shard, data: RespondentData?, clock: EngineClock, durationCut: OnceFlag, dataCut: OnceFlag,
+        context: SurveyContext
+    ) {
+        self.respondents = respondents
+        self.shard = shard
+        self.data = data
+        self.clock = clock
+        self.durationCut = durationCut
+        self.dataCut = dataCut
+        self.context = context
+    }
+
+    /// Worker `worker`'s respondents, one after another, until none is left to start, the
+    /// duration expired, the rows ran out or the run was interrupted.
+    func run(_ worker: Int) async {
+        while !context.interruption.isRaised {
+            let number = next.wrappingAdd(1, ordering: .relaxed).oldValue * shard.count + (shard.index - 1)
+            guard number < respondents else { return }
+            if let deadline = context.deadline, clock.now() >= deadline {
+                durationCut.raise()
+                return
+            }
+            guard case .take(let row) = RunCoordinator.row(forRespondent: number, data, shard, context.seed, ranOut: dataCut) else {
+                return
+            }
+            var respondent = Respondent(index: number, seed: context.seed, lane: worker, row: row)
+            await respondent.run(context)
         }
     }
 }
@@ -296,11 +327,4 @@ extension RunCoordinator {
             group.addTask(executorPreference: executors[lane % executors.count], operation: work)
         }
     }
-}
-
-/// A shared counter handing out 0, 1, 2, …
-private final class Counter: Sendable {
-    private let value = Atomic<Int>(0)
-
-    func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
 }
