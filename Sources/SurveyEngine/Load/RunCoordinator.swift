@@ -134,7 +134,7 @@ public actor RunCoordinator {
             context: context)
         await withDiscardingTaskGroup { group in
             for worker in 0..<count {
-                Self.start({ await workers.run(worker) }, lane: worker, on: executors, in: &group)
+                Self.start({ @concurrent in await workers.run(worker) }, lane: worker, on: executors, in: &group)
             }
         }
     }
@@ -316,9 +316,11 @@ extension RunCoordinator {
     }
 
     /// Starts `work` in `group`, on lane `lane`'s event loop when the run has loops (so that its
-    /// requests and continuations stay on that loop's thread), else on the global pool.
+    /// requests and continuations stay on that loop's thread), else on the global pool. `work`
+    /// is of the type the group takes: a closure of another type would be wrapped in one more
+    /// allocation, held by every respondent's task for its whole life.
     fileprivate static func start(
-        _ work: @escaping @concurrent @Sendable () async -> Void, lane: Int, on executors: [any TaskExecutor],
+        _ work: sending @escaping @isolated(any) () async -> Void, lane: Int, on executors: [any TaskExecutor],
         in group: inout DiscardingTaskGroup
     ) {
         if executors.isEmpty {
