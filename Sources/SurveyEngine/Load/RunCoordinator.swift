@@ -147,14 +147,11 @@ public actor RunCoordinator {
         let lanes = max(1, executors.count)
         let arrivals = OpenArrivals(
             schedule: schedule, shard: configuration.shard, cap: configuration.shard.share(of: configuration.concurrency),
-            data: configuration.data, seed: context.seed, clock: clock, recorder: recorder, executors: executors,
-            durationCut: durationCut, dataCut: dataCut)
+            data: configuration.data, clock: clock, recorder: recorder, executors: executors, durationCut: durationCut,
+            dataCut: dataCut, context: context)
         await withDiscardingTaskGroup { group in
             for lane in 0..<lanes {
-                let work: @concurrent @Sendable () async -> Void = {
-                    await arrivals.run(lane: lane, of: lanes, context: context)
-                }
-                Self.start(work, lane: lane, on: executors, in: &group)
+                Self.start({ @concurrent in await arrivals.run(lane: lane, of: lanes) }, lane: lane, on: executors, in: &group)
             }
         }
     }
@@ -208,25 +205,43 @@ private final class ClosedWorkers: Sendable {
 }
 
 /// What the open model's lanes share: the schedule, the concurrency cap (arrivals beyond it
-/// are dropped, counted where they were due), and the flags that say why arrivals stopped.
-private struct OpenArrivals: Sendable {
+/// are dropped, counted where they were due), the run's context, and the flags that say why
+/// arrivals stopped. One reference, which each arrival's task captures with the few values of
+/// its own, rather than a copy of every value here.
+private final class OpenArrivals: Sendable {
     let schedule: ArrivalSchedule
     let shard: Shard
     let cap: Int
     let data: RespondentData?
-    let seed: UInt64
     let clock: EngineClock
     let recorder: MetricsRecorder
     let executors: [any TaskExecutor]
     let durationCut: OnceFlag
     let dataCut: OnceFlag
+    let context: SurveyContext
     /// Respondents of every lane under way: the cap is the shard's, not a lane's.
     let inFlight = InFlight()
+
+    init(
+        schedule: ArrivalSchedule, shard: Shard, cap: Int, data: RespondentData?, clock: EngineClock, recorder: MetricsRecorder,
+        executors: [any TaskExecutor], durationCut: OnceFlag, dataCut: OnceFlag, context: SurveyContext
+    ) {
+        self.schedule = schedule
+        self.shard = shard
+        self.cap = cap
+        self.data = data
+        self.clock = clock
+        self.recorder = recorder
+        self.executors = executors
+        self.durationCut = durationCut
+        self.dataCut = dataCut
+        self.context = context
+    }
 
     /// Starts lane `lane`'s arrivals, each as a child of this lane's own group and on this
     /// lane's executor, until the schedule, the duration or the rows end or the run is
     /// interrupted.
-    func run(lane: Int, of lanes: Int, context: SurveyContext) async {
+    func run(lane: Int, of lanes: Int) async {
         var arrivals = ArrivalLane(schedule, shard: shard, lane: lane, of: lanes)
         await withDiscardingTaskGroup { group in
             while !context.interruption.isRaised, let arrival = arrivals.next {
@@ -242,7 +257,8 @@ private struct OpenArrivals: Sendable {
                     await clock.sleep(min(due - now, 50_000_000))
                     continue
                 }
-                guard case .take(let row) = RunCoordinator.row(forRespondent: arrival.number, data, shard, seed, ranOut: dataCut) else {
+                guard case .take(let row) = RunCoordinator.row(forRespondent: arrival.number, data, shard, context.seed, ranOut: dataCut)
+                else {
                     return
                 }
                 arrivals.advance()
@@ -252,22 +268,22 @@ private struct OpenArrivals: Sendable {
                     recorder.dropped(at: arrival.due, lane: lane)
                     continue
                 }
-                let inFlight = self.inFlight
-                let clock = self.clock
-                let seed = self.seed
-                let recorder = self.recorder
-                let work: @concurrent @Sendable () async -> Void = {
-                    let started = clock.now()
-                    let lag = started >= due ? started - due : 0
-                    recorder.lagged(.arrival, by: lag, at: context.sinceRunStart(at: started), lane: lane)
-                    let startLag = Duration.nanoseconds(Int64(clamping: lag))
-                    var respondent = Respondent(index: arrival.number, seed: seed, startLag: startLag, lane: lane, row: row)
-                    await respondent.run(context)
-                    inFlight.leave()
-                }
-                RunCoordinator.start(work, lane: lane, on: executors, in: &group)
+                let number = arrival.number
+                RunCoordinator.start(
+                    { @concurrent in await self.respond(number, due: due, row: row, lane: lane) }, lane: lane, on: executors, in: &group)
             }
         }
+    }
+
+    /// The respondent of arrival `number`, due at `due`, from its start to its end; its lag
+    /// behind `due` is counted as the tool's and added to its latencies.
+    private func respond(_ number: Int, due: UInt64, row: Int?, lane: Int) async {
+        let started = clock.now()
+        let lag = started >= due ? started - due : 0
+        recorder.lagged(.arrival, by: lag, at: context.sinceRunStart(at: started), lane: lane)
+        var respondent = Respondent(index: number, seed: context.seed, startLag: .nanoseconds(Int64(clamping: lag)), lane: lane, row: row)
+        await respondent.run(context)
+        inFlight.leave()
     }
 }
 
