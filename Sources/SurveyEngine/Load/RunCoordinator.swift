@@ -128,29 +128,13 @@ public actor RunCoordinator {
 
     private func runClosed(respondents: Int, context: SurveyContext) async {
         let shard = configuration.shard
-        let workers = min(shard.share(of: configuration.concurrency), max(1, shard.count(of: respondents)))
-        let next = Counter()
-        let durationCut = self.durationCut
-        let dataCut = self.dataCut
-        let data = configuration.data
-        let seed = context.seed
-        let clock = self.clock
+        let count = min(shard.share(of: configuration.concurrency), max(1, shard.count(of: respondents)))
+        let workers = ClosedWorkers(
+            respondents: respondents, shard: shard, data: configuration.data, clock: clock, durationCut: durationCut, dataCut: dataCut,
+            context: context)
         await withDiscardingTaskGroup { group in
-            for worker in 0..<workers {
-                let work: @concurrent @Sendable () async -> Void = {
-                    while !context.interruption.isRaised {
-                        let number = next.take() * shard.count + (shard.index - 1)
-                        guard number < respondents else { return }
-                        if let deadline = context.deadline, clock.now() >= deadline {
-                            durationCut.raise()
-                            return
-                        }
-                        guard case .take(let row) = Self.row(forRespondent: number, data, shard, seed, ranOut: dataCut) else { return }
-                        var respondent = Respondent(index: number, seed: seed, lane: worker, row: row)
-                        await respondent.run(context)
-                    }
-                }
-                Self.start(work, lane: worker, on: executors, in: &group)
+            for worker in 0..<count {
+                Self.start({ @concurrent in await workers.run(worker) }, lane: worker, on: executors, in: &group)
             }
         }
     }
@@ -163,39 +147,101 @@ public actor RunCoordinator {
         let lanes = max(1, executors.count)
         let arrivals = OpenArrivals(
             schedule: schedule, shard: configuration.shard, cap: configuration.shard.share(of: configuration.concurrency),
-            data: configuration.data, seed: context.seed, clock: clock, recorder: recorder, executors: executors,
-            durationCut: durationCut, dataCut: dataCut)
+            data: configuration.data, clock: clock, recorder: recorder, executors: executors, durationCut: durationCut,
+            dataCut: dataCut, context: context)
         await withDiscardingTaskGroup { group in
             for lane in 0..<lanes {
-                let work: @concurrent @Sendable () async -> Void = {
-                    await arrivals.run(lane: lane, of: lanes, context: context)
-                }
-                Self.start(work, lane: lane, on: executors, in: &group)
+                Self.start({ @concurrent in await arrivals.run(lane: lane, of: lanes) }, lane: lane, on: executors, in: &group)
             }
         }
     }
 }
 
+/// What the closed model's workers share: the respondents to take one after another, the run's
+/// context, and the flags that say why they stopped. One reference, so that each worker's task
+/// (one per respondent of the concurrency, ten thousand of them thinking at once) captures it
+/// and its number — 32 bytes — rather than a copy of every value here.
+private final class ClosedWorkers: Sendable {
+    let respondents: Int
+    let shard: Shard
+    let data: RespondentData?
+    let clock: EngineClock
+    let durationCut: OnceFlag
+    let dataCut: OnceFlag
+    let context: SurveyContext
+    /// The next respondent's place in the shard's share, handed out to whichever worker is free.
+    private let next = Atomic<Int>(0)
+
+    init(
+        respondents: Int, shard: Shard, data: RespondentData?, clock: EngineClock, durationCut: OnceFlag, dataCut: OnceFlag,
+        context: SurveyContext
+    ) {
+        self.respondents = respondents
+        self.shard = shard
+        self.data = data
+        self.clock = clock
+        self.durationCut = durationCut
+        self.dataCut = dataCut
+        self.context = context
+    }
+
+    /// Worker `worker`'s respondents, one after another, until none is left to start, the
+    /// duration expired, the rows ran out or the run was interrupted.
+    func run(_ worker: Int) async {
+        while !context.interruption.isRaised {
+            let number = next.wrappingAdd(1, ordering: .relaxed).oldValue * shard.count + (shard.index - 1)
+            guard number < respondents else { return }
+            if let deadline = context.deadline, clock.now() >= deadline {
+                durationCut.raise()
+                return
+            }
+            guard case .take(let row) = RunCoordinator.row(forRespondent: number, data, shard, context.seed, ranOut: dataCut) else {
+                return
+            }
+            var respondent = Respondent(index: number, seed: context.seed, lane: worker, row: row)
+            await respondent.run(context)
+        }
+    }
+}
+
 /// What the open model's lanes share: the schedule, the concurrency cap (arrivals beyond it
-/// are dropped, counted where they were due), and the flags that say why arrivals stopped.
-private struct OpenArrivals: Sendable {
+/// are dropped, counted where they were due), the run's context, and the flags that say why
+/// arrivals stopped. One reference, which each arrival's task captures with the few values of
+/// its own, rather than a copy of every value here.
+private final class OpenArrivals: Sendable {
     let schedule: ArrivalSchedule
     let shard: Shard
     let cap: Int
     let data: RespondentData?
-    let seed: UInt64
     let clock: EngineClock
     let recorder: MetricsRecorder
     let executors: [any TaskExecutor]
     let durationCut: OnceFlag
     let dataCut: OnceFlag
+    let context: SurveyContext
     /// Respondents of every lane under way: the cap is the shard's, not a lane's.
     let inFlight = InFlight()
+
+    init(
+        schedule: ArrivalSchedule, shard: Shard, cap: Int, data: RespondentData?, clock: EngineClock, recorder: MetricsRecorder,
+        executors: [any TaskExecutor], durationCut: OnceFlag, dataCut: OnceFlag, context: SurveyContext
+    ) {
+        self.schedule = schedule
+        self.shard = shard
+        self.cap = cap
+        self.data = data
+        self.clock = clock
+        self.recorder = recorder
+        self.executors = executors
+        self.durationCut = durationCut
+        self.dataCut = dataCut
+        self.context = context
+    }
 
     /// Starts lane `lane`'s arrivals, each as a child of this lane's own group and on this
     /// lane's executor, until the schedule, the duration or the rows end or the run is
     /// interrupted.
-    func run(lane: Int, of lanes: Int, context: SurveyContext) async {
+    func run(lane: Int, of lanes: Int) async {
         var arrivals = ArrivalLane(schedule, shard: shard, lane: lane, of: lanes)
         await withDiscardingTaskGroup { group in
             while !context.interruption.isRaised, let arrival = arrivals.next {
@@ -211,7 +257,8 @@ private struct OpenArrivals: Sendable {
                     await clock.sleep(min(due - now, 50_000_000))
                     continue
                 }
-                guard case .take(let row) = RunCoordinator.row(forRespondent: arrival.number, data, shard, seed, ranOut: dataCut) else {
+                guard case .take(let row) = RunCoordinator.row(forRespondent: arrival.number, data, shard, context.seed, ranOut: dataCut)
+                else {
                     return
                 }
                 arrivals.advance()
@@ -221,22 +268,22 @@ private struct OpenArrivals: Sendable {
                     recorder.dropped(at: arrival.due, lane: lane)
                     continue
                 }
-                let inFlight = self.inFlight
-                let clock = self.clock
-                let seed = self.seed
-                let recorder = self.recorder
-                let work: @concurrent @Sendable () async -> Void = {
-                    let started = clock.now()
-                    let lag = started >= due ? started - due : 0
-                    recorder.lagged(.arrival, by: lag, at: context.sinceRunStart(at: started), lane: lane)
-                    let startLag = Duration.nanoseconds(Int64(clamping: lag))
-                    var respondent = Respondent(index: arrival.number, seed: seed, startLag: startLag, lane: lane, row: row)
-                    await respondent.run(context)
-                    inFlight.leave()
-                }
-                RunCoordinator.start(work, lane: lane, on: executors, in: &group)
+                let number = arrival.number
+                RunCoordinator.start(
+                    { @concurrent in await self.respond(number, due: due, row: row, lane: lane) }, lane: lane, on: executors, in: &group)
             }
         }
+    }
+
+    /// The respondent of arrival `number`, due at `due`, from its start to its end; its lag
+    /// behind `due` is counted as the tool's and added to its latencies.
+    private func respond(_ number: Int, due: UInt64, row: Int?, lane: Int) async {
+        let started = clock.now()
+        let lag = started >= due ? started - due : 0
+        recorder.lagged(.arrival, by: lag, at: context.sinceRunStart(at: started), lane: lane)
+        var respondent = Respondent(index: number, seed: context.seed, startLag: .nanoseconds(Int64(clamping: lag)), lane: lane, row: row)
+        await respondent.run(context)
+        inFlight.leave()
     }
 }
 
@@ -285,9 +332,11 @@ extension RunCoordinator {
     }
 
     /// Starts `work` in `group`, on lane `lane`'s event loop when the run has loops (so that its
-    /// requests and continuations stay on that loop's thread), else on the global pool.
+    /// requests and continuations stay on that loop's thread), else on the global pool. `work`
+    /// is of the type the group takes: a closure of another type would be wrapped in one more
+    /// allocation, held by every respondent's task for its whole life.
     fileprivate static func start(
-        _ work: @escaping @concurrent @Sendable () async -> Void, lane: Int, on executors: [any TaskExecutor],
+        _ work: sending @escaping @isolated(any) () async -> Void, lane: Int, on executors: [any TaskExecutor],
         in group: inout DiscardingTaskGroup
     ) {
         if executors.isEmpty {
@@ -296,11 +345,4 @@ extension RunCoordinator {
             group.addTask(executorPreference: executors[lane % executors.count], operation: work)
         }
     }
-}
-
-/// A shared counter handing out 0, 1, 2, …
-private final class Counter: Sendable {
-    private let value = Atomic<Int>(0)
-
-    func take() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
 }
