@@ -57,11 +57,32 @@ extension RecordingImport {
                         if case .string(let text) = value { addAnswer(id, text) }
                     }
                 }
+                // The second recording's posts of the same request: a question answered otherwise lists both.
+                var theirs = false
+                for post in again where Self.shape(post) == Self.shape(requests[index]) {
+                    guard case .json(let body) = post.body, case .object(let members)? = Self.value(at: page.member, in: body) else {
+                        continue
+                    }
+                    for (id, value) in members {
+                        if case .string(let text) = value {
+                            addAnswer(id, text)
+                            theirs = true
+                        }
+                    }
+                }
+                if theirs {
+                    // The answers that differ are the answers' lists now, no longer values sent as the first recording has them.
+                    let answersAt = "sends at JSON " + JSONPathText.text(page.member) + "."
+                    guesses.removeAll { guess in guess.step.map { (index...loop).contains($0) } == true && guess.text.hasPrefix(answersAt) }
+                }
                 guesses.append(
                     (
                         index,
                         "and the \(loop - index) posts after it, of one shape, are a page loop: runs per_page, its answers "
                             + "the recorded ones under answers:"
+                            + (theirs
+                                ? ", with the second recording's (a question answered differently lists each value: one is picked per respondent)"
+                                : "")
                     ))
                 index = loop + 1
                 continue
