@@ -5,12 +5,12 @@
 #   python3 record.py pages http://127.0.0.1:18080 pages-walk1.har --answers red,green,blue
 #   survey-bot serve --port 18081 --login --questions 3 &          # the login walk
 #   python3 record.py login http://127.0.0.1:18081 login-walk.har
-#   survey-bot serve --port 18082 --api jsonrpc --questions 4 &     # LimeSurvey's RemoteControl shape
-#   python3 record.py jsonrpc http://127.0.0.1:18082 jsonrpc-walk1.har
-#   survey-bot serve --port 18083 --api pages --survey typed &      # the typed survey, page by page
-#   python3 record.py typed-pages http://127.0.0.1:18083 typed-walk.har
-#   survey-bot serve --port 18084 --api one_post --survey typed &   # the typed survey in one post
-#   python3 record.py typed-one-post http://127.0.0.1:18084 typed-one-post-walk.har
+#   survey-bot serve --port 18083 --api jsonrpc --questions 4 &     # LimeSurvey's RemoteControl shape
+#   python3 record.py jsonrpc http://127.0.0.1:18083 jsonrpc-walk1.har
+#   survey-bot serve --port 18084 --api pages --survey typed &      # the typed survey, page by page
+#   python3 record.py typed-pages http://127.0.0.1:18084 typed-walk.har
+#   survey-bot serve --port 18085 --api one_post --survey typed &   # the typed survey in one post
+#   python3 record.py typed-one-post http://127.0.0.1:18085 typed-one-post-walk.har
 #
 # The browser opens the server's /__stats (the reference server has no HTML page), then, as the
 # page's script, calls the API with fetch() as a single-page survey app would, pausing between
