@@ -3,6 +3,7 @@ import Testing
 
 @testable import SurveyBot
 @testable import SurveyTestSupport
+@testable import SurveyWire
 
 /// Walks no one here wrote by hand: headless Chromium, driven by Playwright, through the
 /// reference server (`Fixtures/record.py`, `Fixtures/README.md`). Each is imported, checked by
@@ -52,6 +53,55 @@ import Testing
         #expect(!plan.contains("Cookie"))
     }
 
+    /// LimeSurvey RemoteControl's shape (`serve --api jsonrpc`): every call a POST to `/rpc`, the
+    /// session key `get_session_key` returned sent back first in each later call's `params`.
+    @Test func theJSONRPCWalkSendsItsSessionKeyInEachCallsParams() throws {
+        let walk = try Self.load("jsonrpc-walk1.har")
+        let again = try Self.load("jsonrpc-walk2.har")
+        let imported = try RecordingImport.make(walk, again: again, options: .init(name: "rpc", source: "jsonrpc-walk1.har")).get()
+        let plan = RecordingImportTests.plan(imported)
+        #expect(imported.names == ["stats", "rpc", "rpc_2", "rpc_3", "rpc_4"])
+        #expect(plan.contains("    capture:\n      result: $.result\n"))
+        for call in ["list_questions", "add_response", "release_session_key"] {
+            #expect(plan.contains("\"method\": \"\(call)\", \"params\": [${session.result}"), "\(call)")
+        }
+        #expect(plan.contains("\"900001X1X1\": \"light red\", \"900001X1X2\": \"dark green\""))
+        #expect(
+            imported.summary.contains {
+                $0.hasPrefix("correlation: ${session.result} from step 'rpc' (its JSON $.result) → step 'rpc_2' JSON $.params[0]")
+            })
+    }
+
+    /// The JSON-RPC walk's plan, unedited but for its target, against the reference server of its
+    /// shape on loopback: every respondent's `add_response` is stored with its four answers, none
+    /// refused inside its `200` (which the run alone would not see).
+    @Test func theJSONRPCPlanStoresEachRespondentsResponse() async throws {
+        let directory = try TemporaryDirectory()
+        let plan = directory.path + "/rpc.plan"
+        let imported = await runCommand(["import", "\(Self.fixtures)/jsonrpc-walk1.har", "--no-think", "--output", plan])
+        #expect(imported.status == .success, "\(imported.err)")
+        var configuration = ReferenceServerConfiguration()
+        configuration.api = .jsonRPC
+        configuration.questions = .builtin(count: 4)
+        let group = EventLoopGroup(threads: 1)
+        let server = try ReferenceServer(configuration: configuration, group: group)
+        try await tearingDown(after: {
+            let run = await runCommand(
+                [
+                    "run", plan, "--target", "http://127.0.0.1:\(server.port)", "--respondents", "3", "--out", directory.path, "--format",
+                    "json",
+                ])
+            #expect(run.status == .success, "\(run.err)\n\(run.out)")
+            let stats = server.stats()
+            #expect(stats.stored == (3, 12))
+            #expect(stats.endpoints["submit"] == ["200": 3])
+            #expect(stats.endpoints["session"] == ["200": 6])
+        }) {
+            await server.shutdown()
+            group.shutdown()
+        }
+    }
+
     /// The imported plans run as they are against the builtin server of the recorded shape,
     /// and every respondent completes: the server's own counts agree.
     @Test(arguments: [
@@ -59,6 +109,7 @@ import Testing
         // a fallback satisfies it, and is never sent, since every question has its recorded answer.
         ("pages-walk1.har", ["--set", "builtin.api=pages", "--set", "builtin.questions=7", "--set", "answers.*=never-sent"]),
         ("login-walk.har", ["--set", "builtin.login=true", "--set", "builtin.questions=3"]),
+        ("jsonrpc-walk1.har", ["--set", "builtin.api=jsonrpc", "--set", "builtin.questions=4"]),
     ])
     func theImportedPlanRunsAgainstTheServerItWasRecordedFrom(recording: String, server: [String]) async throws {
         let directory = try TemporaryDirectory()
