@@ -143,6 +143,7 @@ extension RecordingImport {
             var last = first
             while last + 1 < requests.count, samePage(requests[last + 1], as: requests[first], member: member),
                 case .json(let next)? = Optional(requests[last + 1].body), case .object(let given)? = Self.value(at: member, in: next),
+                given.allSatisfy({ Self.isString($0.1) }),
                 Self.listedIDs(at: list, field: idField, in: requests[last]) == Set(given.map(\.0))
             {
                 last += 1

@@ -120,6 +120,26 @@ import Testing
     }
 
     /// A page whose answers are numbers is no JSON page loop the importer folds: said so.
+    /// A page whose answers are not all strings (a list of choices) ends no loop of the pages
+    /// before it by being folded into it: its answers would be lost. The run ends unfinished
+    /// there, so nothing folds and every post keeps its answers as sent.
+    @Test func aLaterPageWithAListAnswerIsNotFoldedAway() {
+        var walk = HARFixture()
+        walk.add(
+            "POST", "\(Self.origin)/start", type: "fetch", body: "{}",
+            response: "{\"questions\": [{\"qid\": \"Q1\", \"label\": \"Name?\"}]}")
+        walk.add(
+            "POST", "\(Self.origin)/page", type: "fetch", body: "{\"given\": {\"Q1\": \"Ann\"}}",
+            response: "{\"questions\": [{\"qid\": \"Q2\", \"label\": \"Which?\"}]}")
+        walk.add(
+            "POST", "\(Self.origin)/page", type: "fetch", body: "{\"given\": {\"Q2\": [\"tea\", \"jam\"]}}", response: "{\"questions\": []}"
+        )
+        let imported = walk.imported()
+        let plan = RecordingImportTests.plan(imported)
+        #expect(!plan.contains("per_page"))
+        #expect(plan.contains("tea") && plan.contains("jam"))
+    }
+
     @Test func aJSONLoopWithAnswersThatAreNotStringsStaysStepsAndSaysSo() {
         var walk = HARFixture()
         walk.add(
