@@ -4,7 +4,8 @@
 extension RecordingImport {
     /// Replaces every secret not already a capture: a header that carries credentials
     /// (`Authorization`, API keys and tokens), a form field, query parameter or JSON member
-    /// named as a password, secret, token or key, and a session cookie the browser sent that no
+    /// named as a password, secret, token or key, a JSON-RPC login call's positional
+    /// parameters (`loginParameter`), and a session cookie the browser sent that no
     /// recorded response set (the jar sends the others). Any other cookie no response set is
     /// left out, and said so.
     mutating func replaceSecrets() {
@@ -23,13 +24,17 @@ extension RecordingImport {
                     // A header whose credentials after the scheme were captured is no secret of the recording.
                     let captured = !replacements.isEmpty
                     secret = HeaderRules.isSecretHeader(header.name) && !captured && sent.value == header.value
-                case .query, .field, .member:
+                case .query, .field:
                     secret = HeaderRules.isSecretName(sent.key)
+                case .member(let path):
+                    secret = HeaderRules.isSecretName(sent.key) || Self.loginParameter(at: path, of: request) != nil
                 case .segment, .text:
                     secret = false
                 }
                 guard secret else { continue }
-                let name = names[sent.value] ?? environmentName(for: sent.key, taken: Set(names.values))
+                var key = sent.key
+                if case .member(let path) = sent.place, let parameter = Self.loginParameter(at: path, of: request) { key = parameter }
+                let name = names[sent.value] ?? environmentName(for: key, taken: Set(names.values))
                 names[sent.value] = name
                 requests[index].replace(sent.value, at: sent.place, by: .environment(name))
                 recordSecret(name, usedAt: index, label: sent.label)
@@ -71,6 +76,21 @@ extension RecordingImport {
                 }
             }
         }
+    }
+
+    /// What a JSON-RPC login call's positional parameter at `path` is — `user` for the first,
+    /// `password` for the others — when `request` calls a method named as a login
+    /// (`get_session_key`, `login`, `authenticate`, `sign_in`): LimeSurvey's RemoteControl takes
+    /// `{"method": "get_session_key", "params": ["admin", "…"]}`, where no member names the
+    /// password. Nil for any other place.
+    static func loginParameter(at path: [JSONLocator.Step], of request: RecordedRequest) -> String? {
+        guard path.count == 2, path[0] == .name("params"), case .index(let position) = path[1],
+            case .json(let body) = request.body, case .string(let method)? = body["method"]
+        else { return nil }
+        let words = method.lowercased()
+        guard ["login", "log_in", "auth", "session_key", "sessionkey", "sign_in", "signin"].contains(where: { words.contains($0) })
+        else { return nil }
+        return position == 0 ? "user" : "password"
     }
 
     /// `SURVEY_` and the key in upper case, letters, digits and `_`: `SURVEY_PASSWORD`,

@@ -12,6 +12,10 @@ import Testing
 @Suite struct RecordedWalkTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
+    /// The JSON-RPC walk's login, which its import makes variables: the recorded user and the
+    /// dummy password `record.py` typed (the reference server takes any).
+    static let rpcLogin = ["SURVEY_USER": "admin", "SURVEY_PASSWORD": "dummy-Passw0rd"]
+
     static func load(_ name: String) throws -> HARFile {
         try HARFile.read(path: "\(fixtures)/\(name)").get()
     }
@@ -70,6 +74,10 @@ import Testing
             imported.summary.contains {
                 $0.hasPrefix("correlation: ${session.result} from step 'rpc' (its JSON $.result) → step 'rpc_2' JSON $.params[0]")
             })
+        // The login's positional parameters, which no member names, are the user's and the password's variables.
+        #expect(plan.contains(#"body: "{\"method\": \"get_session_key\", \"params\": [\"${SURVEY_USER}\", \"${SURVEY_PASSWORD}\"]"#))
+        #expect(imported.secrets.map(\.name) == ["SURVEY_USER", "SURVEY_PASSWORD"])
+        #expect(!plan.contains("Passw0rd") && !imported.summary.joined().contains("Passw0rd"))
     }
 
     /// The JSON-RPC walk's plan, unedited but for its target, against the reference server of its
@@ -80,6 +88,7 @@ import Testing
         let plan = directory.path + "/rpc.plan"
         let imported = await runCommand(["import", "\(Self.fixtures)/jsonrpc-walk1.har", "--no-think", "--output", plan])
         #expect(imported.status == .success, "\(imported.err)")
+        #expect(!imported.err.contains("Passw0rd") && !imported.out.contains("Passw0rd"))
         var configuration = ReferenceServerConfiguration()
         configuration.api = .jsonRPC
         configuration.questions = .builtin(count: 4)
@@ -90,7 +99,7 @@ import Testing
                 [
                     "run", plan, "--target", "http://127.0.0.1:\(server.port)", "--respondents", "3", "--out", directory.path, "--format",
                     "json",
-                ])
+                ], environment: Self.rpcLogin)
             #expect(run.status == .success, "\(run.err)\n\(run.out)")
             let stats = server.stats()
             #expect(stats.stored == (3, 12))
@@ -118,7 +127,7 @@ import Testing
         #expect(imported.status == .success, "\(imported.err)")
         let run = await runCommand(
             ["run", plan, "--target", "builtin", "--respondents", "4", "--concurrency", "2", "--out", directory.path, "--format", "json"]
-                + server)
+                + server, environment: recording.hasPrefix("jsonrpc") ? Self.rpcLogin : [:])
         #expect(run.status == .success, "\(run.err)\n\(run.out)")
         let report = try RunReport.read(path: directory.path + "/walk-latest.json")
         #expect(report.respondents.completed == 4)
