@@ -1,6 +1,8 @@
 # One style's walk in .ci/check-walks, reconciled: the report's N respondents against what the
 # reference server stored while they ran (/__stats before and after the run), and against what
-# one browser's walk stored (/__stats after the first walk, on a fresh server). Prints the
+# one browser's walk stored (/__stats after the first walk, on a fresh server) — or, when the plan
+# answers from its answers: (a folded page loop) and the report counts each question's answers,
+# against the report's own figures, question by question and value by value. Prints the
 # style's row of the table (tab-separated) and exits 1 at the first count that differs.
 #
 #   python3 check-walk.py NAME DIR REPORT.json RESPONDENTS
@@ -59,16 +61,33 @@ if walk_responses != 1:
     fail(f"the browser's first walk stored {walk_responses} responses, not 1")
 if responses != completed:
     fail(f"the server stored {responses} responses while the run's {completed} respondents completed")
-if answers != completed * walk_answers:
+varied = bool((report.get("questions") or {}).get("by_id"))
+if not varied and answers != completed * walk_answers:
     fail(f"the server stored {answers} answers, not {completed} × the walk's {walk_answers}")
-cells = [f"{responses} stored = {completed} completed", f"{answers} answers = {completed} × {walk_answers}"]
+cells = [f"{responses} stored = {completed} completed", f"{answers} answers" + ("" if varied else f" = {completed} × {walk_answers}")]
 submitted = report["answers"]["submitted"]
 if submitted:
     # The report counts answers when the plan sends them itself (a folded page loop's ${answers}).
     if submitted != answers:
         fail(f"the server stored {answers} answers, the report says {submitted} submitted")
     cells[-1] += f" = {submitted} submitted"
-if walk_by_value or walk_shown:
+figures = (report.get("questions") or {}).get("by_id") or {}
+if figures and walk_by_value:
+    # A folded page loop answers from the plan's answers (two walks' values, one picked per
+    # respondent): the server's counts are reconciled with the report's own, question by question.
+    reported = Counter()
+    for question, counts in figures.items():
+        for value, n in counts["answers"].items():
+            for one in value.split(","):
+                text = ("(text)" if (question, "(text)") in by_value else one)
+                reported[(question, text)] += n
+    if by_value != reported:
+        fail(f"answers by question and value: the server stored {dict(by_value)}, the report says {dict(reported)}")
+    report_shown = Counter({q: f["shown"] for q, f in figures.items() if f["shown"]})
+    if shown != report_shown:
+        fail(f"questions shown: the server counted {dict(shown)}, the report says {dict(report_shown)}")
+    cells.append(f"{len(by_value)} answers by question and value, {len(shown)} questions shown: each the report's")
+elif walk_by_value or walk_shown:
     expected = Counter({key: completed * n for key, n in walk_by_value.items()})
     if by_value != expected:
         fail(f"answers by question and value: the server stored {dict(by_value)}, expected {dict(expected)}")
