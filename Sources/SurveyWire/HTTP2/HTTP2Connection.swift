@@ -126,23 +126,20 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
 
     // MARK: Streams
 
-    /// Sends waiting requests while streams are free.
+    /// Sends waiting requests while streams are free. Each exchange moves from `waiting` to
+    /// `exchanges`, never copied: a copy retains its request's template, body, cookies and scope.
     func sendWaiting() {
-        var sentCount = 0
         let scheme = wire == .h2 ? Self.https : Self.http
-        while sentCount < waiting.count, exchanges.count < min(capacity, machine.streamLimit), machine.canOpenStream {
-            let exchange = waiting[sentCount]
-            sentCount += 1
-            let request = exchange.request
+        while !waiting.isEmpty, exchanges.count < min(capacity, machine.streamLimit), machine.canOpenStream {
+            let exchange = waiting.removeFirst()
             let id = machine.send(
                 encodingHeaders: { encoder, block in
-                    Self.encode(request, scheme: scheme, encoder: &encoder, heads: &encodedHeads, into: &block)
+                    Self.encode(exchange.request, scheme: scheme, encoder: &encoder, heads: &encodedHeads, into: &block)
                 },
-                body: request.body ?? [], keepBody: request.collectBody,
-                keepHeaders: request.collectHeaders || request.collectCookies, into: &output)
+                body: exchange.request.body ?? [], keepBody: exchange.request.collectBody,
+                keepHeaders: exchange.request.collectHeaders || exchange.request.collectCookies, into: &output)
             exchanges[id] = exchange
         }
-        if sentCount > 0 { waiting.removeFirst(sentCount) }
     }
 
     private static let https = Array("https".utf8)
