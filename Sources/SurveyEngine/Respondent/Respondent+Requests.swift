@@ -109,13 +109,15 @@ extension Respondent {
         if let shape = recipe.typeValues[type] { values.answerJSON = shape.render(values) }
     }
 
-    /// The request of `step` for the `index`-th question and the think time before it;
-    /// nil when the plan has no answer for it (the question is skipped). Without a body of its
-    /// own, the step sends the survey contract's `{"id":…,"answer":"…"}`.
+    /// The call of `step` for the `index`-th question: its request and the think time before
+    /// it; nil when the plan has no answer for it (the question is skipped). Without a body of
+    /// its own, the step sends the survey contract's `{"id":…,"answer":"…"}`. The call is made
+    /// here, where the request is, so that the request moves into it rather than being copied
+    /// out of a value returned.
     @inline(never)
     mutating func nextPerQuestion(
         _ step: CompiledStep, _ index: Int, _ context: SurveyContext, declined: inout Bool
-    ) -> (request: HTTPRequest, think: UInt64)? {
+    ) -> NextCall? {
         let given: GivenAnswer
         let think: UInt64
         switch answer(index, step: step, context) {
@@ -127,25 +129,29 @@ extension Respondent {
             declined = true
             return nil
         }
-        let question = questions[index]
         let recipe = step.request
-        var request: HTTPRequest
+        // The head and the body first, then the request whole in one initializer: a request
+        // assigned in branches and changed after was copied and destroyed twice over.
+        let template: HTTPRequest.Template
+        let body: [UInt8]
         if let fixed = recipe.fixed, recipe.body == nil, given.json == nil, recipe.typeValues.isEmpty {
-            request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: given.text))
+            template = fixed
+            body = Self.submitBody(id: questions[index].id, answer: given.text)
         } else {
+            let question = questions[index]
             var values = values(context)
             // Its own head, made once, when its row or session is in it but not the question.
             if perQuestionHead == nil, recipe.fixed == nil, !recipe.headPerQuestion { perQuestionHead = recipe.template(values) }
             Self.fill(&values, with: given, of: question, recipe)
-            let template = recipe.fixed ?? perQuestionHead ?? recipe.template(values)
-            request = HTTPRequest(
-                template, body: recipe.renderBody(values) ?? Self.submitBody(id: question.id, answer: given.text, json: values.answerJSON))
+            template = recipe.fixed ?? perQuestionHead ?? recipe.template(values)
+            body = recipe.renderBody(values) ?? Self.submitBody(id: question.id, answer: given.text, json: values.answerJSON)
         }
-        request.collectBody = recipe.readsBody
-        request.collectHeaders = recipe.readsHeaders
-        request.collectCookies = recipe.readsCookies
-        request.scope = affinity.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
-        return (request, think)
+        return NextCall(
+            step: step.position,
+            request: HTTPRequest(
+                template, body: body, collectBody: recipe.readsBody, collectHeaders: recipe.readsHeaders,
+                collectCookies: recipe.readsCookies, scope: affinity.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)),
+            think: think)
     }
 
     /// The request of a step per survey or per page: every question's answer, in the order the

@@ -105,6 +105,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     var isGoingAway: Bool { machine.goingAway }
 
     /// Takes an attempt: sent now when the connection is open and a stream is free, else when one is.
+    /// Inlined into the pool's `perform`, so that the request the pool owns moves into its
+    /// exchange rather than being copied there (as `ClientConnection.begin`).
+    @inline(__always)
     func begin(
         _ request: consuming HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
     ) {
