@@ -29,7 +29,7 @@ extension PerQuestionRunner: StepRunner {
         }
         respondent.asking = Int32(truncatingIfNeeded: question)
         place.answers = 1
-        return .call(Respondent.NextCall(step: step.position, request: submit.request, think: submit.think))
+        return .call(submit)
     }
 
     static func called(

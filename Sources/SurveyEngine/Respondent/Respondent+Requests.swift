@@ -109,13 +109,15 @@ extension Respondent {
         if let shape = recipe.typeValues[type] { values.answerJSON = shape.render(values) }
     }
 
-    /// The request of `step` for the `index`-th question and the think time before it;
-    /// nil when the plan has no answer for it (the question is skipped). Without a body of its
-    /// own, the step sends the survey contract's `{"id":…,"answer":"…"}`.
+    /// The call of `step` for the `index`-th question: its request and the think time before
+    /// it; nil when the plan has no answer for it (the question is skipped). Without a body of
+    /// its own, the step sends the survey contract's `{"id":…,"answer":"…"}`. The call is made
+    /// here, where the request is, so that the request moves into it rather than being copied
+    /// out of a value returned.
     @inline(never)
     mutating func nextPerQuestion(
         _ step: CompiledStep, _ index: Int, _ context: SurveyContext, declined: inout Bool
-    ) -> (request: HTTPRequest, think: UInt64)? {
+    ) -> NextCall? {
         let given: GivenAnswer
         let think: UInt64
         switch answer(index, step: step, context) {
@@ -127,25 +129,29 @@ extension Respondent {
             declined = true
             return nil
         }
-        let question = questions[index]
         let recipe = step.request
-        var request: HTTPRequest
+        // The head and the body first, then the request whole in one initializer: a request
+        // assigned in branches and changed after was copied and destroyed twice over.
+        let template: HTTPRequest.Template
+        let body: [UInt8]
         if let fixed = recipe.fixed, recipe.body == nil, given.json == nil, recipe.typeValues.isEmpty {
-            request = HTTPRequest(fixed, body: Self.submitBody(id: question.id, answer: given.text))
+            template = fixed
+            body = Self.submitBody(id: questions[index].id, answer: given.text)
         } else {
+            let question = questions[index]
             var values = values(context)
             // Its own head, made once, when its row or session is in it but not the question.
             if perQuestionHead == nil, recipe.fixed == nil, !recipe.headPerQuestion { perQuestionHead = recipe.template(values) }
             Self.fill(&values, with: given, of: question, recipe)
-            let template = recipe.fixed ?? perQuestionHead ?? recipe.template(values)
-            request = HTTPRequest(
-                template, body: recipe.renderBody(values) ?? Self.submitBody(id: question.id, answer: given.text, json: values.answerJSON))
+            template = recipe.fixed ?? perQuestionHead ?? recipe.template(values)
+            body = recipe.renderBody(values) ?? Self.submitBody(id: question.id, answer: given.text, json: values.answerJSON)
         }
-        request.collectBody = recipe.readsBody
-        request.collectHeaders = recipe.readsHeaders
-        request.collectCookies = recipe.readsCookies
-        request.scope = affinity.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)
-        return (request, think)
+        return NextCall(
+            step: step.position,
+            request: HTTPRequest(
+                template, body: body, collectBody: recipe.readsBody, collectHeaders: recipe.readsHeaders,
+                collectCookies: recipe.readsCookies, scope: affinity.map(HTTPRequest.Scope.respondent) ?? .run(context.earlyEnd.cutoff)),
+            think: think)
     }
 
     /// The request of a step per survey or per page: every question's answer, in the order the
@@ -273,27 +279,65 @@ extension Respondent {
     }
 
     /// `{"id":<id>,"answer":"<answer>"}`, written as bytes; the id as the API gave it, a number
-    /// or a string.
+    /// or a string. Every submit's body: each part is copied from its contiguous bytes
+    /// (`appendBytes`), not walked as a sequence of a `String`'s UTF-8 by a call into the
+    /// library per part.
     static func submitBody(id: QuestionID, answer: String, json: [UInt8]? = nil) -> [UInt8] {
+        if id.isInteger, json == nil {
+            var idText = id.text
+            var answerText = answer
+            if let body = idText.withUTF8({ id in answerText.withUTF8 { Self.plainSubmitBody(id: id, answer: $0) } }) { return body }
+        }
         var body: [UInt8] = []
         body.reserveCapacity(26 + id.text.utf8.count + answer.utf8.count)
-        body.append(contentsOf: #"{"id":"#.utf8)
+        appendBytes(#"{"id":"#, to: &body)
         if id.isInteger {
-            body.append(contentsOf: id.text.utf8)
+            var text = id.text
+            text.withUTF8 { body.append(contentsOf: $0) }
         } else {
             body.append(0x22)
             CompiledTemplate.appendJSONEscaped(id.text, to: &body)
             body.append(0x22)
         }
         if let json {
-            body.append(contentsOf: #","answer":"#.utf8)
+            appendBytes(#","answer":"#, to: &body)
             body.append(contentsOf: json)
             body.append(0x7D)
             return body
         }
-        body.append(contentsOf: #","answer":""#.utf8)
+        appendBytes(#","answer":""#, to: &body)
         CompiledTemplate.appendJSONEscaped(answer, to: &body)
-        body.append(contentsOf: #""}"#.utf8)
+        appendBytes(#""}"#, to: &body)
         return body
+    }
+
+    /// `{"id":<id>,"answer":"<answer>"}` for a numeric id and an answer with nothing JSON
+    /// escapes — nearly every submit — made in one allocation, its five parts copied in; nil
+    /// for an answer that needs escapes.
+    private static func plainSubmitBody(id: UnsafeBufferPointer<UInt8>, answer: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard !answer.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return nil }
+        let open: StaticString = #"{"id":"#
+        let middle: StaticString = #","answer":""#
+        let close: StaticString = #""}"#
+        let count = open.utf8CodeUnitCount + id.count + middle.utf8CodeUnitCount + answer.count + close.utf8CodeUnitCount
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard var at = UnsafeMutableRawPointer(buffer.baseAddress) else { return }
+            func put(_ start: UnsafeRawPointer?, _ length: Int) {
+                if let start, length > 0 { at.copyMemory(from: start, byteCount: length) }
+                at += length
+            }
+            put(open.utf8Start, open.utf8CodeUnitCount)
+            put(id.baseAddress, id.count)
+            put(middle.utf8Start, middle.utf8CodeUnitCount)
+            put(answer.baseAddress, answer.count)
+            put(close.utf8Start, close.utf8CodeUnitCount)
+            initialized = count
+        }
+    }
+
+    /// Appends a literal's bytes to `body` in one copy.
+    @inline(__always)
+    private static func appendBytes(_ literal: StaticString, to body: inout [UInt8]) {
+        literal.withUTF8Buffer { body.append(contentsOf: $0) }
     }
 }

@@ -221,7 +221,12 @@ struct Respondent: Sendable {
             // Awaited here, not in a `send` of the transport's: no frame of its own. A head a
             // value filled in would break is never handed to the transport.
             // Decided inside the one continuation, so that `call`'s frame stays as small as it was.
-            let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<TransportResult, Never>) in
+            // On the executor the walk runs on (its loop), with no hop: `withUnsafeContinuation`
+            // switches to its `isolation` — none, the generic executor — before it starts the
+            // attempt and again once resumed, each switch asking the task for its preferred
+            // executor under its status lock; the loop the attempt resumes on is that executor.
+            let result = await _unsafeInheritExecutor_withUnsafeContinuation {
+                (continuation: UnsafeContinuation<TransportResult, Never>) in
                 if let fault = request.template.fault {
                     continuation.resume(returning: .failure(.invalidRequest, requestSent: false, serviceTime: .zero, detail: fault))
                 } else {

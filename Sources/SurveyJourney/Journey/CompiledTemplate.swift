@@ -268,7 +268,17 @@ package struct CompiledTemplate: Sendable {
 
     /// The text's UTF-8 as the inside of a JSON string: `"`, `\` and control characters escaped.
     package static func appendJSONEscaped(_ text: String, to bytes: inout [UInt8]) {
-        for byte in text.utf8 {
+        var text = text
+        text.withUTF8 { utf8 in
+            // Most text has nothing to escape: then it goes in one copy.
+            guard utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return bytes.append(contentsOf: utf8) }
+            appendEscaping(utf8, to: &bytes)
+        }
+    }
+
+    /// Appends `utf8` to `bytes` with JSON's escapes, byte by byte.
+    private static func appendEscaping(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        for byte in utf8 {
             switch byte {
             case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
             case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])

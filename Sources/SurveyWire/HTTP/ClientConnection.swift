@@ -82,10 +82,16 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
     }
 
     /// Starts an exchange; `reconnect` says it is a request sent again after its kept-alive
-    /// connection was found closed, which its connection figures then count.
+    /// connection was found closed, which its connection figures then count. Inlined into the
+    /// pool's `perform`, so that the request the pool owns moves into `request`: called, the
+    /// optimizer borrows the argument instead, and the request is copied in here and
+    /// destroyed in the pool.
+    @inline(__always)
     func begin(
         _ request: consuming HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
     ) {
+        // The pool once: each read of an unowned reference checks it is alive, and retains it.
+        let pool = self.pool
         self.continuation = continuation
         self.started = started
         self.reconnect = reconnect
@@ -268,6 +274,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
     private func complete(reusable: Bool) {
         // The attempt ended with its last byte: not after the response is boxed below.
         let serviceTime = elapsed()
+        let pool = self.pool
         pool.leaveBusy(self)
         // The request is done with: moved out, not copied and then dropped.
         var request: HTTPRequest?

@@ -124,7 +124,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// a respondent's request on the connection it holds, whichever protocol that one speaks.
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
         let attempt = Pending(request: request, continuation: continuation, started: MonotonicClock.now(), reconnect: false)
-        perform(machine.start(attempt), attempt)
+        perform(machine.start(attempt), consume attempt)
     }
 
     /// Sends `request` again on a new connection: the kept-alive one it went out on turned out
@@ -170,12 +170,17 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     private func perform(_ start: Machine.Start, _ attempt: consuming Pending) {
+        // The attempt is taken apart as it is consumed (`consume`), its request moved out of it
+        // into the connection: read as a field of the attempt, it was copied and the attempt
+        // destroyed.
         switch start {
         case .http1(let connection):
             scheduleSweep()
-            connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
+            let (continuation, started, reconnect) = (attempt.continuation, attempt.started, attempt.reconnect)
+            connection.begin((consume attempt).request, continuation, started: started, reconnect: reconnect)
         case .http2(let connection):
-            connection.begin(attempt.request, attempt.continuation, started: attempt.started, reconnect: attempt.reconnect)
+            let (continuation, started, reconnect) = (attempt.continuation, attempt.started, attempt.reconnect)
+            connection.begin((consume attempt).request, continuation, started: started, reconnect: reconnect)
             machine.tookStream(connection)
         case .open(let kind):
             open(kind, for: attempt)

@@ -71,34 +71,40 @@ extension HTTPMessageParser {
     /// A field line split at its first colon, the value without the whitespace around it; nil
     /// when it is not `token ":" field-value` (RFC 9110 §5.1, §5.5).
     /// Every response's every line passes here: the name is read and checked in one pass up to
-    /// the colon, and the value checked eight bytes at a time (`hasNoControlByte`).
+    /// the first byte that is not a token's, which must be the colon, and the value checked
+    /// eight bytes at a time (`hasNoControlByte`), its last bytes as the eight that end it.
     static func field(_ line: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         guard let base = line.baseAddress else { return nil }
         let count = line.count
         var colon = 0
-        while colon < count {
-            let byte = base.load(fromByteOffset: colon, as: UInt8.self)
-            if byte == 0x3A { break }
-            guard isTokenByte(byte) else { return nil }
-            colon += 1
-        }
-        guard colon > 0, colon < count else { return nil }
+        // The colon is not a token byte: the name ends at it, or at a byte no name may hold.
+        while colon < count && isTokenByte(base.load(fromByteOffset: colon, as: UInt8.self)) { colon += 1 }
+        guard colon > 0, colon < count, base.load(fromByteOffset: colon, as: UInt8.self) == 0x3A else { return nil }
         var start = colon + 1
         var end = count
         while start < end && (line[start] == 0x20 || line[start] == 0x09) { start += 1 }
         while end > start && (line[end - 1] == 0x20 || line[end - 1] == 0x09) { end -= 1 }
-        var index = start
-        while index + 8 <= end {
-            if !hasNoControlByte(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                for offset in index..<(index + 8) where !isFieldValueByte(line[offset]) { return nil }
+        if end - start >= 8 {
+            // Whole words, then the last eight bytes, which may overlap the last word checked.
+            var index = start
+            while index + 8 < end {
+                guard isFieldValueWord(base, at: index) else { return nil }
+                index += 8
             }
-            index += 8
-        }
-        while index < end {
-            guard isFieldValueByte(line[index]) else { return nil }
-            index += 1
+            guard isFieldValueWord(base, at: end - 8) else { return nil }
+        } else {
+            for index in start..<end where !isFieldValueByte(line[index]) { return nil }
         }
         return (UnsafeRawBufferPointer(start: base, count: colon), UnsafeRawBufferPointer(start: base + start, count: end - start))
+    }
+
+    /// Whether the eight bytes at `offset` are all field-value bytes: at once when none is a
+    /// control byte, else one by one (a HTAB is one).
+    @inline(__always)
+    private static func isFieldValueWord(_ base: UnsafeRawPointer, at offset: Int) -> Bool {
+        if hasNoControlByte(base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return true }
+        for index in offset..<(offset + 8) where !isFieldValueByte(base.load(fromByteOffset: index, as: UInt8.self)) { return false }
+        return true
     }
 
     /// Whether none of the eight bytes of `word` is below 0x20 or is 0x7F: then all are

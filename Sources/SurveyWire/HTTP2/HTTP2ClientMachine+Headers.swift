@@ -1,10 +1,15 @@
 /// A client's machine reading a response: its header block (status, fields, trailers, and the
 /// checks RFC 9113 §8 asks of them) and its body, whole or counted, up to `maxBodyBytes`.
 extension HTTP2ClientMachine {
-    /// A whole header block: the response's status and fields, or its trailers.
+    /// A whole header block: the response's status and fields, or its trailers. Its stream is
+    /// looked up once, and changed where it lies in `streams` (`Dictionary.Values`' subscript):
+    /// a copy stored back would hash the id again, and would share the body's buffer with the
+    /// stored one, so that the next append copied it.
     mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
+        let index = connection.streams.index(forKey: stream)
         // Decoded whatever the stream: the table must see every block (§4.3).
-        let keep = connection.streams[stream]?.keepHeaders ?? false
+        var keep = false
+        if let index { keep = inPlace(index) { $0.keepHeaders } }
         var status: Int?
         var statusValid = true
         // RFC 9113 §8.2.1: a value holding NUL, CR or LF makes the response malformed. Kept, it
@@ -27,64 +32,60 @@ extension HTTP2ClientMachine {
         } catch {
             throw HTTP2Failure(.compressionError, error.description)
         }
-        guard var state = connection.streams[stream] else { return }
+        // Decoding touched the decoder alone: the index still holds.
+        guard let index else { return }
         guard valuesValid else {
-            connection.streams[stream] = nil
+            connection.streams.remove(at: index)
             events.append(.reset(stream: stream, error: .protocolError))
             return
         }
-        if state.status == nil {
+        if inPlace(index, { $0.status == nil }) {
             guard let status, statusValid else {
-                connection.streams[stream] = nil
+                connection.streams.remove(at: index)
                 events.append(.reset(stream: stream, error: .protocolError))
                 return
             }
             // An interim response (1xx) is skipped; the final one follows.
             if status >= 200 {
-                state.status = status
-                state.headers = fields
+                connection.streams.values[index].status = status
+                connection.streams.values[index].headers = fields
             }
         } else {
-            state.headers += fields
+            connection.streams.values[index].headers += fields
         }
-        if endStream, state.status != nil {
-            finish(stream, state, events: &events)
-            return
+        if endStream, inPlace(index, { $0.status != nil }) {
+            finish(stream, connection.streams.remove(at: index).value, events: &events)
         }
-        connection.streams[stream] = state
     }
 
     /// DATA of a response: counted against its stream's window, kept or counted (a failure's
-    /// first bytes kept in any case), given back by halves; past `maxBodyBytes` the stream is cancelled.
+    /// first bytes kept in any case), given back by halves; past `maxBodyBytes` the stream is
+    /// cancelled. The stream is changed where it lies, as `headerBlock` does.
     mutating func receiveData(_ stream: UInt32, _ data: [UInt8], endStream: Bool, events: inout [Event], output: inout [UInt8])
         throws(HTTP2Failure)
     {
-        guard var state = connection.streams[stream] else { return }
-        guard state.status != nil else { throw HTTP2Failure(.protocolError, "DATA on stream \(stream) before its HEADERS") }
-        try state.receiveWindow.consume(data.count, stream: stream)
-        state.bodyBytes += data.count
-        guard state.bodyBytes <= settings.maxBodyBytes else {
+        guard let index = connection.streams.index(forKey: stream) else { return }
+        guard try connection.streams.values[index].take(data, stream: stream, maxBodyBytes: settings.maxBodyBytes) else {
             connection.reset(stream, error: .cancel, into: &output)
             events.append(.tooLarge(stream: stream))
             return
         }
-        if state.keepBody {
-            state.body.append(contentsOf: data)
-        } else if TransportResponse.keepsFailureBody(state.status ?? 0), state.body.count < TransportResponse.failureBodyLimit {
-            // A failure's first bytes, for the server's reason: never a success's.
-            state.body.append(contentsOf: data.prefix(TransportResponse.failureBodyLimit - state.body.count))
-        }
         if endStream {
-            finish(stream, state, events: &events)
+            finish(stream, connection.streams.remove(at: index).value, events: &events)
             return
         }
-        state.receiveWindow.giveBack(stream: stream, atLeast: connection.receiveInitialWindow / 2, into: &output)
-        connection.streams[stream] = state
+        connection.streams.values[index].receiveWindow.giveBack(
+            stream: stream, atLeast: connection.receiveInitialWindow / 2, into: &output)
     }
 
-    /// The response on `stream` is whole: the stream closes and the response is reported.
+    /// Reads the stream at `index` where it lies in `streams`: `Dictionary.Values`' getter would
+    /// copy it out, retaining and releasing its buffers, for the one field read.
+    private mutating func inPlace<Result>(_ index: [UInt32: Stream].Index, _ read: (inout Stream) -> Result) -> Result {
+        read(&connection.streams.values[index])
+    }
+
+    /// The response on `stream` is whole, its state taken out of `streams`: it is reported.
     private mutating func finish(_ stream: UInt32, _ state: Stream, events: inout [Event]) {
-        connection.streams[stream] = nil
         connection.responseFinished()
         events.append(
             .response(

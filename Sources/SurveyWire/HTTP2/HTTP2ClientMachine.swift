@@ -73,6 +73,23 @@ struct HTTP2ClientMachine: Sendable {
         var keepHeaders = true
         /// A stream is dropped once its response ended: while kept, the server still sends.
         var receiving: Bool { true }
+
+        /// Takes a DATA frame's bytes: counted against the stream's window, kept or counted (a
+        /// failure's first bytes kept in any case). False when the body went past
+        /// `maxBodyBytes`.
+        mutating func take(_ data: [UInt8], stream: UInt32, maxBodyBytes: Int) throws(HTTP2Failure) -> Bool {
+            guard status != nil else { throw HTTP2Failure(.protocolError, "DATA on stream \(stream) before its HEADERS") }
+            try receiveWindow.consume(data.count, stream: stream)
+            bodyBytes += data.count
+            guard bodyBytes <= maxBodyBytes else { return false }
+            if keepBody {
+                body.append(contentsOf: data)
+            } else if TransportResponse.keepsFailureBody(status ?? 0), body.count < TransportResponse.failureBodyLimit {
+                // A failure's first bytes, for the server's reason: never a success's.
+                body.append(contentsOf: data.prefix(TransportResponse.failureBodyLimit - body.count))
+            }
+            return true
+        }
     }
 
     let settings: Settings
@@ -161,15 +178,20 @@ struct HTTP2ClientMachine: Sendable {
         return id
     }
 
-    /// Keeps the stream whose HEADERS went out and sends what the windows allow of its body.
+    /// Keeps the stream whose HEADERS went out and sends what the windows allow of its body,
+    /// before it is stored: one store, rather than a store, a copy out and a store again.
     private mutating func open(_ id: UInt32, body: [UInt8], keepBody: Bool, keepHeaders: Bool, into output: inout [UInt8]) {
         var stream = Stream(
             sendWindow: FlowWindow(connection.peer.initialWindowSize), receiveWindow: FlowWindow(connection.receiveInitialWindow),
             keepBody: keepBody)
         stream.keepHeaders = keepHeaders
-        if !body.isEmpty { stream.outbound.append(body, endStream: true) }
+        if !body.isEmpty {
+            stream.outbound.append(body, endStream: true)
+            _ = HTTP2ConnectionMachine.send(
+                &stream, id, connectionSend: &connection.connectionSend, allowance: &connection.writeAllowance,
+                maxFrameSize: connection.peer.maxFrameSize, into: &output)
+        }
         connection.streams[id] = stream
-        connection.flush(id, into: &output)
     }
 
     /// Cancels a stream this end no longer waits for (its timeout): RST_STREAM with CANCEL.

@@ -105,6 +105,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     var isGoingAway: Bool { machine.goingAway }
 
     /// Takes an attempt: sent now when the connection is open and a stream is free, else when one is.
+    /// Inlined into the pool's `perform`, so that the request the pool owns moves into its
+    /// exchange rather than being copied there (as `ClientConnection.begin`).
+    @inline(__always)
     func begin(
         _ request: consuming HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>, started: UInt64, reconnect: Bool
     ) {
@@ -126,23 +129,20 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
 
     // MARK: Streams
 
-    /// Sends waiting requests while streams are free.
+    /// Sends waiting requests while streams are free. Each exchange moves from `waiting` to
+    /// `exchanges`, never copied: a copy retains its request's template, body, cookies and scope.
     func sendWaiting() {
-        var sentCount = 0
         let scheme = wire == .h2 ? Self.https : Self.http
-        while sentCount < waiting.count, exchanges.count < min(capacity, machine.streamLimit), machine.canOpenStream {
-            let exchange = waiting[sentCount]
-            sentCount += 1
-            let request = exchange.request
+        while !waiting.isEmpty, exchanges.count < min(capacity, machine.streamLimit), machine.canOpenStream {
+            let exchange = waiting.removeFirst()
             let id = machine.send(
                 encodingHeaders: { encoder, block in
-                    Self.encode(request, scheme: scheme, encoder: &encoder, heads: &encodedHeads, into: &block)
+                    Self.encode(exchange.request, scheme: scheme, encoder: &encoder, heads: &encodedHeads, into: &block)
                 },
-                body: request.body ?? [], keepBody: request.collectBody,
-                keepHeaders: request.collectHeaders || request.collectCookies, into: &output)
+                body: exchange.request.body ?? [], keepBody: exchange.request.collectBody,
+                keepHeaders: exchange.request.collectHeaders || exchange.request.collectCookies, into: &output)
             exchanges[id] = exchange
         }
-        if sentCount > 0 { waiting.removeFirst(sentCount) }
     }
 
     private static let https = Array("https".utf8)

@@ -21,14 +21,31 @@ extension HTTP2ConnectionMachine {
     }
 
     /// Sends what the windows and `writeAllowance` now allow of a stream's waiting body; a
-    /// server's stream whose end went out with it is finished (`finish(_:into:)`).
+    /// server's stream whose end went out with it is finished (`finish(_:into:)`). The stream
+    /// is found once and changed where it lies in `streams`: copied out and stored back, its
+    /// buffers would be retained and released, and its id hashed twice more, at every frame.
     mutating func flush(_ id: UInt32, into output: inout [UInt8]) {
-        guard var stream = streams[id], stream.outbound.waits else { return }
+        // Nothing waiting is nothing sent (`send` asks): the stream is not read out to ask it here.
+        guard let index = streams.index(forKey: id) else { return }
+        let ended = Self.send(
+            &streams.values[index], id, connectionSend: &connectionSend, allowance: &writeAllowance, maxFrameSize: peer.maxFrameSize,
+            into: &output)
+        if ended && role == .server { finish(id, into: &output) }
+    }
+
+    /// Writes what `stream`'s window, the connection's (`connectionSend`) and `allowance` allow of
+    /// its waiting body as DATA frames of at most `maxFrameSize`, spending the windows; true when
+    /// the stream's end went out. Static, so that a stream held in place in `streams` and the
+    /// connection's window are changed side by side.
+    static func send(
+        _ stream: inout Stream, _ id: UInt32, connectionSend: inout FlowWindow, allowance: inout Int, maxFrameSize: Int,
+        into output: inout [UInt8]
+    ) -> Bool {
+        guard stream.outbound.waits else { return false }
         while stream.outbound.offset < stream.outbound.bytes.count {
-            let allowed = min(
-                stream.sendWindow.size, connectionSend.size, peer.maxFrameSize, stream.outbound.remaining, writeAllowance)
+            let allowed = min(stream.sendWindow.size, connectionSend.size, maxFrameSize, stream.outbound.remaining, allowance)
             guard allowed > 0 else { break }
-            writeAllowance -= allowed
+            allowance -= allowed
             let start = stream.outbound.offset
             let end = start + allowed
             let last = end == stream.outbound.bytes.count && stream.outbound.endsStream
@@ -48,8 +65,7 @@ extension HTTP2ConnectionMachine {
             stream.outbound.bytes = []
             stream.outbound.offset = 0
         }
-        streams[id] = stream
-        if ended && role == .server { finish(id, into: &output) }
+        return ended
     }
 
     /// Sends what the windows allow of every stream's waiting body, in the order of their ids.

@@ -377,15 +377,15 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
             return nil
         }
         if isIdle(stream) { throw HTTP2Failure(.protocolError, "a WINDOW_UPDATE on idle stream \(stream)") }
-        guard var state = streams[stream] else { return nil }
+        guard let index = streams.index(forKey: stream) else { return nil }
         do throws(HTTP2Failure) {
             guard increment > 0 else { throw HTTP2Failure(.protocolError, "a WINDOW_UPDATE of 0 on stream \(stream)") }
-            try state.sendWindow.grant(increment, stream: stream)
+            // In place: the window is checked before it changes.
+            try streams.values[index].sendWindow.grant(increment, stream: stream)
         } catch {
             reset(stream, error: error.error, into: &output)
             return .streamError(stream: stream, error: error.error)
         }
-        streams[stream] = state
         flush(stream, into: &output)
         return nil
     }

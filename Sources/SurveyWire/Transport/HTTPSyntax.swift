@@ -19,12 +19,9 @@ public enum HTTPSyntax {
     /// is a bit of one of two masks (the bytes 0-63, then 64-127) rather than a chain of ranges.
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        let bit = UInt64(1) &<< UInt64(byte & 63)
-        return switch byte >> 6 {
-        case 0: tokenMaskLow & bit != 0
-        case 1: tokenMaskHigh & bit != 0
-        default: false
-        }
+        // Without branches: the mask of the byte's half picked, and its bit read.
+        let mask = byte < 64 ? tokenMaskLow : tokenMaskHigh
+        return byte < 128 && (mask &>> UInt64(byte & 63)) & 1 != 0
     }
 
     /// The token bytes below 64 (`!#$%&'*+-.` and the digits) and from 64 to 127 (the letters

@@ -213,6 +213,20 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.collectBody = collectBody
     }
+
+    /// A request with what it collects and whose it is said at once: made whole in one value,
+    /// rather than made and then changed field by field (each change of a request held in a
+    /// variable may copy it).
+    package init(
+        _ template: Template, body: [UInt8]?, collectBody: Bool, collectHeaders: Bool, collectCookies: Bool, scope: Scope?
+    ) {
+        self.template = template
+        self.body = body
+        self.collectBody = collectBody
+        self.collectHeaders = collectHeaders
+        self.collectCookies = collectCookies
+        self.scope = scope
+    }
 }
 
 /// What a server answered.

@@ -399,6 +399,36 @@ private func expectSameAtEveryBoundary(
         #expect(field.1 == value)
     }
 
+    /// `field` checks a value eight bytes at a time and its last bytes as the eight that end it:
+    /// against a check of each byte on its own, over lines of every length up to 40 with a byte
+    /// that may not be there (or a tab, which may) anywhere, the name's last byte included.
+    @Test func aFieldIsRefusedExactlyWhenOneOfItsBytesMayNotBeThere() {
+        var generator = SplitMix64(seed: 11)
+        let awkward: [UInt8] = [0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x7F, 0x20, 0x28, 0x80, 0xFF]
+        func isValue(_ byte: UInt8) -> Bool { byte == 0x09 || (byte >= 0x20 && byte != 0x7F) }
+        for round in 0..<20_000 {
+            let nameLength = 1 + Int(generator.next() % 6)
+            let valueLength = Int(generator.next() % 41)
+            var name = (0..<nameLength).map { _ in UInt8(0x61 + generator.next() % 26) }
+            var value = (0..<valueLength).map { _ in UInt8(0x21 + generator.next() % 0x5E) }
+            if round % 2 == 0, !value.isEmpty {
+                value[Int(generator.next() % UInt64(value.count))] = awkward[Int(generator.next() % UInt64(awkward.count))]
+            }
+            if round % 7 == 0 { name[nameLength - 1] = awkward[Int(generator.next() % UInt64(awkward.count))] }
+            let line = name + [0x3A, 0x20] + value
+            // The value's own whitespace at either end is trimmed, not checked.
+            var trimmed = value[...]
+            while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
+            while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
+            let expected = name.allSatisfy(HTTPSyntax.isTokenByte) && trimmed.allSatisfy(isValue)
+            let field = line.withUnsafeBytes { raw in HTTPMessageParser.field(raw).map { (Array($0.name), Array($0.value)) } }
+            #expect((field != nil) == expected, "\(line)")
+            if let field {
+                #expect(field.0 == name && field.1 == Array(trimmed), "\(line)")
+            }
+        }
+    }
+
     @Test(arguments: [
         ": no name", "No colon", "Bad name: x", "Na(me: x", "X: a\u{7F}b", "X: 01234567\u{01}89", "X: 0123456789abcdef\u{0}",
         "X: abcdefgh\rijklmnop",

@@ -106,6 +106,38 @@ import Testing
         #expect(machine.send(method: "GET", scheme: "https", authority: "a", path: "/", headers: [], body: [], into: &output) == 3)
     }
 
+    /// Each stream's state is changed where the machine keeps it, frame by frame: two responses
+    /// whose frames alternate, the first's body in many DATA frames and the second's ended by
+    /// trailers, come back whole and apart, and what the first read is given back on its own
+    /// window.
+    @Test func interleavedResponsesEachComeBackWholeFromTheirOwnFrames() throws {
+        var (machine, server) = try connected()
+        var output: [UInt8] = []
+        let first = machine.send([HPACK.Field(":method", "GET"), HPACK.Field(":path", "/a")], body: [], keepBody: true, into: &output)
+        let second = machine.send([HPACK.Field(":method", "GET"), HPACK.Field(":path", "/b")], body: [], keepBody: true, into: &output)
+        var reply = server.headers(first, [(":status", "200"), ("x-one", "1")], endStream: false)
+        reply += server.headers(second, [(":status", "404")], endStream: false)
+        // Half the stream's window of 1 MiB, in frames of the largest size, the second's between.
+        let frame = HTTP2Frame.defaultMaxFrameSize
+        let frames = (1 << 20) / 2 / frame
+        for index in 0..<frames {
+            reply += server.bytes(.data(stream: first, data: Array(repeating: UInt8(index), count: frame), endStream: false))
+            if index == 1 { reply += server.bytes(.data(stream: second, data: Array("not ".utf8), endStream: false)) }
+        }
+        reply += server.bytes(.data(stream: second, data: Array("found".utf8), endStream: false))
+        reply += server.headers(second, [("x-trailer", "t")], endStream: true)
+        var sent: [UInt8] = []
+        #expect(
+            try machine.receive(reply, into: &sent) == [
+                .response(stream: second, .init(status: 404, headers: [HPACK.Field("x-trailer", "t")], body: Array("not found".utf8)))
+            ])
+        #expect(try server.frames(sent).contains(.windowUpdate(stream: first, increment: UInt32(frames * frame))))
+        let events = try machine.receive(server.bytes(.data(stream: first, data: Array("end".utf8), endStream: true)), into: &sent)
+        #expect(machine.openStreams == 0)
+        let body = (0..<frames).flatMap { Array(repeating: UInt8($0), count: frame) } + Array("end".utf8)
+        #expect(events == [.response(stream: first, .init(status: 200, headers: [HPACK.Field("x-one", "1")], body: body))])
+    }
+
     @Test func aFailuresFirstBytesAreKeptWhenTheBodyIsNotAndASuccesssAreNot() throws {
         var (machine, server) = try connected()
         let limit = TransportResponse.failureBodyLimit
