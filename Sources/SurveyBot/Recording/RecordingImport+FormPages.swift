@@ -198,19 +198,30 @@ extension RecordingImport {
         }
         guard !answers.isEmpty else { return notFolded("no post answers a field its page shows") }
         // The questions: the fields each page shows named like those answered; none in the last response.
-        let questions = questionsPattern(forFields: answers.map(\.field))
-        guard let pattern = try? TextPattern(questions) else { return notFolded("no regular expression finds its fields") }
-        for (offset, page) in pages.enumerated() {
-            let found = Set(questionIDs(pattern, in: page))
-            let sent = Set((formFields(of: requests[first + offset]) ?? []).filter { !$0.value.isEmpty }.map(\.name))
-            let missing = Set(shownFields(in: page)).intersection(sent).subtracting(found)
-            if let name = missing.sorted().first {
-                return notFolded("page \(offset + 1) shows field \(name), which the questions' pattern misses")
+        // LimeSurvey's pages say which questions a condition hides (`ls-irrelevant`), which its own
+        // pattern skips; the fields' pattern is kept where that one would miss an answered field.
+        let fields = answers.map(\.field)
+        /// Why `questions` does not read the recorded pages as they were answered; nil when it does.
+        func misreads(_ questions: String) -> String? {
+            guard let pattern = try? TextPattern(questions) else { return "no regular expression finds its fields" }
+            for (offset, page) in pages.enumerated() {
+                let found = Set(questionIDs(pattern, in: page))
+                let sent = Set((formFields(of: requests[first + offset]) ?? []).filter { !$0.value.isEmpty }.map(\.name))
+                let missing = Set(shownFields(in: page)).intersection(sent).subtracting(found)
+                if let name = missing.sorted().first {
+                    return "page \(offset + 1) shows field \(name), which the questions' pattern misses"
+                }
             }
+            if let still = questionIDs(pattern, in: requests[last].entry.response.content.body.text ?? "").first {
+                return "the last response still shows a question (field \(still)): the walk stopped before the survey's end"
+            }
+            return nil
         }
-        let end = requests[last].entry.response.content.body.text ?? ""
-        if let still = questionIDs(pattern, in: end).first {
-            return notFolded("the last response still shows a question (field \(still)): the walk stopped before the survey's end")
+        let candidates =
+            (pages.contains { $0.contains(Self.limeSurveyMarker) } ? [limeSurveyQuestionsPattern(forFields: fields)] : [])
+            + [questionsPattern(forFields: fields)]
+        guard let questions = candidates.first(where: { misreads($0) == nil }) else {
+            return notFolded(misreads(candidates[candidates.count - 1]) ?? "no regular expression finds its fields")
         }
         // The other fields: one value on every post, or the button each page pressed.
         var kept: [String] = []
@@ -290,7 +301,14 @@ extension RecordingImport {
     /// name with its runs of digits as `[0-9]+` (`513579X9X12` → `[0-9]+X[0-9]+X[0-9]+`, `q1` →
     /// `q[0-9]+`), so that it finds the questions of pages not recorded too.
     static func questionsPattern(forFields fields: [String]) -> String {
-        let shapes = fields.map { name -> String in
+        let shapes = shapes(of: fields)
+        return #"<(?:input|select|textarea)\b(?![^>]*\stype=["']?hidden)[^>]*\sname=["']?("#
+            + (shapes.count == 1 ? shapes[0] : "(?:" + shapes.joined(separator: "|") + ")") + #")["'\s/>]"#
+    }
+
+    /// Each field name with its runs of digits as `[0-9]+`, escaped, once each.
+    static func shapes(of fields: [String]) -> [String] {
+        fields.map { name -> String in
             var shape = ""
             var inDigits = false
             for character in name {
@@ -304,8 +322,18 @@ extension RecordingImport {
             }
             return shape
         }.uniqued()
-        return #"<(?:input|select|textarea)\b(?![^>]*\stype=["']?hidden)[^>]*\sname=["']?("#
-            + (shapes.count == 1 ? shapes[0] : "(?:" + shapes.joined(separator: "|") + ")") + #")["'\s/>]"#
+    }
+
+    /// What marks a page as LimeSurvey's: the id of each question's text.
+    static let limeSurveyMarker = #"id="ls-question-text-"#
+
+    /// LimeSurvey's questions: each question's block that no condition hides (`ls-irrelevant`,
+    /// a class only), its field named by its text's id — as `plans/limesurvey-pages.plan` reads
+    /// them — the names shaped as `questionsPattern` shapes them.
+    static func limeSurveyQuestionsPattern(forFields fields: [String]) -> String {
+        let names = shapes(of: fields)
+        return #"(?s)<div\s+id="question[0-9]+"\s+class="(?![^"]*ls-irrelevant)[^"]*".*?id="ls-question-text-("#
+            + (names.count == 1 ? names[0] : "(?:" + names.joined(separator: "|") + ")") + #")""#
     }
 
     /// The question ids `pattern` finds in `page`, as the engine reads them.

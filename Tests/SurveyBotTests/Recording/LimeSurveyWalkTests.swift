@@ -1,4 +1,5 @@
 import Foundation
+import SurveyJourney
 import Testing
 
 @testable import SurveyBot
@@ -28,7 +29,9 @@ import Testing
         let questions =
             "    questions: "
             + PlanValueText.write([
-                .literal(#"regex <(?:input|select|textarea)\b(?![^>]*\stype=["']?hidden)[^>]*\sname=["']?([0-9]+X[0-9]+X[0-9]+)["'\s/>]"#)
+                .literal(
+                    #"regex (?s)<div\s+id="question[0-9]+"\s+class="(?![^"]*ls-irrelevant)[^"]*".*?id="ls-question-text-([0-9]+X[0-9]+X[0-9]+)""#
+                )
             ]) + "\n    question_choices: form\n"
         let move =
             "      move: "
@@ -80,6 +83,16 @@ import Testing
         ).get()
         let walk2 = RecordingImportTests.plan(alone)
         #expect(walk2.contains("    runs: per_page\n"))
+        // LimeSurvey's own blocks are read, so that the question its condition hides on page 2
+        // (Q4, `ls-irrelevant` after A3) is no question shown: it is neither answered nor counted.
+        guard case .form(let reader)? = alone.pageLoops.first?.reader else {
+            Issue.record("no form page loop")
+            return
+        }
+        let pages = try Self.load("lime-walk2.pages.har").entries.compactMap(\.response.content.body.text)
+        let pattern = try TextPattern(reader.questions)
+        #expect(pages.count == 4 && RecordingImport.questionIDs(pattern, in: pages[1]) == ["513579X10X14"])
+        #expect(pages[1].contains("513579X10X15") && pages[1].contains("ls-irrelevant"))
         #expect(
             walk2.contains(
                 "answers:\n  513579X9X12: A3\n  513579X9X13: N\n  513579X10X14: Cheese sandwich and tomato soup.\n  513579X11X16: Bob\n"))
