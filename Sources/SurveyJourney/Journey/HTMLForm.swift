@@ -19,9 +19,10 @@ package enum HTMLForm {
     }
 
     /// The fields the page's first form sends, as a browser sends them when no one changes
-    /// them: each named `<input>` that is not disabled, with its value (`""` without one) — a
-    /// radio button or a checkbox only when checked; no buttons, images or files. The page is
-    /// the form when it has no `<form>`. `<select>` and `<textarea>` are not read.
+    /// them, in the page's order: each named `<input>` that is not disabled, with its value
+    /// (`""` without one) — a radio button or a checkbox only when checked; no buttons, images
+    /// or files —, each `<select>`'s selected options (a single one's first option when none is
+    /// selected), each `<textarea>`'s text. The page is the form when it has no `<form>`.
     package static func fields(in page: String) -> [(name: String, value: String)] {
         var rest = page[...]
         if let open = find("<form", in: rest) {
@@ -29,24 +30,76 @@ package enum HTMLForm {
             if let close = find("</form", in: rest) { rest = rest[..<close.lowerBound] }
         }
         var fields: [(String, String)] = []
-        while let open = find("<input", in: rest) {
-            rest = rest[open.upperBound...]
-            guard let next = rest.first, next == " " || next == "\t" || next == "\n" || next == "\r" || next == "/" else { continue }
+        while let open = rest.utf8.firstIndex(of: UInt8(ascii: "<")) {
+            rest = rest[rest.utf8.index(after: open)...]
+            guard let tag = fieldTag(rest) else { continue }
             let end = tagEnd(rest)
-            let attributes = Self.attributes(rest[..<end])
-            rest = rest[end...]
+            let attributes = Self.attributes(rest[rest.utf8.index(rest.startIndex, offsetBy: tag.utf8.count)..<end])
+            rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[end...]
             func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
-            guard let name = attribute("name"), !name.isEmpty, attribute("disabled") == nil else { continue }
-            let type = attribute("type")?.lowercased() ?? "text"
-            if ["submit", "button", "image", "reset", "file"].contains(type) { continue }
-            if type == "radio" || type == "checkbox" {
-                guard attribute("checked") != nil else { continue }
-                fields.append((name, attribute("value") ?? "on"))
-                continue
+            let name = attribute("name") ?? ""
+            let sent = !name.isEmpty && attribute("disabled") == nil
+            switch tag {
+            case "select":
+                let close = find("</select", in: rest)?.lowerBound ?? rest.endIndex
+                if sent { fields += selected(in: rest[..<close], multiple: attribute("multiple") != nil).map { (name, $0) } }
+                rest = rest[close...]
+            case "textarea":
+                let close = find("</textarea", in: rest)?.lowerBound ?? rest.endIndex
+                // A line break just after the start tag is no part of the text (HTML's parsing rules).
+                var text = rest[..<close]
+                if text.hasPrefix("\r\n") { text = text.dropFirst(2) } else if text.hasPrefix("\n") { text = text.dropFirst() }
+                if sent { fields.append((name, decoded(text))) }
+                rest = rest[close...]
+            default:
+                guard sent else { continue }
+                let type = attribute("type")?.lowercased() ?? "text"
+                if ["submit", "button", "image", "reset", "file"].contains(type) { continue }
+                if type == "radio" || type == "checkbox" {
+                    guard attribute("checked") != nil else { continue }
+                    fields.append((name, attribute("value") ?? "on"))
+                    continue
+                }
+                fields.append((name, attribute("value") ?? ""))
             }
-            fields.append((name, attribute("value") ?? ""))
         }
         return fields
+    }
+
+    /// `input`, `select` or `textarea` when `text` (just after a `<`) starts one of those tags,
+    /// in any case; nil for any other tag (`<inputs>`, `<option>`) or text.
+    private static func fieldTag(_ text: Substring) -> String? {
+        var name = ""
+        for byte in text.utf8.prefix(9) {
+            guard (byte | 0x20) >= 0x61, (byte | 0x20) <= 0x7A else { break }
+            name.unicodeScalars.append(Unicode.Scalar(byte | 0x20))
+        }
+        return name == "input" || name == "select" || name == "textarea" ? name : nil
+    }
+
+    /// The values a `<select>` sends, from the inside of its tag: its selected options not
+    /// disabled (a single select's last one marked), each one's `value` (its text without one);
+    /// with none selected, a single select's first option not disabled, a multiple select's none.
+    private static func selected(in text: Substring, multiple: Bool) -> [String] {
+        var chosen: [String] = []
+        var first: String?
+        var rest = text
+        while let open = find("<option", in: rest) {
+            rest = rest[open.upperBound...]
+            let end = tagEnd(rest)
+            let attributes = Self.attributes(rest[..<end])
+            rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[end...]
+            guard attributes.first(where: { $0.name == "disabled" }) == nil else { continue }
+            let close = rest.firstIndex(of: "<") ?? rest.endIndex
+            let value =
+                attributes.first { $0.name == "value" }?.value
+                ?? decoded(rest[..<close]).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            if first == nil { first = value }
+            // A single select shows the last option marked selected, as a browser does.
+            if attributes.contains(where: { $0.name == "selected" }) { chosen = multiple ? chosen + [value] : [value] }
+        }
+        if chosen.isEmpty, !multiple, let first { return [first] }
+        return chosen
     }
 
     /// `fields(in:)` as a form body: `name=value&…`, each form-encoded.

@@ -186,6 +186,25 @@ import Testing
         #expect(HTMLForm.encodedFields(in: #"<input name="a b" value="1&amp;2">"#) == "a+b=1%262")
     }
 
+    /// A `<select>` sends its selected option, or a single one its first; a `<textarea>` its
+    /// text; in the page's order among the inputs, disabled ones not at all.
+    @Test func aFormsSelectsAndTextAreasAreSentAsABrowserSendsThem() {
+        let page = """
+            <form><input type="hidden" name="token" value="t1">
+            <select name="size"><option value="">Choose</option><option value="s">Small</option></select>
+            <SELECT name="colour"><option value="r">Red</option><option value="g" selected>Green</option></SELECT>
+            <select name="days" multiple><option selected>Mon</option><option disabled selected>Tue</option><option selected>Wed</option></select>
+            <select name="none" multiple><option>Sat</option></select>
+            <select name="off" disabled><option>x</option></select>
+            <textarea name="story">
+            Once &amp; again</textarea>
+            <textarea name="blank"></textarea><input name="after" value="1"></form>
+            """
+        let fields = HTMLForm.fields(in: page)
+        #expect(fields.map(\.name) == ["token", "size", "colour", "days", "days", "story", "blank", "after"])
+        #expect(fields.map(\.value) == ["t1", "", "g", "Mon", "Wed", "Once & again", "", "1"])
+    }
+
     @Test func questionsFoundByARegexAreEachIdOnceAndAPagesLastListsNone() throws {
         let shape = SurveyQuestion.Shape(pattern: try TextPattern(#"name="(q[0-9]+)"(?: title="([^"]*)")?"#))
         let page = Array(#"<i name="q1" title="One?"><i name="q1"><i name="q2">"#.utf8)
