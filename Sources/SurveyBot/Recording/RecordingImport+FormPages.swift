@@ -278,13 +278,8 @@ extension RecordingImport {
             if let close = HTMLForm.find("</form", in: rest) { rest = rest[..<close.lowerBound] }
         }
         var names: [String] = []
-        while let open = rest.firstIndex(of: "<") {
-            rest = rest[rest.index(after: open)...]
-            let tag = rest.prefix { $0.isLetter }.lowercased()
-            guard tag == "input" || tag == "select" || tag == "textarea" else { continue }
-            let end = HTMLForm.tagEnd(rest)
-            let attributes = HTMLForm.attributes(rest[rest.index(rest.startIndex, offsetBy: tag.count)..<end])
-            rest = rest[end...]
+        var tags = HTMLForm.FieldTags(rest)
+        while let (tag, attributes) = tags.next() {
             func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
             guard let name = attribute("name"), !name.isEmpty, attribute("disabled") == nil else { continue }
             if tag == "input", ["hidden", "submit", "button", "image", "reset", "file"].contains(attribute("type")?.lowercased() ?? "text")

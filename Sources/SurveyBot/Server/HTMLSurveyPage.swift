@@ -34,11 +34,11 @@ enum HTMLSurveyPage {
             <p class="progress">Page \(index + 1) of \(survey.pages.count)</p>
 
             """
-        if let error = form.error { html += "<p class=\"error\" role=\"alert\">\(escaped(error))</p>\n" }
+        if let error = form.error { html += "<p class=\"error\" role=\"alert\">\(XMLText.escape(error))</p>\n" }
         html += """
             <form method="post" action="/survey">
-            <input type="hidden" name="\(csrfField)" value="\(escaped(form.csrf))">
-            <input type="hidden" name="\(keyField)" value="\(escaped(form.key))">
+            <input type="hidden" name="\(csrfField)" value="\(XMLText.escape(form.csrf))">
+            <input type="hidden" name="\(keyField)" value="\(XMLText.escape(form.key))">
 
             """
         for question in questions { html += block(question, given: form.given[question.id] ?? []) }
@@ -66,50 +66,32 @@ enum HTMLSurveyPage {
     /// radio buttons, checkboxes, a number input with its bounds, a text area — each named by
     /// the question's id; `given` are the values to show chosen or filled in.
     private static func block(_ question: TypedSurvey.Question, given: [String]) -> String {
-        let id = escaped(question.id)
+        let id = XMLText.escape(question.id)
         let required = question.required ? " required" : ""
         let mark = question.required ? " <span class=\"required\">*</span>" : ""
         var html = "<div class=\"question\" id=\"question-\(id)\" data-type=\"\(question.kind.rawValue)\">\n"
         switch question.kind {
         case .single, .multiple:
-            html += "<p class=\"question-text\" id=\"text-\(id)\">\(escaped(question.text))\(mark)</p>\n"
+            html += "<p class=\"question-text\" id=\"text-\(id)\">\(XMLText.escape(question.text))\(mark)</p>\n"
             // A required checkbox would be one that must be ticked: only radio buttons say it.
             let asked = question.kind == .single ? required : ""
             for choice in question.choices {
-                let input = "\(id)-\(escaped(choice.id))"
+                let input = "\(id)-\(XMLText.escape(choice.id))"
                 let checked = given.contains(choice.id) ? " checked" : ""
                 html +=
-                    "<input type=\"\(question.kind.input)\" name=\"\(id)\" id=\"\(input)\" value=\"\(escaped(choice.id))\"\(asked)\(checked)>"
-                    + "<label for=\"\(input)\">\(escaped(choice.label))</label>\n"
+                    "<input type=\"\(question.kind.input)\" name=\"\(id)\" id=\"\(input)\" value=\"\(XMLText.escape(choice.id))\"\(asked)\(checked)>"
+                    + "<label for=\"\(input)\">\(XMLText.escape(choice.label))</label>\n"
             }
         case .number:
-            html += "<label class=\"question-text\" id=\"text-\(id)\" for=\"\(id)\">\(escaped(question.text))\(mark)</label>\n"
-            let value = given.first.map { " value=\"\(escaped($0))\"" } ?? ""
+            html += "<label class=\"question-text\" id=\"text-\(id)\" for=\"\(id)\">\(XMLText.escape(question.text))\(mark)</label>\n"
+            let value = given.first.map { " value=\"\(XMLText.escape($0))\"" } ?? ""
             html +=
                 "<input type=\"number\" name=\"\(id)\" id=\"\(id)\" min=\"\(question.bounds.lowerBound)\" "
                 + "max=\"\(question.bounds.upperBound)\" step=\"1\"\(value)\(required)>\n"
         case .text:
-            html += "<label class=\"question-text\" id=\"text-\(id)\" for=\"\(id)\">\(escaped(question.text))\(mark)</label>\n"
-            html += "<textarea name=\"\(id)\" id=\"\(id)\" rows=\"3\"\(required)>\(escaped(given.first ?? ""))</textarea>\n"
+            html += "<label class=\"question-text\" id=\"text-\(id)\" for=\"\(id)\">\(XMLText.escape(question.text))\(mark)</label>\n"
+            html += "<textarea name=\"\(id)\" id=\"\(id)\" rows=\"3\"\(required)>\(XMLText.escape(given.first ?? ""))</textarea>\n"
         }
         return html + "</div>\n"
-    }
-
-    /// Text as HTML writes it in an element or a quoted attribute: `&`, `<`, `>`, `"` and `'`
-    /// as references.
-    static func escaped(_ text: String) -> String {
-        guard text.contains(where: { "&<>\"'".contains($0) }) else { return text }
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

@@ -10,14 +10,8 @@ package struct HTMLChoices {
     /// Reads every `<input>`, `<select>` (with its `<option>`s) and `<textarea>` of `page`.
     package init(page: String) {
         let labels = Self.labels(in: page)
-        var rest = page[...]
-        while let open = rest.firstIndex(of: "<") {
-            rest = rest[rest.index(after: open)...]
-            let tag = rest.prefix { $0.isLetter }.lowercased()
-            guard tag == "input" || tag == "select" || tag == "textarea" else { continue }
-            let end = HTMLForm.tagEnd(rest)
-            let attributes = HTMLForm.attributes(rest[rest.index(rest.startIndex, offsetBy: tag.count)..<end])
-            rest = rest[end...]
+        var tags = HTMLForm.FieldTags(page[...])
+        while let (tag, attributes) = tags.next() {
             func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
             guard let name = attribute("name"), !name.isEmpty, attribute("disabled") == nil else { continue }
             var details = fields[name] ?? QuestionDetails()
@@ -25,9 +19,7 @@ package struct HTMLChoices {
             switch tag {
             case "select":
                 details.type = attribute("multiple") != nil ? "select-multiple" : "select"
-                let close = HTMLForm.find("</select", in: rest)?.lowerBound ?? rest.endIndex
-                details.choices += Self.options(in: rest[..<close])
-                rest = rest[close...]
+                details.choices += Self.options(in: tags.skip(to: "</select"))
             case "textarea":
                 details.type = "textarea"
             default:

@@ -30,27 +30,20 @@ package enum HTMLForm {
             if let close = find("</form", in: rest) { rest = rest[..<close.lowerBound] }
         }
         var fields: [(String, String)] = []
-        while let open = rest.utf8.firstIndex(of: UInt8(ascii: "<")) {
-            rest = rest[rest.utf8.index(after: open)...]
-            guard let tag = fieldTag(rest) else { continue }
-            let end = tagEnd(rest)
-            let attributes = Self.attributes(rest[rest.utf8.index(rest.startIndex, offsetBy: tag.utf8.count)..<end])
-            rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[end...]
+        var tags = FieldTags(rest)
+        while let (tag, attributes) = tags.next() {
             func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
             let name = attribute("name") ?? ""
             let sent = !name.isEmpty && attribute("disabled") == nil
             switch tag {
             case "select":
-                let close = find("</select", in: rest)?.lowerBound ?? rest.endIndex
-                if sent { fields += selected(in: rest[..<close], multiple: attribute("multiple") != nil).map { (name, $0) } }
-                rest = rest[close...]
+                let inside = tags.skip(to: "</select")
+                if sent { fields += selected(in: inside, multiple: attribute("multiple") != nil).map { (name, $0) } }
             case "textarea":
-                let close = find("</textarea", in: rest)?.lowerBound ?? rest.endIndex
                 // A line break just after the start tag is no part of the text (HTML's parsing rules).
-                var text = rest[..<close]
+                var text = tags.skip(to: "</textarea")
                 if text.hasPrefix("\r\n") { text = text.dropFirst(2) } else if text.hasPrefix("\n") { text = text.dropFirst() }
                 if sent { fields.append((name, decoded(text))) }
-                rest = rest[close...]
             default:
                 guard sent else { continue }
                 let type = attribute("type")?.lowercased() ?? "text"
@@ -64,6 +57,37 @@ package enum HTMLForm {
             }
         }
         return fields
+    }
+
+    /// The field tags of a page in order — `<input>`, `<select>` and `<textarea>`, in any case —
+    /// each with its attributes (`attributes(_:)`): what a browser's form is made of, read in one
+    /// pass by `fields(in:)`, `HTMLChoices` and the importer alike.
+    package struct FieldTags {
+        /// The text after the last start tag read.
+        private var rest: Substring
+
+        package init(_ text: Substring) { rest = text }
+
+        /// The next field tag: its name, lower-cased, and its attributes; nil at the end.
+        package mutating func next() -> (tag: String, attributes: [(name: String, value: String)])? {
+            while let open = rest.utf8.firstIndex(of: UInt8(ascii: "<")) {
+                rest = rest[rest.utf8.index(after: open)...]
+                guard let tag = HTMLForm.fieldTag(rest) else { continue }
+                let end = HTMLForm.tagEnd(rest)
+                let attributes = HTMLForm.attributes(rest[rest.utf8.index(rest.startIndex, offsetBy: tag.utf8.count)..<end])
+                rest = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[end...]
+                return (tag, attributes)
+            }
+            return nil
+        }
+
+        /// The text up to `closing` (`</select`, in any case), passed over: a select's options,
+        /// a text area's text, which hold no field of their own.
+        package mutating func skip(to closing: String) -> Substring {
+            let close = HTMLForm.find(closing, in: rest)?.lowerBound ?? rest.endIndex
+            defer { rest = rest[close...] }
+            return rest[..<close]
+        }
     }
 
     /// `input`, `select` or `textarea` when `text` (just after a `<`) starts one of those tags,
