@@ -148,8 +148,18 @@ enum ServeCommand: Subcommand {
         let stats = server.stats()
         await server.shutdown()
         group.shutdown()
-        context.console.printError("served \(stats.requests("questions")) questions and \(stats.requests("submit")) submit requests")
+        context.console.printError(served(stats, api: configuration.api))
         return .success
+    }
+
+    /// The last line: what the server served, in its shape's words — the contract's question and
+    /// submit requests, or the sessions, answer posts and responses stored of the others.
+    static func served(_ stats: ReferenceServerStats, api: SurveyStyle) -> String {
+        guard api != .contract else {
+            return "served \(stats.requests("questions")) questions and \(stats.requests("submit")) submit requests"
+        }
+        return "served \(stats.requests("session")) session requests and \(stats.requests("submit")) answer posts; "
+            + "stored \(stats.stored.responses) responses with \(stats.stored.answers) answers"
     }
 
     static func configuration(from arguments: ParsedArguments) throws(UsageError) -> ReferenceServerConfiguration {

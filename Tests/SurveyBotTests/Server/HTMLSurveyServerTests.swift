@@ -188,6 +188,10 @@ private struct Browser {
         #expect(after.status == 400 && after.body == "the survey is finished\n")
         let stats = browser.stats
         #expect(stats.stored.responses == 1 && stats.stored.answers == 7)
+        // What `serve` says when it stops, in the shape's words.
+        #expect(
+            ServeCommand.served(stats, api: .html)
+                == "served 1 session requests and 4 answer posts; stored 1 responses with 7 answers")
         #expect(
             stats.answersByQuestion == [
                 "q1": ["c1": 1], "q2": ["c2": 1, "c4": 1], "q3": ["8": 1], "q5": ["(text)": 1], "q6": ["c2": 1], "q7": ["c5": 1],
