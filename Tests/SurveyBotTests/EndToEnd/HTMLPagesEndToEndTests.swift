@@ -36,25 +36,7 @@ import Testing
         #expect(stats.invalidSubmits == 0, "every answer read from the page's inputs is one the server takes")
         #expect(report.answers.submitted == stats.stored.answers)
         let questions = try #require(report.questions?.byID)
-        #expect(Set(questions.keys) == Set(stats.shownByQuestion.keys))
-        for (id, figures) in questions {
-            #expect(figures.shown == stats.shownByQuestion[id], "\(id) shown")
-            #expect(figures.answered + figures.declined == figures.shown && figures.skippedNoAnswer == 0, "\(id)")
-            let stored = stats.answersByQuestion[id] ?? [:]
-            switch id {
-            case "q4", "q5":
-                #expect(figures.answers == ["(words)": figures.answered] && stored == ["(text)": figures.answered], "\(id)")
-            case "q2", "q7":
-                // Checkboxes: the server counts each one ticked.
-                var chosen: [String: Int] = [:]
-                for (answer, count) in figures.answers {
-                    for choice in answer.split(separator: ",") { chosen[String(choice), default: 0] += count }
-                }
-                #expect(chosen == stored, "\(id)")
-            default:
-                #expect(figures.answers == stored, "\(id)")
-            }
-        }
+        expectTypedFiguresAreTheServers(questions, stats)
         // Required questions (the `required` inputs) are never left empty; some optional ones are.
         #expect(["q1", "q3", "q5", "q6"].allSatisfy { questions[$0]?.declined == 0 })
         #expect(["q2", "q4", "q7", "q8"].map { questions[$0]?.declined ?? 0 }.reduce(0, +) > 0)

@@ -89,27 +89,7 @@ import Testing
         #expect(report.respondents.abandoned == 0 && report.respondents.completed == 30 && stats.stored.responses == 30)
         #expect(stats.invalidSubmits == 0, "every answer read from the survey is of its question's type")
         let questions = try #require(report.questions?.byID)
-        #expect(Set(questions.keys) == Set(stats.shownByQuestion.keys))
-        for (id, figures) in questions {
-            // Shown as often as the server showed it; every time answered or declined, never skipped.
-            #expect(figures.shown == stats.shownByQuestion[id], "\(id) shown")
-            #expect(figures.answered + figures.declined == figures.shown && figures.skippedNoAnswer == 0, "\(id)")
-            let stored = stats.answersByQuestion[id] ?? [:]
-            switch id {
-            case "q4", "q5":
-                // Free text: one bucket on each side.
-                #expect(figures.answers == ["(words)": figures.answered] && stored == ["(text)": figures.answered], "\(id)")
-            case "q2", "q7":
-                // Several choices: the server counts each chosen one.
-                var chosen: [String: Int] = [:]
-                for (answer, count) in figures.answers {
-                    for choice in answer.split(separator: ",") { chosen[String(choice), default: 0] += count }
-                }
-                #expect(chosen == stored, "\(id)")
-            default:
-                #expect(figures.answers == stored, "\(id)")
-            }
-        }
+        expectTypedFiguresAreTheServers(questions, stats)
         // Required questions are never declined; a fifth of the optional ones are, about.
         #expect(["q1", "q3", "q5", "q6"].allSatisfy { questions[$0]?.declined == 0 })
         #expect(["q2", "q4", "q7", "q8"].map { questions[$0]?.declined ?? 0 }.reduce(0, +) > 0)
