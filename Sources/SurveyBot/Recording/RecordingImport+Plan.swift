@@ -31,27 +31,18 @@ extension RecordingImport {
 
     /// Steps, each with what happens there (`(its form field X)`, `form field X`), listed once
     /// each; more than three alike in what happens are one entry — `34 steps 'index' … 'index_34'
-    /// (its form field X)` — so that a long walk's line stays a line.
+    /// (its form field X)`, where the first of them was — so that a long walk's line stays a line.
     static func steps(_ items: [(step: String, what: String)]) -> String {
-        var order: [String] = []
         var byWhat: [String: [String]] = [:]
+        for (step, what) in items where byWhat[what]?.contains(step) != true { byWhat[what, default: []].append(step) }
+        var parts: [String] = []
         for (step, what) in items {
-            if byWhat[what] == nil { order.append(what) }
-            if byWhat[what]?.contains(step) != true { byWhat[what, default: []].append(step) }
-        }
-        var parts: [(first: String, text: String)] = []
-        for what in order {
             let steps = byWhat[what] ?? []
-            if steps.count > 3, let first = steps.first, let last = steps.last {
-                parts.append((first, "\(steps.count) steps '\(first)' … '\(last)' \(what)"))
-            } else {
-                parts += steps.map { ($0, "step '\($0)' \(what)") }
-            }
+            let part =
+                steps.count > 3 ? "\(steps.count) steps '\(steps[0])' … '\(steps[steps.count - 1])' \(what)" : "step '\(step)' \(what)"
+            if !parts.contains(part) { parts.append(part) }
         }
-        // In the order of the steps' first appearance, as the recording went.
-        let rank = Dictionary(items.enumerated().map { ($1.step, $0) }, uniquingKeysWith: { first, _ in first })
-        return parts.enumerated().sorted { (rank[$0.element.first] ?? 0, $0.offset) < (rank[$1.element.first] ?? 0, $1.offset) }
-            .map(\.element.text).joined(separator: ", ")
+        return parts.joined(separator: ", ")
     }
 
     /// The pause before each step, from the recorded gap between the previous response's end

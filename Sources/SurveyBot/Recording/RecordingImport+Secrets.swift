@@ -18,6 +18,7 @@ extension RecordingImport {
                 let alreadyReplaced = replacements.contains { $0.value == sent.value }
                 guard !alreadyReplaced else { continue }
                 let secret: Bool
+                var login: String?
                 switch sent.place {
                 case .header(let position):
                     let header = request.headers[position]
@@ -27,14 +28,13 @@ extension RecordingImport {
                 case .query, .field:
                     secret = HeaderRules.isSecretName(sent.key)
                 case .member(let path):
-                    secret = HeaderRules.isSecretName(sent.key) || Self.loginParameter(at: path, of: request) != nil
+                    login = Self.loginParameter(at: path, of: request)
+                    secret = HeaderRules.isSecretName(sent.key) || login != nil
                 case .segment, .text:
                     secret = false
                 }
                 guard secret else { continue }
-                var key = sent.key
-                if case .member(let path) = sent.place, let parameter = Self.loginParameter(at: path, of: request) { key = parameter }
-                let name = names[sent.value] ?? environmentName(for: key, taken: Set(names.values))
+                let name = names[sent.value] ?? environmentName(for: login ?? sent.key, taken: Set(names.values))
                 names[sent.value] = name
                 requests[index].replace(sent.value, at: sent.place, by: .environment(name))
                 recordSecret(name, usedAt: index, label: sent.label)
