@@ -25,8 +25,13 @@ import random
 import time
 from playwright.sync_api import sync_playwright
 
-PAGES = """async ({answers}) => {
+def pages_script(answer):
+    """The JSON pages walk, as the page's script: a session opened, each page's questions
+    answered in turn from the walk's answers by `answer` (a JS function of the question and the
+    next answer), the session ended."""
+    return """async ({answers}) => {
   const sleep = ms => new Promise(r => setTimeout(r, ms));
+  const answer = """ + answer + """;
   const json = {'Content-Type': 'application/json'};
   await sleep(400);
   let r = await fetch('/sessions', {method: 'POST', headers: json, body: JSON.stringify({language: 'EN'})});
@@ -36,14 +41,18 @@ PAGES = """async ({answers}) => {
   while (!page.done && page.questions.length > 0) {
     await sleep(600);
     const given = {};
-    for (const q of page.questions) given[q.id] = answers[n++ % answers.length];
+    for (const q of page.questions) given[q.id] = answer(q, answers[n++ % answers.length]);
     r = await fetch('/sessions/' + id, {method: 'POST', headers: json, body: JSON.stringify({answers: given})});
+    if (!r.ok) throw new Error('page refused: ' + await r.text());
     page = await r.json();
   }
   await sleep(300);
   await fetch('/sessions/' + id, {method: 'DELETE'});
   return n;
 }"""
+
+
+PAGES = pages_script("(q, a) => a")
 
 LOGIN = """async ({answers}) => {
   const sleep = ms => new Promise(r => setTimeout(r, ms));
@@ -106,27 +115,7 @@ TYPED_ANSWER = """(q, text) => {
   }
 }"""
 
-TYPED_PAGES = """async ({answers}) => {
-  const sleep = ms => new Promise(r => setTimeout(r, ms));
-  const answer = """ + TYPED_ANSWER + """;
-  const json = {'Content-Type': 'application/json'};
-  await sleep(400);
-  let r = await fetch('/sessions', {method: 'POST', headers: json, body: JSON.stringify({language: 'EN'})});
-  let page = await r.json();
-  const id = page.session;
-  let n = 0;
-  while (!page.done && page.questions.length > 0) {
-    await sleep(600);
-    const given = {};
-    for (const q of page.questions) given[q.id] = answer(q, answers[n++ % answers.length]);
-    r = await fetch('/sessions/' + id, {method: 'POST', headers: json, body: JSON.stringify({answers: given})});
-    if (!r.ok) throw new Error('page refused: ' + await r.text());
-    page = await r.json();
-  }
-  await sleep(300);
-  await fetch('/sessions/' + id, {method: 'DELETE'});
-  return n;
-}"""
+TYPED_PAGES = pages_script(TYPED_ANSWER)
 
 # The whole survey read, then every page's answers in one post, a question shown on a condition
 # answered only when its condition holds.
