@@ -116,10 +116,7 @@ struct RecordedRequest: Sendable {
             }
         }
         if mime.contains("x-www-form-urlencoded") {
-            let fields = text.split(separator: "&").map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return HARField(name: formDecoded(parts[0]), value: parts.count > 1 ? formDecoded(parts[1]) : "")
-            }
+            let fields = HTMLForm.postedFields(Array(text.utf8)[...]).map { HARField(name: $0.name, value: $0.value) }
             if Set(fields.map(\.name)).count == fields.count { return .form(fields) }
         }
         return .text(text, contentType: mime.isEmpty ? "text/plain; charset=utf-8" : mime)
@@ -237,7 +234,7 @@ struct RecordedRequest: Sendable {
     }
 
     static func formDecoded(_ text: Substring) -> String {
-        percentDecoded(text.replacingOccurrences(of: "+", with: " "))
+        HTMLForm.formDecoded(Array(text.utf8)[...])
     }
 
     static func percentEncoded(_ text: String) -> String {

@@ -259,11 +259,7 @@ extension RecordingImport {
         switch request.body {
         case .form(let fields): return fields
         case .text(let text, let contentType) where contentType.lowercased().contains("x-www-form-urlencoded"):
-            return text.split(separator: "&").map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return HARField(
-                    name: RecordedRequest.formDecoded(parts[0]), value: parts.count > 1 ? RecordedRequest.formDecoded(parts[1]) : "")
-            }
+            return HTMLForm.postedFields(Array(text.utf8)[...]).map { HARField(name: $0.name, value: $0.value) }
         default: return nil
         }
     }

@@ -32,7 +32,7 @@ extension StyleRoutes {
             return (Self.text(403, "no session: the survey_session cookie is missing (open /survey first)"), "403")
         }
         guard let session = book.form(id) else { return (Self.text(403, "the session is unknown: open /survey again"), "403") }
-        let fields = Self.formFields(request.body)
+        let fields = HTMLForm.postedFields(request.body[...])
         guard fields.first(where: { $0.name == HTMLSurveyPage.csrfField })?.value == session.csrf else {
             return (Self.text(403, "the CSRF token is missing or wrong"), "403")
         }
@@ -112,40 +112,6 @@ extension StyleRoutes {
             given[name] = answer
         }
         return .success(given)
-    }
-
-    /// The fields of an `application/x-www-form-urlencoded` body, in order, names and values
-    /// decoded (`+` a space, `%XX` a byte).
-    static func formFields(_ body: [UInt8]) -> [(name: String, value: String)] {
-        body.split(separator: UInt8(ascii: "&")).map { pair in
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            return (formDecoded(parts[0]), parts.count > 1 ? formDecoded(parts[1]) : "")
-        }
-    }
-
-    private static func formDecoded(_ bytes: ArraySlice<UInt8>) -> String {
-        func hex(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case 0x30...0x39: byte - 0x30
-            case 0x41...0x46: byte - 0x41 + 10
-            case 0x61...0x66: byte - 0x61 + 10
-            default: nil
-            }
-        }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
-                decoded.append(high << 4 | low)
-                index += 3
-                continue
-            }
-            decoded.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-            index += 1
-        }
-        return String(decoding: decoded, as: UTF8.self)
     }
 
     /// The value of cookie `name` in a `Cookie` field; nil when it is not there.

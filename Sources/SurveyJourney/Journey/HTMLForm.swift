@@ -126,6 +126,42 @@ package enum HTMLForm {
         return chosen
     }
 
+    /// The fields of an `application/x-www-form-urlencoded` body, in order, names and values
+    /// decoded (`formDecoded`): a form as it was posted, read back.
+    package static func postedFields(_ body: ArraySlice<UInt8>) -> [(name: String, value: String)] {
+        body.split(separator: UInt8(ascii: "&")).map { pair in
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            return (formDecoded(parts[0]), parts.count > 1 ? formDecoded(parts[1]) : "")
+        }
+    }
+
+    /// A form-encoded name or value decoded: `+` a space, `%XX` a byte (a `%` without two hex
+    /// digits kept as it is), the bytes read as UTF-8.
+    package static func formDecoded(_ bytes: ArraySlice<UInt8>) -> String {
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: byte - 0x30
+            case 0x41...0x46: byte - 0x41 + 10
+            case 0x61...0x66: byte - 0x61 + 10
+            default: nil
+            }
+        }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                decoded.append(high << 4 | low)
+                index += 3
+                continue
+            }
+            decoded.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            index += 1
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
     /// `fields(in:)` as a form body: `name=value&…`, each form-encoded.
     package static func encodedFields(in page: String) -> String {
         fields(in: page).map { CompiledTemplate.formEncoded($0.name) + "=" + CompiledTemplate.formEncoded($0.value) }
