@@ -9,6 +9,8 @@ import SurveyWire
 extension StyleRoutes {
     /// The session cookie's name.
     static let formCookie = "survey_session"
+    /// Why a page posted with a key not the page's own is refused.
+    static let staleKey = "the page key is stale or wrong: this page was posted already"
 
     /// The `html` shape's routes: only `/survey`.
     func html(_ survey: TypedSurvey, _ request: HTTPServerRequest, failed: Bool) -> (HTTPServerResponse, String) {
@@ -37,7 +39,7 @@ extension StyleRoutes {
             return (Self.text(403, "the CSRF token is missing or wrong"), "403")
         }
         guard let key = session.key, fields.first(where: { $0.name == HTMLSurveyPage.keyField })?.value == key else {
-            let reason = session.key == nil ? "the survey is finished" : "the page key is stale or wrong: this page was posted already"
+            let reason = session.key == nil ? "the survey is finished" : Self.staleKey
             return (Self.text(400, reason), "400 stale")
         }
         let at = session.page
@@ -51,7 +53,7 @@ extension StyleRoutes {
         case .failure(let refusal):
             // Only a required question left empty is left: every answer given was checked above.
             guard let next = book.rekey(form: id, page: at, key: key, seed: seed) else {
-                return (Self.text(400, "the page key is stale or wrong: this page was posted already"), "400 stale")
+                return (Self.text(400, Self.staleKey), "400 stale")
             }
             var form = HTMLSurveyPage.Form(csrf: session.csrf, key: next, error: refusal.reason)
             for (name, value) in fields where given[name] != nil { form.given[name, default: []].append(value) }
@@ -60,7 +62,7 @@ extension StyleRoutes {
         }
         if failed { return (Self.text(400, "the page was refused"), "400") }
         switch book.take(form: id, page: at, key: key, pages: survey.pages.count, checked: checked, seed: seed) {
-        case .stale: return (Self.text(400, "the page key is stale or wrong: this page was posted already"), "400 stale")
+        case .stale: return (Self.text(400, Self.staleKey), "400 stale")
         case .finished: return (Self.document(HTMLSurveyPage.thankYou), "200")
         case .next(let next):
             let form = HTMLSurveyPage.Form(csrf: session.csrf, key: next)
