@@ -10,14 +10,17 @@ enum ImportCommand: Subcommand {
             preflights and service workers, and says so. A value a response gave that a later request \
             sends back (a token, a session id, a CSRF field) becomes a capture and ${session.NAME}; \
             passwords, credentials and session cookies become ${ENV} variables named at the plan's top, \
-            never written or printed. With --again, a second recording of the same walk: a value the \
-            client made (different in each, from no response) becomes ${respondent.id}. The plan is \
+            never written or printed. Posts of one page after another (JSON pages, HTML forms) become \
+            one step that runs per_page, the answers typed under answers:. With --again, a second \
+            recording of the same walk: a value the client made (different in each, from no response) \
+            becomes ${respondent.id}, and an answer given otherwise lists both. The plan is \
             checked as 'validate' checks it, written to --output or stdout, and what was kept, left \
             out, correlated and guessed is printed on stderr and at the plan's top. See docs/import.md.
             """,
         arguments: [ArgumentSpec("recording", help: "A HAR 1.2 file: DevTools' \"Save all as HAR\", mitmproxy, Playwright.")],
         options: [
-            OptionSpec("again", value: "recording", help: "A second recording of the same walk, to tell what the client made."),
+            OptionSpec(
+                "again", value: "recording", help: "A second recording of the same walk, to tell what the client made and add its answers."),
             OptionSpec("output", short: "o", value: "plan", help: "Write the plan to this file instead of stdout."),
             OptionSpec("no-think", help: "Leave out the recorded pauses (each step's think)."),
         ],
