@@ -94,18 +94,17 @@ struct Respondent: Sendable {
         var place = Place()
         var lastSubmit: UInt64?
         while var next = nextCall(&place, &tally, context) {
-            if place.answering || next.think > 0 {
-                if await !Self.pause(next.think, lane: lane, context) {
+            // No think time, no wait: the runner has just asked whether the run is stopping.
+            if next.think > 0, await !Self.pause(next.think, lane: lane, context) {
+                tally.ending = context.ending(stoppedBy: context.stopCause)
+                return tally
+            }
+            if place.answering, context.pace > 0 {
+                if let lastSubmit, await !Self.pause(Self.paceLeft(since: lastSubmit, context), lane: lane, context) {
                     tally.ending = context.ending(stoppedBy: context.stopCause)
                     return tally
                 }
-                if place.answering, context.pace > 0 {
-                    if let lastSubmit, await !Self.pause(Self.paceLeft(since: lastSubmit, context), lane: lane, context) {
-                        tally.ending = context.ending(stoppedBy: context.stopCause)
-                        return tally
-                    }
-                    lastSubmit = context.clock.now()
-                }
+                lastSubmit = context.clock.now()
             }
             let ended = await call(next.step, &next.request, context)
             if !called(next.step, ended, &place, &tally, context) { return tally }

@@ -36,6 +36,13 @@ extension HTTPMessageParser {
 
     mutating func takeHeader(_ line: UnsafeRawBufferPointer) -> Failure? {
         guard let (name, value) = Self.field(line) else { return .malformed }
+        return takeField(name: name, value: value)
+    }
+
+    /// Takes a field line already checked (`field`, or `wholeFieldLine`'s single pass): what
+    /// its name says of the message, and the field itself when fields are kept.
+    @inline(__always)
+    mutating func takeField(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Failure? {
         // A server that keeps credentials keeps every field of its requests.
         if collectHeaders || collectCredentials && role == .request {
             headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))

@@ -230,6 +230,29 @@ struct HTTPMessageParser {
                 index = count
             case .startLine, .header, .chunkSize, .chunkEnd, .trailer:
                 let rest = count - index
+                // A field line or the head's end that lies whole in the input: in one pass.
+                if case .header = state, line.isEmpty {
+                    let start = base + index
+                    if let whole = Self.wholeFieldLine(start, rest) {
+                        headBytes += whole.length
+                        if headBytes > maxHeadBytes { return .failed(.headTooLarge) }
+                        index += whole.length
+                        let name = UnsafeRawBufferPointer(start: start, count: whole.nameEnd)
+                        let value = UnsafeRawBufferPointer(start: start + whole.valueStart, count: whole.valueEnd - whole.valueStart)
+                        if let failure = takeField(name: name, value: value) { return .failed(failure) }
+                        continue
+                    }
+                    let first = start.load(as: UInt8.self)
+                    let emptyLine = first == 0x0A ? 1 : first == 0x0D && rest > 1 && start.load(fromByteOffset: 1, as: UInt8.self) == 0x0A ? 2 : 0
+                    if emptyLine > 0 {
+                        headBytes += emptyLine
+                        if headBytes > maxHeadBytes { return .failed(.headTooLarge) }
+                        index += emptyLine
+                        if let failure = endOfHead() { return .failed(failure) }
+                        if state.isComplete { return .complete(consumed: index) }
+                        continue
+                    }
+                }
                 let inHead = state.isInHead
                 guard let found = memchr(base + index, 0x0A, rest) else {
                     // Chunk lines are limited one by one; the head and trailers together.

@@ -438,3 +438,53 @@ private func expectSameAtEveryBoundary(
         #expect(bytes.withUnsafeBytes { HTTPMessageParser.field($0) } == nil)
     }
 }
+
+/// A field line that arrives whole is read in one pass (`wholeFieldLine`), one split anywhere
+/// line by line (`takeLine`, `field`): the two must agree on every line, good or bad.
+@Suite struct HTTPMessageParserWholeLineTests {
+    /// Bytes a field line is made of, the ones that break one included: CR, LF, NUL, DEL,
+    /// whitespace in and around names, a colon anywhere, obs-text.
+    private static let alphabet: [UInt8] = Array("Ab-7:  \t".utf8) + [0x0D, 0x0A, 0x00, 0x7F, 0xC3, 0x3A, 0x41, 0x61]
+
+    @Test func aFieldLineReadInOnePassReadsAsOneReadLineByLine() {
+        var random = SplitMix64(seed: 37)
+        var accepted = 0
+        var refused = 0
+        for _ in 0..<3000 {
+            var message = bytes("HTTP/1.1 200 OK\r\n")
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                message += bytes("X-Name: ")
+                for _ in 0..<Int.random(in: 0...14, using: &random) { message.append(Self.alphabet.randomElement(using: &random)!) }
+                message += bytes(Bool.random(using: &random) ? "\r\n" : "\n")
+            }
+            message += bytes("Content-Length: 2\r\n\r\nok")
+            var whole = HTTPMessageParser(role: .response)
+            whole.collectHeaders = true
+            let wholeProgress = message.withUnsafeBytes { whole.parse($0) }
+            var single = HTTPMessageParser(role: .response)
+            single.collectHeaders = true
+            var singleProgress = HTTPMessageParser.Progress.needMore
+            for index in message.indices {
+                singleProgress = message[index...index].withUnsafeBytes { single.parse($0) }
+                if case .needMore = singleProgress { continue }
+                if case .complete = singleProgress { singleProgress = .complete(consumed: index + 1) }
+                break
+            }
+            #expect(wholeProgress == singleProgress, "\(message)")
+            #expect(whole.headers == single.headers, "\(message)")
+            if case .complete = wholeProgress { accepted += 1 } else { refused += 1 }
+        }
+        // Both kinds of line were tried, many times.
+        #expect(accepted > 300 && refused > 300)
+    }
+
+    @Test func aWholeLineIsSplitIntoItsNameAndItsTrimmedValue() throws {
+        let line = bytes("Content-Type: \t text/plain; q=1 \t\r\nnext")
+        let whole = try #require(line.withUnsafeBytes { HTTPMessageParser.wholeFieldLine($0.baseAddress!, $0.count) })
+        #expect(whole.nameEnd == 12 && whole.length == line.count - 4)
+        #expect(Array(line[whole.valueStart..<whole.valueEnd]) == bytes("text/plain; q=1"))
+        for unfinished in ["Content-Type: text/plain\r", "Content-Type: text", "Content-Type"] {
+            #expect(bytes(unfinished).withUnsafeBytes { HTTPMessageParser.wholeFieldLine($0.baseAddress!, $0.count) } == nil)
+        }
+    }
+}
