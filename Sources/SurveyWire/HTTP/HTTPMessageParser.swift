@@ -242,8 +242,10 @@ struct HTTPMessageParser {
                         if let failure = takeField(name: name, value: value) { return .failed(failure) }
                         continue
                     }
+                    // The empty line that ends the head: LF, or CR LF.
                     let first = start.load(as: UInt8.self)
-                    let emptyLine = first == 0x0A ? 1 : first == 0x0D && rest > 1 && start.load(fromByteOffset: 1, as: UInt8.self) == 0x0A ? 2 : 0
+                    let crlf = first == 0x0D && rest > 1 && start.load(fromByteOffset: 1, as: UInt8.self) == 0x0A
+                    let emptyLine = first == 0x0A ? 1 : crlf ? 2 : 0
                     if emptyLine > 0 {
                         headBytes += emptyLine
                         if headBytes > maxHeadBytes { return .failed(.headTooLarge) }
