@@ -39,6 +39,9 @@ final class CompiledStep: Sendable {
     let pages: Int
     /// Why a respondent is abandoned when the step, run once, still fails after its retries.
     let abandonReason: AbandonReason
+    /// Whether its response is judged by its status alone: no expectation, no questions, no
+    /// captures — a 2xx is a success, and nothing of the response is read.
+    let readsNothing: Bool
 
     /// `step`, the `position`-th of `journey` in `configuration`, sending `request`.
     init(_ step: JourneyStep, at position: Int, of journey: Journey, request: SurveyRequests.Recipe, _ configuration: RunConfiguration) {
@@ -66,6 +69,7 @@ final class CompiledStep: Sendable {
         idempotent = step.idempotent
         pages = step.pages
         abandonReason = step.abandonReason
+        readsNothing = expect == nil && questions == nil && captures.isEmpty
     }
 
     /// The steps of `configuration`'s journey, each sending its request of `requests`.

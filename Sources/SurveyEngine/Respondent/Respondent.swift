@@ -257,8 +257,9 @@ struct Respondent: Sendable {
     /// Stores the cookies a response set, whatever its status.
     @inline(never)
     private mutating func keepCookies(_ result: TransportResult, _ request: HTTPRequest, _ context: SurveyContext) {
-        guard case .success(let response) = result.received, !response.setCookies.isEmpty else { return }
-        jar.store(response.setCookies, from: request.template.cookieOrigin, now: context.clock.now(), unixTime: context.clock.unixTime())
+        let setCookies = result.setCookies
+        guard !setCookies.isEmpty else { return }
+        jar.store(setCookies, from: request.template.cookieOrigin, now: context.clock.now(), unixTime: context.clock.unixTime())
     }
 
     /// Classifies and records an attempt, and decides what follows it by the step's policy,
@@ -276,6 +277,11 @@ struct Respondent: Sendable {
         // Whether the server may have the request of an attempt that got no response.
         var mayHaveArrived = false
         switch result.received {
+        case .success where compiled.readsNothing && (200..<300).contains(result.status ?? 0):
+            // What nearly every attempt is: a 2xx to a step that reads nothing of its response,
+            // a success. Its status read where it lies, the response not copied.
+            succeeded = true
+            outcome = .status(result.status ?? 0)
         case .success(let response):
             let expect = compiled.expect
             if expect?.accepts(response.status) ?? (200..<300).contains(response.status) {

@@ -298,7 +298,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         // A respondent's own waits for that respondent's next request alone; one whose
         // respondent has left closes.
         if reusable, pool.keepIdle(self, for: device) { phase = .idle } else { close() }
-        continuation?.resume(returning: outcome)
+        if let continuation { continuation.resume(returning: consume outcome) }
         // An attempt waiting for a connection's set-up to end may take this one now.
         if reusable { pool.startPending() }
     }

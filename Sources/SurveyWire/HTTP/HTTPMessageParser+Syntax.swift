@@ -117,6 +117,17 @@ extension HTTPMessageParser {
     @inline(__always)
     static func wholeFieldLine(_ base: UnsafeRawPointer, _ count: Int) -> WholeFieldLine? {
         var index = 0
+        // The name: eight letters, digits or dashes at a time (what names are made of), then
+        // byte by byte from the first other byte, which may still be a token's.
+        while index + 8 <= count {
+            let others = notAlphanumericOrDash(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if others == 0 {
+                index += 8
+                continue
+            }
+            index += others.trailingZeroBitCount >> 3
+            break
+        }
         while index < count && isTokenByte(base.load(fromByteOffset: index, as: UInt8.self)) { index += 1 }
         guard index > 0, index < count, base.load(fromByteOffset: index, as: UInt8.self) == 0x3A else { return nil }
         let nameEnd = index
@@ -127,7 +138,17 @@ extension HTTPMessageParser {
             index += 1
         }
         let valueStart = index
-        while index + 8 <= count && hasNoControlByte(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { index += 8 }
+        // The value: eight bytes at a time to its first control byte, past any HTAB.
+        while index + 8 <= count {
+            let controls = controlBytes(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if controls == 0 {
+                index += 8
+                continue
+            }
+            index += controls.trailingZeroBitCount >> 3
+            guard base.load(fromByteOffset: index, as: UInt8.self) == 0x09 else { break }
+            index += 1
+        }
         while index < count {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)
             guard byte >= 0x20 ? byte != 0x7F : byte == 0x09 else { break }
@@ -167,12 +188,39 @@ extension HTTPMessageParser {
     /// checks one by one. Each test is exact for "any byte" (the `haszero`/`hasless` bit tricks).
     @inline(__always)
     static func hasNoControlByte(_ word: UInt64) -> Bool {
+        controlBytes(word) == 0
+    }
+
+    /// The high bit of each byte of `word` (little-endian: the first byte in memory is the
+    /// lowest) that may be a control byte (below 0x20, or 0x7F). The lowest bit set is exact —
+    /// the first control byte — and bytes above it may be flagged falsely (a borrow carries
+    /// upwards), so a caller reads only the lowest.
+    @inline(__always)
+    static func controlBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let below20 = (word &- ones &* 0x20) & ~word & highs
         let del = word ^ (ones &* 0x7F)
         let is7F = (del &- ones) & ~del & highs
-        return below20 | is7F == 0
+        return below20 | is7F
+    }
+
+    /// The high bit of each byte of `word` that is not an ASCII letter, digit or `-`; the lowest
+    /// bit set is exact (the first such byte), as in `controlBytes`. Each test is exact for an
+    /// ASCII byte — a range as two additions that carry out of no byte, a byte equal to `-` with
+    /// no borrow — and a byte of 0x80 or more fails each range itself, a carry out of it
+    /// disturbing only the bytes above.
+    @inline(__always)
+    static func notAlphanumericOrDash(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let low7 = ones &* 0x7F
+        let folded = word | (ones &* 0x20)
+        let letter = (folded &+ ones &* (0x80 - 0x61)) & ~(folded &+ ones &* (0x7F - 0x7A))
+        let digit = (word &+ ones &* (0x80 - 0x30)) & ~(word &+ ones &* (0x7F - 0x39))
+        let dashless = word ^ (ones &* 0x2D)
+        let dash = ~(((dashless & low7) &+ low7) | dashless | low7)
+        return ~(letter | digit | dash) & highs
     }
 
     /// Field-value bytes (RFC 9110 §5.5): HTAB, SP, VCHAR and obs-text; no other control

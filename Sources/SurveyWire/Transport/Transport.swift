@@ -379,6 +379,19 @@ public struct TransportResult: Sendable, Equatable {
     /// resolve, no descriptor left) or the transport does not say.
     package var connection: ConnectionInfo?
 
+    /// The response's status; nil for a failure. Read where it lies, without a copy of the
+    /// response (a binding of `received`'s payload retains its body and its extras).
+    package var status: Int? {
+        guard case .success(let response) = received else { return nil }
+        return response.status
+    }
+
+    /// The response's `Set-Cookie` values, read where they lie; empty for a failure.
+    package var setCookies: [[UInt8]] {
+        guard case .success(let response) = received else { return [] }
+        return response.setCookies
+    }
+
     /// A result.
     init(_ received: Result<TransportResponse, TransportFailure>, serviceTime: Duration, connection: ConnectionInfo? = nil) {
         self.received = received

@@ -445,6 +445,10 @@ private func expectSameAtEveryBoundary(
     /// Bytes a field line is made of, the ones that break one included: CR, LF, NUL, DEL,
     /// whitespace in and around names, a colon anywhere, obs-text.
     private static let alphabet: [UInt8] = Array("Ab-7:  \t".utf8) + [0x0D, 0x0A, 0x00, 0x7F, 0xC3, 0x3A, 0x41, 0x61]
+    private static let valueBytes: [UInt8] = Array("text/plain; q=0.9, \t\"x\"".utf8) + [0xC3, 0xA9, 0x80, 0xFF]
+    private static let nameBytes: [UInt8] = Array("aZz09-Content".utf8)
+    /// Token bytes that are not letters, digits or `-`, and bytes no name may hold.
+    private static let oddNameBytes: [UInt8] = Array("_!~.,;@[`{ \t\"".utf8) + [0x00, 0x7F, 0x80, 0xFF, 0x2C, 0x2E, 0x3A]
 
     @Test func aFieldLineReadInOnePassReadsAsOneReadLineByLine() {
         var random = SplitMix64(seed: 37)
@@ -453,8 +457,17 @@ private func expectSameAtEveryBoundary(
         for _ in 0..<3000 {
             var message = bytes("HTTP/1.1 200 OK\r\n")
             for _ in 0..<Int.random(in: 1...3, using: &random) {
-                message += bytes("X-Name: ")
-                for _ in 0..<Int.random(in: 0...14, using: &random) { message.append(Self.alphabet.randomElement(using: &random)!) }
+                // A name of letters, digits and dashes (read eight at a time), now and then with
+                // another token byte or one no name may hold.
+                for _ in 0..<Int.random(in: 0...19, using: &random) { message.append(Self.nameBytes.randomElement(using: &random)!) }
+                if Int.random(in: 0..<4, using: &random) == 0 { message.append(Self.oddNameBytes.randomElement(using: &random)!) }
+                for _ in 0..<Int.random(in: 0...3, using: &random) { message.append(Self.nameBytes.randomElement(using: &random)!) }
+                message += bytes(": ")
+                // A value of field-value bytes, now and then one that breaks it (or ends it early).
+                for _ in 0..<Int.random(in: 0...30, using: &random) {
+                    let odd = Int.random(in: 0..<40, using: &random) == 0
+                    message.append((odd ? Self.alphabet : Self.valueBytes).randomElement(using: &random)!)
+                }
                 message += bytes(Bool.random(using: &random) ? "\r\n" : "\n")
             }
             message += bytes("Content-Length: 2\r\n\r\nok")
@@ -485,6 +498,42 @@ private func expectSameAtEveryBoundary(
         #expect(Array(line[whole.valueStart..<whole.valueEnd]) == bytes("text/plain; q=1"))
         for unfinished in ["Content-Type: text/plain\r", "Content-Type: text", "Content-Type"] {
             #expect(bytes(unfinished).withUnsafeBytes { HTTPMessageParser.wholeFieldLine($0.baseAddress!, $0.count) } == nil)
+        }
+    }
+}
+
+/// The eight-bytes-at-a-time tests the one-pass read relies on: their lowest flag is the first
+/// byte the byte-at-a-time rule refuses.
+@Suite struct HTTPMessageParserWordTests {
+    /// The position of the lowest flagged byte, 8 for none.
+    private static func firstFlagged(_ mask: UInt64) -> Int { mask == 0 ? 8 : mask.trailingZeroBitCount >> 3 }
+
+    private static func isAlphanumericOrDash(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D
+    }
+
+    private static func word(_ bytes: [UInt8]) -> UInt64 {
+        bytes.enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * $1.offset) }
+    }
+
+    @Test func theFirstFlaggedByteIsTheFirstTheByteRuleRefuses() {
+        var random = SplitMix64(seed: 9)
+        var words: [[UInt8]] = []
+        // Every byte value at every position, among bytes each rule accepts, and then random words.
+        for position in 0..<8 {
+            for value in 0...255 {
+                var bytes = Array("aB3-x9Zq".utf8)
+                bytes[position] = UInt8(value)
+                words.append(bytes)
+            }
+        }
+        for _ in 0..<100_000 { words.append((0..<8).map { _ in UInt8.random(in: 0...255, using: &random) }) }
+        for bytes in words {
+            let word = Self.word(bytes)
+            let name = bytes.firstIndex { !Self.isAlphanumericOrDash($0) } ?? 8
+            #expect(Self.firstFlagged(HTTPMessageParser.notAlphanumericOrDash(word)) == name, "\(bytes)")
+            let control = bytes.firstIndex { $0 < 0x20 || $0 == 0x7F } ?? 8
+            #expect(Self.firstFlagged(HTTPMessageParser.controlBytes(word)) == control, "\(bytes)")
         }
     }
 }

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The respondent flow with one thread each, against wrk -t1 running the flow's mix itself (a Lua
+# script sending 10 POSTs to each GET), over http and over https (TLS 1.3, certificate verified
+# by survey-bot, not by wrk), both against the same nginx on loopback: requests per second and
+# requests per CPU-second of each client's own (user + system, from GNU time, start-up and the
+# report included for survey-bot). Rounds are interleaved (wrk, then each survey-bot binary,
+# then again), and each figure is the median of the rounds, so that a machine busy with
+# something else weighs on every side alike.
+#
+# Given binaries, each is measured in every round (before and after a change, on one machine);
+# given none, the release binary of this tree.
+#
+#   bench/onethread.sh [CONCURRENCY=50] [DURATION=5] [ROUNDS=5] [BINARY…]
+#   CASES=http bench/onethread.sh        # one of the cases
+source "$(dirname "$0")/common.sh"
+concurrency=${1:-50}
+duration=${2:-5}
+rounds=${3:-5}
+shift $(($# < 3 ? $# : 3))
+cases=${CASES:-http https}
+
+need_packages
+[ -x /usr/bin/time ] || {
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq time >/dev/null
+}
+if [ $# -eq 0 ]; then
+    build_release
+    set -- "$bot"
+fi
+binaries=("$@")
+
+tls="$out/tls-onethread"
+make_certificates "$tls"
+start_nginx 18180
+start_nginx 18543 "$tls/server.crt" "$tls/server.key"
+declare -A target=([http]=http://127.0.0.1:18180 [https]=https://127.0.0.1:18543)
+
+cat >"$out/onethread-mix.lua" <<'LUA'
+local n = 0
+request = function()
+    n = n + 1
+    if n % 11 == 0 then return wrk.format("GET", "/questions") end
+    return wrk.format("POST", "/question/submit", { ["Content-Type"] = "application/json" }, '{"id":3,"answer":"fine"}')
+end
+LUA
+
+# wrk_figures URL: wrk -t1's rate and requests per CPU-second for the flow's mix, "rate,per_cpu".
+wrk_figures() {
+    /usr/bin/time -f "%U %S" -o "$out/onethread-wrk.time" wrk -t1 -c"$concurrency" -d"${duration}s" -s "$out/onethread-mix.lua" "$1" \
+        >"$out/onethread-wrk.txt"
+    awk -v cpu="$(awk '{ print $1 + $2 }' "$out/onethread-wrk.time")" '
+        /requests in/ { done = $1 }
+        /^Requests\/sec:/ { rate = $2 }
+        END { printf "%.0f,%.0f\n", rate, (cpu > 0 ? done / cpu : 0) }' "$out/onethread-wrk.txt"
+}
+
+# bot_figures BINARY URL: survey-bot run --threads 1's rate and attempts per CPU-second,
+# "rate,per_cpu", after checking that no attempt failed.
+bot_figures() {
+    rm -rf "$out/onethread-bot"
+    /usr/bin/time -f "%U %S" -o "$out/onethread-bot.time" "$1" run "$root/plans/stress.plan" --threads 1 \
+        --concurrency "$concurrency" --respondents 1000000 --duration "${duration}s" --target "$2" \
+        --set "tls.ca_file=$tls/ca.crt" --out "$out/onethread-bot" --format json --quiet || true
+    python3 - "$out/onethread-bot/stress-latest.json" "$out/onethread-bot.time" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+user, system = open(sys.argv[2]).read().split()[-2:]
+attempts = sum(e["attempts"] for e in r["endpoints"].values())
+failed = sum(e["failed_attempts"] for e in r["endpoints"].values())
+if failed:
+    print(f"survey-bot: {failed} failed attempts", file=sys.stderr)
+print(f'{round(r["throughput"]["attempts_per_s"])},{round(attempts / (float(user) + float(system)))}')
+PY
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# column N (1: rate, 2: per CPU-second) of rounds "a,b a,b …", their median.
+figure() { echo "$1" | tr ' ' '\n' | grep -v '^$' | cut -d, -f"$2" | median; }
+# the ratio of two rounds' lists, round by round: "r1 r2 …" for column N.
+ratios() {
+    paste -d' ' <(echo "$1" | tr ' ' '\n' | grep -v '^$' | cut -d, -f"$3") <(echo "$2" | tr ' ' '\n' | grep -v '^$' | cut -d, -f"$3") |
+        awk '{ printf "%.2f ", ($2 > 0 ? $1 / $2 : 0) }'
+}
+
+declare -A figures
+for round in $(seq 1 "$rounds"); do
+    echo "== round $round of $rounds: concurrency $concurrency, ${duration}s each, one thread each"
+    for name in $cases; do
+        figures[$name,wrk]+=" $(wrk_figures "${target[$name]}")"
+        for index in "${!binaries[@]}"; do
+            figures[$name,$index]+=" $(bot_figures "${binaries[$index]}" "${target[$name]}")"
+        done
+    done
+done
+
+printf '\n%-34s %12s %12s %16s\n' "the flow (10 POST : 1 GET), 1 thread" "req/s" "req/CPU-s" "rounds"
+for name in $cases; do
+    w=${figures[$name,wrk]}
+    printf '%-34s %12s %12s\n' "wrk -t1 over $name" "$(figure "$w" 1)" "$(figure "$w" 2)"
+    for index in "${!binaries[@]}"; do
+        b=${figures[$name,$index]}
+        printf '%-34s %12s %12s\n' "survey-bot ($(basename "$(dirname "${binaries[$index]}")")/$(basename "${binaries[$index]}")) over $name" \
+            "$(figure "$b" 1)" "$(figure "$b" 2)"
+        printf '  / wrk, medians; rounds\x27 median:  %5s %5s %12s %5s   rounds by rate: %s; per CPU-s: %s\n' \
+            "$(ratio "$(figure "$b" 1)" "$(figure "$w" 1)")" "$(ratios "$b" "$w" 1 | median)" \
+            "$(ratio "$(figure "$b" 2)" "$(figure "$w" 2)")" "$(ratios "$b" "$w" 2 | median)" \
+            "$(ratios "$b" "$w" 1)" "$(ratios "$b" "$w" 2)"
+    done
+done
