@@ -272,12 +272,31 @@ extension HTTPMessageParser {
     /// ASCII case-insensitive comparison of bytes in memory with a lowercase literal: every
     /// response's framing fields' names and its `Connection` value are compared so, a byte at
     /// a time through pointers rather than through a collection's indices.
+    /// Eight bytes at a time when there are eight: a byte ORed with 0x20 equals a lowercase
+    /// letter, a digit or `-` only when it is that letter in either case, or that digit or dash
+    /// — or a control byte (CR folds onto `-`), which no field name or value the parser has
+    /// checked holds. So the literal must be made of those alone, and `bytes` be a checked
+    /// field's name or value, or a part of one.
     @inline(__always)
     static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
         let count = lowercase.utf8CodeUnitCount
         guard bytes.count == count else { return false }
         guard let base = bytes.baseAddress else { return true }
         let literal = lowercase.utf8Start
+        assert(UnsafeBufferPointer(start: literal, count: count).allSatisfy { $0 == 0x2D || $0 &- 0x30 < 10 || $0 &- 0x61 < 26 })
+        if count >= 8 {
+            let fold: UInt64 = 0x2020_2020_2020_2020
+            let expected = UnsafeRawPointer(literal)
+            var index = 0
+            // Whole words, then the last eight bytes, which may overlap the last word compared.
+            while index + 8 < count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self) | fold
+                guard word == expected.loadUnaligned(fromByteOffset: index, as: UInt64.self) else { return false }
+                index += 8
+            }
+            let last = base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) | fold
+            return last == expected.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
         var index = 0
         while index < count {
             let byte = base.load(fromByteOffset: index, as: UInt8.self)

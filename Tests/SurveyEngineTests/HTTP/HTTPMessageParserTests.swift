@@ -537,3 +537,22 @@ private func expectSameAtEveryBoundary(
         }
     }
 }
+
+extension HTTPMessageParserWordTests {
+    /// The names and values the parser compares against, each byte of each replaced by every
+    /// byte a checked field's name or value may hold (no control byte but HTAB): a word compared
+    /// at once matches exactly when the byte is the literal's own or its upper case.
+    @Test(arguments: ["content-length", "connection", "keep-alive", "transfer-encoding", "proxy-connection", "set-cookie"] as [StaticString])
+    func aNameComparedEightBytesAtATimeMatchesOnlyItsOwnLettersInEitherCase(_ literal: StaticString) {
+        let own = Array(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        for position in own.indices {
+            for value in 0...255 where value >= 0x20 && value != 0x7F || value == 0x09 {
+                var bytes = own
+                bytes[position] = UInt8(value)
+                let upper = (0x61...0x7A).contains(own[position]) ? own[position] - 0x20 : own[position]
+                let expected = bytes[position] == own[position] || bytes[position] == upper
+                #expect(bytes.withUnsafeBytes { HTTPMessageParser.equalsIgnoringCase($0, literal) } == expected, "\(bytes)")
+            }
+        }
+    }
+}
