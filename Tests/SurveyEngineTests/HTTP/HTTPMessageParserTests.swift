@@ -542,7 +542,9 @@ extension HTTPMessageParserWordTests {
     /// The names and values the parser compares against, each byte of each replaced by every
     /// byte a checked field's name or value may hold (no control byte but HTAB): a word compared
     /// at once matches exactly when the byte is the literal's own or its upper case.
-    @Test(arguments: ["content-length", "connection", "keep-alive", "transfer-encoding", "proxy-connection", "set-cookie"] as [StaticString])
+    @Test(
+        arguments: ["content-length", "connection", "keep-alive", "transfer-encoding", "proxy-connection", "set-cookie"] as [StaticString]
+    )
     func aNameComparedEightBytesAtATimeMatchesOnlyItsOwnLettersInEitherCase(_ literal: StaticString) {
         let own = Array(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         for position in own.indices {
