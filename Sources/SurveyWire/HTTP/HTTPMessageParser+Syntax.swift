@@ -138,7 +138,22 @@ extension HTTPMessageParser {
             index += 1
         }
         let valueStart = index
-        // The value: eight bytes at a time to its first control byte, past any HTAB.
+        index = fieldValueEnd(base, from: index, count)
+        guard let length = lineEnd(base, at: index, count) else { return nil }
+        var valueEnd = index
+        while valueEnd > valueStart {
+            let byte = base.load(fromByteOffset: valueEnd - 1, as: UInt8.self)
+            guard byte == 0x20 || byte == 0x09 else { break }
+            valueEnd -= 1
+        }
+        return WholeFieldLine(nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd, length: length)
+    }
+
+    /// Where the field-value bytes from `start` end: at the first control byte other than HTAB,
+    /// or at `count`. Eight bytes at a time, by the word's lowest flag (`controlBytes`).
+    @inline(__always)
+    static func fieldValueEnd(_ base: UnsafeRawPointer, from start: Int, _ count: Int) -> Int {
+        var index = start
         while index + 8 <= count {
             let controls = controlBytes(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             if controls == 0 {
@@ -146,7 +161,7 @@ extension HTTPMessageParser {
                 continue
             }
             index += controls.trailingZeroBitCount >> 3
-            guard base.load(fromByteOffset: index, as: UInt8.self) == 0x09 else { break }
+            guard base.load(fromByteOffset: index, as: UInt8.self) == 0x09 else { return index }
             index += 1
         }
         while index < count {
@@ -154,24 +169,50 @@ extension HTTPMessageParser {
             guard byte >= 0x20 ? byte != 0x7F : byte == 0x09 else { break }
             index += 1
         }
+        return index
+    }
+
+    /// The length of a line whose text ends at `index`, with its CRLF or LF; nil when no line
+    /// end is there (another control byte, or the input ends first).
+    @inline(__always)
+    static func lineEnd(_ base: UnsafeRawPointer, at index: Int, _ count: Int) -> Int? {
         guard index < count else { return nil }
-        var valueEnd = index
-        let length: Int
         switch base.load(fromByteOffset: index, as: UInt8.self) {
         case 0x0A:
-            length = index + 1
+            return index + 1
         case 0x0D:
             guard index + 1 < count, base.load(fromByteOffset: index + 1, as: UInt8.self) == 0x0A else { return nil }
-            length = index + 2
+            return index + 2
         default:
             return nil
         }
-        while valueEnd > valueStart {
-            let byte = base.load(fromByteOffset: valueEnd - 1, as: UInt8.self)
-            guard byte == 0x20 || byte == 0x09 else { break }
-            valueEnd -= 1
+    }
+
+    /// `HTTP/1.` as the eight bytes of a status line's start hold it, with its minor version's
+    /// byte cleared.
+    private static let httpSlash1DotWord = UInt64(0x00_2E_31_2F_50_54_54_48)
+
+    /// A status line that lies whole in the `count` bytes at `base`, read and checked in one
+    /// pass by `takeStatusLine`'s rule — `HTTP/1.0` or `HTTP/1.1`, a space, three digits from 100
+    /// to 599, then nothing or a space and a reason of field-value bytes — and its line end:
+    /// the minor version, the status and the line's length. Nil when the line does not end
+    /// within `count` bytes or breaks the rule: the line-at-a-time path then reads it.
+    @inline(__always)
+    static func wholeStatusLine(_ base: UnsafeRawPointer, _ count: Int) -> (minor: Int, status: Int, length: Int)? {
+        guard count >= 14 else { return nil }
+        let version = base.loadUnaligned(as: UInt64.self)
+        guard version & 0x00FF_FFFF_FFFF_FFFF == httpSlash1DotWord, base.load(fromByteOffset: 8, as: UInt8.self) == 0x20 else {
+            return nil
         }
-        return WholeFieldLine(nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd, length: length)
+        guard let minor = digit(base.load(fromByteOffset: 7, as: UInt8.self)), minor <= 1,
+            let a = digit(base.load(fromByteOffset: 9, as: UInt8.self)), (1...5).contains(a),
+            let b = digit(base.load(fromByteOffset: 10, as: UInt8.self)),
+            let c = digit(base.load(fromByteOffset: 11, as: UInt8.self))
+        else { return nil }
+        var index = 12
+        if base.load(fromByteOffset: 12, as: UInt8.self) == 0x20 { index = fieldValueEnd(base, from: 13, count) }
+        guard let length = lineEnd(base, at: index, count) else { return nil }
+        return (minor, a * 100 + b * 10 + c, length)
     }
 
     /// Whether the eight bytes at `offset` are all field-value bytes: at once when none is a

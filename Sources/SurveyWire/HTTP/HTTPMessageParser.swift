@@ -230,7 +230,17 @@ struct HTTPMessageParser {
                 index = count
             case .startLine, .header, .chunkSize, .chunkEnd, .trailer:
                 let rest = count - index
-                // A field line or the head's end that lies whole in the input: in one pass.
+                // A status line, a field line or the head's end that lies whole in the input: in
+                // one pass.
+                if case .startLine = state, role == .response, line.isEmpty, let whole = Self.wholeStatusLine(base + index, rest) {
+                    headBytes += whole.length
+                    if headBytes > maxHeadBytes { return .failed(.headTooLarge) }
+                    index += whole.length
+                    minorVersion = whole.minor
+                    status = whole.status
+                    state = .header
+                    continue
+                }
                 if case .header = state, line.isEmpty {
                     let start = base + index
                     if let whole = Self.wholeFieldLine(start, rest) {

@@ -491,6 +491,41 @@ private func expectSameAtEveryBoundary(
         #expect(accepted > 300 && refused > 300)
     }
 
+    @Test func aStatusLineReadInOnePassReadsAsOneReadLineByLine() {
+        var random = SplitMix64(seed: 11)
+        // Good parts more often than bad ones, so that both kinds of line come up often.
+        let versions = Array(repeating: "HTTP/1.1", count: 8) + ["HTTP/1.0", "HTTP/1.2", "HTTP/2.0", "http/1.1", "HTTP/1.1 ", "HTTP/1."]
+        let codes = Array(repeating: "200", count: 6) + ["404", "599", "100", "099", "600", "20", "2000", "2x0", " 200"]
+        let endings = Array(repeating: "\r\n", count: 6) + ["\n", "\r\r\n", "\r", ""]
+        var accepted = 0
+        var refused = 0
+        for _ in 0..<3000 {
+            var message = bytes(versions.randomElement(using: &random)! + " " + codes.randomElement(using: &random)!)
+            if Bool.random(using: &random) {
+                message += bytes(" ")
+                for _ in 0..<Int.random(in: 0...20, using: &random) {
+                    let odd = Int.random(in: 0..<30, using: &random) == 0
+                    message.append((odd ? Self.alphabet : Self.valueBytes).randomElement(using: &random)!)
+                }
+            }
+            message += bytes(endings.randomElement(using: &random)! + "Content-Length: 2\r\n\r\nok")
+            var whole = HTTPMessageParser(role: .response)
+            let wholeProgress = message.withUnsafeBytes { whole.parse($0) }
+            var single = HTTPMessageParser(role: .response)
+            var singleProgress = HTTPMessageParser.Progress.needMore
+            for index in message.indices {
+                singleProgress = message[index...index].withUnsafeBytes { single.parse($0) }
+                if case .needMore = singleProgress { continue }
+                if case .complete = singleProgress { singleProgress = .complete(consumed: index + 1) }
+                break
+            }
+            #expect(wholeProgress == singleProgress, "\(message)")
+            #expect(whole.status == single.status && whole.minorVersion == single.minorVersion, "\(message)")
+            if case .complete = wholeProgress { accepted += 1 } else { refused += 1 }
+        }
+        #expect(accepted > 300 && refused > 300)
+    }
+
     @Test func aWholeLineIsSplitIntoItsNameAndItsTrimmedValue() throws {
         let line = bytes("Content-Type: \t text/plain; q=1 \t\r\nnext")
         let whole = try #require(line.withUnsafeBytes { HTTPMessageParser.wholeFieldLine($0.baseAddress!, $0.count) })
