@@ -104,7 +104,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         parser.isHeadRequest = request.template.isHead
         encode(request)
         // Kept, moved in rather than copied, once read.
-        self.request = request
+        self.request = consume request
         if phase == .idle {
             info = .reused
             phase = .busy

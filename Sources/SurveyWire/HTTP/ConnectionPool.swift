@@ -123,7 +123,14 @@ final class ConnectionPool: @unchecked Sendable {
     /// Sends `request` on the last idle connection that the peer has not closed, or on a new one;
     /// a respondent's request on the connection it holds, whichever protocol that one speaks.
     func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<TransportResult, Never>) {
-        let attempt = Pending(request: request, continuation: continuation, started: MonotonicClock.now(), reconnect: false)
+        let started = MonotonicClock.now()
+        // Nearly every attempt over HTTP/1.1: straight onto an idle shared connection, the
+        // request copied once, into it, rather than into a `Pending` and out again.
+        if request.affinity == nil, let connection = machine.startOnIdle() {
+            scheduleSweep()
+            return connection.begin(request, continuation, started: started, reconnect: false)
+        }
+        let attempt = Pending(request: request, continuation: continuation, started: started, reconnect: false)
         perform(machine.start(attempt), consume attempt)
     }
 

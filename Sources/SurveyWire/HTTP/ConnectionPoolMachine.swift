@@ -153,6 +153,15 @@ struct ConnectionPoolMachine<Attempt: PoolAttempt> {
         return Decision(start: send(attempt, on: attempt.device == nil ? takeIdle() : nil), closing: closing)
     }
 
+    /// The shared attempt's shortcut, asked before it is made into an `Attempt`: the last idle
+    /// shared HTTP/1.1 connection, now busy, when the loop speaks HTTP/1.1 and has one — what
+    /// `start` decides for an attempt without a device then. Nil: `start` decides.
+    mutating func startOnIdle() -> HTTP1? {
+        guard negotiated == .http1, let reusable = takeIdle() else { return nil }
+        busy.appendSlotted(reusable)
+        return reusable
+    }
+
     /// An attempt that never left starts again (its connection went away or turned to
     /// HTTP/1.1 before sending it).
     mutating func restart(_ attempt: Attempt) -> Decision {

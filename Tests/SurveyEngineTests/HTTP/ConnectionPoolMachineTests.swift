@@ -35,6 +35,22 @@ private func expectStart(
         expectStart(&scene, FakeAttempt(3), "open http1", lists: "busy b,a")
     }
 
+    @Test func theShortcutTakesTheLastOpenIdleConnectionOverHTTP1Only() {
+        var scene = PoolScene()
+        let (a, b, c) = (FakeHTTP1("a"), FakeHTTP1("b"), FakeHTTP1("c", open: false))
+        scene.idle(a, b, c)
+        #expect(scene.machine.startOnIdle() === b)
+        #expect(scene.lists == "idle a; busy b")
+        #expect(scene.machine.startOnIdle() === a)
+        #expect(scene.machine.startOnIdle() == nil)
+        #expect(scene.lists == "busy b,a")
+        // Where the protocol is not known to be HTTP/1.1, `start` decides.
+        var tls = PoolScene(tls: true, version: .auto)
+        tls.idle(FakeHTTP1("d"))
+        #expect(tls.machine.startOnIdle() == nil)
+        #expect(tls.lists == "idle d")
+    }
+
     @Test func anIdleConnectionThePeerClosedIsPassedOver() {
         var scene = PoolScene()
         let (a, b) = (FakeHTTP1("a"), FakeHTTP1("b", open: false))
