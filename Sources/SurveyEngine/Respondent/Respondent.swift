@@ -317,6 +317,10 @@ struct Respondent: Sendable {
         let record = AttemptRecord(
             step: step, attempt: state.attempt, outcome: outcome, succeeded: succeeded, serviceTime: result.serviceTime,
             startLag: startLag, start: sinceRunStart, connection: result.connection, detail: detail)
+        if succeeded, context.attemptLog == nil {
+            context.recorder.recordSuccess(record, retriesDenied: state.denied, lane: lane)
+            return .done(.succeeded)
+        }
         context.recorder.record(record, lane: lane)
         if let log = context.attemptLog {
             let question = asking >= 0 && Int(asking) < questions.count ? questions[Int(asking)].id.text : nil

@@ -47,6 +47,17 @@ public final class MetricsRecorder: Sendable {
         }
     }
 
+    /// Counts an attempt that succeeded, and the call it ended with `record.attempt` attempts and
+    /// `retriesDenied` retries the budget refused: `record` and `endCall` under one lock, for
+    /// the attempt nearly every call ends with.
+    package func recordSuccess(_ record: AttemptRecord, retriesDenied: Int, lane number: Int) {
+        lane(number) {
+            $0.add(record)
+            $0[record.step].endCall(succeeded: true, attempts: record.attempt)
+            $0[record.step].retriesDenied += retriesDenied
+        }
+    }
+
     /// Counts `event` for question `id`.
     package func question(_ id: QuestionID, _ event: QuestionEvent, lane number: Int) {
         lane(number) { $0.questions.update(id) { $0.add(event) } }

@@ -163,24 +163,26 @@ struct HTTPMessageParser {
         return taken
     }
 
-    /// Forgets the message, keeping buffers' capacity, to read the next one.
+    /// Forgets the message, keeping buffers' capacity, to read the next one. What is empty
+    /// already is left alone — a client's parser never holds a method, a target or credentials,
+    /// and its body was taken — each emptying being a uniqueness check or a release.
     mutating func reset() {
         status = 0
-        method.removeAll(keepingCapacity: true)
-        target.removeAll(keepingCapacity: true)
+        if !method.isEmpty { method.removeAll(keepingCapacity: true) }
+        if !target.isEmpty { target.removeAll(keepingCapacity: true) }
         minorVersion = 1
         keepAlive = true
-        retryAfter = nil
+        if retryAfter != nil { retryAfter = nil }
         if !headers.isEmpty { headers.removeAll() }
         if !setCookies.isEmpty { setCookies = [] }
-        authorization = nil
-        cookie = nil
-        host = nil
-        body.removeAll(keepingCapacity: true)
+        if authorization != nil { authorization = nil }
+        if cookie != nil { cookie = nil }
+        if host != nil { host = nil }
+        if !body.isEmpty { body.removeAll(keepingCapacity: true) }
         bodyBytes = 0
         interimResponses = 0
         state = .startLine
-        line.removeAll(keepingCapacity: true)
+        if !line.isEmpty { line.removeAll(keepingCapacity: true) }
         headBytes = 0
         sawBytes = false
         contentLength = nil
