@@ -144,9 +144,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
             output.append(contentsOf: Self.crlf)
         }
         if let body = request.body {
-            output.append(contentsOf: Self.contentLengthPrefix)
-            DecimalDigits.with(body.count) { output.append(contentsOf: $0) }
-            output.append(contentsOf: Self.crlfCrlf)
+            Self.withContentLengthEnd(body.count) { output.append(contentsOf: $0) }
             output.append(contentsOf: body)
         } else {
             output.append(contentsOf: Self.crlf)
@@ -156,9 +154,31 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
 
     private static let cookiePrefix: [UInt8] = Array("Cookie: ".utf8)
     private static let cookieSeparator: [UInt8] = [0x3B, 0x20]
-    private static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
-    private static let crlfCrlf: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
     private static let crlf: [UInt8] = [0x0D, 0x0A]
+
+    /// Calls `body` with `Content-Length: N` and the empty line that ends the head, written on
+    /// the stack: one append for the three parts, each an append of its own before.
+    @inline(__always)
+    static func withContentLengthEnd<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        // Forty places: the name and its colon and space (16), Int.max's nineteen digits and
+        // one more, CR LF CR LF (4).
+        var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &bytes) { buffer in
+            buffer.storeBytes(of: UInt32(0x0A0D_0A0D).littleEndian, toByteOffset: 36, as: UInt32.self)
+            var start = 36
+            var rest = max(count, 0)
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
+                rest /= 10
+            } while rest > 0
+            start -= 16
+            // `Content-` and `Length: `, each as the word its eight bytes make in memory.
+            buffer.storeBytes(of: UInt64(0x2D74_6E65_746E_6F43).littleEndian, toByteOffset: start, as: UInt64.self)
+            buffer.storeBytes(of: UInt64(0x203A_6874_676E_654C).littleEndian, toByteOffset: start + 8, as: UInt64.self)
+            return body(UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
 
     // MARK: Setting up
 

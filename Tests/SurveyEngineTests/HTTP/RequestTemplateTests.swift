@@ -164,3 +164,12 @@ private let local = HTTPTarget(scheme: .http, host: "127.0.0.1", port: 8080)
         #expect(heads.block(for: questions, changes: cached.table.changes) != nil)
     }
 }
+
+/// The end of an HTTP/1.1 request head with a body, written on the stack in one piece.
+@Suite struct ContentLengthEndTests {
+    @Test(arguments: [(0, "0"), (7, "7"), (24, "24"), (1_234_567, "1234567"), (Int.max, "9223372036854775807"), (-5, "0")])
+    func theLineCarriesTheCountAndTheHeadsEnd(_ count: Int, _ digits: String) {
+        let line = ClientConnection.withContentLengthEnd(count) { String(decoding: $0, as: UTF8.self) }
+        #expect(line == "Content-Length: \(digits)\r\n\r\n")
+    }
+}
