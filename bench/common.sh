@@ -34,6 +34,12 @@ build_release() {
 # starts another nginx, in a directory of its own.
 start_nginx() {
     local port=$1 dir="$out/nginx"
+    # nginx listens with reuseport: on a port another nginx holds (another script's, another
+    # clone's), the two would share the connections silently, each with its own certificate.
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        echo "something already listens on 127.0.0.1:$port (another benchmark running?): stop it first" >&2
+        exit 1
+    fi
     [ "$port" = 18080 ] || dir="$out/nginx-$port"
     mkdir -p "$dir"
     printf '[%s]\n' "$(for i in $(seq 1 10); do printf '{"id":%d,"question":"Question number %d?"}' "$i" "$i"; [ "$i" -lt 10 ] && printf ','; done)" >"$dir/questions.json"
