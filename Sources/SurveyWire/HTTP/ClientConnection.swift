@@ -17,6 +17,9 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
 
     let fd: Int32
     unowned let pool: ConnectionPool
+    /// Its loop's buffer for reads (`EventLoop.readBuffer`), read each response: held here, not
+    /// reached through the pool and the loop, each reference of which is retained on the way.
+    private let readBuffer: UnsafeMutableRawBufferPointer
     /// The way it goes: straight, through a proxy's tunnel, or to a proxy in absolute form.
     private let route: ConnectionRoute
     /// Its set-up while under way.
@@ -58,6 +61,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
     init(fd: Int32, pool: ConnectionPool, route: ConnectionRoute) {
         self.fd = fd
         self.pool = pool
+        readBuffer = pool.loop.readBuffer
         self.route = route
         stream = SocketStream(fd: fd, tls: nil)
         parser = HTTPMessageParser(role: .response, maxHeadBytes: pool.maxHeadBytes, maxBodyBytes: pool.maxBodyBytes)
@@ -215,7 +219,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         case .idle:
             // An idle connection has nothing to say: the server closed it or broke the protocol —
             // unless TLS 1.3 session tickets arrived, which the connection takes in silence.
-            if stream.tls != nil, case .wait = stream.read(into: pool.loop.readBuffer) { return }
+            if stream.tls != nil, case .wait = stream.read(into: readBuffer) { return }
             pool.removeIdle(self)
             close()
         case .busy:
@@ -246,7 +250,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
     }
 
     private func receive() {
-        let buffer = pool.loop.readBuffer
+        let buffer = readBuffer
         while phase == .busy {
             switch stream.read(into: buffer) {
             case .bytes(let count):
