@@ -177,7 +177,10 @@ struct Respondent: Sendable {
         switch order {
         case .sequential: break
         case .reverse: questions.reverse()
-        case .random: questions.shuffle(using: &random)
+        case .random:
+            // The same draws and swaps as the array's own shuffle, each swap a move of memory:
+            // the array's swaps copied each question (its text, fields and details retained).
+            questions.withUnsafeMutableBufferPointer { $0.shuffle(using: &random) }
         }
     }
 

@@ -3,6 +3,7 @@ import Testing
 @testable import SurveyEngine
 @testable import SurveyJourney
 @testable import SurveyMetrics
+@testable import SurveyWire
 
 @Suite struct RespondentTests {
     @Test func submitIsNeverRepeatedAfterSuccess() async {
@@ -153,6 +154,22 @@ import Testing
         var respondent = Respondent(index: 0, seed: 1, lane: 0)
         _ = await respondent.run(context(transport, order: .reverse))
         #expect(transport.sent.filter { $0.method == "POST" }.map(\.body).first == #"{"id":3,"answer":"x"}"#)
+    }
+
+    /// The questions are shuffled in place through a buffer pointer, for its cheap swaps: the
+    /// same draws and the same order as the array's own shuffle, so a seed gives the order it gave.
+    @Test func aRandomOrderIsTheArraysOwnShuffle() {
+        for seed in UInt64(0)..<200 {
+            for count in 0..<12 {
+                var own = Array(0..<count)
+                var ownDraws = SplitMix64(seed: seed)
+                own.shuffle(using: &ownDraws)
+                var inPlace = Array(0..<count)
+                var inPlaceDraws = SplitMix64(seed: seed)
+                inPlace.withUnsafeMutableBufferPointer { $0.shuffle(using: &inPlaceDraws) }
+                #expect(own == inPlace && ownDraws == inPlaceDraws, "seed \(seed), \(count) questions")
+            }
+        }
     }
 
     @Test func stopLeavesAtTheNextStep() async {
