@@ -45,6 +45,10 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// A buffer for socket reads, shared by everything on this loop (one read at a time).
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// The monotonic clock's reading when the loop last woke with events: when what they say
+    /// had arrived, for everything handling them (an HTTP/1.1 response's end) — one reading a
+    /// wake-up rather than one each. Written on the loop's thread only, before the events run.
+    let wokeAt: UnsafeMutablePointer<UInt64>
 
     private enum Work: Sendable {
         case job(UnownedJob)
@@ -78,12 +82,15 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         epollFD = epoll
         wakeFD = wake
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        wokeAt = .allocate(capacity: 1)
+        wokeAt.initialize(to: 0)
     }
 
     deinit {
         close(epollFD)
         close(wakeFD)
         readBuffer.deallocate()
+        wokeAt.deallocate()
     }
 
     // MARK: Running work
@@ -247,6 +254,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 break
             }
             let count = wait(events, capacity: Int32(capacity))
+            if count > 0 { wokeAt.pointee = MonotonicClock.now() }
             for i in 0..<Int(count) {
                 let event = events[i]
                 let token = event.data.u64

@@ -20,6 +20,9 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
     /// Its loop's buffer for reads (`EventLoop.readBuffer`), read each response: held here, not
     /// reached through the pool and the loop, each reference of which is retained on the way.
     private let readBuffer: UnsafeMutableRawBufferPointer
+    /// Its loop's reading of the clock when it woke with the events being handled
+    /// (`EventLoop.wokeAt`): when a response whose last byte they brought ended.
+    private let wokeAt: UnsafeMutablePointer<UInt64>
     /// The way it goes: straight, through a proxy's tunnel, or to a proxy in absolute form.
     private let route: ConnectionRoute
     /// Its set-up while under way.
@@ -62,6 +65,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         self.fd = fd
         self.pool = pool
         readBuffer = pool.loop.readBuffer
+        wokeAt = pool.loop.wokeAt
         self.route = route
         stream = SocketStream(fd: fd, tls: nil)
         parser = HTTPMessageParser(role: .response, maxHeadBytes: pool.maxHeadBytes, maxBodyBytes: pool.maxBodyBytes)
@@ -296,8 +300,11 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
     // MARK: Ending an attempt
 
     private func complete(reusable: Bool) {
-        // The attempt ended with its last byte: not after the response is boxed below.
-        let serviceTime = elapsed()
+        // The attempt ended with its last byte, which was there when the loop woke to read it:
+        // not after the responses handled before it, nor after this one is boxed below. (A
+        // response ended some other way than by the events of a wake-up is timed now.)
+        let woke = wokeAt.pointee
+        let serviceTime = woke >= started ? Duration.nanoseconds(Int64(woke &- started)) : elapsed()
         let pool = self.pool
         pool.leaveBusy(self)
         // The request is done with: moved out, not copied and then dropped.
