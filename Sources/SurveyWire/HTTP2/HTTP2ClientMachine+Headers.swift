@@ -8,23 +8,32 @@ extension HTTP2ClientMachine {
     mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
         let index = connection.streams.index(forKey: stream)
         // Decoded whatever the stream: the table must see every block (§4.3).
-        var keep = false
-        if let index { keep = inPlace(index) { $0.keepHeaders } }
+        var keepAll = false
+        var keepCookies = false
+        if let index { (keepAll, keepCookies) = inPlace(index) { ($0.keepHeaders, $0.keepCookies) } }
         var status: Int?
         var statusValid = true
         // RFC 9113 §8.2.1: a value holding NUL, CR or LF makes the response malformed. Kept, it
         // would end a line where an HTTP/1.1 request carries it on (a cookie in the jar).
         var valuesValid = true
         var fields: [HPACK.Field] = []
+        // Read once here, not at every field: each read of a static goes through its `swift_once`.
+        let statusName = Self.statusName
+        let retryAfterName = Self.retryAfterName
+        let setCookieName = Self.setCookieName
+        /// Whether a field of `name` is kept: every one, or those retries and the jar read.
+        func kept(_ name: [UInt8]) -> Bool {
+            keepAll || HPACK.sameBytes(retryAfterName, name) || keepCookies && HPACK.sameBytes(setCookieName, name)
+        }
         do throws(HPACK.DecodingError) {
-            try connection.decoder.decode(block, wanting: { keep || $0 == Self.statusName || $0 == Self.retryAfterName }) { field in
-                if HPACK.sameBytes(Self.statusName, field.name) {
+            try connection.decoder.decode(block, wanting: { HPACK.sameBytes(statusName, $0) || kept($0) }) { field in
+                if HPACK.sameBytes(statusName, field.name) {
                     if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
                         status = value
                     } else {
                         statusValid = false
                     }
-                } else if keep || HPACK.sameBytes(Self.retryAfterName, field.name) {
+                } else if kept(field.name) {
                     if field.value.contains(where: { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }) { valuesValid = false }
                     fields.append(field)
                 }
@@ -94,6 +103,7 @@ extension HTTP2ClientMachine {
 
     static let statusName = Array(":status".utf8)
     static let retryAfterName = Array("retry-after".utf8)
+    static let setCookieName = Array("set-cookie".utf8)
 
     /// The decimal number `bytes` spell, digits only.
     static func number(_ bytes: [UInt8]) -> Int? {

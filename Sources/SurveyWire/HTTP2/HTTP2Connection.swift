@@ -140,7 +140,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                     Self.encode(exchange.request, scheme: scheme, encoder: &encoder, heads: &encodedHeads, into: &block)
                 },
                 body: exchange.request.body ?? [], keepBody: exchange.request.collectBody,
-                keepHeaders: exchange.request.collectHeaders || exchange.request.collectCookies, into: &output)
+                keepHeaders: exchange.request.collectHeaders, keepCookies: exchange.request.collectCookies, into: &output)
             exchanges[id] = exchange
         }
     }
@@ -307,12 +307,18 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
         var retryAfter: String?
         var setCookies: [[UInt8]] = []
         var headers: [HTTPHeader] = []
-        for field in response.headers {
-            if field.name == Self.retryAfterName { retryAfter = String(decoding: field.value, as: UTF8.self) }
-            if request.collectCookies, field.name == Self.setCookieName { setCookies.append(field.value) }
-            if request.collectHeaders {
-                headers.append(
-                    HTTPHeader(name: String(decoding: field.name, as: UTF8.self), value: String(decoding: field.value, as: UTF8.self)))
+        if !response.headers.isEmpty {
+            // Read once, not at every field: each read of a static goes through its `swift_once`.
+            let retryAfterName = Self.retryAfterName
+            let setCookieName = Self.setCookieName
+            if request.collectHeaders { headers.reserveCapacity(response.headers.count) }
+            for field in response.headers {
+                if HPACK.sameBytes(retryAfterName, field.name) { retryAfter = String(decoding: field.value, as: UTF8.self) }
+                if request.collectCookies, HPACK.sameBytes(setCookieName, field.name) { setCookies.append(field.value) }
+                if request.collectHeaders {
+                    headers.append(
+                        HTTPHeader(name: String(decoding: field.name, as: UTF8.self), value: String(decoding: field.value, as: UTF8.self)))
+                }
             }
         }
         let received = TransportResponse(
