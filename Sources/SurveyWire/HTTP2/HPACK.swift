@@ -286,9 +286,12 @@ struct HPACKDecoder: Sendable {
         let length = try HPACK.readInteger(block, &at, prefix: 7)
         guard length <= block.count - at else { throw HPACK.DecodingError(description: "a string runs past the header block's end") }
         let wire = block[valueStart..<(at + length)]
-        for entry in recent where entry.nameIndex == nameIndex && HPACK.sameBytes(entry.wire, wire) {
+        // By position, not `for entry in recent`: each entry copied out would retain and release
+        // its three arrays, for the one of them compared.
+        for position in recent.indices
+        where recent[position].nameIndex == nameIndex && HPACK.sameBytes(recent[position].wire, wire) {
             index = at + length
-            return entry.field
+            return recent[position].field
         }
         let field = try literal(block, &index, prefix: 6)
         let remembered = (nameIndex, Array(wire), field)

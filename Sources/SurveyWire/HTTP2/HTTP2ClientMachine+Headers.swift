@@ -8,9 +8,12 @@ extension HTTP2ClientMachine {
     mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
         let index = connection.streams.index(forKey: stream)
         // Decoded whatever the stream: the table must see every block (§4.3).
-        var keepAll = false
-        var keepCookies = false
-        if let index { (keepAll, keepCookies) = inPlace(index) { ($0.keepHeaders, $0.keepCookies) } }
+        var keeping = (all: false, cookies: false)
+        if let index { keeping = inPlace(index) { ($0.keepHeaders, $0.keepCookies) } }
+        // Constants, so that the closures below capture values, not variables each access to
+        // which would be checked for exclusivity at run time.
+        let keepAll = keeping.all
+        let keepCookies = keeping.cookies
         var status: Int?
         var statusValid = true
         // RFC 9113 §8.2.1: a value holding NUL, CR or LF makes the response malformed. Kept, it
