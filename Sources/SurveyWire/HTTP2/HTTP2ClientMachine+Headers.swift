@@ -2,8 +2,8 @@
 /// checks RFC 9113 §8 asks of them) and its body, whole or counted, up to `maxBodyBytes`.
 extension HTTP2ClientMachine {
     /// A whole header block: the response's status and fields, or its trailers. Its stream is
-    /// looked up once, and changed where it lies in `streams` (`Dictionary.Values`' subscript):
-    /// a copy stored back would hash the id again, and would share the body's buffer with the
+    /// looked up once, and changed where it lies in `streams` (`StreamTable`'s `at:` subscript):
+    /// a copy stored back would look the id up again, and would share the body's buffer with the
     /// stored one, so that the next append copied it.
     mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
         let index = connection.streams.index(forKey: stream)
@@ -59,14 +59,14 @@ extension HTTP2ClientMachine {
             }
             // An interim response (1xx) is skipped; the final one follows.
             if status >= 200 {
-                connection.streams.values[index].status = status
-                connection.streams.values[index].headers = fields
+                connection.streams[at: index].status = status
+                connection.streams[at: index].headers = fields
             }
         } else {
-            connection.streams.values[index].headers += fields
+            connection.streams[at: index].headers += fields
         }
         if endStream, inPlace(index, { $0.status != nil }) {
-            finish(stream, connection.streams.remove(at: index).value, events: &events)
+            finish(stream, connection.streams.remove(at: index), events: &events)
         }
     }
 
@@ -77,23 +77,23 @@ extension HTTP2ClientMachine {
         throws(HTTP2Failure)
     {
         guard let index = connection.streams.index(forKey: stream) else { return }
-        guard try connection.streams.values[index].take(data, stream: stream, maxBodyBytes: settings.maxBodyBytes) else {
+        guard try connection.streams[at: index].take(data, stream: stream, maxBodyBytes: settings.maxBodyBytes) else {
             connection.reset(stream, error: .cancel, into: &output)
             events.append(.tooLarge(stream: stream))
             return
         }
         if endStream {
-            finish(stream, connection.streams.remove(at: index).value, events: &events)
+            finish(stream, connection.streams.remove(at: index), events: &events)
             return
         }
-        connection.streams.values[index].receiveWindow.giveBack(
+        connection.streams[at: index].receiveWindow.giveBack(
             stream: stream, atLeast: connection.receiveInitialWindow / 2, into: &output)
     }
 
-    /// Reads the stream at `index` where it lies in `streams`: `Dictionary.Values`' getter would
+    /// Reads the stream at `index` where it lies in `streams`: a getter would
     /// copy it out, retaining and releasing its buffers, for the one field read.
-    private mutating func inPlace<Result>(_ index: [UInt32: Stream].Index, _ read: (inout Stream) -> Result) -> Result {
-        read(&connection.streams.values[index])
+    private mutating func inPlace<Result>(_ index: StreamTable<Stream>.Index, _ read: (inout Stream) -> Result) -> Result {
+        read(&connection.streams[at: index])
     }
 
     /// The response on `stream` is whole, its state taken out of `streams`: it is reported.

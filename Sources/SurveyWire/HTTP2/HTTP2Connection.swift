@@ -57,7 +57,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     /// Attempts waiting for the connection to open, or for a stream under the server's limit.
     @exclusivity(unchecked) var waiting: [Exchange] = []
     /// Attempts sent, by stream.
-    @exclusivity(unchecked) var exchanges: [UInt32: Exchange] = [:]
+    @exclusivity(unchecked) var exchanges = StreamTable<Exchange>()
     /// What the first attempt sent on it reports: the connection new, its connect and handshake.
     @exclusivity(unchecked) var opening: ConnectionInfo?
     let wire: WireProtocol
@@ -141,7 +141,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                 },
                 body: exchange.request.body ?? [], keepBody: exchange.request.collectBody,
                 keepHeaders: exchange.request.collectHeaders, keepCookies: exchange.request.collectCookies, into: &output)
-            exchanges[id] = exchange
+            exchanges.insert(exchange, for: id)
         }
     }
 
@@ -354,11 +354,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
 
     func checkDeadlines(now: UInt64) {
         if phase == .settingUp, now >= connectExpiry { return failAll(.timeout, detail: setup?.timeoutDetail) }
-        var expired: [UInt32] = []
-        for (id, exchange) in exchanges {
-            let expiry = min(exchange.expiry, exchange.request.runCutoff?.value ?? .max)
-            if now >= expiry { expired.append(id) }
-        }
+        let expired = exchanges.keys(where: { now >= min($0.expiry, $0.request.runCutoff?.value ?? .max) })
         for id in expired.sorted() {
             guard let exchange = exchanges.removeValue(forKey: id) else { continue }
             machine.cancel(id, into: &output)
@@ -399,7 +395,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
         let connection = opening
         let carried = exchanges.sorted { $0.key < $1.key }.map(\.value)
         let queued = waiting
-        exchanges = [:]
+        exchanges.removeAll()
         waiting = []
         pool.leaveBusy(self)
         pool.noLongerReady(self)
