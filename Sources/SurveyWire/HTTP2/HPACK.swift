@@ -405,6 +405,14 @@ struct HPACKEncoder: Sendable {
         HPACK.appendString(value, to: &output)
     }
 
+    /// Appends a field named by the static table's entry `staticName` (1-based), its value a
+    /// literal that goes into no table: a value that changes from request to request (a body's
+    /// length, the cookies) needs neither table looked up, as it is never in either.
+    mutating func encode(staticName: Int, value: some Collection<UInt8>, into output: inout [UInt8]) {
+        HPACK.appendInteger(staticName, prefix: 4, flags: 0x00, to: &output)
+        HPACK.appendString(value, to: &output)
+    }
+
     /// Starts a header block: the table size update the peer's SETTINGS call for, if any.
     mutating func beginBlock(into output: inout [UInt8]) {
         if let size = pendingSize {

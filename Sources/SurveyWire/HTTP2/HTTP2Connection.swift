@@ -134,7 +134,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     func sendWaiting() {
         let scheme = wire == .h2 ? Self.https : Self.http
         while !waiting.isEmpty, exchanges.count < min(capacity, machine.streamLimit), machine.canOpenStream {
-            let exchange = waiting.removeFirst()
+            // Most often the one waiting: taken from the end, not shifted out of the front
+            // through the array's generic `replaceSubrange`.
+            let exchange = waiting.count == 1 ? waiting.removeLast() : waiting.removeFirst()
             let id = machine.send(
                 encodingHeaders: { encoder, block in
                     Self.encode(exchange.request, scheme: scheme, encoder: &encoder, heads: &encodedHeads, into: &block)
@@ -303,7 +305,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
             pool.keep(resumed, for: exchange.request.device)
             resumptionKept = true
         }
-        let request = exchange.request
+        // The request's flags read where they lie: a copy of the request would retain its parts.
+        let collectHeaders = exchange.request.collectHeaders
+        let collectCookies = exchange.request.collectCookies
         var retryAfter: String?
         var setCookies: [[UInt8]] = []
         var headers: [HTTPHeader] = []
@@ -311,11 +315,11 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
             // Read once, not at every field: each read of a static goes through its `swift_once`.
             let retryAfterName = Self.retryAfterName
             let setCookieName = Self.setCookieName
-            if request.collectHeaders { headers.reserveCapacity(response.headers.count) }
+            if collectHeaders { headers.reserveCapacity(response.headers.count) }
             for field in response.headers {
                 if HPACK.sameBytes(retryAfterName, field.name) { retryAfter = String(decoding: field.value, as: UTF8.self) }
-                if request.collectCookies, HPACK.sameBytes(setCookieName, field.name) { setCookies.append(field.value) }
-                if request.collectHeaders {
+                if collectCookies, HPACK.sameBytes(setCookieName, field.name) { setCookies.append(field.value) }
+                if collectHeaders {
                     headers.append(
                         HTTPHeader(name: String(decoding: field.name, as: UTF8.self), value: String(decoding: field.value, as: UTF8.self)))
                 }
@@ -329,7 +333,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
 
     /// Resumes an attempt's caller; the connection leaves the busy list when it was the last,
     /// and is ready again for another.
-    private func end(_ exchange: Exchange, _ result: TransportResult) {
+    private func end(_ exchange: Exchange, _ result: consuming TransportResult) {
         if !machine.hasStreamIDs, !waiting.isEmpty {
             // Requests that will never have a stream here start over on another connection.
             let queued = waiting
