@@ -212,8 +212,15 @@ struct HTTP2ClientMachine: Sendable {
     /// became of the streams. Throws a connection error: the connection is then closed with
     /// GOAWAY and that error's code (`goAway(for:)`).
     mutating func receive(_ bytes: some Collection<UInt8>, into output: inout [UInt8]) throws(HTTP2Failure) -> [Event] {
-        connection.take(bytes)
         var events: [Event] = []
+        try receive(bytes, into: &output, events: &events)
+        return events
+    }
+
+    /// `receive(_:into:)` appending what became of the streams to `events`: a connection that
+    /// reads a response at a time keeps one list for its reads rather than making one per read.
+    mutating func receive(_ bytes: some Collection<UInt8>, into output: inout [UInt8], events: inout [Event]) throws(HTTP2Failure) {
+        connection.take(bytes)
         while let inbound = try connection.next(into: &output) {
             switch inbound {
             case .headers(let stream, let block, let endStream, _):
@@ -228,7 +235,6 @@ struct HTTP2ClientMachine: Sendable {
                 events.append(.goAway(lastStream: lastStream, error: error, unprocessed: unprocessed))
             }
         }
-        return events
     }
 
     /// The GOAWAY to send for a connection error.

@@ -58,6 +58,8 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     @exclusivity(unchecked) var waiting: [Exchange] = []
     /// Attempts sent, by stream.
     @exclusivity(unchecked) var exchanges = StreamTable<Exchange>()
+    /// The list a read's events are gathered in, kept between reads (`receive`).
+    @exclusivity(unchecked) private var events: [HTTP2ClientMachine.Event] = []
     /// What the first attempt sent on it reports: the connection new, its connect and handshake.
     @exclusivity(unchecked) var opening: ConnectionInfo?
     let wire: WireProtocol
@@ -218,9 +220,11 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                             .protocolError, detail: "the server answered in HTTP/1.x: it does not speak HTTP/2 over cleartext (h2c)")
                     }
                 }
-                let events: [HTTP2ClientMachine.Event]
+                // Taken for the read and put back after: an event handled may reach this connection again.
+                var events = self.events
+                self.events = []
                 do throws(HTTP2Failure) {
-                    events = try machine.receive(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), into: &output)
+                    try machine.receive(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), into: &output, events: &events)
                 } catch {
                     machine.goAway(for: error).write(into: &output)
                     var ignored = written
@@ -228,6 +232,8 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                     return failAll(.protocolError, detail: error.description)
                 }
                 for event in events { handle(event) }
+                events.removeAll(keepingCapacity: true)
+                self.events = events
                 guard phase == .open else { return }
                 sendWaiting()
                 scheduleFlush()
