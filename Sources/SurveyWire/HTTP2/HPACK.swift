@@ -174,141 +174,6 @@ enum HPACK {
     }
 }
 
-/// Reads the header blocks of one direction of a connection, keeping its dynamic table.
-struct HPACKDecoder: Sendable {
-    private(set) var table: HPACK.DynamicTable
-    /// The largest table the peer may ask for: what this end's SETTINGS_HEADER_TABLE_SIZE said.
-    var maxTableSize: Int
-    /// The most bytes the fields of one block may add up to (names, values and 32 each), like
-    /// SETTINGS_MAX_HEADER_LIST_SIZE: a response's headers cannot grow without bound.
-    var maxListSize: Int
-    /// The last fields added to the table with their value as it came on the wire: a server that
-    /// sends every response's `server`, `content-type` and `date` as new table entries (nginx
-    /// does) sends the same bytes again and again, which need not be decoded each time.
-    private var recent: [(nameIndex: Int, wire: [UInt8], field: HPACK.Field)] = []
-    private var recentNext = 0
-    private static let recentCount = 8
-
-    init(maxTableSize: Int = 4096, maxListSize: Int = 64 << 10) {
-        table = HPACK.DynamicTable(maxSize: maxTableSize)
-        self.maxTableSize = maxTableSize
-        self.maxListSize = maxListSize
-    }
-
-    /// The fields of a whole header block (a HEADERS frame's and its CONTINUATIONs' fragments).
-    mutating func decode(_ block: [UInt8]) throws(HPACK.DecodingError) -> [HPACK.Field] {
-        var fields: [HPACK.Field] = []
-        try decode(block) { fields.append($0) }
-        return fields
-    }
-
-    /// Hands each field of a whole header block to `visit`, in order, without gathering them:
-    /// a response whose fields nobody keeps costs no list.
-    mutating func decode(_ block: [UInt8], _ visit: (HPACK.Field) -> Void) throws(HPACK.DecodingError) {
-        try decode(block, wanting: { _ in true }, visit)
-    }
-
-    /// Hands `visit` the fields whose names `wants`; a field that goes into no table and whose
-    /// name is not wanted has its value skipped, not decoded (a response's `date` and `server`,
-    /// which a request that keeps no headers never reads). The table still sees every field.
-    mutating func decode(_ block: [UInt8], wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
-        throws(HPACK.DecodingError)
-    {
-        var index = 0
-        var listSize = 0
-        var fieldSeen = false
-        while index < block.count {
-            let first = block[index]
-            let field: HPACK.Field
-            if first & 0x80 != 0 {
-                // Indexed (§6.1).
-                field = try entry(try HPACK.readInteger(block, &index, prefix: 7))
-            } else if first & 0xC0 == 0x40 {
-                // Literal with incremental indexing (§6.2.1).
-                field = try indexedLiteral(block, &index)
-                table.add(field)
-            } else if first & 0xE0 == 0x20 {
-                // Dynamic table size update (§6.3): only before the block's first field.
-                guard !fieldSeen else { throw HPACK.DecodingError(description: "a table size update after a header field") }
-                let size = try HPACK.readInteger(block, &index, prefix: 5)
-                guard size <= maxTableSize else {
-                    throw HPACK.DecodingError(description: "a table size update to \(size), above the \(maxTableSize) allowed")
-                }
-                table.resize(size)
-                continue
-            } else {
-                // Literal without indexing, or never indexed (§6.2.2, §6.2.3).
-                let nameIndex = try HPACK.readInteger(block, &index, prefix: 4)
-                let name = nameIndex == 0 ? try HPACK.readString(block, &index, limit: maxListSize) : try entry(nameIndex).name
-                if !wants(name) {
-                    guard index < block.count else { throw HPACK.DecodingError(description: "a header block ends before a string") }
-                    let length = try HPACK.readInteger(block, &index, prefix: 7)
-                    guard length <= block.count - index else {
-                        throw HPACK.DecodingError(description: "a string runs past the header block's end")
-                    }
-                    index += length
-                    fieldSeen = true
-                    listSize += name.count + length + 32
-                    guard listSize <= maxListSize else {
-                        throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
-                    }
-                    continue
-                }
-                field = HPACK.Field(name, try HPACK.readString(block, &index, limit: maxListSize))
-            }
-            fieldSeen = true
-            listSize += field.size
-            guard listSize <= maxListSize else {
-                throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
-            }
-            visit(field)
-        }
-    }
-
-    /// The field at `index` of the static table then the dynamic one.
-    private func entry(_ index: Int) throws(HPACK.DecodingError) -> HPACK.Field {
-        let statics = HPACK.staticTable.count
-        if index >= 1 && index <= statics { return HPACK.staticTable[index - 1] }
-        guard index > statics, index - statics <= table.fields.count else {
-            throw HPACK.DecodingError(description: "index \(index) is in neither table")
-        }
-        return table.fields[index - statics - 1]
-    }
-
-    /// A literal with incremental indexing: the field decoded before from the same name index
-    /// and the same bytes on the wire when there is one, else decoded now and remembered.
-    private mutating func indexedLiteral(_ block: [UInt8], _ index: inout Int) throws(HPACK.DecodingError) -> HPACK.Field {
-        var at = index
-        let nameIndex = try HPACK.readInteger(block, &at, prefix: 6)
-        // A name from the static table only: a dynamic index names another field as the table moves.
-        guard nameIndex != 0, nameIndex <= HPACK.staticTable.count, at < block.count else { return try literal(block, &index, prefix: 6) }
-        let valueStart = at
-        let length = try HPACK.readInteger(block, &at, prefix: 7)
-        guard length <= block.count - at else { throw HPACK.DecodingError(description: "a string runs past the header block's end") }
-        let wire = block[valueStart..<(at + length)]
-        for entry in recent where entry.nameIndex == nameIndex && HPACK.sameBytes(entry.wire, wire) {
-            index = at + length
-            return entry.field
-        }
-        let field = try literal(block, &index, prefix: 6)
-        let remembered = (nameIndex, Array(wire), field)
-        if recent.count < Self.recentCount {
-            recent.append(remembered)
-        } else {
-            recent[recentNext] = remembered
-            recentNext = (recentNext + 1) % Self.recentCount
-        }
-        return field
-    }
-
-    private func literal(_ block: [UInt8], _ index: inout Int, prefix: Int) throws(HPACK.DecodingError) -> HPACK.Field {
-        let nameIndex = try HPACK.readInteger(block, &index, prefix: prefix)
-        let name = nameIndex == 0 ? try HPACK.readString(block, &index, limit: maxListSize) : try entry(nameIndex).name
-        let value = try HPACK.readString(block, &index, limit: maxListSize)
-        return HPACK.Field(name, value)
-    }
-}
-
 /// Writes the header blocks of one direction of a connection, keeping its dynamic table.
 struct HPACKEncoder: Sendable {
     private(set) var table: HPACK.DynamicTable
@@ -399,6 +264,14 @@ struct HPACKEncoder: Sendable {
             table.add(HPACK.Field(Array(name), Array(value)))
         }
         if nameIndex == 0 { HPACK.appendString(name, to: &output) }
+        HPACK.appendString(value, to: &output)
+    }
+
+    /// Appends a field named by the static table's entry `staticName` (1-based), its value a
+    /// literal that goes into no table: a value that changes from request to request (a body's
+    /// length, the cookies) needs neither table looked up, as it is never in either.
+    mutating func encode(staticName: Int, value: some Collection<UInt8>, into output: inout [UInt8]) {
+        HPACK.appendInteger(staticName, prefix: 4, flags: 0x00, to: &output)
         HPACK.appendString(value, to: &output)
     }
 

@@ -2,29 +2,41 @@
 /// checks RFC 9113 §8 asks of them) and its body, whole or counted, up to `maxBodyBytes`.
 extension HTTP2ClientMachine {
     /// A whole header block: the response's status and fields, or its trailers. Its stream is
-    /// looked up once, and changed where it lies in `streams` (`Dictionary.Values`' subscript):
-    /// a copy stored back would hash the id again, and would share the body's buffer with the
+    /// looked up once, and changed where it lies in `streams` (`StreamTable`'s `at:` subscript):
+    /// a copy stored back would look the id up again, and would share the body's buffer with the
     /// stored one, so that the next append copied it.
     mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
         let index = connection.streams.index(forKey: stream)
         // Decoded whatever the stream: the table must see every block (§4.3).
-        var keep = false
-        if let index { keep = inPlace(index) { $0.keepHeaders } }
+        var keeping = (all: false, cookies: false)
+        if let index { keeping = inPlace(index) { ($0.keepHeaders, $0.keepCookies) } }
+        // Constants, so that the closures below capture values, not variables each access to
+        // which would be checked for exclusivity at run time.
+        let keepAll = keeping.all
+        let keepCookies = keeping.cookies
         var status: Int?
         var statusValid = true
         // RFC 9113 §8.2.1: a value holding NUL, CR or LF makes the response malformed. Kept, it
         // would end a line where an HTTP/1.1 request carries it on (a cookie in the jar).
         var valuesValid = true
         var fields: [HPACK.Field] = []
+        // Read once here, not at every field: each read of a static goes through its `swift_once`.
+        let statusName = Self.statusName
+        let retryAfterName = Self.retryAfterName
+        let setCookieName = Self.setCookieName
+        /// Whether a field of `name` is kept: every one, or those retries and the jar read.
+        func kept(_ name: [UInt8]) -> Bool {
+            keepAll || HPACK.sameBytes(retryAfterName, name) || keepCookies && HPACK.sameBytes(setCookieName, name)
+        }
         do throws(HPACK.DecodingError) {
-            try connection.decoder.decode(block, wanting: { keep || $0 == Self.statusName || $0 == Self.retryAfterName }) { field in
-                if HPACK.sameBytes(Self.statusName, field.name) {
+            try connection.decoder.decode(block, wanting: { HPACK.sameBytes(statusName, $0) || kept($0) }) { field in
+                if HPACK.sameBytes(statusName, field.name) {
                     if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
                         status = value
                     } else {
                         statusValid = false
                     }
-                } else if keep || HPACK.sameBytes(Self.retryAfterName, field.name) {
+                } else if kept(field.name) {
                     if field.value.contains(where: { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }) { valuesValid = false }
                     fields.append(field)
                 }
@@ -47,14 +59,14 @@ extension HTTP2ClientMachine {
             }
             // An interim response (1xx) is skipped; the final one follows.
             if status >= 200 {
-                connection.streams.values[index].status = status
-                connection.streams.values[index].headers = fields
+                connection.streams[at: index].status = status
+                connection.streams[at: index].headers = fields
             }
         } else {
-            connection.streams.values[index].headers += fields
+            connection.streams[at: index].headers += fields
         }
         if endStream, inPlace(index, { $0.status != nil }) {
-            finish(stream, connection.streams.remove(at: index).value, events: &events)
+            finish(stream, connection.streams.remove(at: index), events: &events)
         }
     }
 
@@ -65,23 +77,23 @@ extension HTTP2ClientMachine {
         throws(HTTP2Failure)
     {
         guard let index = connection.streams.index(forKey: stream) else { return }
-        guard try connection.streams.values[index].take(data, stream: stream, maxBodyBytes: settings.maxBodyBytes) else {
+        guard try connection.streams[at: index].take(data, stream: stream, maxBodyBytes: settings.maxBodyBytes) else {
             connection.reset(stream, error: .cancel, into: &output)
             events.append(.tooLarge(stream: stream))
             return
         }
         if endStream {
-            finish(stream, connection.streams.remove(at: index).value, events: &events)
+            finish(stream, connection.streams.remove(at: index), events: &events)
             return
         }
-        connection.streams.values[index].receiveWindow.giveBack(
+        connection.streams[at: index].receiveWindow.giveBack(
             stream: stream, atLeast: connection.receiveInitialWindow / 2, into: &output)
     }
 
-    /// Reads the stream at `index` where it lies in `streams`: `Dictionary.Values`' getter would
+    /// Reads the stream at `index` where it lies in `streams`: a getter would
     /// copy it out, retaining and releasing its buffers, for the one field read.
-    private mutating func inPlace<Result>(_ index: [UInt32: Stream].Index, _ read: (inout Stream) -> Result) -> Result {
-        read(&connection.streams.values[index])
+    private mutating func inPlace<Result>(_ index: StreamTable<Stream>.Index, _ read: (inout Stream) -> Result) -> Result {
+        read(&connection.streams[at: index])
     }
 
     /// The response on `stream` is whole, its state taken out of `streams`: it is reported.
@@ -94,6 +106,7 @@ extension HTTP2ClientMachine {
 
     static let statusName = Array(":status".utf8)
     static let retryAfterName = Array("retry-after".utf8)
+    static let setCookieName = Array("set-cookie".utf8)
 
     /// The decimal number `bytes` spell, digits only.
     static func number(_ bytes: [UInt8]) -> Int? {

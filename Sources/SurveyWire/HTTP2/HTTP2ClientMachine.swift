@@ -69,8 +69,12 @@ struct HTTP2ClientMachine: Sendable {
         var bodyBytes = 0
         /// Whether the body is kept, or only counted.
         var keepBody: Bool
-        /// Whether every header field is kept, or only `retry-after` (which retries read).
+        /// Whether every header field is kept, or only `retry-after` (which retries read) and,
+        /// with `keepCookies`, `set-cookie`.
         var keepHeaders = true
+        /// Whether `set-cookie` fields are kept when the others are not: a cookie jar reads them
+        /// alone, and every other field of every response would be decoded and gathered for nothing.
+        var keepCookies = false
         /// A stream is dropped once its response ended: while kept, the server still sends.
         var receiving: Bool { true }
 
@@ -157,15 +161,16 @@ struct HTTP2ClientMachine: Sendable {
     }
 
     /// Sends a request whose header block `encode` writes, field by field, with the
-    /// connection's encoder into the block it is given; its body is kept only when `keepBody`.
+    /// connection's encoder into the block it is given; its body is kept only when `keepBody`,
+    /// its response's fields only when `keepHeaders` (`set-cookie` alone with `keepCookies`).
     /// The block's buffer is the machine's, reused: no allocation per request for it.
     mutating func send(
         encodingHeaders encode: (inout HPACKEncoder, inout [UInt8]) -> Void, body: [UInt8], keepBody: Bool, keepHeaders: Bool = true,
-        into output: inout [UInt8]
+        keepCookies: Bool = false, into output: inout [UInt8]
     ) -> UInt32 {
         let id = connection.openLocalStream()
         connection.sendHeaders(id, encodingWith: encode, endStream: body.isEmpty, into: &output)
-        open(id, body: body, keepBody: keepBody, keepHeaders: keepHeaders, into: &output)
+        open(id, body: body, keepBody: keepBody, keepHeaders: keepHeaders, keepCookies: keepCookies, into: &output)
         return id
     }
 
@@ -174,24 +179,27 @@ struct HTTP2ClientMachine: Sendable {
     mutating func send(_ fields: [HPACK.Field], body: [UInt8], keepBody: Bool, into output: inout [UInt8]) -> UInt32 {
         let id = connection.openLocalStream()
         connection.sendHeaders(id, fields, endStream: body.isEmpty, into: &output)
-        open(id, body: body, keepBody: keepBody, keepHeaders: true, into: &output)
+        open(id, body: body, keepBody: keepBody, keepHeaders: true, keepCookies: false, into: &output)
         return id
     }
 
     /// Keeps the stream whose HEADERS went out and sends what the windows allow of its body,
     /// before it is stored: one store, rather than a store, a copy out and a store again.
-    private mutating func open(_ id: UInt32, body: [UInt8], keepBody: Bool, keepHeaders: Bool, into output: inout [UInt8]) {
+    private mutating func open(
+        _ id: UInt32, body: [UInt8], keepBody: Bool, keepHeaders: Bool, keepCookies: Bool, into output: inout [UInt8]
+    ) {
         var stream = Stream(
             sendWindow: FlowWindow(connection.peer.initialWindowSize), receiveWindow: FlowWindow(connection.receiveInitialWindow),
             keepBody: keepBody)
         stream.keepHeaders = keepHeaders
+        stream.keepCookies = keepCookies
         if !body.isEmpty {
             stream.outbound.append(body, endStream: true)
             _ = HTTP2ConnectionMachine.send(
                 &stream, id, connectionSend: &connection.connectionSend, allowance: &connection.writeAllowance,
                 maxFrameSize: connection.peer.maxFrameSize, into: &output)
         }
-        connection.streams[id] = stream
+        connection.streams.insert(consume stream, for: id)
     }
 
     /// Cancels a stream this end no longer waits for (its timeout): RST_STREAM with CANCEL.
@@ -204,8 +212,15 @@ struct HTTP2ClientMachine: Sendable {
     /// became of the streams. Throws a connection error: the connection is then closed with
     /// GOAWAY and that error's code (`goAway(for:)`).
     mutating func receive(_ bytes: some Collection<UInt8>, into output: inout [UInt8]) throws(HTTP2Failure) -> [Event] {
-        connection.take(bytes)
         var events: [Event] = []
+        try receive(bytes, into: &output, events: &events)
+        return events
+    }
+
+    /// `receive(_:into:)` appending what became of the streams to `events`: a connection that
+    /// reads a response at a time keeps one list for its reads rather than making one per read.
+    mutating func receive(_ bytes: some Collection<UInt8>, into output: inout [UInt8], events: inout [Event]) throws(HTTP2Failure) {
+        connection.take(bytes)
         while let inbound = try connection.next(into: &output) {
             switch inbound {
             case .headers(let stream, let block, let endStream, _):
@@ -220,7 +235,6 @@ struct HTTP2ClientMachine: Sendable {
                 events.append(.goAway(lastStream: lastStream, error: error, unprocessed: unprocessed))
             }
         }
-        return events
     }
 
     /// The GOAWAY to send for a connection error.

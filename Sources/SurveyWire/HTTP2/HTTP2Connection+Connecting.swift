@@ -35,7 +35,7 @@ extension HTTP2Connection {
         guard !waiting.isEmpty else { return failAll(.connectionClosed, detail: nil) }
         var handed = waiting
         waiting = []
-        exchanges = [:]
+        exchanges.removeAll()
         pool.leaveBusy(self)
         pool.noLongerReady(self)
         registered = false

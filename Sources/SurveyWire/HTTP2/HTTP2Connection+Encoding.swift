@@ -72,11 +72,11 @@ extension HTTP2Connection {
                 if !cookie.isEmpty { cookie += [0x3B, 0x20] }
                 cookie += cookies
             }
-            encoder.encode(name: cookieName, value: cookie, indexing: .without, into: &block)
+            encoder.encode(staticName: cookieIndex, value: cookie, into: &block)
         }
         if let body = request.body {
             DecimalDigits.with(body.count) { digits in
-                encoder.encode(name: contentLengthName, value: digits, indexing: .without, into: &block)
+                encoder.encode(staticName: contentLengthIndex, value: digits, into: &block)
             }
         }
     }
@@ -117,8 +117,9 @@ extension HTTP2Connection {
     static let pathName = Array(":path".utf8)
     static let hostName = Array("host".utf8)
     static let requestLineEnd = Array(" HTTP/1.1\r\n".utf8)
-    static let cookieName = Array("cookie".utf8)
-    static let contentLengthName = Array("content-length".utf8)
+    /// `cookie` and `content-length` in HPACK's static table (RFC 7541, Appendix A).
+    static let cookieIndex = 32
+    static let contentLengthIndex = 28
     static let http1Answer = Array("HTTP/1.".utf8)
     static let retryAfterName = Array("retry-after".utf8)
     static let setCookieName = Array("set-cookie".utf8)

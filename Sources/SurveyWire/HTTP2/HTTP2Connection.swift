@@ -57,7 +57,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     /// Attempts waiting for the connection to open, or for a stream under the server's limit.
     @exclusivity(unchecked) var waiting: [Exchange] = []
     /// Attempts sent, by stream.
-    @exclusivity(unchecked) var exchanges: [UInt32: Exchange] = [:]
+    @exclusivity(unchecked) var exchanges = StreamTable<Exchange>()
+    /// The list a read's events are gathered in, kept between reads (`receive`).
+    @exclusivity(unchecked) private var events: [HTTP2ClientMachine.Event] = []
     /// What the first attempt sent on it reports: the connection new, its connect and handshake.
     @exclusivity(unchecked) var opening: ConnectionInfo?
     let wire: WireProtocol
@@ -134,14 +136,16 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     func sendWaiting() {
         let scheme = wire == .h2 ? Self.https : Self.http
         while !waiting.isEmpty, exchanges.count < min(capacity, machine.streamLimit), machine.canOpenStream {
-            let exchange = waiting.removeFirst()
+            // Most often the one waiting: taken from the end, not shifted out of the front
+            // through the array's generic `replaceSubrange`.
+            let exchange = waiting.count == 1 ? waiting.removeLast() : waiting.removeFirst()
             let id = machine.send(
                 encodingHeaders: { encoder, block in
                     Self.encode(exchange.request, scheme: scheme, encoder: &encoder, heads: &encodedHeads, into: &block)
                 },
                 body: exchange.request.body ?? [], keepBody: exchange.request.collectBody,
-                keepHeaders: exchange.request.collectHeaders || exchange.request.collectCookies, into: &output)
-            exchanges[id] = exchange
+                keepHeaders: exchange.request.collectHeaders, keepCookies: exchange.request.collectCookies, into: &output)
+            exchanges.insert(exchange, for: id)
         }
     }
 
@@ -216,9 +220,11 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                             .protocolError, detail: "the server answered in HTTP/1.x: it does not speak HTTP/2 over cleartext (h2c)")
                     }
                 }
-                let events: [HTTP2ClientMachine.Event]
+                // Taken for the read and put back after: an event handled may reach this connection again.
+                var events = self.events
+                self.events = []
                 do throws(HTTP2Failure) {
-                    events = try machine.receive(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), into: &output)
+                    try machine.receive(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), into: &output, events: &events)
                 } catch {
                     machine.goAway(for: error).write(into: &output)
                     var ignored = written
@@ -226,6 +232,8 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                     return failAll(.protocolError, detail: error.description)
                 }
                 for event in events { handle(event) }
+                events.removeAll(keepingCapacity: true)
+                self.events = events
                 guard phase == .open else { return }
                 sendWaiting()
                 scheduleFlush()
@@ -303,16 +311,24 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
             pool.keep(resumed, for: exchange.request.device)
             resumptionKept = true
         }
-        let request = exchange.request
+        // The request's flags read where they lie: a copy of the request would retain its parts.
+        let collectHeaders = exchange.request.collectHeaders
+        let collectCookies = exchange.request.collectCookies
         var retryAfter: String?
         var setCookies: [[UInt8]] = []
         var headers: [HTTPHeader] = []
-        for field in response.headers {
-            if field.name == Self.retryAfterName { retryAfter = String(decoding: field.value, as: UTF8.self) }
-            if request.collectCookies, field.name == Self.setCookieName { setCookies.append(field.value) }
-            if request.collectHeaders {
-                headers.append(
-                    HTTPHeader(name: String(decoding: field.name, as: UTF8.self), value: String(decoding: field.value, as: UTF8.self)))
+        if !response.headers.isEmpty {
+            // Read once, not at every field: each read of a static goes through its `swift_once`.
+            let retryAfterName = Self.retryAfterName
+            let setCookieName = Self.setCookieName
+            if collectHeaders { headers.reserveCapacity(response.headers.count) }
+            for field in response.headers {
+                if HPACK.sameBytes(retryAfterName, field.name) { retryAfter = String(decoding: field.value, as: UTF8.self) }
+                if collectCookies, HPACK.sameBytes(setCookieName, field.name) { setCookies.append(field.value) }
+                if collectHeaders {
+                    headers.append(
+                        HTTPHeader(name: String(decoding: field.name, as: UTF8.self), value: String(decoding: field.value, as: UTF8.self)))
+                }
             }
         }
         let received = TransportResponse(
@@ -323,7 +339,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
 
     /// Resumes an attempt's caller; the connection leaves the busy list when it was the last,
     /// and is ready again for another.
-    private func end(_ exchange: Exchange, _ result: TransportResult) {
+    private func end(_ exchange: Exchange, _ result: consuming TransportResult) {
         if !machine.hasStreamIDs, !waiting.isEmpty {
             // Requests that will never have a stream here start over on another connection.
             let queued = waiting
@@ -348,11 +364,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
 
     func checkDeadlines(now: UInt64) {
         if phase == .settingUp, now >= connectExpiry { return failAll(.timeout, detail: setup?.timeoutDetail) }
-        var expired: [UInt32] = []
-        for (id, exchange) in exchanges {
-            let expiry = min(exchange.expiry, exchange.request.runCutoff?.value ?? .max)
-            if now >= expiry { expired.append(id) }
-        }
+        let expired = exchanges.keys(where: { now >= min($0.expiry, $0.request.runCutoff?.value ?? .max) })
         for id in expired.sorted() {
             guard let exchange = exchanges.removeValue(forKey: id) else { continue }
             machine.cancel(id, into: &output)
@@ -393,7 +405,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
         let connection = opening
         let carried = exchanges.sorted { $0.key < $1.key }.map(\.value)
         let queued = waiting
-        exchanges = [:]
+        exchanges.removeAll()
         waiting = []
         pool.leaveBusy(self)
         pool.noLongerReady(self)

@@ -23,12 +23,12 @@ extension HTTP2ConnectionMachine {
     /// Sends what the windows and `writeAllowance` now allow of a stream's waiting body; a
     /// server's stream whose end went out with it is finished (`finish(_:into:)`). The stream
     /// is found once and changed where it lies in `streams`: copied out and stored back, its
-    /// buffers would be retained and released, and its id hashed twice more, at every frame.
+    /// buffers would be retained and released, and its id looked up twice more, at every frame.
     mutating func flush(_ id: UInt32, into output: inout [UInt8]) {
         // Nothing waiting is nothing sent (`send` asks): the stream is not read out to ask it here.
         guard let index = streams.index(forKey: id) else { return }
         let ended = Self.send(
-            &streams.values[index], id, connectionSend: &connectionSend, allowance: &writeAllowance, maxFrameSize: peer.maxFrameSize,
+            &streams[at: index], id, connectionSend: &connectionSend, allowance: &writeAllowance, maxFrameSize: peer.maxFrameSize,
             into: &output)
         if ended && role == .server { finish(id, into: &output) }
     }

@@ -83,7 +83,7 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
     private(set) var peerSettingsReceived = false
     var encoder = HPACKEncoder()
     var decoder: HPACKDecoder
-    var streams: [UInt32: Stream] = [:]
+    var streams = StreamTable<Stream>()
     /// What this end may still send on the connection (`flush` spends it).
     var connectionSend = FlowWindow(65_535)
     /// What the peer may still send on the connection.
@@ -381,7 +381,7 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
         do throws(HTTP2Failure) {
             guard increment > 0 else { throw HTTP2Failure(.protocolError, "a WINDOW_UPDATE of 0 on stream \(stream)") }
             // In place: the window is checked before it changes.
-            try streams.values[index].sendWindow.grant(increment, stream: stream)
+            try streams[at: index].sendWindow.grant(increment, stream: stream)
         } catch {
             reset(stream, error: error.error, into: &output)
             return .streamError(stream: stream, error: error.error)

@@ -229,14 +229,15 @@ enum HTTP2Frame: Sendable, Equatable {
         output.append(UInt8(value & 0xFF))
     }
 
-    /// A frame's nine header bytes.
+    /// A frame's nine header bytes, appended at once: nine appends would check the array's
+    /// capacity and uniqueness nine times.
     private static func appendHeader(_ kind: Kind, _ flags: UInt8, _ stream: UInt32, _ length: Int, to output: inout [UInt8]) {
-        output.append(UInt8(length >> 16 & 0xFF))
-        output.append(UInt8(length >> 8 & 0xFF))
-        output.append(UInt8(length & 0xFF))
-        output.append(kind.rawValue)
-        output.append(flags)
-        append(stream & 0x7FFF_FFFF, to: &output)
+        let id = stream & 0x7FFF_FFFF
+        let header = (
+            UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), kind.rawValue, flags, UInt8(id >> 24),
+            UInt8(id >> 16 & 0xFF), UInt8(id >> 8 & 0xFF), UInt8(id & 0xFF)
+        )
+        withUnsafeBytes(of: header) { output.append(contentsOf: $0) }
     }
 
     /// Appends a header block as HEADERS and, past `maxFrameSize`, CONTINUATION frames, straight

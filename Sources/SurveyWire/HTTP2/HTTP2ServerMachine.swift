@@ -137,11 +137,11 @@ struct HTTP2ServerMachine: Sendable {
     /// Whether bytes read wait to be given back (`returnWindows(into:)`).
     var hasUnreturnedWindow: Bool {
         connection.connectionReceive.unreturned > 0
-            || connection.streams.values.contains { $0.receiveWindow.unreturned > 0 && $0.receiving }
+            || connection.streams.contains { $0.value.receiveWindow.unreturned > 0 && $0.value.receiving }
     }
 
     /// Response bytes held by flow control or by `writeAllowance`, on every stream.
-    var pendingBytes: Int { connection.streams.values.reduce(0) { $0 + $1.outbound.remaining } }
+    var pendingBytes: Int { connection.streams.reduce(0) { $0 + $1.value.outbound.remaining } }
 
     /// Body bytes this end may still write before the connection has sent what it holds: a
     /// window of the connection's own, so that a client that opens wide windows and never reads

@@ -63,6 +63,35 @@ import Testing
         #expect(try second.decode(literalNamedByTable) == [HPACK.Field("x-b", "v")])
     }
 
+    /// A whole block sent again (nginx's responses, alike until the second changes) is
+    /// remembered: decoded again it gives the same fields, enters the table again, and a value
+    /// skipped the first time (unwanted) is read when a later caller wants it. A block that
+    /// names a dynamic entry (which moves) is read anew each time.
+    @Test func aRepeatedBlockDecodesAlikeAndStillEntersTheTable() throws {
+        var encoder = HPACKEncoder()
+        var wire: [UInt8] = [0x88]  // `:status 200`, indexed
+        encoder.encode(name: Array("server".utf8), value: Array("nginx".utf8), indexing: .incremental, into: &wire)
+        encoder.encode(name: Array("etag".utf8), value: Array("\"abc\"".utf8), indexing: .without, into: &wire)
+        var decoder = HPACKDecoder()
+        let status = Array(":status".utf8)
+        let all = [HPACK.Field(":status", "200"), HPACK.Field("server", "nginx"), HPACK.Field("etag", "\"abc\"")]
+        for round in 1...3 {
+            var fields: [HPACK.Field] = []
+            try decoder.decode(wire, wanting: { $0 == status }) { fields.append($0) }
+            #expect(fields == [HPACK.Field(":status", "200"), HPACK.Field("server", "nginx")], "round \(round)")
+            #expect(decoder.table.fields == Array(repeating: HPACK.Field("server", "nginx"), count: round))
+        }
+        #expect(try decoder.decode(wire) == all)
+        #expect(try decoder.decode(wire) == all)
+        #expect(decoder.table.fields.count == 5)
+        // Index 62, the newest dynamic entry: what it names changes as entries come.
+        var moving = HPACKDecoder()
+        _ = try moving.decode([0x40, 0x03] + Array("x-a".utf8) + [0x01] + Array("1".utf8))
+        #expect(try moving.decode([0xBE]) == [HPACK.Field("x-a", "1")])
+        _ = try moving.decode([0x40, 0x03] + Array("x-b".utf8) + [0x01] + Array("2".utf8))
+        #expect(try moving.decode([0xBE]) == [HPACK.Field("x-b", "2")])
+    }
+
     @Test func theFixtureHoldsEveryEncodersStory() {
         #expect(Self.stories.count == 8)
         #expect(Self.cases.count == 570)

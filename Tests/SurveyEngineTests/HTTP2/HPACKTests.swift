@@ -158,6 +158,26 @@ import Testing
         #expect(try decoder.decode(next) == [HPACK.Field("x-team", "blue")])
         #expect(decoder.table.fields.isEmpty)
     }
+
+    /// A request's `content-length` and `cookie` go by the static table's name, their values
+    /// into no table: the same fields a lookup of both tables would have written.
+    @Test func aFieldNamedByTheStaticTableDecodesAndIndexesNothing() throws {
+        #expect(HPACK.staticTable[HTTP2Connection.contentLengthIndex - 1].name == Array("content-length".utf8))
+        #expect(HPACK.staticTable[HTTP2Connection.cookieIndex - 1].name == Array("cookie".utf8))
+        var encoder = HPACKEncoder()
+        var block: [UInt8] = []
+        encoder.encode(staticName: HTTP2Connection.contentLengthIndex, value: Array("42".utf8), into: &block)
+        encoder.encode(staticName: HTTP2Connection.cookieIndex, value: Array("a=1; b=2".utf8), into: &block)
+        var looked: [UInt8] = []
+        var other = HPACKEncoder()
+        other.encode(name: Array("content-length".utf8), value: Array("42".utf8), indexing: .without, into: &looked)
+        other.encode(name: Array("cookie".utf8), value: Array("a=1; b=2".utf8), indexing: .without, into: &looked)
+        #expect(block == looked)
+        #expect(encoder.table.fields.isEmpty)
+        var decoder = HPACKDecoder()
+        #expect(try decoder.decode(block) == [HPACK.Field("content-length", "42"), HPACK.Field("cookie", "a=1; b=2")])
+        #expect(decoder.table.fields.isEmpty)
+    }
 }
 
 /// The byte comparison every field's table lookup makes, whatever collection holds the bytes.

@@ -179,6 +179,31 @@ import Testing
         #expect(events == [.response(stream: id, .init(status: 200, headers: [HPACK.Field("x-a", "b\tc")], body: []))])
     }
 
+    /// A request for the jar alone keeps a response's `set-cookie` fields (and `retry-after`,
+    /// which retries read), not the others: they are not gathered for nobody; one that keeps no
+    /// headers keeps `retry-after` alone.
+    @Test func aRequestForCookiesKeepsSetCookieAndRetryAfterAlone() throws {
+        var (machine, server) = try connected()
+        let fields = [
+            (":status", "200"), ("server", "nginx"), ("set-cookie", "a=1"), ("content-type", "text/plain"),
+            ("retry-after", "3"), ("set-cookie", "b=2"),
+        ]
+        for (keepCookies, expected) in [
+            (true, [HPACK.Field("set-cookie", "a=1"), HPACK.Field("retry-after", "3"), HPACK.Field("set-cookie", "b=2")]),
+            (false, [HPACK.Field("retry-after", "3")]),
+        ] {
+            var output: [UInt8] = []
+            let id = machine.send(
+                encodingHeaders: { encoder, block in
+                    encoder.encode([HPACK.Field(":method", "GET"), HPACK.Field(":path", "/")], into: &block)
+                },
+                body: [], keepBody: true, keepHeaders: false, keepCookies: keepCookies, into: &output)
+            var nothing: [UInt8] = []
+            let events = try machine.receive(server.headers(id, fields, endStream: true), into: &nothing)
+            #expect(events == [.response(stream: id, .init(status: 200, headers: expected, body: []))], "keepCookies \(keepCookies)")
+        }
+    }
+
     @Test func aBodyWaitsForThePeersWindow() throws {
         var (machine, server) = try connected([(.initialWindowSize, 10)])
         var output: [UInt8] = []
