@@ -21,17 +21,19 @@ need_packages() {
     fi
 }
 
+# build_release: the release binaries of this tree, in $bot and $bench; with SURVEY_BOT=PATH in
+# the environment, $bot is that binary instead (another build's, to measure it the same way).
 build_release() {
     (cd "$root" && swift build -c release --product survey-bot >&2 && swift build -c release --product survey-bench >&2)
-    bot="$root/.build/release/survey-bot"
+    bot="${SURVEY_BOT:-$root/.build/release/survey-bot}"
     bench="$root/.build/release/survey-bench"
 }
 
 # start_nginx PORT [CERT KEY]: nginx with the survey API on 127.0.0.1:PORT until the script
 # exits; over TLS with that certificate and key when they are given. With nginx_http2=1 in the
 # environment it speaks HTTP/2 too: picked by ALPN over TLS, with prior knowledge (h2c) in
-# cleartext. With nginx_workers=N it runs N worker processes (default: one per core). Each call
-# starts another nginx, in a directory of its own.
+# cleartext. With nginx_workers=N it runs N worker processes (default: one per core); with
+# nginx_cpu=N, on that CPU alone. Each call starts another nginx, in a directory of its own.
 start_nginx() {
     local port=$1 dir="$out/nginx"
     # nginx listens with reuseport: on a port another nginx holds (another script's, another
@@ -52,7 +54,10 @@ start_nginx() {
     sed -e "s|@DIR@|$dir|g" -e "s|@WORKERS@|${nginx_workers:-auto}|g" -e "s|@PORT@|$listen|g" -e "s|@TLS@|$tls|g" "$root/bench/nginx.conf.in" >"$dir/nginx.conf"
     local nginx=nginx
     command -v nginx >/dev/null || nginx=/usr/sbin/nginx
-    "$nginx" -c "$dir/nginx.conf" -p "$dir" &
+    # With nginx_cpu=N, nginx and its workers run on that CPU alone (taskset).
+    local pin=()
+    [ -n "${nginx_cpu:-}" ] && pin=(taskset -c "$nginx_cpu")
+    "${pin[@]}" "$nginx" -c "$dir/nginx.conf" -p "$dir" &
     nginx_pid=$!
     nginx_pids="${nginx_pids:-} $nginx_pid"
     trap 'kill $nginx_pids 2>/dev/null || true' EXIT

@@ -10,8 +10,14 @@
 # Given binaries, each is measured in every round (before and after a change, on one machine);
 # given none, the release binary of this tree.
 #
+# With PIN=1, each side has a core of its own: nginx (its workers) on CPU 1, the client on CPU 0
+# (taskset), so that where the scheduler puts three busy threads on two cores — which moves the
+# rate by ±15% from one run to the next here — weighs on neither; the client is then what
+# limits the rate, and the rate says what it costs.
+#
 #   bench/onethread.sh [CONCURRENCY=50] [DURATION=5] [ROUNDS=5] [BINARY…]
 #   CASES=http bench/onethread.sh        # one of the cases
+#   PIN=1 bench/onethread.sh             # a core each
 source "$(dirname "$0")/common.sh"
 concurrency=${1:-50}
 duration=${2:-5}
@@ -34,6 +40,12 @@ binaries=("$@")
 
 tls="$out/tls-onethread"
 make_certificates "$tls"
+client=()
+if [ "${PIN:-0}" = 1 ]; then
+    [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 2; }
+    export nginx_cpu=1
+    client=(taskset -c 0)
+fi
 start_nginx 18180
 start_nginx 18543 "$tls/server.crt" "$tls/server.key"
 declare -A target=([http]=http://127.0.0.1:18180 [https]=https://127.0.0.1:18543)
@@ -49,7 +61,7 @@ LUA
 
 # wrk_figures URL: wrk -t1's rate and requests per CPU-second for the flow's mix, "rate,per_cpu".
 wrk_figures() {
-    /usr/bin/time -f "%U %S" -o "$out/onethread-wrk.time" wrk -t1 -c"$concurrency" -d"${duration}s" -s "$out/onethread-mix.lua" "$1" \
+    /usr/bin/time -f "%U %S" -o "$out/onethread-wrk.time" "${client[@]}" wrk -t1 -c"$concurrency" -d"${duration}s" -s "$out/onethread-mix.lua" "$1" \
         >"$out/onethread-wrk.txt"
     awk -v cpu="$(awk '{ print $1 + $2 }' "$out/onethread-wrk.time")" '
         /requests in/ { done = $1 }
@@ -61,7 +73,7 @@ wrk_figures() {
 # "rate,per_cpu", after checking that no attempt failed.
 bot_figures() {
     rm -rf "$out/onethread-bot"
-    /usr/bin/time -f "%U %S" -o "$out/onethread-bot.time" "$1" run "$root/plans/stress.plan" --threads 1 \
+    /usr/bin/time -f "%U %S" -o "$out/onethread-bot.time" "${client[@]}" "$1" run "$root/plans/stress.plan" --threads 1 \
         --concurrency "$concurrency" --respondents 1000000 --duration "${duration}s" --target "$2" \
         --set "tls.ca_file=$tls/ca.crt" --out "$out/onethread-bot" --format json --quiet || true
     python3 - "$out/onethread-bot/stress-latest.json" "$out/onethread-bot.time" <<'PY'
