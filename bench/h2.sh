@@ -11,7 +11,11 @@
 # on both sides alike. Beside requests per second, requests per CPU-second of each client's own
 # (user + system, from GNU time): what a client costs, which a busy machine moves less.
 #
+# With PIN=1, each side has a core of its own, as in bench/onethread.sh: nginx on CPU 1, the
+# client on CPU 0.
+#
 #   bench/h2.sh [CONCURRENCY=50] [DURATION=5] [ROUNDS=3]
+#   PIN=1 bench/h2.sh
 source "$(dirname "$0")/common.sh"
 concurrency=${1:-50}
 duration=${2:-5}
@@ -31,6 +35,12 @@ build_release
 
 tls="$out/tls-h2"
 make_certificates "$tls"
+client=()
+if [ "${PIN:-0}" = 1 ]; then
+    [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 2; }
+    export nginx_cpu=1
+    client=(taskset -c 0)
+fi
 
 nginx_http2=1 start_nginx 18090
 nginx_http2=1 start_nginx 18453 "$tls/server.crt" "$tls/server.key"
@@ -42,7 +52,7 @@ echo '{"id":3,"answer":"fine"}' >"$out/h2-body.json"
 # checking that every request succeeded.
 h2load_rps() {
     local text
-    text=$(/usr/bin/time -f "cpu %U %S" h2load "$@" 2>&1)
+    text=$(/usr/bin/time -f "cpu %U %S" "${client[@]}" h2load "$@" 2>&1)
     echo "$text" >>"$out/h2load.txt"
     echo "$text" | awk '/^requests:/ { if ($2 != $8) { print "h2load: not every request succeeded: " $0 > "/dev/stderr" }; done = $8 }
         /^finished in/ { rate = $4 }
@@ -65,7 +75,7 @@ bot_rate() {
     local url=$1 name=$2
     shift 2
     rm -rf "$out/h2-$name"
-    /usr/bin/time -f "%U %S" -o "$out/h2-$name.time" "$bot" run "$root/plans/stress.plan" --threads 1 --concurrency "$concurrency" \
+    /usr/bin/time -f "%U %S" -o "$out/h2-$name.time" "${client[@]}" "$bot" run "$root/plans/stress.plan" --threads 1 --concurrency "$concurrency" \
         --respondents 1000000 --duration "${duration}s" --target "$url" --set "tls.ca_file=$tls/ca.crt" --out "$out/h2-$name" \
         --format json --quiet "$@" || true
     python3 - "$out/h2-$name/stress-latest.json" "$out/h2-$name.time" <<'PY'
