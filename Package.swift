@@ -45,7 +45,8 @@ let package = Package(
             path: "Tests/SurveyTestSupport"),
         // HTTP2/Fixtures: other HPACK implementations' header blocks, read by their path.
         .testTarget(
-            name: "SurveyEngineTests", dependencies: ["SurveyEngine", "SurveyJourney", "SurveyMetrics", "SurveyWire", "SurveyTestSupport", "CTLS"],
+            name: "SurveyEngineTests",
+            dependencies: ["SurveyEngine", "SurveyJourney", "SurveyMetrics", "SurveyWire", "SurveyTestSupport", "CTLS"],
             exclude: ["HTTP2/Fixtures"]),
         // `survey-bot` is a dependency so that building the tests, by any route, builds the
         // executable the end-to-end tests run from the same source; see `executablePath()`.
