@@ -121,6 +121,42 @@ wrk.headers["Content-Type"] = "application/json"
 LUA
 }
 
+# write_mix_lua FILE: a wrk script that runs the respondent flow's mix itself, 10 POSTs of an
+# answer to each GET of the questions.
+write_mix_lua() {
+    cat >"$1" <<'LUA'
+local n = 0
+request = function()
+    n = n + 1
+    if n % 11 == 0 then return wrk.format("GET", "/questions") end
+    return wrk.format("POST", "/question/submit", { ["Content-Type"] = "application/json" }, '{"id":3,"answer":"fine"}')
+end
+LUA
+}
+
+# bot_figures NAME BINARY URL ARGS…: one run of plans/stress.plan by BINARY with one thread at
+# $concurrency for $duration seconds against URL (under the script's `client` command, taskset
+# when it pins), its report in $out/NAME; prints its attempts per second and per CPU-second of
+# its own (user + system, GNU time), "rate,per_cpu", and says on stderr when attempts failed.
+bot_figures() {
+    local name=$1 binary=$2 url=$3
+    shift 3
+    rm -rf "${out:?}/$name"
+    /usr/bin/time -f "%U %S" -o "$out/$name.time" ${client[@]+"${client[@]}"} "$binary" run "$root/plans/stress.plan" --threads 1 \
+        --concurrency "$concurrency" --respondents 1000000 --duration "${duration}s" --target "$url" --out "$out/$name" \
+        --format json --quiet "$@" || true
+    python3 - "$out/$name/stress-latest.json" "$out/$name.time" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+user, system = open(sys.argv[2]).read().split()[-2:]
+attempts = sum(e["attempts"] for e in r["endpoints"].values())
+failed = sum(e["failed_attempts"] for e in r["endpoints"].values())
+if failed:
+    print(f"survey-bot: {failed} failed attempts", file=sys.stderr)
+print(f'{round(r["throughput"]["attempts_per_s"])},{round(attempts / (float(user) + float(system)))}')
+PY
+}
+
 # wrk_p50: the 50% line of `wrk --latency`, in µs.
 wrk_p50() {
     awk '$1 == "50%" {

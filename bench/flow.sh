@@ -41,14 +41,7 @@ printf '%-40s %10s req/s\n' "wrk POST /question/submit" "$wrk_post" "wrk GET /qu
 printf 'survey-bot run / wrk (same mix): %s\n' "$(ratio "$bot_rate" "$weighted")"
 
 echo "== one thread each: wrk -t1 with the flow's mix (10 POST : 1 GET) vs survey-bot run --threads 1, concurrency $concurrency"
-cat >"$out/mix.lua" <<'LUA'
-local n = 0
-request = function()
-    n = n + 1
-    if n % 11 == 0 then return wrk.format("GET", "/questions") end
-    return wrk.format("POST", "/question/submit", { ["Content-Type"] = "application/json" }, '{"id":3,"answer":"fine"}')
-end
-LUA
+write_mix_lua "$out/mix.lua"
 wrk_mix=$(wrk -t1 -c"$concurrency" -d"${duration}s" -s "$out/mix.lua" "$base" | tee "$out/wrk-mix-t1.txt" | wrk_rps)
 rm -rf "$out/flow-t1"
 "$bot" run "$root/plans/stress.plan" --threads 1 --concurrency "$concurrency" --duration "${duration}s" --target "$base" \

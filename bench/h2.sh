@@ -74,20 +74,7 @@ h2load_mix() {
 bot_rate() {
     local url=$1 name=$2
     shift 2
-    rm -rf "$out/h2-$name"
-    /usr/bin/time -f "%U %S" -o "$out/h2-$name.time" "${client[@]}" "$bot" run "$root/plans/stress.plan" --threads 1 --concurrency "$concurrency" \
-        --respondents 1000000 --duration "${duration}s" --target "$url" --set "tls.ca_file=$tls/ca.crt" --out "$out/h2-$name" \
-        --format json --quiet "$@" || true
-    python3 - "$out/h2-$name/stress-latest.json" "$out/h2-$name.time" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-user, system = open(sys.argv[2]).read().split()[-2:]
-attempts = sum(e["attempts"] for e in r["endpoints"].values())
-failed = sum(e["failed_attempts"] for e in r["endpoints"].values())
-if failed:
-    print(f"survey-bot: {failed} failed attempts", file=sys.stderr)
-print(f'{round(r["throughput"]["attempts_per_s"])},{round(attempts / (float(user) + float(system)))}')
-PY
+    bot_figures "h2-$name" "$bot" "$url" --set "tls.ca_file=$tls/ca.crt" "$@"
 }
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -50,14 +50,7 @@ start_nginx 18180
 start_nginx 18543 "$tls/server.crt" "$tls/server.key"
 declare -A target=([http]=http://127.0.0.1:18180 [https]=https://127.0.0.1:18543)
 
-cat >"$out/onethread-mix.lua" <<'LUA'
-local n = 0
-request = function()
-    n = n + 1
-    if n % 11 == 0 then return wrk.format("GET", "/questions") end
-    return wrk.format("POST", "/question/submit", { ["Content-Type"] = "application/json" }, '{"id":3,"answer":"fine"}')
-end
-LUA
+write_mix_lua "$out/onethread-mix.lua"
 
 # wrk_figures URL: wrk -t1's rate and requests per CPU-second for the flow's mix, "rate,per_cpu".
 wrk_figures() {
@@ -69,24 +62,6 @@ wrk_figures() {
         END { printf "%.0f,%.0f\n", rate, (cpu > 0 ? done / cpu : 0) }' "$out/onethread-wrk.txt"
 }
 
-# bot_figures BINARY URL: survey-bot run --threads 1's rate and attempts per CPU-second,
-# "rate,per_cpu", after checking that no attempt failed.
-bot_figures() {
-    rm -rf "$out/onethread-bot"
-    /usr/bin/time -f "%U %S" -o "$out/onethread-bot.time" "${client[@]}" "$1" run "$root/plans/stress.plan" --threads 1 \
-        --concurrency "$concurrency" --respondents 1000000 --duration "${duration}s" --target "$2" \
-        --set "tls.ca_file=$tls/ca.crt" --out "$out/onethread-bot" --format json --quiet || true
-    python3 - "$out/onethread-bot/stress-latest.json" "$out/onethread-bot.time" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-user, system = open(sys.argv[2]).read().split()[-2:]
-attempts = sum(e["attempts"] for e in r["endpoints"].values())
-failed = sum(e["failed_attempts"] for e in r["endpoints"].values())
-if failed:
-    print(f"survey-bot: {failed} failed attempts", file=sys.stderr)
-print(f'{round(r["throughput"]["attempts_per_s"])},{round(attempts / (float(user) + float(system)))}')
-PY
-}
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # column N (1: rate, 2: per CPU-second) of rounds "a,b a,b …", their median.
@@ -103,7 +78,7 @@ for round in $(seq 1 "$rounds"); do
     for name in $cases; do
         figures[$name,wrk]+=" $(wrk_figures "${target[$name]}")"
         for index in "${!binaries[@]}"; do
-            figures[$name,$index]+=" $(bot_figures "${binaries[$index]}" "${target[$name]}")"
+            figures[$name,$index]+=" $(bot_figures onethread-bot "${binaries[$index]}" "${target[$name]}" --set "tls.ca_file=$tls/ca.crt")"
         done
     done
 done

@@ -450,6 +450,28 @@ private func expectSameAtEveryBoundary(
     /// Token bytes that are not letters, digits or `-`, and bytes no name may hold.
     private static let oddNameBytes: [UInt8] = Array("_!~.,;@[`{ \t\"".utf8) + [0x00, 0x7F, 0x80, 0xFF, 0x2C, 0x2E, 0x3A]
 
+    /// `message` read in one piece by a parser that keeps the fields.
+    private static func parseWhole(_ message: [UInt8]) -> (HTTPMessageParser, HTTPMessageParser.Progress) {
+        var parser = HTTPMessageParser(role: .response)
+        parser.collectHeaders = true
+        let progress = message.withUnsafeBytes { parser.parse($0) }
+        return (parser, progress)
+    }
+
+    /// `message` read a byte at a time, so that no line ever lies whole in one read; a complete
+    /// message says how much of all of it it took.
+    private static func parseByteByByte(_ message: [UInt8]) -> (HTTPMessageParser, HTTPMessageParser.Progress) {
+        var parser = HTTPMessageParser(role: .response)
+        parser.collectHeaders = true
+        for index in message.indices {
+            let progress = message[index...index].withUnsafeBytes { parser.parse($0) }
+            if case .needMore = progress { continue }
+            if case .complete = progress { return (parser, .complete(consumed: index + 1)) }
+            return (parser, progress)
+        }
+        return (parser, .needMore)
+    }
+
     @Test func aFieldLineReadInOnePassReadsAsOneReadLineByLine() {
         var random = SplitMix64(seed: 37)
         var accepted = 0
@@ -471,18 +493,8 @@ private func expectSameAtEveryBoundary(
                 message += bytes(Bool.random(using: &random) ? "\r\n" : "\n")
             }
             message += bytes("Content-Length: 2\r\n\r\nok")
-            var whole = HTTPMessageParser(role: .response)
-            whole.collectHeaders = true
-            let wholeProgress = message.withUnsafeBytes { whole.parse($0) }
-            var single = HTTPMessageParser(role: .response)
-            single.collectHeaders = true
-            var singleProgress = HTTPMessageParser.Progress.needMore
-            for index in message.indices {
-                singleProgress = message[index...index].withUnsafeBytes { single.parse($0) }
-                if case .needMore = singleProgress { continue }
-                if case .complete = singleProgress { singleProgress = .complete(consumed: index + 1) }
-                break
-            }
+            let (whole, wholeProgress) = Self.parseWhole(message)
+            let (single, singleProgress) = Self.parseByteByByte(message)
             #expect(wholeProgress == singleProgress, "\(message)")
             #expect(whole.headers == single.headers, "\(message)")
             if case .complete = wholeProgress { accepted += 1 } else { refused += 1 }
@@ -509,16 +521,8 @@ private func expectSameAtEveryBoundary(
                 }
             }
             message += bytes(endings.randomElement(using: &random)! + "Content-Length: 2\r\n\r\nok")
-            var whole = HTTPMessageParser(role: .response)
-            let wholeProgress = message.withUnsafeBytes { whole.parse($0) }
-            var single = HTTPMessageParser(role: .response)
-            var singleProgress = HTTPMessageParser.Progress.needMore
-            for index in message.indices {
-                singleProgress = message[index...index].withUnsafeBytes { single.parse($0) }
-                if case .needMore = singleProgress { continue }
-                if case .complete = singleProgress { singleProgress = .complete(consumed: index + 1) }
-                break
-            }
+            let (whole, wholeProgress) = Self.parseWhole(message)
+            let (single, singleProgress) = Self.parseByteByByte(message)
             #expect(wholeProgress == singleProgress, "\(message)")
             #expect(whole.status == single.status && whole.minorVersion == single.minorVersion, "\(message)")
             if case .complete = wholeProgress { accepted += 1 } else { refused += 1 }
