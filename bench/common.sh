@@ -121,6 +121,18 @@ wrk.headers["Content-Type"] = "application/json"
 LUA
 }
 
+# pin_if_asked: with PIN=1 in the environment, nginx started from now on runs on CPU 1 and the
+# script's clients run under `client` (taskset -c 0): each side a core of its own. Without it,
+# `client` is empty and the scheduler places them.
+pin_if_asked() {
+    client=()
+    if [ "${PIN:-0}" = 1 ]; then
+        [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 2; }
+        export nginx_cpu=1
+        client=(taskset -c 0)
+    fi
+}
+
 # write_mix_lua FILE: a wrk script that runs the respondent flow's mix itself, 10 POSTs of an
 # answer to each GET of the questions.
 write_mix_lua() {

@@ -35,12 +35,7 @@ build_release
 
 tls="$out/tls-h2"
 make_certificates "$tls"
-client=()
-if [ "${PIN:-0}" = 1 ]; then
-    [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 2; }
-    export nginx_cpu=1
-    client=(taskset -c 0)
-fi
+pin_if_asked
 
 nginx_http2=1 start_nginx 18090
 nginx_http2=1 start_nginx 18453 "$tls/server.crt" "$tls/server.key"

@@ -40,12 +40,7 @@ binaries=("$@")
 
 tls="$out/tls-onethread"
 make_certificates "$tls"
-client=()
-if [ "${PIN:-0}" = 1 ]; then
-    [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 2; }
-    export nginx_cpu=1
-    client=(taskset -c 0)
-fi
+pin_if_asked
 start_nginx 18180
 start_nginx 18543 "$tls/server.crt" "$tls/server.key"
 declare -A target=([http]=http://127.0.0.1:18180 [https]=https://127.0.0.1:18543)
