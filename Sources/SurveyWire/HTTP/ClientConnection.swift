@@ -173,14 +173,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
         return withUnsafeMutableBytes(of: &bytes) { buffer in
             buffer.storeBytes(of: UInt32(0x0A0D_0A0D).littleEndian, toByteOffset: 36, as: UInt32.self)
-            var start = 36
-            var rest = max(count, 0)
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
-                rest /= 10
-            } while rest > 0
-            start -= 16
+            let start = DecimalDigits.write(count, endingAt: 36, in: buffer) - 16
             // `Content-` and `Length: `, each as the word its eight bytes make in memory.
             buffer.storeBytes(of: UInt64(0x2D74_6E65_746E_6F43).littleEndian, toByteOffset: start, as: UInt64.self)
             buffer.storeBytes(of: UInt64(0x203A_6874_676E_654C).littleEndian, toByteOffset: start + 8, as: UInt64.self)
