@@ -6,12 +6,13 @@
 // EVP_PKEY_CTX_set_ec_paramgen_curve_nid in 1.1), this file calls the function the macro expands to,
 // with the constants of OpenSSL's headers written out below.
 //
-// One file of about 700 lines, on purpose: the table of resolved functions is file-static and
+// One file of about 840 lines, on purpose: the table of resolved functions is file-static and
 // filled by one X-macro, and every wrapper below calls through it; splitting the file would make
 // that table a global symbol that any other C file could reach before it is loaded.
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,7 +444,8 @@ SSL_CTX *ctls_context_new(int server) {
     SSL_CTX *context = ssl.SSL_CTX_new(server ? ssl.TLS_server_method() : ssl.TLS_client_method());
     if (context == NULL) return NULL;
     ssl.SSL_CTX_ctrl(context, CTRL_MIN_VERSION, TLS_VERSION_1_2, NULL);
-    ssl.SSL_CTX_ctrl(context, CTRL_MODE, MODE_ENABLE_PARTIAL_WRITE | MODE_ACCEPT_MOVING_WRITE_BUFFER | MODE_RELEASE_BUFFERS, NULL);
+    // Buffers are released by connection, past the first ones (ctls_connection_new).
+    ssl.SSL_CTX_ctrl(context, CTRL_MODE, MODE_ENABLE_PARTIAL_WRITE | MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
     // Bit 7 means "ignore unexpected EOF" from 3.0 on only; 1.1 reports such an EOF as a syscall
     // error with errno 0, which the Swift side reads as a close already.
     if (ssl.OpenSSL_version_num() >= 0x30000000UL) ssl.SSL_CTX_set_options(context, OPTION_IGNORE_UNEXPECTED_EOF);
@@ -589,6 +591,9 @@ int ctls_context_use_identity(SSL_CTX *context, X509 *certificate, EVP_PKEY *key
 
 // MARK: Connections
 
+// The connections open in this process (made and not yet freed), of every context.
+static atomic_long open_connections = 0;
+
 SSL *ctls_connection_new(SSL_CTX *context, int fd) {
     queue_known_empty = 0;
     SSL *connection = ssl.SSL_new(context);
@@ -602,7 +607,22 @@ SSL *ctls_connection_new(SSL_CTX *context, int fd) {
     ssl.BIO_set_init(bio, 1);
     // One BIO for both directions: SSL_set_bio takes over its single reference.
     ssl.SSL_set_bio(connection, bio, bio);
+    // A connection holds a read and a write buffer of about 18 KB each. Releasing them whenever
+    // they are empty (SSL_MODE_RELEASE_BUFFERS) costs a malloc and a free of each for every
+    // exchange, and new cache lines to touch: 0.6 µs of a 5 µs https request measured here. Kept
+    // while few connections are open, released past CTLS_KEEP_BUFFERS_UP_TO of them, where the
+    // memory of thousands of waiting connections is what counts.
+    if (atomic_fetch_add_explicit(&open_connections, 1, memory_order_relaxed) >= CTLS_KEEP_BUFFERS_UP_TO) {
+        ssl.SSL_ctrl(connection, CTRL_MODE, MODE_RELEASE_BUFFERS, NULL);
+    }
     return connection;
+}
+
+long ctls_open_connections(void) { return atomic_load_explicit(&open_connections, memory_order_relaxed); }
+
+int ctls_connection_releases_buffers(SSL *connection) {
+    queue_known_empty = 0;
+    return (ssl.SSL_ctrl(connection, CTRL_MODE, 0, NULL) & MODE_RELEASE_BUFFERS) != 0;
 }
 
 void ctls_connection_free(SSL *connection, int clean) {
@@ -614,6 +634,7 @@ void ctls_connection_free(SSL *connection, int clean) {
         ssl.SSL_set_shutdown(connection, ssl.SSL_get_shutdown(connection) | SENT_SHUTDOWN);
     }
     ssl.SSL_free(connection);
+    atomic_fetch_sub_explicit(&open_connections, 1, memory_order_relaxed);
 }
 
 int ctls_connection_set_server_name(SSL *connection, const char *name) {

@@ -97,7 +97,15 @@ int ctls_context_use_identity(struct ssl_ctx_st *context, struct x509_st *certif
 
 /// A connection over the connected, non-blocking socket `fd`, which stays the caller's to close.
 /// Socket I/O goes through send/recv with MSG_NOSIGNAL: a closed peer never raises SIGPIPE.
+/// The first CTLS_KEEP_BUFFERS_UP_TO connections open at once keep their read and write buffers
+/// between exchanges; any made while that many are open release them whenever they are empty.
 struct ssl_st *ctls_connection_new(struct ssl_ctx_st *context, int fd);
+/// How many connections open at once keep their buffers (about 36 KB each: 9 MB in all).
+#define CTLS_KEEP_BUFFERS_UP_TO 256
+/// The connections open in this process now, of every context.
+long ctls_open_connections(void);
+/// 1 if the connection releases its buffers whenever they are empty.
+int ctls_connection_releases_buffers(struct ssl_st *connection);
 /// Frees the connection. `clean` (no fatal error happened) keeps its session resumable even
 /// without a close_notify sent; otherwise OpenSSL forgets the session as a bad one.
 void ctls_connection_free(struct ssl_st *connection, int clean);

@@ -118,6 +118,10 @@ final class TLSConnection {
         ctls_connection_free(pointer, broken ? 0 : 1)
     }
 
+    /// Whether OpenSSL frees this connection's buffers whenever they are empty: those made while
+    /// `CTLS_KEEP_BUFFERS_UP_TO` others are open do; the first ones keep theirs.
+    var releasesBuffers: Bool { ctls_connection_releases_buffers(pointer) != 0 }
+
     // MARK: Steps
 
     /// Advances the handshake (`SSL_connect` for a client, `SSL_accept` for a server).
