@@ -35,20 +35,27 @@ extension Respondent {
     /// The answer the respondent gives the `index`-th question, and the think time before it:
     /// its data row's, else the plan's by the question's id, its type, or `"*"` — a value, or
     /// one picked from what the question lists (`AnswerPicker`).
+    ///
+    /// The question is read in place, a part at a time, never copied whole: a copy retains and
+    /// releases each of its references, on every answer.
     mutating func answer(_ index: Int, step: CompiledStep, _ context: SurveyContext) -> Answering {
-        let question = questions[index]
         var given: GivenAnswer
-        if let fromRow = rowAnswer(question.id, context) {
+        if !context.answerColumns.isEmpty, let fromRow = rowAnswer(questions[index].id, context) {
             given = GivenAnswer(text: fromRow)
             countAnswer(index, .fromData, context)
         } else {
             let book = context.answers
-            if book.skipOptional > 0, !question.isRequired, Double(random.next() >> 11) * 0x1p-53 < book.skipOptional {
+            if book.skipOptional > 0, !questions[index].isRequired, Double(random.next() >> 11) * 0x1p-53 < book.skipOptional {
                 return .declined
             }
             // Worked out once for the survey read (`QuestionsCache`); here only for a question
-            // that came some other way.
-            let plan = question.answerPlan ?? book.plan(for: question)
+            // that came some other way. (Not `??`: its autoclosure would capture the respondent.)
+            let plan: AnswerPlan
+            if let cached = questions[index].answerPlan {
+                plan = cached
+            } else {
+                plan = book.plan(for: questions[index])
+            }
             guard let picker = plan.picker else { return .skipped }
             if case .fixed(let choices) = picker {
                 guard !choices.isEmpty else { return .skipped }
@@ -59,7 +66,7 @@ extension Respondent {
                 if !plan.byType {
                     countAnswer(index, .choice(choice), context)
                 } else {
-                    countAnswer(index, .text("(\(question.type ?? "type") answer \(choice + 1))"), context)
+                    countAnswer(index, .text("(\(questions[index].type ?? "type") answer \(choice + 1))"), context)
                 }
                 if !context.answerTemplates.isEmpty, let template = context.answerTemplates[given.text] {
                     given = GivenAnswer(text: template.string(values(context)))

@@ -29,17 +29,19 @@ package struct AttemptRecord: Sendable, Hashable {
     /// When the attempt started, in nanoseconds since the run began.
     var start: UInt64
     /// The connection it went over, when it had one.
-    var connection: ConnectionInfo?
+    var connection: Optional<ConnectionInfo>
     /// Why it failed, beyond its kind (a certificate's fault, in OpenSSL's words), if known.
-    var detail: String?
+    var detail: Optional<String>
 
     /// A record; `startLag` is zero unless given.
     package init(
         step: Step, attempt: Int, outcome: AttemptOutcome, succeeded: Bool, serviceTime: Duration, startLag: Duration = .zero,
         start: UInt64, connection: ConnectionInfo? = nil, detail: String? = nil
     ) {
-        self.connection = connection
-        self.detail = detail
+        // `connection` and `detail` are declared `Optional<…>`, not `…?`, which a `var` starts
+        // as nil: the record then counted as made before this init's last line, and was built
+        // on the stack, copied out and destroyed (a retain and a release of every reference in
+        // it, each attempt).
         self.step = step
         self.attempt = attempt
         self.outcome = outcome
@@ -47,6 +49,8 @@ package struct AttemptRecord: Sendable, Hashable {
         self.serviceTime = serviceTime
         self.startLag = startLag
         self.start = start
+        self.connection = connection
+        self.detail = detail
     }
 
     /// The service time plus the start lag: what a user arriving on schedule waited, the latency

@@ -141,17 +141,17 @@ public struct HTTPRequest: Sendable {
 
     package let template: Template
     /// The body, or nil for none (no Content-Length is sent for a GET without a body).
-    package var body: [UInt8]?
+    package var body: Optional<[UInt8]>
     /// The cookies of the respondent's jar for this request (`name=value; …`), sent in the
     /// `Cookie` line after the template's own; nil for none.
-    package var cookies: [UInt8]?
+    package var cookies: Optional<[UInt8]>
     /// Its own timeout in nanoseconds, connect and TLS handshake included (a step's `timeout`);
     /// 0: the client's (`HTTPClientConfiguration.timeout`).
-    package var timeout: UInt64 = 0
+    package var timeout: UInt64
     /// Whose request it is, for the transport: the run's, or a respondent's that holds its own
     /// connections. One reference for `runCutoff` and `affinity`, which an affinity carries both of:
     /// a request, which a waiting respondent holds in its frames, is no larger for it.
-    package var scope: Scope?
+    package var scope: Optional<Scope>
 
     /// What `scope` may be.
     package enum Scope {
@@ -194,9 +194,9 @@ public struct HTTPRequest: Sendable {
     /// Whether the response body is wanted; when not, it is read and dropped.
     package var collectBody: Bool
     /// Whether the response's header fields are wanted (`TransportResponse.headers`).
-    package var collectHeaders = false
+    package var collectHeaders: Bool
     /// Whether the response's `Set-Cookie` fields are wanted (the respondent keeps a jar).
-    package var collectCookies = false
+    package var collectCookies: Bool
 
     /// The respondent's claim on connections of its own (`ConnectionSharing.perRespondent`):
     /// the attempt goes out on them, or on a new one that becomes theirs. Nil: the loop's
@@ -209,9 +209,7 @@ public struct HTTPRequest: Sendable {
     /// A request of `template` with `body`. The response body is dropped unless
     /// `collectBody`: only a caller that reads it should pay for keeping it.
     public init(_ template: Template, body: [UInt8]? = nil, collectBody: Bool = false) {
-        self.template = template
-        self.body = body
-        self.collectBody = collectBody
+        self.init(template, body: body, collectBody: collectBody, collectHeaders: false, collectCookies: false, scope: nil)
     }
 
     /// A request with what it collects and whose it is said at once: made whole in one value,
@@ -220,12 +218,18 @@ public struct HTTPRequest: Sendable {
     package init(
         _ template: Template, body: [UInt8]?, collectBody: Bool, collectHeaders: Bool, collectCookies: Bool, scope: Scope?
     ) {
+        // Every field set here, in the order they are stored, none with a value of its own to
+        // start from (hence `Optional<…>` rather than `…?`, which a `var` starts as nil): a
+        // request started with some of them set was built on the stack, copied out and
+        // destroyed, a retain and a release of each of its references, every submit.
         self.template = template
         self.body = body
+        cookies = nil
+        timeout = 0
+        self.scope = scope
         self.collectBody = collectBody
         self.collectHeaders = collectHeaders
         self.collectCookies = collectCookies
-        self.scope = scope
     }
 }
 
