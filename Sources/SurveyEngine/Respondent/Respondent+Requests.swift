@@ -49,9 +49,9 @@ extension Respondent {
                 return .declined
             }
             // Worked out once for the survey read (`QuestionsCache`); here only for a question
-            // that came some other way. (Not `??`: its autoclosure would capture the respondent.)
+            // that came some other way.
             let plan: AnswerPlan
-            if let cached = questions[index].answerPlan {
+            if let cached = questions.answerPlan(at: index) {
                 plan = cached
             } else {
                 plan = book.plan(for: questions[index])

@@ -268,3 +268,10 @@ public struct SurveyQuestion: Sendable, Hashable {
         return "[" + items.joined(separator: ",") + "]"
     }
 }
+
+extension [SurveyQuestion] {
+    /// The answer plan of the question at `index`, read where it lies. A respondent asks for it
+    /// on every answer, and the getter called from another module on an element of an array
+    /// was called on a copy of the question: a retain and a release of each of its references.
+    package func answerPlan(at index: Int) -> AnswerPlan? { self[index].answerPlan }
+}
