@@ -69,6 +69,7 @@ final class ClientConnection: ConnectionSetupOwner, Slotted {
         self.route = route
         stream = SocketStream(fd: fd, tls: nil)
         parser = HTTPMessageParser(role: .response, maxHeadBytes: pool.maxHeadBytes, maxBodyBytes: pool.maxBodyBytes)
+        parser.replay = pool.headReplay
     }
 
     /// A connection an `HTTP2Connection`'s set-up made, which agreed on http/1.1: the socket,

@@ -42,6 +42,8 @@ final class ConnectionPool: @unchecked Sendable {
     let connectTimeout: UInt64?
     let maxBodyBytes: Int
     let maxHeadBytes: Int
+    /// The response heads this loop's HTTP/1.1 connections replay (`HeadReplay`).
+    let headReplay = HeadReplay()
     /// Where new connections get their sockets.
     let openSocket: Sockets.Opener
     /// Which way new connections go: straight to the target, or through the run's proxy or a

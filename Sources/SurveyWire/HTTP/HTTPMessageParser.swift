@@ -92,6 +92,9 @@ struct HTTPMessageParser {
     /// Keep a response's `Set-Cookie` field values in `setCookies` (at most
     /// `maxSetCookies`; the rest are dropped).
     var collectCookies = false
+    /// The heads of this loop's responses to replay (`HeadReplay`); nil for none (a server's
+    /// parser, a proxy's answer).
+    var replay: HeadReplay?
     /// Keep a request's `Authorization` and `Cookie` field values (a server that checks sessions).
     var collectCredentials = false
 
@@ -204,9 +207,14 @@ struct HTTPMessageParser {
     /// Reads `input`; stops at the end of the message, so bytes after `consumed` are not its.
     mutating func parse(_ input: UnsafeRawBufferPointer) -> Progress {
         guard let base = input.baseAddress, !input.isEmpty else { return state.isComplete ? .complete(consumed: 0) : .needMore }
+        let fromStart = atResponseStart
         if !state.isComplete { sawBytes = true }
         var index = 0
         let count = input.count
+        if fromStart {
+            index = replayHead(base, count)
+            if index > 0, state.isComplete { return .complete(consumed: index) }
+        }
         while index < count {
             switch state {
             case .complete:
@@ -263,6 +271,8 @@ struct HTTPMessageParser {
                         if headBytes > maxHeadBytes { return .failed(.headTooLarge) }
                         index += emptyLine
                         if let failure = endOfHead() { return .failed(failure) }
+                        // All of the head in this read, from its first byte: kept for replay.
+                        if fromStart, index == headBytes { keepHead(base, index) }
                         if state.isComplete { return .complete(consumed: index) }
                         continue
                     }
