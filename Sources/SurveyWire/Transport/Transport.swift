@@ -241,7 +241,8 @@ public struct TransportResponse: Sendable, Equatable {
     package var body: [UInt8]
     /// The fields few responses carry, in one box made only for a response that has them: every
     /// outcome rides through the frames of every waiting respondent, so it stays three words.
-    private var extras: Extras?
+    // `Optional<…>`, not `…?`, in the types an attempt makes: see `HTTPRequest.init`.
+    private var extras: Optional<Extras>
 
     /// `Retry-After`, `Set-Cookie` and the collected header fields, when a response has any.
     private final class Extras: Sendable, Equatable {
@@ -286,10 +287,10 @@ public struct TransportResponse: Sendable, Equatable {
     ) {
         self.status = status
         self.body = body
-        self.bodyBytes = bodyBytes ?? body.count
         extras =
             retryAfter == nil && setCookies.isEmpty && headers.isEmpty
             ? nil : Extras(retryAfter: retryAfter, setCookies: setCookies, headers: headers)
+        self.bodyBytes = bodyBytes ?? body.count
     }
 }
 
@@ -301,7 +302,7 @@ public struct TransportFailure: Error, Sendable, Equatable {
     package var requestSent: Bool
     /// What a person needs to know beyond the kind, such as why a certificate was refused
     /// ("certificate has expired"); nil when the kind says it all.
-    package var detail: String?
+    package var detail: Optional<String>
 
     init(_ kind: ErrorKind, requestSent: Bool, detail: String? = nil) {
         self.kind = kind
@@ -318,7 +319,7 @@ package struct ConnectionInfo: Sendable, Hashable {
     private var connectNanoseconds: UInt64
     private var handshakeNanoseconds: UInt64
     /// The protocol version and cipher suite of a new https connection: "TLSv1.3 TLS_AES_256_GCM_SHA384".
-    package var tls: String?
+    package var tls: Optional<String>
     /// Whether the connection was kept alive from an earlier attempt.
     package var reused: Bool
     /// Whether a new https connection resumed an earlier session (an abbreviated handshake).
@@ -381,7 +382,7 @@ public struct TransportResult: Sendable, Equatable {
     package var serviceTime: Duration
     /// The connection the attempt went over; nil when it never had one (a name that did not
     /// resolve, no descriptor left) or the transport does not say.
-    package var connection: ConnectionInfo?
+    package var connection: Optional<ConnectionInfo>
 
     /// The response's status; nil for a failure. Read where it lies, without a copy of the
     /// response (a binding of `received`'s payload retains its body and its extras).
