@@ -279,41 +279,44 @@ struct Respondent: Sendable {
         var detail: String?
         // Whether the server may have the request of an attempt that got no response.
         var mayHaveArrived = false
-        switch result.received {
-        case .success where compiled.readsNothing && (200..<300).contains(result.status ?? 0):
+        if compiled.readsNothing, let status = result.status, (200..<300).contains(status) {
             // What nearly every attempt is: a 2xx to a step that reads nothing of its response,
-            // a success. Its status read where it lies, the response not copied.
+            // a success. Its status read where it lies, the result not switched over: a switch
+            // copied it first, a retain and a release of each of its references.
             succeeded = true
-            outcome = .status(result.status ?? 0)
-        case .success(let response):
-            let expect = compiled.expect
-            if expect?.accepts(response.status) ?? (200..<300).contains(response.status) {
-                // What the step asks of its response, then what it reads: the questions, its captures.
-                var kind = ErrorKind.rejected
-                if let expect { detail = expect.failure(in: response) }
-                if detail == nil {
-                    kind = .malformedResponse
-                    if compiled.questions != nil { detail = accept(questionsIn: response.body, step: compiled, context) }
-                    // Captured even when the questions are wrong, so that a step run `always` can
-                    // still end the session; but a page loop's last page (no questions) need not
-                    // carry what a next page would need.
-                    if !compiled.captures.isEmpty, !compiled.runner.pages || !questions.isEmpty {
-                        let missing = capture(compiled, from: response, context)
-                        if detail == nil { detail = missing } else { captureMissing = false }
+            outcome = .status(status)
+        } else {
+            switch result.received {
+            case .success(let response):
+                let expect = compiled.expect
+                if expect?.accepts(response.status) ?? (200..<300).contains(response.status) {
+                    // What the step asks of its response, then what it reads: the questions, its captures.
+                    var kind = ErrorKind.rejected
+                    if let expect { detail = expect.failure(in: response) }
+                    if detail == nil {
+                        kind = .malformedResponse
+                        if compiled.questions != nil { detail = accept(questionsIn: response.body, step: compiled, context) }
+                        // Captured even when the questions are wrong, so that a step run `always` can
+                        // still end the session; but a page loop's last page (no questions) need not
+                        // carry what a next page would need.
+                        if !compiled.captures.isEmpty, !compiled.runner.pages || !questions.isEmpty {
+                            let missing = capture(compiled, from: response, context)
+                            if detail == nil { detail = missing } else { captureMissing = false }
+                        }
+                    }
+                    succeeded = detail == nil
+                    outcome = succeeded ? .status(response.status) : .error(kind)
+                } else {
+                    outcome = .status(response.status)
+                    if let header = response.retryAfter, response.status == 429 || response.status == 503 {
+                        retryAfter = RetryAfter.delay(header)
                     }
                 }
-                succeeded = detail == nil
-                outcome = succeeded ? .status(response.status) : .error(kind)
-            } else {
-                outcome = .status(response.status)
-                if let header = response.retryAfter, response.status == 429 || response.status == 503 {
-                    retryAfter = RetryAfter.delay(header)
-                }
+            case .failure(let failure):
+                outcome = .error(failure.kind)
+                detail = failure.detail
+                mayHaveArrived = failure.requestSent
             }
-        case .failure(let failure):
-            outcome = .error(failure.kind)
-            detail = failure.detail
-            mayHaveArrived = failure.requestSent
         }
         if !succeeded { detail = failureDetail(result, outcome: outcome, detail: detail, step: compiled, context) }
         let sinceRunStart = context.sinceRunStart(at: start)

@@ -103,11 +103,11 @@ public struct RunMetrics: Sendable, Hashable {
     /// limit in `answersGivenBeyondLimit`: one hash for a question already counted.
     mutating func countGiven(_ id: QuestionID, choice: Int, count: Int = 1) {
         if let index = answersGiven.index(forKey: id) {
-            answersGiven.values[index][choice, default: 0] += count
+            answersGiven.values[index].add(count, to: choice)
         } else if answersGiven.count < QuestionTable.questionLimit {
             answersGiven[id] = [choice: count]
         } else {
-            answersGivenBeyondLimit[choice, default: 0] += count
+            answersGivenBeyondLimit.add(count, to: choice)
         }
     }
 

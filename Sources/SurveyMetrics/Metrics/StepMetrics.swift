@@ -93,13 +93,13 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
         if !record.succeeded { failedAttempts += 1 }
         switch record.outcome {
         case .status(let status):
-            statuses[status, default: 0] += 1
+            statuses.add(1, to: status)
             if !record.succeeded {
-                failedStatuses[status, default: 0] += 1
+                failedStatuses.add(1, to: status)
                 if let detail = record.detail, wantsSample(of: record.outcome) { statusSamples[status] = detail }
             }
         case .error(let kind):
-            errors[kind, default: 0] += 1
+            errors.add(1, to: kind)
             if let detail = record.detail, errorSamples[kind] == nil { errorSamples[kind] = detail }
         }
         if record.succeeded {
@@ -115,7 +115,7 @@ public struct StepMetrics: Sendable, Hashable, Mergeable {
                 newConnections += 1
                 if let time = connection.connectTime { connectTime.record(time) }
                 if let time = connection.tlsHandshakeTime { tlsHandshakeTime.record(time) }
-                if let tls = connection.tls { tlsParameters[tls, default: 0] += 1 }
+                if let tls = connection.tls { tlsParameters.add(1, to: tls) }
                 if connection.tlsResumed { tlsResumed += 1 }
                 protocols[connection.wire].connections += 1
             }
@@ -229,6 +229,19 @@ public struct ProtocolCounts: Sendable, Hashable {
         for wire in WireProtocol.allCases {
             self[wire].attempts += other[wire].attempts
             self[wire].connections += other[wire].connections
+        }
+    }
+}
+
+extension Dictionary where Value == Int {
+    /// Adds `count` to `key`'s count, in place when it has one: `self[key, default: 0] += count`
+    /// without the default's closure, which every attempt made and dropped for each count.
+    @inline(__always)
+    mutating func add(_ count: Int, to key: Key) {
+        if let index = index(forKey: key) {
+            values[index] += count
+        } else {
+            self[key] = count
         }
     }
 }

@@ -244,8 +244,8 @@ public struct TimelineStep: Sendable, Hashable, Mergeable {
         } else {
             failed += 1
             switch record.outcome {
-            case .status(let status): failedStatuses[status, default: 0] += 1
-            case .error(let kind): errors[kind, default: 0] += 1
+            case .status(let status): failedStatuses.add(1, to: status)
+            case .error(let kind): errors.add(1, to: kind)
             }
         }
     }
