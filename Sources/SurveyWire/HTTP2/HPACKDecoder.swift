@@ -74,13 +74,37 @@ struct HPACKDecoder: Sendable {
     mutating func decode(_ block: [UInt8], wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
         throws(HPACK.DecodingError)
     {
+        if try replayed(block, wanting: wants, visit) { return }
+        try read(block, wanting: wants, visit)
+    }
+
+    /// `decode(_:wanting:_:)` of a block that lies in the bytes of a frame: copied into an
+    /// array of its own only when it is not one read before.
+    mutating func decode(_ block: ArraySlice<UInt8>, wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
+        throws(HPACK.DecodingError)
+    {
+        if try replayed(block, wanting: wants, visit) { return }
+        try read(Array(block), wanting: wants, visit)
+    }
+
+    /// Replays `block` when it was read before and can be (`replay`); false when it must be read.
+    private mutating func replayed(_ block: some Collection<UInt8>, wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
+        throws(HPACK.DecodingError) -> Bool
+    {
         for position in decodedBlocks.indices where HPACK.sameBytes(decodedBlocks[position].wire, block) {
-            if try replay(decodedBlocks[position], wanting: wants, visit) { return }
+            if try replay(decodedBlocks[position], wanting: wants, visit) { return true }
             // A value skipped then is wanted now: read again, and remembered as read now.
             decodedBlocks.remove(at: position)
             decodedNext = 0
             break
         }
+        return false
+    }
+
+    /// Reads a block not replayed, and remembers it when it can be replayed.
+    private mutating func read(_ block: [UInt8], wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
+        throws(HPACK.DecodingError)
+    {
         var recorded: [DecodedField] = []
         var remembers = block.count <= Self.decodedMaxBytes
         // A response's fields, at once: appended one by one, the list would grow three times.

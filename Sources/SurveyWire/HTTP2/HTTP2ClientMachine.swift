@@ -81,7 +81,7 @@ struct HTTP2ClientMachine: Sendable {
         /// Takes a DATA frame's bytes: counted against the stream's window, kept or counted (a
         /// failure's first bytes kept in any case). False when the body went past
         /// `maxBodyBytes`.
-        mutating func take(_ data: [UInt8], stream: UInt32, maxBodyBytes: Int) throws(HTTP2Failure) -> Bool {
+        mutating func take(_ data: ArraySlice<UInt8>, stream: UInt32, maxBodyBytes: Int) throws(HTTP2Failure) -> Bool {
             guard status != nil else { throw HTTP2Failure(.protocolError, "DATA on stream \(stream) before its HEADERS") }
             try receiveWindow.consume(data.count, stream: stream)
             bodyBytes += data.count

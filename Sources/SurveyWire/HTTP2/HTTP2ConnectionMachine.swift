@@ -57,13 +57,15 @@ struct HTTP2Outbound: Sendable {
 /// (`HTTP2ClientMachine`, `HTTP2ServerMachine`), as `Inbound` values `next(into:)` hands it:
 /// header blocks, DATA, resets, GOAWAY.
 struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
-    /// What a frame asks of the role, once the connection did its part.
+    /// What a frame asks of the role, once the connection did its part. A header block and
+    /// DATA are slices of the bytes taken, most often where they were read (`HTTP2Frame.Carried`):
+    /// the role reads them before it asks for the next frame.
     enum Inbound {
         /// A whole header block. `opens`: the peer opens the stream with it.
-        case headers(stream: UInt32, block: [UInt8], endStream: Bool, opens: Bool)
+        case headers(stream: UInt32, block: ArraySlice<UInt8>, endStream: Bool, opens: Bool)
         /// DATA on a stream that is open here, counted against the connection's window and given
         /// back there; the stream's window is the role's to count, once it has checked its state.
-        case data(stream: UInt32, [UInt8], endStream: Bool)
+        case data(stream: UInt32, ArraySlice<UInt8>, endStream: Bool)
         /// The peer reset an open stream, now closed here.
         case reset(stream: UInt32, error: HTTP2Error)
         /// A stream error (§5.4.2) on a stream the peer's WINDOW_UPDATE broke: reset and closed.
@@ -233,9 +235,17 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
                 return nil
             }
         }
-        while case .frame(let frame, let length) = try HTTP2Frame.read(input[consumed...], maxFrameSize: local.maxFrameSize) {
-            consumed += length
-            if let inbound = try handle(frame, into: &output) { return inbound }
+        while let head = try HTTP2Frame.head(input[consumed...], maxFrameSize: local.maxFrameSize) {
+            let start = consumed + HTTP2Frame.headerSize
+            let payload = input[start..<(start + head.length)]
+            consumed = start + head.length
+            // A response's HEADERS and DATA, read where they lie; a header block's CONTINUATIONs,
+            // and any frame before the peer's SETTINGS, go the way of every other frame.
+            if continuing == nil, peerSettingsReceived, let carried = try HTTP2Frame.carried(head, payload: payload) {
+                if let inbound = try handle(carried, into: &output) { return inbound }
+            } else if let inbound = try handle(HTTP2Frame.parse(head, payload: payload), into: &output) {
+                return inbound
+            }
         }
         compact()
         return nil
@@ -268,7 +278,8 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
                 return nil
             }
             self.continuing = nil
-            return .headers(stream: stream, block: continuing.block + fragment, endStream: continuing.endStream, opens: continuing.opens)
+            return .headers(
+                stream: stream, block: (continuing.block + fragment)[...], endStream: continuing.endStream, opens: continuing.opens)
         }
         switch frame {
         case .settings(let values, let ack):
@@ -282,24 +293,12 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
             try calm("WINDOW_UPDATE")
             return try windowUpdate(stream, increment: Int(increment), into: &output)
         case .headers(let stream, let fragment, let endStream, let endHeaders):
-            let opens = try opening(stream)
-            guard fragment.count <= maxHeaderBlockBytes else {
-                throw HTTP2Failure(.enhanceYourCalm, "stream \(stream)'s header block went past \(maxHeaderBlockBytes) bytes")
-            }
-            if endHeaders { return .headers(stream: stream, block: fragment, endStream: endStream, opens: opens) }
-            continuing = (stream, fragment, endStream, opens)
-            return nil
+            return try handle(
+                .headers(stream: stream, fragment: fragment[...], endStream: endStream, endHeaders: endHeaders), into: &output)
         case .continuation(let stream, _, _):
             throw HTTP2Failure(.protocolError, "a CONTINUATION on stream \(stream) with no header block open")
         case .data(let stream, let data, let endStream):
-            if data.isEmpty && !endStream { try calm("an empty DATA") }
-            // Every DATA counts against the connection's window, whatever its stream (§6.9).
-            try connectionReceive.consume(data.count, stream: 0)
-            if returnsWindows { connectionReceive.giveBack(stream: 0, atLeast: connectionWindow / 2, into: &output) }
-            if isIdle(stream) { throw HTTP2Failure(.protocolError, "DATA on idle stream \(stream)") }
-            // A stream this end closed: ignored, its window counted on the connection's.
-            guard streams[stream] != nil else { return nil }
-            return .data(stream: stream, data, endStream: endStream)
+            return try handle(.data(stream: stream, data[...], endStream: endStream), into: &output)
         case .resetStream(let stream, let error):
             try calm("RST_STREAM")
             if isIdle(stream) { throw HTTP2Failure(.protocolError, "a RST_STREAM on idle stream \(stream)") }
@@ -318,6 +317,29 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
         case .unknown:
             try calm("an unknown frame")
             return nil
+        }
+    }
+
+    /// HEADERS or DATA, outside a header block and after the peer's SETTINGS.
+    private mutating func handle(_ carried: HTTP2Frame.Carried, into output: inout [UInt8]) throws(HTTP2Failure) -> Inbound? {
+        switch carried {
+        case .headers(let stream, let fragment, let endStream, let endHeaders):
+            let opens = try opening(stream)
+            guard fragment.count <= maxHeaderBlockBytes else {
+                throw HTTP2Failure(.enhanceYourCalm, "stream \(stream)'s header block went past \(maxHeaderBlockBytes) bytes")
+            }
+            if endHeaders { return .headers(stream: stream, block: fragment, endStream: endStream, opens: opens) }
+            continuing = (stream, Array(fragment), endStream, opens)
+            return nil
+        case .data(let stream, let data, let endStream):
+            if data.isEmpty && !endStream { try calm("an empty DATA") }
+            // Every DATA counts against the connection's window, whatever its stream (§6.9).
+            try connectionReceive.consume(data.count, stream: 0)
+            if returnsWindows { connectionReceive.giveBack(stream: 0, atLeast: connectionWindow / 2, into: &output) }
+            if isIdle(stream) { throw HTTP2Failure(.protocolError, "DATA on idle stream \(stream)") }
+            // A stream this end closed: ignored, its window counted on the connection's.
+            guard streams.index(forKey: stream) != nil else { return nil }
+            return .data(stream: stream, data, endStream: endStream)
         }
     }
 
