@@ -224,9 +224,9 @@ struct HTTP2ClientMachine: Sendable {
         while let inbound = try connection.next(into: &output) {
             switch inbound {
             case .headers(let stream, let block, let endStream, _):
-                try headerBlock(stream, block, endStream: endStream, events: &events)
+                try headerBlock(stream, connection.bytes(block), endStream: endStream, events: &events)
             case .data(let stream, let data, let endStream):
-                try receiveData(stream, data, endStream: endStream, events: &events, output: &output)
+                try receiveData(stream, connection.bytes(data), endStream: endStream, events: &events, output: &output)
             case .reset(let stream, let error), .streamError(let stream, let error):
                 events.append(.reset(stream: stream, error: error))
             case .goAway(let lastStream, let error):

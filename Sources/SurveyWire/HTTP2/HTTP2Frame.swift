@@ -101,12 +101,13 @@ enum HTTP2Frame: Sendable, Equatable {
         return Head(length: length, type: bytes[start + 3], flags: bytes[start + 4], stream: readUInt32(bytes, at: start + 5) & 0x7FFF_FFFF)
     }
 
-    /// What a DATA or HEADERS frame carries, left where it was read: a slice of the connection's
-    /// bytes. A response comes in these two frames, and each would otherwise have its payload
-    /// copied into an array of its own, allocated and freed.
+    /// What a DATA or HEADERS frame carries, left where it was read: where its data or fragment
+    /// lies in the bytes its payload was cut from (indices of the payload's slice). A response
+    /// comes in these two frames, and each would otherwise have its payload copied into an array
+    /// of its own, allocated and freed; a range is a plain value, retained by no one.
     enum Carried {
-        case data(stream: UInt32, ArraySlice<UInt8>, endStream: Bool)
-        case headers(stream: UInt32, fragment: ArraySlice<UInt8>, endStream: Bool, endHeaders: Bool)
+        case data(stream: UInt32, Range<Int>, endStream: Bool)
+        case headers(stream: UInt32, fragment: Range<Int>, endStream: Bool, endHeaders: Bool)
     }
 
     /// The content of a DATA or HEADERS frame, checked as `read` checks it; nil for a frame of
@@ -116,13 +117,13 @@ enum HTTP2Frame: Sendable, Equatable {
         switch head.type {
         case Kind.data.rawValue:
             try needsStream(.data, head.stream)
-            return .data(stream: head.stream, try unpadded(.data, head.flags, payload), endStream: endStream)
+            return .data(stream: head.stream, try unpadded(.data, head.flags, payload).indices, endStream: endStream)
         case Kind.headers.rawValue:
             try needsStream(.headers, head.stream)
-            var fragment = try unpadded(.headers, head.flags, payload)
+            var fragment = try unpadded(.headers, head.flags, payload).indices
             if head.flags & Flag.priority != 0 {
                 guard fragment.count >= 5 else { throw HTTP2Failure(.frameSizeError, "a HEADERS frame too short for its priority") }
-                fragment = fragment.dropFirst(5)
+                fragment = (fragment.lowerBound + 5)..<fragment.upperBound
             }
             return .headers(stream: head.stream, fragment: fragment, endStream: endStream, endHeaders: head.flags & Flag.endHeaders != 0)
         default:
@@ -161,9 +162,9 @@ enum HTTP2Frame: Sendable, Equatable {
         case .data, .headers:
             switch try carried(head, payload: payload) {
             case .data(let stream, let data, let endStream):
-                return .data(stream: stream, data: Array(data), endStream: endStream)
+                return .data(stream: stream, data: Array(payload[data]), endStream: endStream)
             case .headers(let stream, let fragment, let endStream, let endHeaders):
-                return .headers(stream: stream, fragment: Array(fragment), endStream: endStream, endHeaders: endHeaders)
+                return .headers(stream: stream, fragment: Array(payload[fragment]), endStream: endStream, endHeaders: endHeaders)
             case nil:
                 return .unknown(type: head.type, stream: stream)
             }
