@@ -199,7 +199,7 @@ struct HTTP2ClientMachine: Sendable {
                 &stream, id, connectionSend: &connection.connectionSend, allowance: &connection.writeAllowance,
                 maxFrameSize: connection.peer.maxFrameSize, into: &output)
         }
-        connection.streams.insert(consume stream, for: id)
+        connection.streams.insertNew(consume stream, for: id)
     }
 
     /// Cancels a stream this end no longer waits for (its timeout): RST_STREAM with CANCEL.

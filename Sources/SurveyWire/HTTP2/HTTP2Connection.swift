@@ -145,7 +145,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                 },
                 body: exchange.request.body ?? [], keepBody: exchange.request.collectBody,
                 keepHeaders: exchange.request.collectHeaders, keepCookies: exchange.request.collectCookies, into: &output)
-            exchanges.insert(exchange, for: id)
+            exchanges.insertNew(exchange, for: id)
         }
     }
 
