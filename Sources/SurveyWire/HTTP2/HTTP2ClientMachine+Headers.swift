@@ -29,7 +29,9 @@ extension HTTP2ClientMachine {
             keepAll || HPACK.sameBytes(retryAfterName, name) || keepCookies && HPACK.sameBytes(setCookieName, name)
         }
         do throws(HPACK.DecodingError) {
-            try connection.decoder.decode(block, wanting: { HPACK.sameBytes(statusName, $0) || kept($0) }) { field in
+            // The same `wants` for the same two flags: a block read before asks it nothing.
+            let wantsKey = (keepAll ? 2 : 0) | (keepCookies ? 1 : 0)
+            try connection.decoder.decode(block, wantsKey: wantsKey, wanting: { HPACK.sameBytes(statusName, $0) || kept($0) }) { field in
                 if HPACK.sameBytes(statusName, field.name) {
                     if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
                         status = value
