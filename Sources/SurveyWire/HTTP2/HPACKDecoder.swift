@@ -26,20 +26,36 @@ struct HPACKDecoder: Sendable {
         let wire: [UInt8]
         /// Its fields in order.
         let fields: [DecodedField]
-        /// Whether a field's value was skipped: a caller that wants it has the block read again.
-        let skips: Bool
+        /// Its fields whose values were skipped, a bit each by position: a caller that wants one
+        /// has the block read again.
+        let skipped: UInt64
         /// What its fields add up to against `maxListSize`.
         let listSize: Int
+        /// The fields the last caller that named its wishes (`wantsKey`) wanted, a bit each by
+        /// position, and that key: the same caller again is not asked field by field.
+        var wantedKey: Int?
+        var wanted: UInt64 = 0
+
+        init(wire: [UInt8], fields: [DecodedField], listSize: Int, wantedKey: Int?) {
+            self.wire = wire
+            self.fields = fields
+            var skipped: UInt64 = 0
+            for position in fields.indices where fields[position].skipped { skipped |= 1 << position }
+            self.skipped = skipped
+            self.listSize = listSize
+            self.wantedKey = wantedKey
+            for position in fields.indices where fields[position].wanted { wanted |= 1 << position }
+        }
     }
 
-    /// A field of a `DecodedBlock`: whether it went into the table (`adds`), whether it was a
-    /// literal sent without indexing (`plain`: handed on only to a caller that wants it), and
-    /// whether its value was skipped, unwanted then (`skipped`: its `field` has its name alone).
+    /// A field of a `DecodedBlock`: whether it went into the table (`adds`), and whether its
+    /// value was skipped, unwanted then (`skipped`: its `field` has its name alone).
     private struct DecodedField: Sendable {
         let field: HPACK.Field
         let adds: Bool
-        let plain: Bool
         let skipped: Bool
+        /// Whether the caller that read it wanted it.
+        let wanted: Bool
     }
 
     private var decodedBlocks: [DecodedBlock] = []
@@ -48,6 +64,8 @@ struct HPACKDecoder: Sendable {
     private static let decodedCount = 4
     /// The longest block remembered: a response's usual fields, not a large cookie's.
     private static let decodedMaxBytes = 512
+    /// The most fields of a block remembered: a bit each in `DecodedBlock.wanted`.
+    private static let decodedMaxFields = 64
 
     init(maxTableSize: Int = 4096, maxListSize: Int = 64 << 10) {
         table = HPACK.DynamicTable(maxSize: maxTableSize)
@@ -65,7 +83,7 @@ struct HPACKDecoder: Sendable {
     /// Hands each field of a whole header block to `visit`, in order, without gathering them:
     /// a response whose fields nobody keeps costs no list.
     mutating func decode(_ block: [UInt8], _ visit: (HPACK.Field) -> Void) throws(HPACK.DecodingError) {
-        try decode(block, wanting: { _ in true }, visit)
+        try decode(block, wantsKey: Self.everyField, wanting: { _ in true }, visit)
     }
 
     /// Hands `visit` the fields whose names `wants`; a field that goes into no table and whose
@@ -74,20 +92,64 @@ struct HPACKDecoder: Sendable {
     mutating func decode(_ block: [UInt8], wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
         throws(HPACK.DecodingError)
     {
+        try decode(block, wantsKey: nil, wanting: wants, visit)
+    }
+
+    /// `decode(_:wanting:_:)` with `wants` named by `wantsKey` (nil: unnamed): a block read
+    /// before asks `wants` nothing when its last caller gave the same key, but hands `visit`
+    /// the fields `wants` chose then. One key, one `wants`, always.
+    mutating func decode(_ block: [UInt8], wantsKey: Int?, wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
+        throws(HPACK.DecodingError)
+    {
+        if try replayed(block, wantsKey: wantsKey, wanting: wants, visit) { return }
+        try read(block, wantsKey: wantsKey, wanting: wants, visit)
+    }
+
+    /// `decode(_:wantsKey:wanting:_:)` of a block that lies in the bytes of a frame: copied
+    /// into an array of its own only when it is not one read before.
+    mutating func decode(_ block: ArraySlice<UInt8>, wantsKey: Int?, wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
+        throws(HPACK.DecodingError)
+    {
+        if try replayed(block, wantsKey: wantsKey, wanting: wants, visit) { return }
+        try read(Array(block), wantsKey: wantsKey, wanting: wants, visit)
+    }
+
+    /// The key of a `wants` that wants every field.
+    static let everyField = -1
+
+    /// Replays `block` when it was read before and can be (`replay`); false when it must be read.
+    private mutating func replayed(
+        _ block: some Collection<UInt8>, wantsKey: Int?, wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void
+    ) throws(HPACK.DecodingError) -> Bool {
         for position in decodedBlocks.indices where HPACK.sameBytes(decodedBlocks[position].wire, block) {
-            if try replay(decodedBlocks[position], wanting: wants, visit) { return }
+            let wanted: UInt64
+            if let wantsKey, decodedBlocks[position].wantedKey == wantsKey {
+                wanted = decodedBlocks[position].wanted
+            } else {
+                wanted = Self.wanted(decodedBlocks[position].fields, wantsKey: wantsKey, wanting: wants)
+                decodedBlocks[position].wantedKey = wantsKey
+                decodedBlocks[position].wanted = wanted
+            }
+            if try replay(decodedBlocks[position], wanted: wanted, visit) { return true }
             // A value skipped then is wanted now: read again, and remembered as read now.
             decodedBlocks.remove(at: position)
             decodedNext = 0
             break
         }
+        return false
+    }
+
+    /// Reads a block not replayed, and remembers it when it can be replayed.
+    private mutating func read(_ block: [UInt8], wantsKey: Int?, wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
+        throws(HPACK.DecodingError)
+    {
         var recorded: [DecodedField] = []
         var remembers = block.count <= Self.decodedMaxBytes
         // A response's fields, at once: appended one by one, the list would grow three times.
         if remembers { recorded.reserveCapacity(8) }
         let listSize = try read(block, wanting: wants, visit, recording: &recorded, remembers: &remembers)
-        guard remembers else { return }
-        let decoded = DecodedBlock(wire: block, fields: recorded, skips: recorded.contains { $0.skipped }, listSize: listSize)
+        guard remembers, recorded.count <= Self.decodedMaxFields else { return }
+        let decoded = DecodedBlock(wire: block, fields: recorded, listSize: listSize, wantedKey: wantsKey)
         if decodedBlocks.count < Self.decodedCount {
             decodedBlocks.append(decoded)
         } else {
@@ -96,19 +158,27 @@ struct HPACKDecoder: Sendable {
         }
     }
 
-    /// A block read before, again: its fields into the table and to `visit` as they went then.
+    /// The fields of a remembered block `wants` chooses, a bit each by position.
+    private static func wanted(_ fields: [DecodedField], wantsKey: Int?, wanting wants: ([UInt8]) -> Bool) -> UInt64 {
+        if wantsKey == everyField { return fields.count == 64 ? .max : (1 << fields.count) - 1 }
+        var wanted: UInt64 = 0
+        for position in fields.indices where wants(fields[position].field.name) { wanted |= 1 << position }
+        return wanted
+    }
+
+    /// A block read before, again: its fields into the table, and the `wanted` ones to `visit`.
     /// False, with nothing done, when a value skipped then is wanted now.
-    private mutating func replay(_ decoded: DecodedBlock, wanting wants: ([UInt8]) -> Bool, _ visit: (HPACK.Field) -> Void)
-        throws(HPACK.DecodingError) -> Bool
+    private mutating func replay(_ decoded: DecodedBlock, wanted: UInt64, _ visit: (HPACK.Field) -> Void) throws(HPACK.DecodingError)
+        -> Bool
     {
-        if decoded.skips, decoded.fields.contains(where: { $0.skipped && wants($0.field.name) }) { return false }
+        if wanted & decoded.skipped != 0 { return false }
         guard decoded.listSize <= maxListSize else {
             throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
         }
         for position in decoded.fields.indices {
             let entry = decoded.fields[position]
             if entry.adds { table.add(entry.field) }
-            if !entry.plain || !entry.skipped && wants(entry.field.name) { visit(entry.field) }
+            if wanted & (1 << position) != 0 { visit(entry.field) }
         }
         return true
     }
@@ -167,7 +237,7 @@ struct HPACKDecoder: Sendable {
                     guard listSize <= maxListSize else {
                         throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
                     }
-                    if remembers { recorded.append(DecodedField(field: HPACK.Field(name, []), adds: false, plain: true, skipped: true)) }
+                    if remembers { recorded.append(DecodedField(field: HPACK.Field(name, []), adds: false, skipped: true, wanted: false)) }
                     continue
                 }
                 field = HPACK.Field(name, try HPACK.readString(block, &index, limit: maxListSize))
@@ -177,8 +247,9 @@ struct HPACKDecoder: Sendable {
             guard listSize <= maxListSize else {
                 throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
             }
-            if remembers { recorded.append(DecodedField(field: field, adds: adds, plain: !adds && first & 0x80 == 0, skipped: false)) }
-            visit(field)
+            let wanted = wants(field.name)
+            if remembers { recorded.append(DecodedField(field: field, adds: adds, skipped: false, wanted: wanted)) }
+            if wanted { visit(field) }
         }
         return listSize
     }

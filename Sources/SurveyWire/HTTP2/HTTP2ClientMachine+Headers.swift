@@ -5,7 +5,7 @@ extension HTTP2ClientMachine {
     /// looked up once, and changed where it lies in `streams` (`StreamTable`'s `at:` subscript):
     /// a copy stored back would look the id up again, and would share the body's buffer with the
     /// stored one, so that the next append copied it.
-    mutating func headerBlock(_ stream: UInt32, _ block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
+    mutating func headerBlock(_ stream: UInt32, _ block: ArraySlice<UInt8>, endStream: Bool, events: inout [Event]) throws(HTTP2Failure) {
         let index = connection.streams.index(forKey: stream)
         // Decoded whatever the stream: the table must see every block (§4.3).
         var keeping = (all: false, cookies: false)
@@ -29,7 +29,9 @@ extension HTTP2ClientMachine {
             keepAll || HPACK.sameBytes(retryAfterName, name) || keepCookies && HPACK.sameBytes(setCookieName, name)
         }
         do throws(HPACK.DecodingError) {
-            try connection.decoder.decode(block, wanting: { HPACK.sameBytes(statusName, $0) || kept($0) }) { field in
+            // The same `wants` for the same two flags: a block read before asks it nothing.
+            let wantsKey = (keepAll ? 2 : 0) | (keepCookies ? 1 : 0)
+            try connection.decoder.decode(block, wantsKey: wantsKey, wanting: { HPACK.sameBytes(statusName, $0) || kept($0) }) { field in
                 if HPACK.sameBytes(statusName, field.name) {
                     if status == nil, let value = Self.number(field.value), (100...999).contains(value) {
                         status = value
@@ -73,7 +75,7 @@ extension HTTP2ClientMachine {
     /// DATA of a response: counted against its stream's window, kept or counted (a failure's
     /// first bytes kept in any case), given back by halves; past `maxBodyBytes` the stream is
     /// cancelled. The stream is changed where it lies, as `headerBlock` does.
-    mutating func receiveData(_ stream: UInt32, _ data: [UInt8], endStream: Bool, events: inout [Event], output: inout [UInt8])
+    mutating func receiveData(_ stream: UInt32, _ data: ArraySlice<UInt8>, endStream: Bool, events: inout [Event], output: inout [UInt8])
         throws(HTTP2Failure)
     {
         guard let index = connection.streams.index(forKey: stream) else { return }

@@ -81,7 +81,7 @@ struct HTTP2ClientMachine: Sendable {
         /// Takes a DATA frame's bytes: counted against the stream's window, kept or counted (a
         /// failure's first bytes kept in any case). False when the body went past
         /// `maxBodyBytes`.
-        mutating func take(_ data: [UInt8], stream: UInt32, maxBodyBytes: Int) throws(HTTP2Failure) -> Bool {
+        mutating func take(_ data: ArraySlice<UInt8>, stream: UInt32, maxBodyBytes: Int) throws(HTTP2Failure) -> Bool {
             guard status != nil else { throw HTTP2Failure(.protocolError, "DATA on stream \(stream) before its HEADERS") }
             try receiveWindow.consume(data.count, stream: stream)
             bodyBytes += data.count
@@ -199,7 +199,7 @@ struct HTTP2ClientMachine: Sendable {
                 &stream, id, connectionSend: &connection.connectionSend, allowance: &connection.writeAllowance,
                 maxFrameSize: connection.peer.maxFrameSize, into: &output)
         }
-        connection.streams.insert(consume stream, for: id)
+        connection.streams.insertNew(consume stream, for: id)
     }
 
     /// Cancels a stream this end no longer waits for (its timeout): RST_STREAM with CANCEL.
@@ -224,9 +224,9 @@ struct HTTP2ClientMachine: Sendable {
         while let inbound = try connection.next(into: &output) {
             switch inbound {
             case .headers(let stream, let block, let endStream, _):
-                try headerBlock(stream, block, endStream: endStream, events: &events)
+                try headerBlock(stream, connection.bytes(block), endStream: endStream, events: &events)
             case .data(let stream, let data, let endStream):
-                try receiveData(stream, data, endStream: endStream, events: &events, output: &output)
+                try receiveData(stream, connection.bytes(data), endStream: endStream, events: &events, output: &output)
             case .reset(let stream, let error), .streamError(let stream, let error):
                 events.append(.reset(stream: stream, error: error))
             case .goAway(let lastStream, let error):

@@ -145,7 +145,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                 },
                 body: exchange.request.body ?? [], keepBody: exchange.request.collectBody,
                 keepHeaders: exchange.request.collectHeaders, keepCookies: exchange.request.collectCookies, into: &output)
-            exchanges.insert(exchange, for: id)
+            exchanges.insertNew(exchange, for: id)
         }
     }
 
@@ -231,8 +231,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                     _ = stream.write(output, from: &ignored)
                     return failAll(.protocolError, detail: error.description)
                 }
-                for event in events { handle(event) }
-                events.removeAll(keepingCapacity: true)
+                // Moved out of the list, not copied: a copy would retain a response's body and fields.
+                if events.count > 1 { events.reverse() }
+                while let event = events.popLast() { handle(event) }
                 self.events = events
                 guard phase == .open else { return }
                 sendWaiting()
@@ -252,8 +253,8 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
         }
     }
 
-    private func handle(_ event: HTTP2ClientMachine.Event) {
-        switch event {
+    private func handle(_ event: consuming HTTP2ClientMachine.Event) {
+        switch consume event {
         case .response(let id, let response):
             guard let exchange = exchanges.removeValue(forKey: id) else { return }
             complete(exchange, response)
@@ -299,13 +300,14 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
 
     /// The connection as the attempt saw it: new for the first attempt sent on it, reused after.
     private func info(for exchange: Exchange) -> ConnectionInfo {
-        var info = opening ?? ConnectionInfo(reused: true, wire: wire)
+        // Most often reused: nothing of `opening` to copy out and clear.
+        guard var info = opening else { return ConnectionInfo(reused: true, reconnected: exchange.reconnect, wire: wire) }
         opening = nil
         info.reconnected = exchange.reconnect
         return info
     }
 
-    private func complete(_ exchange: Exchange, _ response: HTTP2ClientMachine.Response) {
+    private func complete(_ exchange: consuming Exchange, _ response: consuming HTTP2ClientMachine.Response) {
         let serviceTime = elapsed(exchange)
         if let tls = stream.tls, !resumptionKept, let resumed = tls.resumption() {
             pool.keep(resumed, for: exchange.request.device)
@@ -331,15 +333,18 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
                 }
             }
         }
+        let connection = info(for: exchange)
+        var body: [UInt8] = []  // moved out of the response, not copied
+        swap(&body, &response.body)
         let received = TransportResponse(
-            status: response.status, body: response.body, retryAfter: retryAfter, setCookies: setCookies,
+            status: response.status, body: body, retryAfter: retryAfter, setCookies: setCookies,
             headers: headers, bodyBytes: response.bodyBytes)
-        end(exchange, .response(received, serviceTime: serviceTime, connection: info(for: exchange)))
+        end(exchange, .response(received, serviceTime: serviceTime, connection: connection))
     }
 
     /// Resumes an attempt's caller; the connection leaves the busy list when it was the last,
     /// and is ready again for another.
-    private func end(_ exchange: Exchange, _ result: consuming TransportResult) {
+    private func end(_ exchange: consuming Exchange, _ result: consuming TransportResult) {
         if !machine.hasStreamIDs, !waiting.isEmpty {
             // Requests that will never have a stream here start over on another connection.
             let queued = waiting
@@ -354,7 +359,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
             if machine.goingAway || !machine.hasStreamIDs { close() }
         }
         if hasCapacity { pool.ready(self) }
-        exchange.continuation.resume(returning: result)
+        exchange.continuation.resume(returning: consume result)
         if hasCapacity { pool.startPending() }
     }
 

@@ -57,19 +57,32 @@ struct HTTP2Outbound: Sendable {
 /// (`HTTP2ClientMachine`, `HTTP2ServerMachine`), as `Inbound` values `next(into:)` hands it:
 /// header blocks, DATA, resets, GOAWAY.
 struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
-    /// What a frame asks of the role, once the connection did its part.
+    /// What a frame asks of the role, once the connection did its part. A header block and
+    /// DATA are where they lie (`Payload`), read with `bytes(_:)`: a plain value, which no
+    /// one retains or releases.
     enum Inbound {
         /// A whole header block. `opens`: the peer opens the stream with it.
-        case headers(stream: UInt32, block: [UInt8], endStream: Bool, opens: Bool)
+        case headers(stream: UInt32, block: Payload, endStream: Bool, opens: Bool)
         /// DATA on a stream that is open here, counted against the connection's window and given
         /// back there; the stream's window is the role's to count, once it has checked its state.
-        case data(stream: UInt32, [UInt8], endStream: Bool)
+        case data(stream: UInt32, Payload, endStream: Bool)
         /// The peer reset an open stream, now closed here.
         case reset(stream: UInt32, error: HTTP2Error)
         /// A stream error (§5.4.2) on a stream the peer's WINDOW_UPDATE broke: reset and closed.
         case streamError(stream: UInt32, error: HTTP2Error)
         /// The peer is going away: its streams above `lastStream` were not processed.
         case goAway(lastStream: UInt32, error: HTTP2Error)
+    }
+
+    /// Where a header block or DATA lies: in the bytes taken, where its frame was read, or (a
+    /// header block that came across CONTINUATION frames) in the block joined from its
+    /// fragments. Valid until the next `next(into:)`, which may drop the bytes read.
+    struct Payload: Sendable {
+        fileprivate let range: Range<Int>
+        fileprivate let joined: Bool
+
+        /// Its length in bytes.
+        var count: Int { range.count }
     }
 
     let role: HTTP2Role
@@ -124,6 +137,8 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
     private var prefaceLeft: Int
     /// A header block being read across CONTINUATION frames: its stream and fragments so far.
     private var continuing: (stream: UInt32, block: [UInt8], endStream: Bool, opens: Bool)?
+    /// The last header block joined from CONTINUATION frames, for the role to read.
+    private var joined: [UInt8] = []
     /// The stream whose header block waits for its CONTINUATION frames, if any.
     var continuingStream: UInt32? { continuing?.stream }
     /// The buffer each header block this end sends is written into, kept between blocks.
@@ -210,6 +225,11 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
 
     // MARK: Reading
 
+    /// The bytes of a header block or DATA `next(into:)` handed on.
+    func bytes(_ payload: Payload) -> ArraySlice<UInt8> {
+        payload.joined ? joined[payload.range] : input[payload.range]
+    }
+
     /// Takes bytes the connection read, for `next(into:)` to read frames from.
     mutating func take(_ bytes: some Collection<UInt8>) {
         input.append(contentsOf: bytes)
@@ -220,6 +240,8 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
     /// whole frame is left. Throws a connection error (§5.4.1): the connection then sends
     /// `goAway(for:)` and closes.
     mutating func next(into output: inout [UInt8]) throws(HTTP2Failure) -> Inbound? {
+        // The role read the last joined block before it asked again.
+        if !joined.isEmpty { joined = [] }
         if prefaceLeft > 0 {
             let expected = HTTP2Frame.preface[(HTTP2Frame.preface.count - prefaceLeft)...]
             let taken = input[consumed...].prefix(prefaceLeft)
@@ -233,9 +255,16 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
                 return nil
             }
         }
-        while case .frame(let frame, let length) = try HTTP2Frame.read(input[consumed...], maxFrameSize: local.maxFrameSize) {
-            consumed += length
-            if let inbound = try handle(frame, into: &output) { return inbound }
+        while let head = try HTTP2Frame.head(input[consumed...], maxFrameSize: local.maxFrameSize) {
+            let start = consumed + HTTP2Frame.headerSize
+            let payload = input[start..<(start + head.length)]
+            consumed = start + head.length
+            // HEADERS and DATA are read where they lie; every other frame is parsed.
+            if let carried = try HTTP2Frame.carried(head, payload: payload) {
+                if let inbound = try handle(carried, into: &output) { return inbound }
+            } else if let inbound = try handle(HTTP2Frame.parse(head, payload: payload), into: &output) {
+                return inbound
+            }
         }
         compact()
         return nil
@@ -268,7 +297,10 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
                 return nil
             }
             self.continuing = nil
-            return .headers(stream: stream, block: continuing.block + fragment, endStream: continuing.endStream, opens: continuing.opens)
+            joined = continuing.block + fragment
+            return .headers(
+                stream: stream, block: Payload(range: joined.indices, joined: true), endStream: continuing.endStream,
+                opens: continuing.opens)
         }
         switch frame {
         case .settings(let values, let ack):
@@ -281,25 +313,11 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
         case .windowUpdate(let stream, let increment):
             try calm("WINDOW_UPDATE")
             return try windowUpdate(stream, increment: Int(increment), into: &output)
-        case .headers(let stream, let fragment, let endStream, let endHeaders):
-            let opens = try opening(stream)
-            guard fragment.count <= maxHeaderBlockBytes else {
-                throw HTTP2Failure(.enhanceYourCalm, "stream \(stream)'s header block went past \(maxHeaderBlockBytes) bytes")
-            }
-            if endHeaders { return .headers(stream: stream, block: fragment, endStream: endStream, opens: opens) }
-            continuing = (stream, fragment, endStream, opens)
-            return nil
         case .continuation(let stream, _, _):
             throw HTTP2Failure(.protocolError, "a CONTINUATION on stream \(stream) with no header block open")
-        case .data(let stream, let data, let endStream):
-            if data.isEmpty && !endStream { try calm("an empty DATA") }
-            // Every DATA counts against the connection's window, whatever its stream (§6.9).
-            try connectionReceive.consume(data.count, stream: 0)
-            if returnsWindows { connectionReceive.giveBack(stream: 0, atLeast: connectionWindow / 2, into: &output) }
-            if isIdle(stream) { throw HTTP2Failure(.protocolError, "DATA on idle stream \(stream)") }
-            // A stream this end closed: ignored, its window counted on the connection's.
-            guard streams[stream] != nil else { return nil }
-            return .data(stream: stream, data, endStream: endStream)
+        case .headers, .data:
+            // `next(into:)` reads these where they lie (`HTTP2Frame.carried`), never parsed.
+            preconditionFailure("HEADERS and DATA are read as HTTP2Frame.Carried")
         case .resetStream(let stream, let error):
             try calm("RST_STREAM")
             if isIdle(stream) { throw HTTP2Failure(.protocolError, "a RST_STREAM on idle stream \(stream)") }
@@ -318,6 +336,36 @@ struct HTTP2ConnectionMachine<Stream: HTTP2StreamState>: Sendable {
         case .unknown:
             try calm("an unknown frame")
             return nil
+        }
+    }
+
+    /// HEADERS or DATA: their bytes, where they lie in `input`, at `fragment` or `data`.
+    private mutating func handle(_ carried: HTTP2Frame.Carried, into output: inout [UInt8]) throws(HTTP2Failure) -> Inbound? {
+        // As `handle(_:into:)` of a frame checks every other frame.
+        if !peerSettingsReceived { throw HTTP2Failure(.protocolError, "the preface was not followed by SETTINGS") }
+        if let continuing {
+            throw HTTP2Failure(.protocolError, "a frame other than CONTINUATION inside stream \(continuing.stream)'s header block")
+        }
+        switch carried {
+        case .headers(let stream, let fragment, let endStream, let endHeaders):
+            let opens = try opening(stream)
+            guard fragment.count <= maxHeaderBlockBytes else {
+                throw HTTP2Failure(.enhanceYourCalm, "stream \(stream)'s header block went past \(maxHeaderBlockBytes) bytes")
+            }
+            if endHeaders {
+                return .headers(stream: stream, block: Payload(range: fragment, joined: false), endStream: endStream, opens: opens)
+            }
+            continuing = (stream, Array(input[fragment]), endStream, opens)
+            return nil
+        case .data(let stream, let data, let endStream):
+            if data.isEmpty && !endStream { try calm("an empty DATA") }
+            // Every DATA counts against the connection's window, whatever its stream (§6.9).
+            try connectionReceive.consume(data.count, stream: 0)
+            if returnsWindows { connectionReceive.giveBack(stream: 0, atLeast: connectionWindow / 2, into: &output) }
+            if isIdle(stream) { throw HTTP2Failure(.protocolError, "DATA on idle stream \(stream)") }
+            // A stream this end closed: ignored, its window counted on the connection's.
+            guard streams.index(forKey: stream) != nil else { return nil }
+            return .data(stream: stream, Payload(range: data, joined: false), endStream: endStream)
         }
     }
 

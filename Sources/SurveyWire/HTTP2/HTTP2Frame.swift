@@ -74,54 +74,100 @@ enum HTTP2Frame: Sendable, Equatable {
     /// SETTINGS_MAX_FRAME_SIZE). Throws a connection error (§5.4.1) for a frame that breaks the
     /// protocol: its type and the error code to send in GOAWAY.
     static func read(_ bytes: ArraySlice<UInt8>, maxFrameSize: Int = defaultMaxFrameSize) throws(HTTP2Failure) -> Read {
-        guard bytes.count >= headerSize else { return .incomplete }
+        guard let head = try head(bytes, maxFrameSize: maxFrameSize) else { return .incomplete }
+        let start = bytes.startIndex + headerSize
+        let frame = try parse(head, payload: bytes[start..<(start + head.length)])
+        return .frame(frame, length: headerSize + head.length)
+    }
+
+    /// A frame's 9-byte header (§4.1): its payload's length, its type, flags and stream.
+    struct Head: Sendable {
+        let length: Int
+        let type: UInt8
+        let flags: UInt8
+        let stream: UInt32
+    }
+
+    /// The header of the frame at the start of `bytes` once the whole frame is there, nil
+    /// before; throws for a frame longer than `maxFrameSize`.
+    static func head(_ bytes: ArraySlice<UInt8>, maxFrameSize: Int = defaultMaxFrameSize) throws(HTTP2Failure) -> Head? {
+        guard bytes.count >= headerSize else { return nil }
         let start = bytes.startIndex
         let length = Int(bytes[start]) << 16 | Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])
-        let type = bytes[start + 3]
-        let flags = bytes[start + 4]
-        let stream = readUInt32(bytes, at: start + 5) & 0x7FFF_FFFF
         guard length <= maxFrameSize else {
             throw HTTP2Failure(.frameSizeError, "a frame of \(length) bytes, above the \(maxFrameSize) allowed")
         }
-        guard bytes.count >= headerSize + length else { return .incomplete }
-        let payload = bytes[(start + headerSize)..<(start + headerSize + length)]
-        let frame = try parse(type: type, flags: flags, stream: stream, payload: payload)
-        return .frame(frame, length: headerSize + length)
+        guard bytes.count >= headerSize + length else { return nil }
+        return Head(length: length, type: bytes[start + 3], flags: bytes[start + 4], stream: readUInt32(bytes, at: start + 5) & 0x7FFF_FFFF)
+    }
+
+    /// What a DATA or HEADERS frame carries, left where it was read: where its data or fragment
+    /// lies in the bytes its payload was cut from (indices of the payload's slice). A response
+    /// comes in these two frames, and each would otherwise have its payload copied into an array
+    /// of its own, allocated and freed; a range is a plain value, retained by no one.
+    enum Carried {
+        case data(stream: UInt32, Range<Int>, endStream: Bool)
+        case headers(stream: UInt32, fragment: Range<Int>, endStream: Bool, endHeaders: Bool)
+    }
+
+    /// The content of a DATA or HEADERS frame, checked as `read` checks it; nil for a frame of
+    /// another type.
+    static func carried(_ head: Head, payload: ArraySlice<UInt8>) throws(HTTP2Failure) -> Carried? {
+        let endStream = head.flags & Flag.endStream != 0
+        switch head.type {
+        case Kind.data.rawValue:
+            try needsStream(.data, head.stream)
+            return .data(stream: head.stream, try unpadded(.data, head.flags, payload).indices, endStream: endStream)
+        case Kind.headers.rawValue:
+            try needsStream(.headers, head.stream)
+            var fragment = try unpadded(.headers, head.flags, payload).indices
+            if head.flags & Flag.priority != 0 {
+                guard fragment.count >= 5 else { throw HTTP2Failure(.frameSizeError, "a HEADERS frame too short for its priority") }
+                fragment = (fragment.lowerBound + 5)..<fragment.upperBound
+            }
+            return .headers(stream: head.stream, fragment: fragment, endStream: endStream, endHeaders: head.flags & Flag.endHeaders != 0)
+        default:
+            return nil
+        }
     }
 
     private static func readUInt32(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt32 {
         UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
     }
 
-    private static func parse(type: UInt8, flags: UInt8, stream: UInt32, payload: ArraySlice<UInt8>) throws(HTTP2Failure) -> HTTP2Frame {
-        guard let kind = Kind(rawValue: type) else { return .unknown(type: type, stream: stream) }
+    private static func needsStream(_ kind: Kind, _ stream: UInt32) throws(HTTP2Failure) {
+        if stream == 0 { throw HTTP2Failure(.protocolError, "a \(kind) frame on stream 0") }
+    }
+
+    /// The payload without its padding (§6.1).
+    private static func unpadded(_ kind: Kind, _ flags: UInt8, _ payload: ArraySlice<UInt8>) throws(HTTP2Failure) -> ArraySlice<UInt8> {
+        guard flags & Flag.padded != 0 else { return payload }
+        guard let first = payload.first, Int(first) < payload.count else {
+            throw HTTP2Failure(.protocolError, "a \(kind) frame's padding is longer than the frame")
+        }
+        return payload[(payload.startIndex + 1)..<(payload.endIndex - Int(first))]
+    }
+
+    /// The frame of `head` and `payload`, its payload copied into arrays of its own.
+    static func parse(_ head: Head, payload: ArraySlice<UInt8>) throws(HTTP2Failure) -> HTTP2Frame {
+        let (flags, stream) = (head.flags, head.stream)
+        guard let kind = Kind(rawValue: head.type) else { return .unknown(type: head.type, stream: stream) }
         func needsStream() throws(HTTP2Failure) {
-            if stream == 0 { throw HTTP2Failure(.protocolError, "a \(kind) frame on stream 0") }
+            try Self.needsStream(kind, stream)
         }
         func onConnection() throws(HTTP2Failure) {
             if stream != 0 { throw HTTP2Failure(.protocolError, "a \(kind) frame on stream \(stream), not the connection") }
         }
-        /// The payload without its padding (§6.1), and where the rest starts.
-        func unpadded(_ payload: ArraySlice<UInt8>) throws(HTTP2Failure) -> ArraySlice<UInt8> {
-            guard flags & Flag.padded != 0 else { return payload }
-            guard let first = payload.first, Int(first) < payload.count else {
-                throw HTTP2Failure(.protocolError, "a \(kind) frame's padding is longer than the frame")
-            }
-            return payload[(payload.startIndex + 1)..<(payload.endIndex - Int(first))]
-        }
         switch kind {
-        case .data:
-            try needsStream()
-            return .data(stream: stream, data: Array(try unpadded(payload)), endStream: flags & Flag.endStream != 0)
-        case .headers:
-            try needsStream()
-            var fragment = try unpadded(payload)
-            if flags & Flag.priority != 0 {
-                guard fragment.count >= 5 else { throw HTTP2Failure(.frameSizeError, "a HEADERS frame too short for its priority") }
-                fragment = fragment.dropFirst(5)
+        case .data, .headers:
+            switch try carried(head, payload: payload) {
+            case .data(let stream, let data, let endStream):
+                return .data(stream: stream, data: Array(payload[data]), endStream: endStream)
+            case .headers(let stream, let fragment, let endStream, let endHeaders):
+                return .headers(stream: stream, fragment: Array(payload[fragment]), endStream: endStream, endHeaders: endHeaders)
+            case nil:
+                return .unknown(type: head.type, stream: stream)
             }
-            return .headers(
-                stream: stream, fragment: Array(fragment), endStream: flags & Flag.endStream != 0, endHeaders: flags & Flag.endHeaders != 0)
         case .priority:
             try needsStream()
             guard payload.count == 5 else { throw HTTP2Failure(.frameSizeError, "a PRIORITY frame of \(payload.count) bytes, not 5") }
@@ -149,7 +195,7 @@ enum HTTP2Frame: Sendable, Equatable {
             return .settings(settings, ack: ack)
         case .pushPromise:
             try needsStream()
-            let rest = try unpadded(payload)
+            let rest = try unpadded(kind, flags, payload)
             guard rest.count >= 4 else { throw HTTP2Failure(.frameSizeError, "a PUSH_PROMISE frame too short") }
             return .pushPromise(stream: stream, promised: readUInt32(rest, at: rest.startIndex) & 0x7FFF_FFFF)
         case .ping:

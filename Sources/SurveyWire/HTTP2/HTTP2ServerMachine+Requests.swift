@@ -3,12 +3,12 @@
 extension HTTP2ServerMachine {
     /// A whole header block: a request's fields (`opens`: on a stream it opens), or its trailers.
     mutating func headerBlock(
-        _ stream: UInt32, _ block: [UInt8], endStream: Bool, opens: Bool, events: inout [Event], output: inout [UInt8]
+        _ stream: UInt32, _ block: ArraySlice<UInt8>, endStream: Bool, opens: Bool, events: inout [Event], output: inout [UInt8]
     ) throws(HTTP2Failure) {
         let fields: [HPACK.Field]
         do throws(HPACK.DecodingError) {
             // Decoded whatever the stream: the table must see every block (§4.3).
-            fields = try connection.decoder.decode(block)
+            fields = try connection.decoder.decode(Array(block))
         } catch {
             throw HTTP2Failure(.compressionError, error.description)
         }
@@ -55,7 +55,7 @@ extension HTTP2ServerMachine {
 
     /// DATA of a request: counted against its stream's window, kept up to `maxBodyBytes` (past
     /// it, answered 413), given back by halves unless the connection gives windows back itself.
-    mutating func receiveData(_ stream: UInt32, _ data: [UInt8], endStream: Bool, events: inout [Event], output: inout [UInt8])
+    mutating func receiveData(_ stream: UInt32, _ data: ArraySlice<UInt8>, endStream: Bool, events: inout [Event], output: inout [UInt8])
         throws(HTTP2Failure)
     {
         guard var state = connection.streams[stream] else { return }

@@ -181,9 +181,9 @@ struct HTTP2ServerMachine: Sendable {
                         throw HTTP2Failure(.streamClosed, "HEADERS on stream \(stream), which is closed")
                     }
                 }
-                try headerBlock(stream, block, endStream: endStream, opens: opens, events: &events, output: &output)
+                try headerBlock(stream, connection.bytes(block), endStream: endStream, opens: opens, events: &events, output: &output)
             case .data(let stream, let data, let endStream):
-                try receiveData(stream, data, endStream: endStream, events: &events, output: &output)
+                try receiveData(stream, connection.bytes(data), endStream: endStream, events: &events, output: &output)
             case .reset(let stream, let error), .streamError(let stream, let error):
                 events.append(.cancelled(stream: stream, error: error))
             case .goAway(let lastStream, let error):

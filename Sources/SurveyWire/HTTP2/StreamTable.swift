@@ -65,11 +65,17 @@ struct StreamTable<Value>: Sequence {
 
     /// Stores `value` as stream `id`'s, in place of the one it had.
     mutating func insert(_ value: consuming Value, for id: UInt32) {
-        precondition(id != 0, "stream 0 is the connection's")
         if let index = index(forKey: id) {
             entries[index.position] = value
             return
         }
+        insertNew(value, for: id)
+    }
+
+    /// Stores `value` as the stream `id`'s, a stream not in the table: one this end has just
+    /// opened, whose id is past every other it opened. Not looked up first, as `insert` does.
+    mutating func insertNew(_ value: consuming Value, for id: UInt32) {
+        precondition(id != 0, "stream 0 is the connection's")
         keys.append(id)
         entries.append(value)
         if entries.count * 2 > slots.count {

@@ -72,6 +72,33 @@ import Testing
             ])
     }
 
+    /// A response's HEADERS and DATA are read where they lie in the bytes taken, not as frames
+    /// of their own: padding and a priority come off there too, and two responses in one read
+    /// each keep their own bytes.
+    @Test func paddedFramesWithAPriorityAreReadWhereTheyLie() throws {
+        var (machine, _) = try connected()
+        var output: [UInt8] = []
+        for _ in 0..<2 { _ = machine.send(method: "GET", scheme: "https", authority: "a", path: "/", headers: [], body: [], into: &output) }
+        // HEADERS on stream 1, padded and with a priority: pad length 2, 5 bytes of priority,
+        // `:status: 200` (static index 8), two bytes of padding.
+        var reply: [UInt8] = [0, 0, 9, 0x1, 0x8 | 0x20 | 0x4, 0, 0, 0, 1, 2, 0, 0, 0, 0, 16, 0x88, 0, 0]
+        // DATA on stream 1, padded: pad length 3, "ok", three bytes of padding, the stream's end.
+        reply += [0, 0, 6, 0x0, 0x8 | 0x1, 0, 0, 0, 1, 3, 0x6F, 0x6B, 0, 0, 0]
+        // Stream 3: `:status: 404` (static index 13) and its body, neither padded.
+        reply += [0, 0, 1, 0x1, 0x4, 0, 0, 0, 3, 0x8D]
+        reply += [0, 0, 2, 0x0, 0x1, 0, 0, 0, 3, 0x6E, 0x6F]
+        var nothing: [UInt8] = []
+        let events = try machine.receive(reply, into: &nothing)
+        #expect(
+            events == [
+                .response(stream: 1, .init(status: 200, headers: [], body: Array("ok".utf8))),
+                .response(stream: 3, .init(status: 404, headers: [], body: Array("no".utf8))),
+            ])
+        // A HEADERS frame's padding longer than the frame is still the connection's error.
+        _ = machine.send(method: "GET", scheme: "https", authority: "a", path: "/", headers: [], body: [], into: &output)
+        #expect(throws: HTTP2Failure.self) { try machine.receive([0, 0, 2, 0x1, 0x8 | 0x4, 0, 0, 0, 5, 9, 0x88], into: &nothing) }
+    }
+
     @Test func aRequestGoesOutAndItsResponseComesBackWhole() throws {
         var (machine, server) = try connected()
         var output: [UInt8] = []
