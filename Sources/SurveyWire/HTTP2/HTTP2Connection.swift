@@ -308,7 +308,9 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
     }
 
     private func complete(_ exchange: consuming Exchange, _ response: consuming HTTP2ClientMachine.Response) {
-        let serviceTime = elapsed(exchange)
+        // Ended when the loop woke with its last byte (`EventLoop.wokeAt`), as over HTTP/1.1.
+        let woke = pool.loop.wokeAt.pointee
+        let serviceTime = woke >= exchange.started ? Duration.nanoseconds(Int64(woke &- exchange.started)) : elapsed(exchange)
         if let tls = stream.tls, !resumptionKept, let resumed = tls.resumption() {
             pool.keep(resumed, for: exchange.request.device)
             resumptionKept = true
@@ -363,9 +365,7 @@ final class HTTP2Connection: ConnectionSetupOwner, LoopFlush, Slotted {
         if hasCapacity { pool.startPending() }
     }
 
-    private func elapsed(_ exchange: Exchange) -> Duration {
-        .nanoseconds(Int64(MonotonicClock.now() &- exchange.started))
-    }
+    private func elapsed(_ exchange: Exchange) -> Duration { .nanoseconds(Int64(MonotonicClock.now() &- exchange.started)) }
 
     func checkDeadlines(now: UInt64) {
         if phase == .settingUp, now >= connectExpiry { return failAll(.timeout, detail: setup?.timeoutDetail) }
