@@ -69,8 +69,15 @@ final class HeadReplay {
     @exclusivity(unchecked) private var heads: [Head] = []
     /// Where the next head kept goes once all places are taken: the one kept longest ago.
     @exclusivity(unchecked) private var oldest = 0
-    /// How many heads were replayed (for tests).
+    /// Heads read whole since the last replay. A server whose heads never repeat (a request id,
+    /// a cookie in each) would have every response copy its head in for nothing: past
+    /// `capacity` of them, one in `sampling` is kept, enough to find its heads repeating again.
+    @exclusivity(unchecked) private var readSinceReplay = 0
+    /// One head in how many is kept while none is replayed.
+    static let sampling = 64
+    /// How many heads were replayed, and kept (for tests).
     @exclusivity(unchecked) private(set) var replays = 0
+    @exclusivity(unchecked) private(set) var keeps = 0
 
     init() {}
 
@@ -89,6 +96,7 @@ final class HeadReplay {
                 continue
             }
             replays += 1
+            readSinceReplay = 0
             parser.take(heads[position], length: bytes.count)
             return bytes.count
         }
@@ -96,9 +104,13 @@ final class HeadReplay {
     }
 
     /// Keeps the head of the `length` bytes at `base`, parsed under `settings`, in a free place
-    /// or in place of the one kept longest ago.
-    func keep(_ base: UnsafeRawPointer, _ length: Int, _ settings: Settings, _ head: Head) {
-        guard length <= Self.maxBytes else { return }
+    /// or in place of the one kept longest ago — unless heads have not repeated of late, and
+    /// this is not one in `sampling`. `head` makes what is kept, only if it is.
+    func keep(_ base: UnsafeRawPointer, _ length: Int, _ settings: Settings, _ head: () -> Head) {
+        readSinceReplay += 1
+        guard length <= Self.maxBytes, readSinceReplay <= Self.capacity || readSinceReplay % Self.sampling == 0 else { return }
+        keeps += 1
+        let head = head()
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
         bytes.copyMemory(from: UnsafeRawBufferPointer(start: base, count: length))
         if kept.count < Self.capacity {
@@ -158,6 +170,6 @@ extension HTTPMessageParser {
     /// for replay.
     func keepHead(_ base: UnsafeRawPointer, _ length: Int) {
         guard let replay, interimResponses == 0 else { return }
-        replay.keep(base, length, replaySettings, HeadReplay.Head(of: self))
+        replay.keep(base, length, replaySettings) { HeadReplay.Head(of: self) }
     }
 }

@@ -40,18 +40,7 @@ import Testing
         parser.isHeadRequest = asking.head
         parser.collectHeaders = asking.headers
         parser.collectCookies = asking.cookies
-        let bytes = Array(message.utf8)
-        var progress = HTTPMessageParser.Progress.needMore
-        var start = 0
-        for end in cuts + [bytes.count] where end >= start {
-            progress = bytes[start..<end].withUnsafeBytes { parser.parse($0) }
-            if case .complete(let consumed) = progress {
-                progress = .complete(consumed: start + consumed)
-                break
-            }
-            if case .failed = progress { break }
-            start = end
-        }
+        let progress = parser.feed(Array(message.utf8), cuts: cuts)
         return Outcome(
             progress: progress, status: parser.status, minorVersion: parser.minorVersion, keepAlive: parser.keepAlive,
             retryAfter: parser.retryAfter, headers: parser.headers, setCookies: parser.setCookies, contentLength: parser.contentLength,
@@ -130,16 +119,38 @@ import Testing
     @Test func theHeadKeptLongestAgoMakesRoom() {
         let replay = HeadReplay()
         let heads = (0...HeadReplay.capacity).map { "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-N: \($0)\r\n\r\n" }
-        for head in heads { _ = Self.parse(head, replay: replay) }
-        // The first was let go for the last; the second is there, and goes next.
+        for head in heads.dropLast() { _ = Self.parse(head, replay: replay) }
         _ = Self.parse(heads[0], replay: replay)
-        #expect(replay.replays == 0)
+        #expect(replay.replays == 1)
+        // The last takes the place of the first, kept longest ago, though it was just replayed.
         _ = Self.parse(heads[HeadReplay.capacity], replay: replay)
-        #expect(replay.replays == 1)
-        _ = Self.parse(heads[1], replay: replay)
-        #expect(replay.replays == 1)
+        _ = Self.parse(heads[HeadReplay.capacity], replay: replay)
+        #expect(replay.replays == 2)
         _ = Self.parse(heads[0], replay: replay)
         #expect(replay.replays == 2)
+        // The first came back in the second's place; the second comes back in the third's, and
+        // the fourth is still there.
+        _ = Self.parse(heads[1], replay: replay)
+        #expect(replay.replays == 2)
+        _ = Self.parse(heads[3], replay: replay)
+        #expect(replay.replays == 3)
+        _ = Self.parse(heads[2], replay: replay)
+        #expect(replay.replays == 3)
+    }
+
+    @Test func headsThatNeverRepeatAreKeptOnlyOneInSampling() {
+        let replay = HeadReplay()
+        let unique = (0..<(2 * HeadReplay.sampling)).map { "HTTP/1.1 200 OK\r\nX-Request-Id: \($0)\r\nContent-Length: 0\r\n\r\n" }
+        for head in unique { #expect(Self.parse(head, replay: replay) == Self.parse(head, replay: nil)) }
+        // The first few, then the 64th and the 128th.
+        #expect(replay.keeps == HeadReplay.capacity + 2)
+        #expect(replay.replays == 0)
+        // Once heads repeat, the next one sampled is kept and replayed; the count starts over.
+        for _ in 0...HeadReplay.sampling { _ = Self.parse(Self.nginx, replay: replay) }
+        #expect(replay.replays > 0)
+        let keeps = replay.keeps
+        _ = Self.parse(unique[0], replay: replay)
+        #expect(replay.keeps == keeps + 1)
     }
 
     @Test func aHeadOverTheLimitIsNotKept() {

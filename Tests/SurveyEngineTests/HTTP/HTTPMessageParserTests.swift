@@ -3,6 +3,22 @@ import Testing
 @testable import SurveyEngine
 @testable import SurveyWire
 
+extension HTTPMessageParser {
+    /// Feeds `message` in the pieces `cuts` makes, until it is complete or fails; then, with
+    /// `endOfStream`, tells of the peer's close. The last progress, `consumed` counted from the
+    /// message's start.
+    mutating func feed(_ message: [UInt8], cuts: [Int] = [], endOfStream: Bool = false) -> Progress {
+        var start = 0
+        for end in cuts + [message.count] where end >= start {
+            let progress = message[start..<end].withUnsafeBytes { parse($0) }
+            if case .complete(let consumed) = progress { return .complete(consumed: start + consumed) }
+            if case .failed = progress { return progress }
+            start = end
+        }
+        return endOfStream ? finishAtEndOfStream() : .needMore
+    }
+}
+
 /// Feeds `message` to a fresh parser in the pieces `cuts` makes; returns the parser and its last progress.
 private func parse(
     _ message: [UInt8], role: HTTPMessageParser.Role = .response, cuts: [Int] = [], maxBody: Int = 1 << 20, head: Bool = false,
@@ -10,18 +26,7 @@ private func parse(
 ) -> (HTTPMessageParser, HTTPMessageParser.Progress) {
     var parser = HTTPMessageParser(role: role, maxHeadBytes: 1024, maxBodyBytes: maxBody)
     parser.isHeadRequest = head
-    var progress = HTTPMessageParser.Progress.needMore
-    var start = 0
-    for end in cuts + [message.count] where end >= start {
-        progress = message[start..<end].withUnsafeBytes { parser.parse($0) }
-        if case .complete(let consumed) = progress {
-            progress = .complete(consumed: start + consumed)
-            return (parser, progress)
-        }
-        if case .failed = progress { return (parser, progress) }
-        start = end
-    }
-    if endOfStream { progress = parser.finishAtEndOfStream() }
+    let progress = parser.feed(message, cuts: cuts, endOfStream: endOfStream)
     return (parser, progress)
 }
 
