@@ -100,7 +100,8 @@ int ctls_context_use_identity(struct ssl_ctx_st *context, struct x509_st *certif
 /// The first CTLS_KEEP_BUFFERS_UP_TO connections open at once keep their read and write buffers
 /// between exchanges; any made while that many are open release them whenever they are empty.
 struct ssl_st *ctls_connection_new(struct ssl_ctx_st *context, int fd);
-/// How many connections open at once keep their buffers (about 36 KB each: 9 MB in all).
+/// How many connections open at once keep their buffers (about 12 KB of memory each measured
+/// idle, docs/tls.md: some 3 MB in all).
 #define CTLS_KEEP_BUFFERS_UP_TO 256
 /// The connections open in this process now, of every context.
 long ctls_open_connections(void);

@@ -301,7 +301,7 @@ public struct TransportFailure: Error, Sendable, Equatable {
     /// Whether any of the request reached the wire: a request never sent is always safe to retry.
     package var requestSent: Bool
     /// What a person needs to know beyond the kind, such as why a certificate was refused
-    /// ("certificate has expired"); nil when the kind says it all.
+    /// ("certificate has expired"); nil when the kind says it all. (`Optional<…>`: see `HTTPRequest.init`.)
     package var detail: Optional<String>
 
     init(_ kind: ErrorKind, requestSent: Bool, detail: String? = nil) {
@@ -319,6 +319,7 @@ package struct ConnectionInfo: Sendable, Hashable {
     private var connectNanoseconds: UInt64
     private var handshakeNanoseconds: UInt64
     /// The protocol version and cipher suite of a new https connection: "TLSv1.3 TLS_AES_256_GCM_SHA384".
+    /// (`Optional<…>`: see `HTTPRequest.init`.)
     package var tls: Optional<String>
     /// Whether the connection was kept alive from an earlier attempt.
     package var reused: Bool
@@ -381,7 +382,7 @@ public struct TransportResult: Sendable, Equatable {
     /// connection) to the last byte of the response, or to the failure.
     package var serviceTime: Duration
     /// The connection the attempt went over; nil when it never had one (a name that did not
-    /// resolve, no descriptor left) or the transport does not say.
+    /// resolve, no descriptor left) or the transport does not say. (`Optional<…>`: see `HTTPRequest.init`.)
     package var connection: Optional<ConnectionInfo>
 
     /// The response's status; nil for a failure. Read where it lies, without a copy of the
