@@ -193,6 +193,31 @@ report_rate() {
 # mix_rate POST GET: wrk's rate for the respondent flow's mix, 10 POST to 1 GET.
 mix_rate() { awk -v p="$1" -v g="$2" 'BEGIN { printf "%.0f", 11 / (10 / p + 1 / g) }'; }
 
+# server_seconds PID: the CPU seconds (user + system) nginx's master PID and its workers have
+# used so far.
+server_seconds() {
+    local ticks=0 pid
+    for pid in "$1" $(pgrep -P "$1"); do
+        ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
+    done
+    awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
+}
+
+# with_server_busy PID COMMAND…: runs COMMAND, which prints "rate,per_cpu", and prints that
+# with ",busy" added: the share of one core, in percent, that nginx (PID) used meanwhile. Near
+# 100, the server is what limits the rate, whichever the client: the ratio of two clients'
+# rates then says how much work each asks of the server, not what each can send.
+with_server_busy() {
+    local pid=$1 before after start end figures
+    shift
+    before=$(server_seconds "$pid")
+    start=$(date +%s%N)
+    figures=$("$@")
+    end=$(date +%s%N)
+    after=$(server_seconds "$pid")
+    echo "$figures,$(awk -v c="$after" -v b="$before" -v w="$((end - start))" 'BEGIN { printf "%.0f", (c - b) * 1e11 / w }')"
+}
+
 # sample_until_exit PID FILE: every 10 s while PID lives, its resident set size and open file
 # descriptors, printed and appended to FILE as "<seconds> s  RSS <MB> MB  fds <n>".
 sample_until_exit() {

@@ -9,7 +9,9 @@
 # weighed from the two rates. Rounds are interleaved (h2load, then survey-bot, then again) and
 # each figure is the median of the rounds, so that a machine busy with something else weighs
 # on both sides alike. Beside requests per second, requests per CPU-second of each client's own
-# (user + system, from GNU time): what a client costs, which a busy machine moves less.
+# (user + system, from GNU time): what a client costs, which a busy machine moves less. And how
+# busy nginx was meanwhile, in percent of one core: near 100, the server sets the rate for both
+# clients, and their ratio by rate says which asks it for less work, not which can send more.
 #
 # With PIN=1, each side has a core of its own, as in bench/onethread.sh: nginx on CPU 1, the
 # client on CPU 0.
@@ -38,7 +40,9 @@ make_certificates "$tls"
 pin_if_asked
 
 nginx_http2=1 start_nginx 18090
+h2c_server=$nginx_pid
 nginx_http2=1 start_nginx 18453 "$tls/server.crt" "$tls/server.key"
+h2_server=$nginx_pid
 h2c=http://127.0.0.1:18090
 h2=https://127.0.0.1:18453
 echo '{"id":3,"answer":"fine"}' >"$out/h2-body.json"
@@ -79,22 +83,23 @@ declare -A peer bot
 cases="h2c-shared h2c-own h2-shared h2-own http1-tls"
 for round in $(seq 1 "$rounds"); do
     echo "== round $round of $rounds: concurrency $concurrency, ${duration}s each, one thread each"
-    peer[h2c-shared]+=" $(h2load_mix "$h2c" 1 "$concurrency")"
-    bot[h2c-shared]+=" $(bot_rate "$h2c" h2c-shared --http 2 --set connections=shared)"
-    peer[h2c-own]+=" $(h2load_mix "$h2c" "$concurrency" 1)"
-    bot[h2c-own]+=" $(bot_rate "$h2c" h2c-own --http 2)"
-    peer[h2-shared]+=" $(h2load_mix "$h2" 1 "$concurrency")"
-    bot[h2-shared]+=" $(bot_rate "$h2" h2-shared --http 2 --set connections=shared)"
-    peer[h2-own]+=" $(h2load_mix "$h2" "$concurrency" 1)"
-    bot[h2-own]+=" $(bot_rate "$h2" h2-own --http 2)"
-    bot[http1-tls]+=" $(bot_rate "$h2" http1-tls --http 1.1)"
+    peer[h2c-shared]+=" $(with_server_busy "$h2c_server" h2load_mix "$h2c" 1 "$concurrency")"
+    bot[h2c-shared]+=" $(with_server_busy "$h2c_server" bot_rate "$h2c" h2c-shared --http 2 --set connections=shared)"
+    peer[h2c-own]+=" $(with_server_busy "$h2c_server" h2load_mix "$h2c" "$concurrency" 1)"
+    bot[h2c-own]+=" $(with_server_busy "$h2c_server" bot_rate "$h2c" h2c-own --http 2)"
+    peer[h2-shared]+=" $(with_server_busy "$h2_server" h2load_mix "$h2" 1 "$concurrency")"
+    bot[h2-shared]+=" $(with_server_busy "$h2_server" bot_rate "$h2" h2-shared --http 2 --set connections=shared)"
+    peer[h2-own]+=" $(with_server_busy "$h2_server" h2load_mix "$h2" "$concurrency" 1)"
+    bot[h2-own]+=" $(with_server_busy "$h2_server" bot_rate "$h2" h2-own --http 2)"
+    bot[http1-tls]+=" $(with_server_busy "$h2_server" bot_rate "$h2" http1-tls --http 1.1)"
 done
 
-# column N (1: rate, 2: per CPU-second) of a case's rounds, their median.
+# column N (1: rate, 2: per CPU-second, 3: nginx's busy share of a core) of a case's rounds,
+# their median.
 figure() { echo "$1" | tr ' ' '\n' | grep -v '^$' | cut -d, -f"$2" | median; }
 
-printf '\n%-44s %12s %12s %7s %14s %14s %7s\n' "the respondent flow (10 POST : 1 GET)" "h2load" "survey-bot" "ratio" \
-    "h2load/CPU-s" "survey-bot/CPU-s" "ratio"
+printf '\n%-44s %12s %12s %7s %14s %14s %7s %16s\n' "the respondent flow (10 POST : 1 GET)" "h2load" "survey-bot" "ratio" \
+    "h2load/CPU-s" "survey-bot/CPU-s" "ratio" "nginx busy %"
 for name in h2c-shared h2c-own h2-shared h2-own; do
     case $name in
     h2c-shared) label="h2c, 1 connection × $concurrency streams" ;;
@@ -106,7 +111,8 @@ for name in h2c-shared h2c-own h2-shared h2-own; do
     b=$(figure "${bot[$name]}" 1)
     pc=$(figure "${peer[$name]}" 2)
     bc=$(figure "${bot[$name]}" 2)
-    printf '%-44s %8s r/s %8s r/s %7s %14s %14s %7s\n' "$label" "$p" "$b" "$(ratio "$b" "$p")" "$pc" "$bc" "$(ratio "$bc" "$pc")"
+    printf '%-44s %8s r/s %8s r/s %7s %14s %14s %7s %16s\n' "$label" "$p" "$b" "$(ratio "$b" "$p")" "$pc" "$bc" "$(ratio "$bc" "$pc")" \
+        "$(figure "${peer[$name]}" 3) / $(figure "${bot[$name]}" 3)"
 done
 h1=$(figure "${bot[http1-tls]}" 1)
 h2own=$(figure "${bot[h2-own]}" 1)
@@ -119,5 +125,5 @@ printf '%-44s %8s r/s %14s\n' "HTTP/1.1, $concurrency connections" "$h1" "$h1c" 
     "h2, 1 connection × $concurrency streams" "$h2shared" "$h2sharedc"
 printf 'h2 (%s connections) / HTTP/1.1: %s (per CPU-s %s)   h2 (1 connection) / HTTP/1.1: %s (per CPU-s %s)\n' "$concurrency" \
     "$(ratio "$h2own" "$h1")" "$(ratio "$h2ownc" "$h1c")" "$(ratio "$h2shared" "$h1")" "$(ratio "$h2sharedc" "$h1c")"
-echo "rounds (h2load; survey-bot), rate,per_cpu:"
+echo "rounds (h2load; survey-bot), rate,per_cpu,nginx_busy_percent:"
 for name in $cases; do printf '  %-12s %s;%s\n' "$name" "${peer[$name]:-}" "${bot[$name]}"; done

@@ -3,7 +3,8 @@
 # script sending 10 POSTs to each GET), over http and over https (TLS 1.3, certificate verified
 # by survey-bot, not by wrk), both against the same nginx on loopback: requests per second and
 # requests per CPU-second of each client's own (user + system, from GNU time, start-up and the
-# report included for survey-bot). Rounds are interleaved (wrk, then each survey-bot binary,
+# report included for survey-bot), and how busy nginx was meanwhile, in percent of one core (near
+# 100, the server sets the rate). Rounds are interleaved (wrk, then each survey-bot binary,
 # then again), and each figure is the median of the rounds, so that a machine busy with
 # something else weighs on every side alike.
 #
@@ -42,7 +43,9 @@ tls="$out/tls-onethread"
 make_certificates "$tls"
 pin_if_asked
 start_nginx 18180
+declare -A server=([http]=$nginx_pid)
 start_nginx 18543 "$tls/server.crt" "$tls/server.key"
+server[https]=$nginx_pid
 declare -A target=([http]=http://127.0.0.1:18180 [https]=https://127.0.0.1:18543)
 
 write_mix_lua "$out/onethread-mix.lua"
@@ -59,7 +62,7 @@ wrk_figures() {
 
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# column N (1: rate, 2: per CPU-second) of rounds "a,b a,b …", their median.
+# column N (1: rate, 2: per CPU-second, 3: nginx busy %) of rounds "a,b,c a,b,c …", their median.
 figure() { echo "$1" | tr ' ' '\n' | grep -v '^$' | cut -d, -f"$2" | median; }
 # the ratio of two rounds' lists, round by round: "r1 r2 …" for column N.
 ratios() {
@@ -71,21 +74,21 @@ declare -A figures
 for round in $(seq 1 "$rounds"); do
     echo "== round $round of $rounds: concurrency $concurrency, ${duration}s each, one thread each"
     for name in $cases; do
-        figures[$name,wrk]+=" $(wrk_figures "${target[$name]}")"
+        figures[$name,wrk]+=" $(with_server_busy "${server[$name]}" wrk_figures "${target[$name]}")"
         for index in "${!binaries[@]}"; do
-            figures[$name,$index]+=" $(bot_figures onethread-bot "${binaries[$index]}" "${target[$name]}" --set "tls.ca_file=$tls/ca.crt")"
+            figures[$name,$index]+=" $(with_server_busy "${server[$name]}" bot_figures onethread-bot "${binaries[$index]}" "${target[$name]}" --set "tls.ca_file=$tls/ca.crt")"
         done
     done
 done
 
-printf '\n%-34s %12s %12s %16s\n' "the flow (10 POST : 1 GET), 1 thread" "req/s" "req/CPU-s" "rounds"
+printf '\n%-34s %12s %12s %14s\n' "the flow (10 POST : 1 GET), 1 thread" "req/s" "req/CPU-s" "nginx busy %"
 for name in $cases; do
     w=${figures[$name,wrk]}
-    printf '%-34s %12s %12s\n' "wrk -t1 over $name" "$(figure "$w" 1)" "$(figure "$w" 2)"
+    printf '%-34s %12s %12s %14s\n' "wrk -t1 over $name" "$(figure "$w" 1)" "$(figure "$w" 2)" "$(figure "$w" 3)"
     for index in "${!binaries[@]}"; do
         b=${figures[$name,$index]}
-        printf '%-34s %12s %12s\n' "survey-bot ($(basename "$(dirname "${binaries[$index]}")")/$(basename "${binaries[$index]}")) over $name" \
-            "$(figure "$b" 1)" "$(figure "$b" 2)"
+        printf '%-34s %12s %12s %14s\n' "survey-bot ($(basename "$(dirname "${binaries[$index]}")")/$(basename "${binaries[$index]}")) over $name" \
+            "$(figure "$b" 1)" "$(figure "$b" 2)" "$(figure "$b" 3)"
         printf '  / wrk, medians; rounds\x27 median:  %5s %5s %12s %5s   rounds by rate: %s; per CPU-s: %s\n' \
             "$(ratio "$(figure "$b" 1)" "$(figure "$w" 1)")" "$(ratios "$b" "$w" 1 | median)" \
             "$(ratio "$(figure "$b" 2)" "$(figure "$w" 2)")" "$(ratios "$b" "$w" 2 | median)" \
