@@ -13,8 +13,9 @@
 #
 # With PIN=1, each side has a core of its own: nginx (its workers) on CPU 1, the client on CPU 0
 # (taskset), so that where the scheduler puts three busy threads on two cores — which moves the
-# rate by ±15% from one run to the next here — weighs on neither; the client is then what
-# limits the rate, and the rate says what it costs.
+# rate by ±15% from one run to the next here — weighs on neither. Both cores then run nearly
+# full (the "nginx busy %" column): the rate is what nginx serves of each client's traffic, and
+# requests per CPU-second what the client costs.
 #
 #   bench/onethread.sh [CONCURRENCY=50] [DURATION=5] [ROUNDS=5] [BINARY…]
 #   CASES=http bench/onethread.sh        # one of the cases
