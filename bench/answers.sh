@@ -14,7 +14,7 @@ duration=${2:-5}
 rounds=${3:-5}
 
 need_packages
-command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
+need /usr/bin/time=time
 build_release
 start_nginx 18080
 python3 - "$out/nginx/typed.json" <<'PY'

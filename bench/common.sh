@@ -6,19 +6,24 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/out"
 mkdir -p "$out"
 
+# need COMMAND=PACKAGE…: installs from Debian each PACKAGE whose COMMAND (a name on the PATH,
+# or a path) is missing, the package lists updated first (a new machine has none), with sudo
+# when not root.
+need() {
+    local missing=() pair sudo=""
+    for pair in "$@"; do
+        command -v "${pair%%=*}" >/dev/null || missing+=("${pair#*=}")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    echo "installing ${missing[*]} from Debian" >&2
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# need_packages: the peers and the server most scripts measure against.
 need_packages() {
-    local missing=()
-    command -v wrk >/dev/null || missing+=(wrk)
-    command -v hey >/dev/null || missing+=(hey)
-    command -v ab >/dev/null || missing+=(apache2-utils)
-    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "installing ${missing[*]} from Debian" >&2
-        local sudo=""
-        [ "$(id -u)" -eq 0 ] || sudo="sudo"
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
+    need wrk=wrk hey=hey ab=apache2-utils /usr/sbin/nginx=nginx-light
 }
 
 # build_release: the release binaries of this tree, in $bot and $bench; with SURVEY_BOT=PATH in

@@ -18,7 +18,7 @@ source "$(dirname "$0")/common.sh"
 rounds=${1:-3}
 sizes=${2:-10000 100000 1000000}
 respondents=${3:-20000}
-command -v /usr/bin/time >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq time >/dev/null; }
+need /usr/bin/time=time
 if [ -n "${SURVEY_BOT:-}" ]; then
     bot=$SURVEY_BOT
 else

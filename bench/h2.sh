@@ -24,15 +24,7 @@ duration=${2:-5}
 rounds=${3:-3}
 
 need_packages
-extra=()
-command -v h2load >/dev/null || extra+=(nghttp2-client)
-[ -x /usr/bin/time ] || extra+=(time)
-if [ ${#extra[@]} -gt 0 ]; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${extra[@]}" >/dev/null
-fi
+need h2load=nghttp2-client /usr/bin/time=time
 build_release
 
 tls="$out/tls-h2"

@@ -10,7 +10,7 @@ source "$(dirname "$0")/common.sh"
 rounds=${1:-3}
 sizes=${2:-"10 25 50 100 200"}
 
-command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
+need /usr/bin/time=time
 (cd "$root" && swift build -c release --product survey-bot >&2)
 bot="$root/.build/release/survey-bot"
 dir="$out/import"

@@ -20,13 +20,7 @@
 source "$(dirname "$0")/common.sh"
 cases=${CASES:-http h2c h2c-shared https h2-shared}
 
-command -v valgrind >/dev/null || {
-    echo "installing valgrind from Debian" >&2
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq valgrind >/dev/null
-}
+need valgrind=valgrind
 need_packages
 if [ $# -eq 0 ]; then
     build_release

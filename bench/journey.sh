@@ -11,7 +11,7 @@ duration=${2:-5}
 rounds=${3:-3}
 
 need_packages
-command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
+need /usr/bin/time=time
 build_release
 start_nginx 18080
 base=http://127.0.0.1:18080

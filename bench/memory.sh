@@ -18,7 +18,7 @@
 source "$(dirname "$0")/common.sh"
 scheme=${1:-http}
 start=${2:-burst}
-command -v /usr/bin/time >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq time >/dev/null; }
+need /usr/bin/time=time
 need_packages
 build_release
 ulimit -n 200000 2>/dev/null || ulimit -n "$(ulimit -Hn)"

@@ -28,12 +28,7 @@ shift $(($# < 3 ? $# : 3))
 cases=${CASES:-http https}
 
 need_packages
-[ -x /usr/bin/time ] || {
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq time >/dev/null
-}
+need /usr/bin/time=time
 if [ $# -eq 0 ]; then
     build_release
     set -- "$bot"

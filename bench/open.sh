@@ -25,10 +25,7 @@ concurrency=${2:-2000}
 duration=${3:-5}
 
 need_packages
-command -v /usr/bin/time >/dev/null 2>&1 || [ -x /usr/bin/time ] || {
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    ${sudo:-} apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo:-} apt-get install -y -qq time >/dev/null
-}
+need /usr/bin/time=time
 if [ $# -ge 4 ]; then bot=$4; else build_release; fi
 nginx_workers=${nginx_workers:-1} start_nginx 18080
 base=http://127.0.0.1:18080

@@ -32,19 +32,9 @@ duration=${1:-4}
 cases=${CASES:-http https h2c h2c-shared h2 h2-shared}
 
 need_packages
-command -v perf >/dev/null || {
-    echo "installing linux-perf from Debian" >&2
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq linux-perf >/dev/null
-}
+need perf=linux-perf
 build_release
-[ "$(nproc)" -ge 2 ] || {
-    echo "bench/profile.sh pins nginx and the client to a core each: it needs two CPUs" >&2
-    exit 2
-}
-export nginx_cpu=1
+PIN=1 pin_if_asked
 
 tls="$out/tls-profile"
 make_certificates "$tls"
@@ -73,7 +63,7 @@ for name in $cases; do
     esac
     report="$out/profile/$name"
     rm -rf "$report"
-    perf record -q -g -e cpu-clock -F 4000 -o "$out/profile/$name.data" taskset -c 0 "$bot" run "$root/plans/stress.plan" --threads 1 \
+    perf record -q -g -e cpu-clock -F 4000 -o "$out/profile/$name.data" "${client[@]}" "$bot" run "$root/plans/stress.plan" --threads 1 \
         --concurrency 50 --respondents 1000000 --duration "${duration}s" --out "$report" --format json --quiet \
         --set "tls.ca_file=$tls/ca.crt" "${args[@]}" >/dev/null 2>"$out/profile/$name.log" || true
     perf report -i "$out/profile/$name.data" --no-children --sort dso,sym -g none --stdio 2>/dev/null >"$out/profile/$name.txt"

@@ -25,15 +25,7 @@
 # shellcheck source=bench/common.sh
 source "$(dirname "$0")/common.sh"
 
-missing=()
-command -v prometheus >/dev/null || missing+=(prometheus)
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing ${missing[*]} from Debian" >&2
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+need prometheus=prometheus
 
 if [ $# -ge 1 ]; then
     bot=$(realpath "$1")

@@ -8,7 +8,7 @@
 # With DIR, a directory holding an OpenSSL 1.1 as libssl.so.1.1 (and its libcrypto), the driver
 # also runs against that library alone: the check that the shim works with 1.1 too.
 source "$(dirname "$0")/common.sh"
-command -v valgrind >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq valgrind >/dev/null; }
+need valgrind=valgrind
 cd "$root"
 SURVEY_BOT_TLS_MEASURE=1 swift test -c release -Xswiftc -enable-testing --filter TLSMeasurements >"$out/tls-measure.txt" 2>&1 \
     || { cat "$out/tls-measure.txt"; exit 1; }
