@@ -208,19 +208,18 @@ server_seconds() {
     awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
 }
 
-# with_server_busy PID COMMAND…: runs COMMAND, which prints "rate,per_cpu", and prints that
-# with ",busy" added: the share of one core, in percent, that nginx (PID) used meanwhile. Near
-# 100, the server is what limits the rate, whichever the client: the ratio of two clients'
-# rates then says how much work each asks of the server, not what each can send.
+# with_server_busy PID SECONDS COMMAND…: runs COMMAND, which prints "rate,per_cpu" and sends
+# load for SECONDS in all, and prints that with ",busy" added: the share of one core, in percent,
+# that nginx (PID) used over those seconds (a client's start-up and report, when nginx has
+# nothing to do, left out). Near 100, the server is what limits the rate, whichever the client:
+# the ratio of two clients' rates then says how much work each asks of the server, not what
+# each can send.
 with_server_busy() {
-    local pid=$1 before after start end figures
-    shift
+    local pid=$1 seconds=$2 before figures
+    shift 2
     before=$(server_seconds "$pid")
-    start=$(date +%s%N)
     figures=$("$@")
-    end=$(date +%s%N)
-    after=$(server_seconds "$pid")
-    echo "$figures,$(awk -v c="$after" -v b="$before" -v w="$((end - start))" 'BEGIN { printf "%.0f", (c - b) * 1e11 / w }')"
+    echo "$figures,$(awk -v c="$(server_seconds "$pid")" -v b="$before" -v s="$seconds" 'BEGIN { printf "%.0f", (c - b) * 100 / s }')"
 }
 
 # sample_until_exit PID FILE: every 10 s while PID lives, its resident set size and open file

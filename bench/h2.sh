@@ -75,15 +75,15 @@ declare -A peer bot
 cases="h2c-shared h2c-own h2-shared h2-own http1-tls"
 for round in $(seq 1 "$rounds"); do
     echo "== round $round of $rounds: concurrency $concurrency, ${duration}s each, one thread each"
-    peer[h2c-shared]+=" $(with_server_busy "$h2c_server" h2load_mix "$h2c" 1 "$concurrency")"
-    bot[h2c-shared]+=" $(with_server_busy "$h2c_server" bot_rate "$h2c" h2c-shared --http 2 --set connections=shared)"
-    peer[h2c-own]+=" $(with_server_busy "$h2c_server" h2load_mix "$h2c" "$concurrency" 1)"
-    bot[h2c-own]+=" $(with_server_busy "$h2c_server" bot_rate "$h2c" h2c-own --http 2)"
-    peer[h2-shared]+=" $(with_server_busy "$h2_server" h2load_mix "$h2" 1 "$concurrency")"
-    bot[h2-shared]+=" $(with_server_busy "$h2_server" bot_rate "$h2" h2-shared --http 2 --set connections=shared)"
-    peer[h2-own]+=" $(with_server_busy "$h2_server" h2load_mix "$h2" "$concurrency" 1)"
-    bot[h2-own]+=" $(with_server_busy "$h2_server" bot_rate "$h2" h2-own --http 2)"
-    bot[http1-tls]+=" $(with_server_busy "$h2_server" bot_rate "$h2" http1-tls --http 1.1)"
+    peer[h2c-shared]+=" $(with_server_busy "$h2c_server" $((2 * duration)) h2load_mix "$h2c" 1 "$concurrency")"
+    bot[h2c-shared]+=" $(with_server_busy "$h2c_server" "$duration" bot_rate "$h2c" h2c-shared --http 2 --set connections=shared)"
+    peer[h2c-own]+=" $(with_server_busy "$h2c_server" $((2 * duration)) h2load_mix "$h2c" "$concurrency" 1)"
+    bot[h2c-own]+=" $(with_server_busy "$h2c_server" "$duration" bot_rate "$h2c" h2c-own --http 2)"
+    peer[h2-shared]+=" $(with_server_busy "$h2_server" $((2 * duration)) h2load_mix "$h2" 1 "$concurrency")"
+    bot[h2-shared]+=" $(with_server_busy "$h2_server" "$duration" bot_rate "$h2" h2-shared --http 2 --set connections=shared)"
+    peer[h2-own]+=" $(with_server_busy "$h2_server" $((2 * duration)) h2load_mix "$h2" "$concurrency" 1)"
+    bot[h2-own]+=" $(with_server_busy "$h2_server" "$duration" bot_rate "$h2" h2-own --http 2)"
+    bot[http1-tls]+=" $(with_server_busy "$h2_server" "$duration" bot_rate "$h2" http1-tls --http 1.1)"
 done
 
 # column N (1: rate, 2: per CPU-second, 3: nginx's busy share of a core) of a case's rounds,

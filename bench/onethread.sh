@@ -70,9 +70,9 @@ declare -A figures
 for round in $(seq 1 "$rounds"); do
     echo "== round $round of $rounds: concurrency $concurrency, ${duration}s each, one thread each"
     for name in $cases; do
-        figures[$name,wrk]+=" $(with_server_busy "${server[$name]}" wrk_figures "${target[$name]}")"
+        figures[$name,wrk]+=" $(with_server_busy "${server[$name]}" "$duration" wrk_figures "${target[$name]}")"
         for index in "${!binaries[@]}"; do
-            figures[$name,$index]+=" $(with_server_busy "${server[$name]}" bot_figures onethread-bot "${binaries[$index]}" "${target[$name]}" --set "tls.ca_file=$tls/ca.crt")"
+            figures[$name,$index]+=" $(with_server_busy "${server[$name]}" "$duration" bot_figures onethread-bot "${binaries[$index]}" "${target[$name]}" --set "tls.ca_file=$tls/ca.crt")"
         done
     done
 done
