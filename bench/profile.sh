@@ -30,6 +30,15 @@
 source "$(dirname "$0")/common.sh"
 duration=${1:-4}
 cases=${CASES:-http https h2c h2c-shared h2 h2-shared}
+for name in $cases; do
+    case $name in
+    http | https | h2c | h2c-shared | h2 | h2-shared) ;;
+    *)
+        echo "bench/profile.sh: no case '$name' in CASES (the cases: http https h2c h2c-shared h2 h2-shared)" >&2
+        exit 2
+        ;;
+    esac
+done
 
 need_packages
 need perf=linux-perf
@@ -56,10 +65,6 @@ for name in $cases; do
     h2c-shared) args=(--target http://127.0.0.1:28191 --http 2 --set connections=shared) ;;
     h2) args=(--target https://127.0.0.1:28553 --http 2) ;;
     h2-shared) args=(--target https://127.0.0.1:28553 --http 2 --set connections=shared) ;;
-    *)
-        echo "no case $name" >&2
-        exit 2
-        ;;
     esac
     report="$out/profile/$name"
     rm -rf "$report"
