@@ -6,6 +6,15 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/out"
 mkdir -p "$out"
 
+# CAP=F (see pin_if_asked) is checked here, before anything is installed, built or started.
+if [ -n "${CAP:-}" ]; then
+    if ! awk -v f="$CAP" 'BEGIN { exit !(f + 0 == f && f > 0 && f < 1) }'; then
+        echo "CAP=$CAP: give a fraction of one core between 0 and 1, like CAP=0.5" >&2
+        exit 2
+    fi
+    [ "$(id -u)" -eq 0 ] || { echo "CAP=$CAP needs root: it makes a cgroup for the client" >&2; exit 2; }
+fi
+
 # need COMMAND=PACKAGE…: installs from Debian each PACKAGE whose COMMAND (a name on the PATH,
 # or a path) is missing, the package lists updated first (a new machine has none), with sudo
 # when not root.
@@ -65,7 +74,7 @@ start_nginx() {
     "${pin[@]}" "$nginx" -c "$dir/nginx.conf" -p "$dir" &
     nginx_pid=$!
     nginx_pids="${nginx_pids:-} $nginx_pid"
-    trap 'kill $nginx_pids 2>/dev/null || true' EXIT
+    trap on_exit EXIT
     wait_for_port "$port"
 }
 
@@ -129,24 +138,71 @@ LUA
 # pin_if_asked: with PIN=1 in the environment, nginx started from now on runs on CPU 1 and the
 # script's clients run under `client` (taskset -c 0): each side a core of its own. Without it,
 # `client` is empty and the scheduler places them.
+#
+# With CAP=F (a fraction of one core, 0 < F < 1; it implies PIN=1), the clients also run under a
+# CPU quota of F of a core: the CFS bandwidth limit of a cgroup, which is what `docker run
+# --cpus` and a Kubernetes pod's CPU limit set. nginx keeps a core of its own, so it has room to
+# spare (its busy column stays well under 100) and the client's cost sets the rate: how much
+# load one client can drive from a container given that much CPU. Needs root, to make the cgroup.
 pin_if_asked() {
     client=()
+    [ -z "${CAP:-}" ] || PIN=1
     if [ "${PIN:-0}" = 1 ]; then
         [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 2; }
         export nginx_cpu=1
         client=(taskset -c 0)
     fi
+    if [ -n "${CAP:-}" ]; then
+        cap_clients "$CAP"
+        client=("$out/capped-client" taskset -c 0)
+    fi
+}
+
+# cap_clients F: makes the cgroup of CAP=F (cgroup v2's cpu.max, or v1's cpu controller) with a
+# quota of F of each 100 ms period (the period Docker and Kubernetes use), removed when the
+# script exits, and $out/capped-client, which runs a command in it.
+cap_clients() {
+    local fraction=$1 period=100000 quota group
+    quota=$(awk -v f="$fraction" -v p="$period" 'BEGIN { printf "%d", f * p }')
+    if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+        group=/sys/fs/cgroup/survey-bench-$$
+        grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+        mkdir "$group"
+        echo "$quota $period" >"$group/cpu.max"
+    elif [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+        group=/sys/fs/cgroup/cpu/survey-bench-$$
+        mkdir "$group"
+        echo "$period" >"$group/cpu.cfs_period_us"
+        echo "$quota" >"$group/cpu.cfs_quota_us"
+    else
+        echo "CAP=$fraction: this machine has no cgroup cpu controller (v2 cpu.max or v1 cpu)" >&2
+        exit 2
+    fi
+    capped_group=$group
+    trap on_exit EXIT
+    printf '#!/bin/sh\necho $$ >"%s/cgroup.procs" && exec "$@"\n' "$group" >"$out/capped-client"
+    chmod +x "$out/capped-client"
+}
+
+# on_exit: stops the nginx instances the script started and removes CAP's cgroup.
+on_exit() {
+    kill ${nginx_pids:-} 2>/dev/null || true
+    if [ -n "${capped_group:-}" ]; then
+        rmdir "$capped_group" 2>/dev/null || true
+    fi
 }
 
 # write_mix_lua FILE: a wrk script that runs the respondent flow's mix itself, 10 POSTs of an
-# answer to each GET of the questions.
+# answer to each GET of the questions, with the User-Agent plans/stress.plan declares, so that
+# both clients send nginx the same fields.
 write_mix_lua() {
     cat >"$1" <<'LUA'
 local n = 0
+local agent = "survey-bot-stress"
 request = function()
     n = n + 1
-    if n % 11 == 0 then return wrk.format("GET", "/questions") end
-    return wrk.format("POST", "/question/submit", { ["Content-Type"] = "application/json" }, '{"id":3,"answer":"fine"}')
+    if n % 11 == 0 then return wrk.format("GET", "/questions", { ["User-Agent"] = agent }) end
+    return wrk.format("POST", "/question/submit", { ["Content-Type"] = "application/json", ["User-Agent"] = agent }, '{"id":3,"answer":"fine"}')
 end
 LUA
 }

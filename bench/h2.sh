@@ -14,10 +14,13 @@
 # clients, and their ratio by rate says which asks it for less work, not which can send more.
 #
 # With PIN=1, each side has a core of its own, as in bench/onethread.sh: nginx on CPU 1, the
-# client on CPU 0.
+# client on CPU 0. With CAP=F, the client also gets only F of its core (a container's CPU
+# limit; bench/common.sh's pin_if_asked): nginx has room to spare and the client's cost sets
+# the rate.
 #
 #   bench/h2.sh [CONCURRENCY=50] [DURATION=5] [ROUNDS=3]
 #   PIN=1 bench/h2.sh
+#   CAP=0.5 bench/h2.sh
 source "$(dirname "$0")/common.sh"
 concurrency=${1:-50}
 duration=${2:-5}
@@ -52,11 +55,13 @@ h2load_rps() {
 }
 
 # h2load_mix URL CLIENTS STREAMS: h2load's rate and rate per CPU-second for the flow's mix at
-# CLIENTS connections of STREAMS streams each, one thread: "rate,per_cpu".
+# CLIENTS connections of STREAMS streams each, one thread: "rate,per_cpu". It sends the
+# User-Agent plans/stress.plan declares, as survey-bot does.
+agent=survey-bot-stress
 h2load_mix() {
     local post get
-    post=$(h2load_rps -t1 -c"$2" -m"$3" -D "$duration" -d "$out/h2-body.json" -H 'content-type: application/json' "$1/question/submit")
-    get=$(h2load_rps -t1 -c"$2" -m"$3" -D "$duration" "$1/questions")
+    post=$(h2load_rps -t1 -c"$2" -m"$3" -D "$duration" -d "$out/h2-body.json" -H 'content-type: application/json' -H "user-agent: $agent" "$1/question/submit")
+    get=$(h2load_rps -t1 -c"$2" -m"$3" -D "$duration" -H "user-agent: $agent" "$1/questions")
     echo "$(mix_rate "${post%,*}" "${get%,*}"),$(mix_rate "${post#*,}" "${get#*,}")"
 }
 

@@ -17,9 +17,15 @@
 # full (the "nginx busy %" column): the rate is what nginx serves of each client's traffic, and
 # requests per CPU-second what the client costs.
 #
+# With CAP=F (0 < F < 1), the client also gets only F of its core, under a cgroup's CPU quota as
+# a container's CPU limit sets it (bench/common.sh's pin_if_asked). nginx keeps a whole core and
+# has room to spare (its busy column well under 100), so each client's own cost sets its rate:
+# how much load it drives from a container given that much CPU. Needs root.
+#
 #   bench/onethread.sh [CONCURRENCY=50] [DURATION=5] [ROUNDS=5] [BINARY…]
 #   CASES=http bench/onethread.sh        # one of the cases
 #   PIN=1 bench/onethread.sh             # a core each
+#   CAP=0.5 bench/onethread.sh           # the client on half a core, nginx on a core
 source "$(dirname "$0")/common.sh"
 concurrency=${1:-50}
 duration=${2:-5}

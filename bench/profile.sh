@@ -21,12 +21,16 @@
 #   rest           all else: survey-bot's own code outside the shares above, the Swift
 #                  standard library, libc's other functions
 #
+# With CAP=F the client also runs under a CPU quota of F of its core (bench/common.sh's
+# pin_if_asked), so that it, not nginx, sets the pace, as in `CAP=0.5 bench/onethread.sh`.
+#
 # The cases are bench/onethread.sh's and bench/h2.sh's: http; https (TLS 1.3, HTTP/1.1 by
 # ALPN); h2c and h2 over TLS, each with a connection per request in flight and all on one
 # connection. The profiles stay in bench/out/profile/ for `perf report -i`.
 #
 #   bench/profile.sh [DURATION=4]
 #   CASES="http h2c-shared" bench/profile.sh
+#   CAP=0.5 bench/profile.sh
 source "$(dirname "$0")/common.sh"
 duration=${1:-4}
 cases=${CASES:-http https h2c h2c-shared h2 h2-shared}
