@@ -130,7 +130,7 @@ struct HPACKDecoder: Sendable {
                 decodedBlocks[position].wantedKey = wantsKey
                 decodedBlocks[position].wanted = wanted
             }
-            if try replay(decodedBlocks[position], wanted: wanted, visit) { return true }
+            if try replay(at: position, wanted: wanted, visit) { return true }
             // A value skipped then is wanted now: read again, and remembered as read now.
             decodedBlocks.remove(at: position)
             decodedNext = 0
@@ -166,19 +166,20 @@ struct HPACKDecoder: Sendable {
         return wanted
     }
 
-    /// A block read before, again: its fields into the table, and the `wanted` ones to `visit`.
-    /// False, with nothing done, when a value skipped then is wanted now.
-    private mutating func replay(_ decoded: DecodedBlock, wanted: UInt64, _ visit: (HPACK.Field) -> Void) throws(HPACK.DecodingError)
+    /// The block at `position` of `decodedBlocks`, again: its fields into the table, and the
+    /// `wanted` ones to `visit`. False, with nothing done, when a value skipped then is wanted
+    /// now. The block is read where it lies: a copy of it, or of each field, costs a retain and a
+    /// release of each array in it, some twenty a response.
+    private mutating func replay(at position: Int, wanted: UInt64, _ visit: (HPACK.Field) -> Void) throws(HPACK.DecodingError)
         -> Bool
     {
-        if wanted & decoded.skipped != 0 { return false }
-        guard decoded.listSize <= maxListSize else {
+        if wanted & decodedBlocks[position].skipped != 0 { return false }
+        guard decodedBlocks[position].listSize <= maxListSize else {
             throw HPACK.DecodingError(description: "header fields larger than \(maxListSize) bytes in all")
         }
-        for position in decoded.fields.indices {
-            let entry = decoded.fields[position]
-            if entry.adds { table.add(entry.field) }
-            if wanted & (1 << position) != 0 { visit(entry.field) }
+        for index in 0..<decodedBlocks[position].fields.count {
+            if decodedBlocks[position].fields[index].adds { table.add(decodedBlocks[position].fields[index].field) }
+            if wanted & (1 << index) != 0 { visit(decodedBlocks[position].fields[index].field) }
         }
         return true
     }
