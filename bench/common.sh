@@ -154,13 +154,13 @@ pin_if_asked() {
     fi
     if [ -n "${CAP:-}" ]; then
         cap_clients "$CAP"
-        client=("$out/capped-client" taskset -c 0)
+        client=("$out/capped-client-$$" taskset -c 0)
     fi
 }
 
 # cap_clients F: makes the cgroup of CAP=F (cgroup v2's cpu.max, or v1's cpu controller) with a
 # quota of F of each 100 ms period (the period Docker and Kubernetes use), removed when the
-# script exits, and $out/capped-client, which runs a command in it.
+# script exits, and $out/capped-client-PID, which runs a command in it.
 cap_clients() {
     local fraction=$1 period=100000 quota group
     quota=$(awk -v f="$fraction" -v p="$period" 'BEGIN { printf "%d", f * p }')
@@ -180,25 +180,30 @@ cap_clients() {
     fi
     capped_group=$group
     trap on_exit EXIT
-    printf '#!/bin/sh\necho $$ >"%s/cgroup.procs" && exec "$@"\n' "$group" >"$out/capped-client"
-    chmod +x "$out/capped-client"
+    printf '#!/bin/sh\necho $$ >"%s/cgroup.procs" && exec "$@"\n' "$group" >"$out/capped-client-$$"
+    chmod +x "$out/capped-client-$$"
 }
 
-# on_exit: stops the nginx instances the script started and removes CAP's cgroup.
+# on_exit: stops the nginx instances and the `survey-bot serve` the script started, and removes
+# CAP's cgroup and its command.
 on_exit() {
-    kill ${nginx_pids:-} 2>/dev/null || true
+    kill ${nginx_pids:-} ${serve_pid:-} 2>/dev/null || true
     if [ -n "${capped_group:-}" ]; then
         rmdir "$capped_group" 2>/dev/null || true
+        rm -f "$out/capped-client-$$"
     fi
 }
 
+# The User-Agent plans/stress.plan declares: the peers send it too, so that nginx gets the same
+# fields from each client.
+stress_agent=$(awk '$1 == "User-Agent:" { print $2; exit }' "$root/plans/stress.plan")
+
 # write_mix_lua FILE: a wrk script that runs the respondent flow's mix itself, 10 POSTs of an
-# answer to each GET of the questions, with the User-Agent plans/stress.plan declares, so that
-# both clients send nginx the same fields.
+# answer to each GET of the questions, with the plan's User-Agent ($stress_agent).
 write_mix_lua() {
-    cat >"$1" <<'LUA'
+    printf 'local agent = "%s"\n' "$stress_agent" >"$1"
+    cat >>"$1" <<'LUA'
 local n = 0
-local agent = "survey-bot-stress"
 request = function()
     n = n + 1
     if n % 11 == 0 then return wrk.format("GET", "/questions", { ["User-Agent"] = agent }) end
@@ -206,7 +211,6 @@ request = function()
 end
 LUA
 }
-
 # bot_figures NAME BINARY URL ARGS…: one run of plans/stress.plan by BINARY with one thread at
 # $concurrency for $duration seconds against URL (under the script's `client` command, taskset
 # when it pins), its report in $out/NAME; prints its attempts per second and per CPU-second of
@@ -326,7 +330,7 @@ serve_against_nginx() {
     port=${port%%/*}
     "$bot" serve --port "$port" "$@" >"$out/serve-$port.log" 2>&1 &
     serve_pid=$!
-    trap 'kill $nginx_pids $serve_pid 2>/dev/null || true' EXIT
+    trap on_exit EXIT
     wait_for_port "$port"
     local serve_rps
     serve_rps=$(wrk -t2 -c"$concurrency" -d"${duration}s" "$url/questions" | tee "$out/wrk-serve-$port.txt" | wrk_rps)

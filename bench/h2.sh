@@ -56,12 +56,11 @@ h2load_rps() {
 
 # h2load_mix URL CLIENTS STREAMS: h2load's rate and rate per CPU-second for the flow's mix at
 # CLIENTS connections of STREAMS streams each, one thread: "rate,per_cpu". It sends the
-# User-Agent plans/stress.plan declares, as survey-bot does.
-agent=survey-bot-stress
+# User-Agent plans/stress.plan declares ($stress_agent), as survey-bot does.
 h2load_mix() {
     local post get
-    post=$(h2load_rps -t1 -c"$2" -m"$3" -D "$duration" -d "$out/h2-body.json" -H 'content-type: application/json' -H "user-agent: $agent" "$1/question/submit")
-    get=$(h2load_rps -t1 -c"$2" -m"$3" -D "$duration" -H "user-agent: $agent" "$1/questions")
+    post=$(h2load_rps -t1 -c"$2" -m"$3" -D "$duration" -d "$out/h2-body.json" -H 'content-type: application/json' -H "user-agent: $stress_agent" "$1/question/submit")
+    get=$(h2load_rps -t1 -c"$2" -m"$3" -D "$duration" -H "user-agent: $stress_agent" "$1/questions")
     echo "$(mix_rate "${post%,*}" "${get%,*}"),$(mix_rate "${post#*,}" "${get#*,}")"
 }
 
