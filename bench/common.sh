@@ -211,6 +211,7 @@ request = function()
 end
 LUA
 }
+
 # bot_figures NAME BINARY URL ARGS…: one run of plans/stress.plan by BINARY with one thread at
 # $concurrency for $duration seconds against URL (under the script's `client` command, taskset
 # when it pins), its report in $out/NAME; prints its attempts per second and per CPU-second of

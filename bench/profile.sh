@@ -33,15 +33,13 @@
 #   CAP=0.5 bench/profile.sh
 source "$(dirname "$0")/common.sh"
 duration=${1:-4}
-cases=${CASES:-http https h2c h2c-shared h2 h2-shared}
+known="http https h2c h2c-shared h2 h2-shared"
+cases=${CASES:-$known}
 for name in $cases; do
-    case $name in
-    http | https | h2c | h2c-shared | h2 | h2-shared) ;;
-    *)
-        echo "bench/profile.sh: no case '$name' in CASES (the cases: http https h2c h2c-shared h2 h2-shared)" >&2
+    [[ " $known " == *" $name "* ]] || {
+        echo "bench/profile.sh: no case '$name' in CASES (the cases: $known)" >&2
         exit 2
-        ;;
-    esac
+    }
 done
 
 need_packages
